@@ -1,0 +1,1 @@
+//! `catalog` crate (see README.md).

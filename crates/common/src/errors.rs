@@ -1,0 +1,343 @@
+//! The one error type and the registry of SQL Server error numbers.
+//!
+//! Templates use SQL Server's own `sys.messages` text with `%s`/`%d`/`%ls`/`%.*ls` style
+//! placeholders; [`SqlError::new`] substitutes arguments in order. Add new numbers to
+//! [`REGISTRY`] (kept sorted by number) rather than formatting ad-hoc strings at call sites.
+
+use std::fmt;
+
+/// Result alias used across the workspace.
+pub type SqlResult<T> = Result<T, SqlError>;
+
+/// An error as SQL Server reports it: `Msg number, Level severity, State state, Line line`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SqlError {
+    pub number: i32,
+    pub severity: u8,
+    pub state: u8,
+    pub message: String,
+    /// 1-based line within the batch (or module) where the failing statement starts; 0 = unknown.
+    pub line: u32,
+    /// Name of the procedure/function/trigger in which the error happened ("" for a batch).
+    pub procedure: String,
+}
+
+/// One entry of the error registry.
+#[derive(Clone, Copy, Debug)]
+pub struct ErrorInfo {
+    pub number: i32,
+    pub severity: u8,
+    pub template: &'static str,
+}
+
+/// SQL Server's messages that latchkey raises, sorted by number.
+pub static REGISTRY: &[ErrorInfo] = &[
+    e(102, 15, "Incorrect syntax near '%.*ls'."),
+    e(103, 15, "The %S_MSG that starts with '%.*ls' is too long. Maximum length is %d."),
+    e(105, 15, "Unclosed quotation mark after the character string '%.*ls'."),
+    e(109, 15, "There are more columns in the INSERT statement than values specified in the VALUES clause. The number of values in the VALUES clause must match the number of columns specified in the INSERT statement."),
+    e(110, 15, "There are fewer columns in the INSERT statement than values specified in the VALUES clause. The number of values in the VALUES clause must match the number of columns specified in the INSERT statement."),
+    e(113, 15, "Missing end comment mark '*/'."),
+    e(116, 16, "Only one expression can be specified in the select list when the subquery is not introduced with EXISTS."),
+    e(121, 15, "The select list for the INSERT statement contains more items than the insert list. The number of SELECT values must match the number of INSERT columns."),
+    e(120, 15, "The select list for the INSERT statement contains fewer items than the insert list. The number of SELECT values must match the number of INSERT columns."),
+    e(128, 15, "The name \"%.*s\" is not permitted in this context. Valid expressions are constants, constant expressions, and (in some contexts) variables. Column names are not permitted."),
+    e(134, 15, "The variable name '%.*ls' has already been declared. Variable names must be unique within a query batch or stored procedure."),
+    e(137, 15, "Must declare the scalar variable \"%.*ls\"."),
+    e(141, 15, "A SELECT statement that assigns a value to a variable must not be combined with data-retrieval operations."),
+    e(145, 15, "ORDER BY items must appear in the select list if SELECT DISTINCT is specified."),
+    e(156, 15, "Incorrect syntax near the keyword '%.*ls'."),
+    e(174, 15, "The %.*ls function requires %d argument(s)."),
+    e(195, 15, "'%.*ls' is not a recognized %S_MSG."),
+    e(201, 16, "Procedure or function '%.*ls' expects parameter '%.*ls', which was not supplied."),
+    e(206, 16, "Operand type clash: %ls is incompatible with %ls"),
+    e(207, 16, "Invalid column name '%.*ls'."),
+    e(208, 16, "Invalid object name '%.*ls'."),
+    e(209, 16, "Ambiguous column name '%.*ls'."),
+    e(213, 16, "Column name or number of supplied values does not match table definition."),
+    e(217, 16, "Maximum stored procedure, function, trigger, or view nesting level exceeded (limit %d)."),
+    e(220, 16, "Arithmetic overflow error for data type %ls, value = %ls."),
+    e(229, 14, "The %ls permission was denied on the object '%.*ls', database '%.*ls', schema '%.*ls'."),
+    e(232, 16, "Arithmetic overflow error for type %ls, value = %f."),
+    e(235, 16, "Cannot convert a char value to money. The char value has incorrect syntax."),
+    e(241, 16, "Conversion failed when converting date and/or time from character string."),
+    e(242, 16, "The conversion of a %ls data type to a %ls data type resulted in an out-of-range value."),
+    e(245, 16, "Conversion failed when converting the %ls value '%.*ls' to data type %ls."),
+    e(257, 16, "Implicit conversion from data type %ls to %ls is not allowed. Use the CONVERT function to run this query."),
+    e(266, 16, "Transaction count after EXECUTE indicates a mismatching number of BEGIN and COMMIT statements. Previous count = %ld, current count = %ld."),
+    e(306, 16, "The text, ntext, and image data types cannot be compared or sorted, except when using IS NULL or LIKE operator."),
+    e(512, 16, "Subquery returned more than 1 value. This is not permitted when the subquery follows =, !=, <, <= , >, >= or when the subquery is used as an expression."),
+    e(515, 16, "Cannot insert the value NULL into column '%.*ls', table '%.*ls'; column does not allow nulls. %ls fails."),
+    e(517, 16, "Adding a value to a '%ls' column caused an overflow."),
+    e(530, 16, "The statement terminated. The maximum recursion %d has been exhausted before statement completion."),
+    e(535, 16, "The %.*ls function resulted in an overflow. The number of dateparts separating two date/time instances is too large. Try to use %.*ls with a less precise datepart."),
+    e(536, 16, "Invalid length parameter passed to the %ls function."),
+    e(537, 16, "Invalid length parameter passed to the LEFT or SUBSTRING function."),
+    e(544, 16, "Cannot insert explicit value for identity column in table '%.*ls' when IDENTITY_INSERT is set to OFF."),
+    e(547, 16, "The %ls statement conflicted with the %ls constraint \"%.*ls\". The conflict occurred in database \"%.*ls\", table \"%.*ls\"%ls%.*ls%ls."),
+    e(556, 16, "INSERT EXEC failed because the stored procedure altered the schema of the target table."),
+    e(823, 24, "The operating system returned error %ls to SQL Server during a %S_MSG at offset %#016I64x in file '%ls'."),
+    e(824, 24, "SQL Server detected a logical consistency-based I/O error: %ls. It occurred during a %S_MSG of page %S_PGID in database ID %d at offset %#016I64x in file '%ls'."),
+    e(1013, 16, "The objects \"%.*ls\" and \"%.*ls\" in the FROM clause have the same exposed names. Use correlation names to distinguish them."),
+    e(1088, 16, "Cannot find the object \"%.*ls\" because it does not exist or you do not have permissions."),
+    e(1101, 17, "Could not allocate a new page for database '%.*ls' because of insufficient disk space in filegroup '%.*ls'. Create the necessary space by dropping objects in the filegroup, adding additional files to the filegroup, or setting autogrowth on for existing files in the filegroup."),
+    e(1505, 16, "The CREATE UNIQUE INDEX statement terminated because a duplicate key was found for the object name '%.*ls' and the index name '%.*ls'. The duplicate key value is %ls."),
+    e(1750, 16, "Could not create constraint or index. See previous errors."),
+    e(1767, 16, "Foreign key '%.*ls' references invalid table '%.*ls'."),
+    e(1779, 16, "Table '%.*ls' already has a primary key defined on it."),
+    e(1801, 16, "Database '%.*ls' already exists. Choose a different database name."),
+    e(1811, 16, "The %S_MSG '%.*ls' could not be found or does not exist."),
+    e(1902, 16, "Cannot create more than one clustered index on %S_MSG '%.*ls'. Drop the existing clustered index '%.*ls' before creating another."),
+    e(1911, 16, "Column name '%.*ls' does not exist in the target table or view."),
+    e(1913, 16, "The operation failed because an index or statistics with name '%.*ls' already exists on %S_MSG '%.*ls'."),
+    e(2601, 14, "Cannot insert duplicate key row in object '%.*ls' with unique index '%.*ls'. The duplicate key value is %ls."),
+    e(2627, 14, "Violation of %ls constraint '%.*ls'. Cannot insert duplicate key in object '%.*ls'. The duplicate key value is %ls."),
+    e(2628, 16, "String or binary data would be truncated in table '%.*ls', column '%.*ls'. Truncated value: '%.*ls'."),
+    e(2705, 16, "Column names in each table must be unique. Column name '%.*ls' in table '%.*ls' is specified more than once."),
+    e(2714, 16, "There is already an object named '%.*ls' in the database."),
+    e(2812, 16, "Could not find stored procedure '%.*ls'."),
+    e(3701, 11, "Cannot drop the %S_MSG '%.*ls', because it does not exist or you do not have permission."),
+    e(3902, 16, "The COMMIT TRANSACTION request has no corresponding BEGIN TRANSACTION."),
+    e(3903, 16, "The ROLLBACK TRANSACTION request has no corresponding BEGIN TRANSACTION."),
+    e(3930, 16, "The current transaction cannot be committed and cannot support operations that write to the log file. Roll back the transaction."),
+    e(4104, 16, "The multi-part identifier \"%.*ls\" could not be bound."),
+    e(4108, 15, "Windowed functions can only appear in the SELECT or ORDER BY clauses."),
+    e(4109, 16, "Windowed functions cannot be used in the context of another windowed function or aggregate."),
+    e(4121, 16, "Cannot find either column \"%.*ls\" or the user-defined function or aggregate \"%.*ls\", or the name is ambiguous."),
+    e(4145, 15, "An expression of non-boolean type specified in a context where a condition is expected, near '%.*ls'."),
+    e(4701, 16, "Cannot find the object \"%.*ls\" because it does not exist or you do not have permissions."),
+    e(5074, 16, "The %S_MSG '%.*ls' is dependent on %S_MSG '%.*ls'."),
+    e(6401, 16, "Cannot roll back %.*ls. No transaction or savepoint of that name was found."),
+    e(8101, 16, "An explicit value for the identity column in table '%.*ls' can only be specified when a column list is used and IDENTITY_INSERT is ON."),
+    e(8114, 16, "Error converting data type %ls to %ls."),
+    e(8115, 16, "Arithmetic overflow error converting %ls to data type %ls."),
+    e(8116, 16, "Argument data type %ls is invalid for argument %d of %ls function."),
+    e(8117, 16, "Operand data type %ls is invalid for %ls operator."),
+    e(8120, 16, "Column '%.*ls' is invalid in the select list because it is not contained in either an aggregate function or the GROUP BY clause."),
+    e(8127, 16, "Column \"%.*ls\" is invalid in the ORDER BY clause because it is not contained in either an aggregate function or the GROUP BY clause."),
+    e(8134, 16, "Divide by zero error encountered."),
+    e(8144, 16, "Procedure or function %.*ls has too many arguments specified."),
+    e(8152, 16, "String or binary data would be truncated."),
+    e(8153, 10, "Warning: Null value is eliminated by an aggregate or other SET operation."),
+    e(8155, 16, "No column name was specified for column %d of '%.*ls'."),
+    e(8156, 16, "The column '%.*ls' was specified multiple times for '%.*ls'."),
+    e(8180, 16, "Statement(s) could not be prepared."),
+    e(9002, 17, "The transaction log for database '%.*ls' is full due to '%ls'."),
+    e(10733, 15, "The number of row value expressions in the INSERT statement exceeds the maximum allowed number of %d row values."),
+    e(15151, 16, "Cannot %S_MSG the %S_MSG '%.*ls', because it does not exist or you do not have permission."),
+    e(50000, 16, "%ls"),
+];
+
+const fn e(number: i32, severity: u8, template: &'static str) -> ErrorInfo {
+    ErrorInfo {
+        number,
+        severity,
+        template,
+    }
+}
+
+/// Looks up a registered message (first entry with that number).
+pub fn lookup(number: i32) -> Option<&'static ErrorInfo> {
+    REGISTRY.iter().find(|i| i.number == number)
+}
+
+/// Substitutes `args` into a SQL Server message template, in order.
+///
+/// Recognised placeholders: `%s %ls %.*ls %.*s %S_MSG %S_PGID %d %ld %I64d %f %#016I64x`. Missing
+/// arguments become empty strings so a short argument list never panics.
+pub fn format_template(template: &str, args: &[&dyn fmt::Display]) -> String {
+    let mut out = String::with_capacity(template.len() + 16);
+    let mut next = args.iter();
+    let bytes = template.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let rest = &template[i + 1..];
+            const SPECS: [&str; 13] = [
+                "S_MSG", "S_PGID", "#016I64x", "I64d", ".*ls", ".*s", "ls", "ld", "s", "d", "f",
+                "u", "i",
+            ];
+            if let Some(spec) = SPECS.iter().find(|s| rest.starts_with(**s)) {
+                if let Some(a) = next.next() {
+                    out.push_str(&a.to_string());
+                }
+                i += 1 + spec.len();
+                continue;
+            }
+            if rest.starts_with('%') {
+                out.push('%');
+                i += 2;
+                continue;
+            }
+        }
+        let ch_len = template[i..].chars().next().map_or(1, char::len_utf8);
+        out.push_str(&template[i..i + ch_len]);
+        i += ch_len;
+    }
+    out
+}
+
+impl SqlError {
+    /// A registered error with its template filled from `args`.
+    pub fn new(number: i32, args: &[&dyn fmt::Display]) -> SqlError {
+        match lookup(number) {
+            Some(info) => SqlError {
+                number,
+                severity: info.severity,
+                state: 1,
+                message: format_template(info.template, args),
+                line: 0,
+                procedure: String::new(),
+            },
+            None => SqlError::custom(number, 16, 1, format!("Unregistered error {number}")),
+        }
+    }
+
+    /// An error with explicit text (RAISERROR/THROW, or messages whose text is built elsewhere).
+    pub fn custom(number: i32, severity: u8, state: u8, message: impl Into<String>) -> SqlError {
+        SqlError {
+            number,
+            severity,
+            state,
+            message: message.into(),
+            line: 0,
+            procedure: String::new(),
+        }
+    }
+
+    pub fn with_state(mut self, state: u8) -> Self {
+        self.state = state;
+        self
+    }
+
+    /// Sets the line if none was recorded yet (the innermost statement wins).
+    pub fn at_line(mut self, line: u32) -> Self {
+        if self.line == 0 {
+            self.line = line;
+        }
+        self
+    }
+
+    pub fn in_procedure(mut self, name: impl Into<String>) -> Self {
+        if self.procedure.is_empty() {
+            self.procedure = name.into();
+        }
+        self
+    }
+
+    /// Msg 102: `Incorrect syntax near 'X'.`
+    pub fn syntax_near(token: &str) -> SqlError {
+        SqlError::new(102, &[&token])
+    }
+
+    /// Msg 156: `Incorrect syntax near the keyword 'X'.`
+    pub fn syntax_near_keyword(keyword: &str) -> SqlError {
+        SqlError::new(156, &[&keyword])
+    }
+
+    /// Msg 208: `Invalid object name 'X'.`
+    pub fn invalid_object(name: &str) -> SqlError {
+        SqlError::new(208, &[&name])
+    }
+
+    /// Msg 207: `Invalid column name 'X'.`
+    pub fn invalid_column(name: &str) -> SqlError {
+        SqlError::new(207, &[&name])
+    }
+
+    /// Msg 8134: divide by zero.
+    pub fn divide_by_zero() -> SqlError {
+        SqlError::new(8134, &[])
+    }
+
+    /// Msg 824-style corruption error for a page that failed verification.
+    pub fn corrupt_page(detail: &str, page: &str, file: &str) -> SqlError {
+        SqlError::custom(
+            824,
+            24,
+            2,
+            format!(
+                "SQL Server detected a logical consistency-based I/O error: {detail}. It occurred during a read of page {page} in database ID 5 at offset 0x0 in file '{file}'.  Additional messages in the SQL Server error log or operating system error log may provide more detail. This is a severe error condition that threatens database integrity and must be corrected immediately."
+            ),
+        )
+    }
+
+    /// Operating-system I/O failure (Msg 823), e.g. a full disk or a short read.
+    pub fn io(op: &str, file: &str, err: &std::io::Error) -> SqlError {
+        SqlError::custom(
+            823,
+            24,
+            2,
+            format!(
+                "The operating system returned error {err} to SQL Server during a {op} in file '{file}'. Additional messages in the SQL Server error log and operating system error log may provide more detail."
+            ),
+        )
+    }
+
+    /// Internal invariant failure surfaced as an error instead of a panic.
+    pub fn internal(msg: impl Into<String>) -> SqlError {
+        SqlError::custom(
+            8630,
+            16,
+            1,
+            format!("Internal Query Processor Error: {}", msg.into()),
+        )
+    }
+
+    /// Feature not yet supported, reported honestly rather than faked.
+    pub fn unsupported(what: impl fmt::Display) -> SqlError {
+        SqlError::custom(40517, 16, 1, format!("Keyword or statement option '{what}' is not supported in this version of latchkey."))
+    }
+
+    /// Severity 20+ errors terminate the connection in SQL Server.
+    pub fn is_fatal(&self) -> bool {
+        self.severity >= 20
+    }
+}
+
+impl fmt::Display for SqlError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "Msg {}, Level {}, State {}",
+            self.number, self.severity, self.state
+        )?;
+        if !self.procedure.is_empty() {
+            write!(f, ", Procedure {}", self.procedure)?;
+        }
+        write!(f, ", Line {}\n{}", self.line, self.message)
+    }
+}
+
+impl std::error::Error for SqlError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_like_sql_server() {
+        let e = SqlError::syntax_near("FROM").at_line(3);
+        assert_eq!(
+            e.to_string(),
+            "Msg 102, Level 15, State 1, Line 3\nIncorrect syntax near 'FROM'."
+        );
+    }
+
+    #[test]
+    fn template_substitution_in_order() {
+        let e = SqlError::new(245, &[&"varchar", &"abc", &"int"]);
+        assert_eq!(
+            e.message,
+            "Conversion failed when converting the varchar value 'abc' to data type int."
+        );
+        assert_eq!(e.severity, 16);
+    }
+
+    #[test]
+    fn registry_sorted_enough_and_unknown_numbers_do_not_panic() {
+        assert!(lookup(8134).is_some());
+        let e = SqlError::new(999_999, &[]);
+        assert_eq!(e.number, 999_999);
+    }
+}

@@ -1,0 +1,16 @@
+//! `common`: the vocabulary every latchkey layer shares.
+//!
+//! * [`SqlError`] — the one error type. Every user-reachable failure becomes a `SqlError` carrying
+//!   SQL Server's message number, severity, state and text, so the CLI (`Msg N, Level L, State S,
+//!   Line X`), the jsonl interface and (later) TDS ERROR tokens all print the same thing.
+//! * [`errors`] — the registry of SQL Server error numbers with their severity and message
+//!   template; constructors there are the only way code should build a numbered error.
+//! * [`ids`] — identifiers that cross layers (`PageId`, `Lsn`, `ObjectId`).
+//!
+//! What does not belong here: anything that knows SQL types (see `types`) or pages (`storage`).
+
+pub mod errors;
+pub mod ids;
+
+pub use errors::{SqlError, SqlResult};
+pub use ids::{FileId, Lsn, ObjectId, PageId, TxnId};

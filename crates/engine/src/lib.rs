@@ -1,0 +1,1 @@
+//! `engine` crate (see README.md).

@@ -1,0 +1,1 @@
+//! `exec` crate (see README.md).

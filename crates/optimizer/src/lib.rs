@@ -1,0 +1,1 @@
+//! `optimizer` crate (see README.md).

@@ -1,0 +1,1 @@
+//! `parser` crate (see README.md).

@@ -1,0 +1,1 @@
+//! `plan` crate (see README.md).

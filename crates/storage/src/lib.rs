@@ -1,0 +1,1 @@
+//! `storage` crate (see README.md).
