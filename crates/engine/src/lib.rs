@@ -1,1 +1,38 @@
-//! `engine` crate (see README.md).
+//! `engine`: databases, sessions, batch execution and the procedural interpreter.
+//!
+//! * [`Engine`] (server.rs) — the data directory: `master`, a fresh `tempdb` at every start, user
+//!   databases (`CREATE DATABASE`), each one `storage::Database` with its catalog cache
+//!   ([`dbcat::DbCatalog`]) persisted in the database's catalog B-tree.
+//! * [`Session`] — one connection: current database, SET options, variables, temp tables,
+//!   transactions (one storage txn per touched database), `execute_batch` which streams
+//!   [`events`] (result sets, row counts, messages, errors) into an [`EventSink`].
+//! * interp.rs — the procedural interpreter (control flow, TRY/CATCH, EXEC, transactions) and
+//!   SQL Server's statement- vs batch-aborting error rules; query.rs — the glue to
+//!   plan/optimizer/exec and the session's `ExecEnv`; ddl.rs — DDL; sysviews.rs — `sys.*` and
+//!   `INFORMATION_SCHEMA` views; bootstrap.rs — `master.dbo.spt_values`.
+//! * [`render`] — value text for clients (jsonl encoding, sqlcmd-like text).
+//!
+//! What does NOT belong here: parsing (parser), binding and plans (plan/optimizer), operators
+//! and row formats (exec), pages and logging (storage), the wire protocol (tds/server).
+
+pub mod bootstrap;
+pub mod dbcat;
+pub mod ddl;
+pub mod events;
+mod interp;
+mod query;
+pub mod render;
+pub mod server;
+pub mod session;
+pub mod sysviews;
+
+pub use events::{CollectSink, Event, EventSink, InfoMessage, OutColumn};
+pub use server::{DbHandle, Engine, EngineConfig};
+pub use session::{Session, SessionOptions};
+
+/// `@@VERSION`.
+pub const VERSION_STRING: &str = concat!(
+    "latchkey ",
+    env!("CARGO_PKG_VERSION"),
+    " - T-SQL compatible database engine (SQL Server 2019 dialect)"
+);

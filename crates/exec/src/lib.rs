@@ -1,1 +1,202 @@
-//! `exec` crate (see README.md).
+//! `exec`: row-mode execution of physical plans (see README.md).
+//!
+//! Important items: [`execute`] runs a [`plan::PhysicalPlan`] against an [`ExecEnv`] (the
+//! engine's session) and streams result rows into a [`RowSink`]; [`eval_scalar`] evaluates a
+//! standalone expression (`SET @v = ...`, `IF`, `PRINT`); [`table_io`] creates, fills and drops
+//! the storage objects of tables and indexes (DDL support for the engine); [`row_format`] is the
+//! on-disk encoding of table rows and index entries.
+//!
+//! Operators follow the iterator model (`open` / `next` / `row`), one file per showplan operator.
+//! Threading contract: a plan instance runs on one thread (row mode, no parallelism yet).
+//!
+//! What does NOT belong here: name binding (plan), plan choice (optimizer), page formats
+//! (storage), SQL value semantics (types).
+
+pub mod agg;
+pub mod context;
+pub mod eval;
+pub mod operator;
+pub mod row_format;
+pub mod table_io;
+pub mod valops;
+
+mod compute_scalar;
+mod concatenation;
+mod dml;
+mod constant_scan;
+mod filter;
+mod hash_aggregate;
+mod hash_match;
+mod index_seek;
+mod merge_join;
+mod nested_loops;
+mod recursive_cte;
+mod set_ops;
+mod sort;
+mod stream_aggregate;
+mod table_scan;
+mod top;
+mod window;
+
+use std::sync::Arc;
+
+use common::{SqlError, SqlResult};
+use plan::catalog::TableDef;
+use plan::{NewTableSpec, PhysicalPlan, ScalarExpr, Statement};
+use types::{DataType, Value};
+
+pub use context::ExecCtx;
+
+/// What exec needs from the session (implemented by `engine::Session`).
+pub trait ExecEnv {
+    /// The storage database holding `database`'s objects.
+    fn storage(&mut self, database: &str) -> SqlResult<Arc<storage::Database>>;
+    /// The current transaction in that database (the engine begins one lazily).
+    fn txn(&mut self, database: &str) -> SqlResult<&mut storage::Txn>;
+    fn variable(&self, name: &str) -> Option<Value>;
+    fn set_variable(&mut self, name: &str, v: Value) -> SqlResult<()>;
+    fn session_id(&self) -> i32;
+    /// SELECT ... INTO: create the table (engine DDL) and return its definition.
+    fn create_table(&mut self, spec: &NewTableSpec) -> SqlResult<Arc<TableDef>> {
+        Err(SqlError::unsupported(format!("SELECT INTO {}", spec.name)))
+    }
+    /// Next identity value for `table` (the engine keeps the counter in its catalog).
+    fn next_identity(&mut self, table: &TableDef) -> SqlResult<i64> {
+        Err(SqlError::unsupported(format!("IDENTITY on {}", table.name)))
+    }
+    /// Records an explicitly inserted identity value (IDENTITY_INSERT ON) so the counter moves
+    /// past it, and the last identity generated (for SCOPE_IDENTITY / @@IDENTITY).
+    fn identity_used(&mut self, _table: &TableDef, _value: i64, _generated: bool) {}
+    /// Session- or catalog-dependent functions (`@@ROWCOUNT`, `DB_NAME()`, `OBJECT_ID(..)`,
+    /// user-defined functions ...). `name` is upper case. Return `Ok(None)` if unknown.
+    fn call_function(&mut self, _name: &str, _args: &[Value]) -> SqlResult<Option<Value>> {
+        Ok(None)
+    }
+    /// The table definition of a referenced table (foreign key checks), by object id.
+    fn table_by_id(&mut self, _database: &str, _object_id: i32) -> SqlResult<Option<Arc<TableDef>>> {
+        Ok(None)
+    }
+}
+
+/// Name and type of a result column.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResultColumn {
+    pub name: String,
+    pub data_type: DataType,
+}
+
+/// Receives a result set.
+pub trait RowSink {
+    fn columns(&mut self, cols: &[ResultColumn]) -> SqlResult<()>;
+    fn row(&mut self, row: &[Value]) -> SqlResult<()>;
+}
+
+/// What a statement did.
+#[derive(Clone, Debug, Default)]
+pub struct ExecSummary {
+    /// Rows affected (DML) or returned (SELECT); None for statements without a count.
+    pub rows_affected: Option<u64>,
+    /// Informational messages raised during execution (e.g. 8153 warnings), in order.
+    pub messages: Vec<SqlError>,
+}
+
+/// Runs a physical plan.
+pub fn execute(
+    plan: &PhysicalPlan,
+    env: &mut dyn ExecEnv,
+    sink: &mut dyn RowSink,
+) -> SqlResult<ExecSummary> {
+    let mut ctx = ExecCtx::new(env);
+    let rows = match plan {
+        Statement::Select {
+            input,
+            columns,
+            assign,
+        } => {
+            let mut op = operator::build(input)?;
+            op.open(&mut ctx)?;
+            let mut n = 0u64;
+            match assign {
+                None => {
+                    let cols: Vec<ResultColumn> = columns
+                        .iter()
+                        .map(|c| ResultColumn {
+                            name: c.name.clone(),
+                            data_type: c.data_type.clone(),
+                        })
+                        .collect();
+                    sink.columns(&cols)?;
+                    while op.next(&mut ctx)? {
+                        sink.row(op.row())?;
+                        n += 1;
+                    }
+                }
+                Some(vars) => {
+                    while op.next(&mut ctx)? {
+                        let row = op.row();
+                        for (i, v) in vars.iter().enumerate() {
+                            let val = row.get(i).cloned().unwrap_or(Value::Null);
+                            ctx.env.set_variable(v, val)?;
+                        }
+                        n += 1;
+                    }
+                }
+            }
+            op.close();
+            Some(n)
+        }
+        Statement::Insert {
+            table,
+            source,
+            columns,
+            checks,
+            output,
+            ..
+        } => {
+            if output.is_some() {
+                return Err(SqlError::unsupported("OUTPUT clause"));
+            }
+            Some(dml::insert(table, source, columns, checks, &mut ctx)?)
+        }
+        Statement::Update {
+            table,
+            input,
+            target_offset,
+            sets,
+            computed,
+            checks,
+            ..
+        } => Some(dml::update(
+            table,
+            input,
+            *target_offset,
+            sets,
+            computed,
+            checks,
+            &mut ctx,
+        )?),
+        Statement::Delete {
+            table,
+            input,
+            target_offset,
+            ..
+        } => Some(dml::delete(table, input, *target_offset, &mut ctx)?),
+        Statement::Truncate { table } => {
+            dml::truncate(table, &mut ctx)?;
+            None
+        }
+        Statement::SelectInto { target, source } => {
+            Some(dml::select_into(target, source, &mut ctx)?)
+        }
+    };
+    Ok(ExecSummary {
+        rows_affected: rows,
+        messages: std::mem::take(&mut ctx.messages),
+    })
+}
+
+/// Evaluates a standalone scalar expression (no input row).
+pub fn eval_scalar(expr: &ScalarExpr, env: &mut dyn ExecEnv) -> SqlResult<Value> {
+    let mut ctx = ExecCtx::new(env);
+    eval::eval(expr, &[], &mut ctx)
+}

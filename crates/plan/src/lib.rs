@@ -1,1 +1,25 @@
-//! `plan` crate (see README.md).
+//! `plan`: the binder (parser AST → typed logical algebra), the scalar expression IR and the
+//! immutable physical operator definitions that exec runs.
+//!
+//! Important types: [`ScalarExpr`] (typed, positional, evaluation-ready expressions),
+//! [`LogicalOp`] (binder output), [`PhysOp`] (optimizer output), [`Statement`] with the aliases
+//! [`BoundStatement`] / [`PhysicalPlan`], and the [`BindEnv`] trait the engine implements.
+//!
+//! What does NOT belong here: choosing access paths or join algorithms (optimizer), running
+//! anything (exec), catalog persistence (engine).
+
+pub use catalog;
+
+pub mod logical;
+pub mod physical;
+pub mod scalar;
+
+pub use logical::*;
+pub use physical::*;
+pub use scalar::*;
+pub mod typing;
+
+mod binder;
+
+pub use binder::expr_decl_type as decl_type;
+pub use binder::{bind_scalar, bind_statement, qualified_name, BindEnv};

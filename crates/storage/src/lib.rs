@@ -1,1 +1,432 @@
-//! `storage` crate (see README.md).
+//! `storage`: latchkey's storage engine — bytes, not SQL.
+//!
+//! A database is a directory with data files (`data1.mdf`, `data2.mdf` ...) of 8 KB pages and
+//! one write-ahead log (`log.ldf`). Layers, bottom up:
+//! * [`page`] — page format (96-byte header, slot array), pure functions, checksums.
+//! * `file` — positioned I/O, per-file counters, the storage latency model.
+//! * `buffer` — buffer pool: page table, clock eviction, pins, SH/UP/EX latch guards,
+//!   dirty tracking, checkpoint flushing, multi-page read-ahead.
+//! * `wal` — log records, group commit, WAL rule; `mtr` — the one path for logged page changes.
+//! * `db` — directory of objects, allocation (GAM/IAM extents, proportional fill), LOB chains,
+//!   transactions, checkpoint, ARIES-style recovery.
+//! * `heap`, `btree` — access methods; [`record`] — FixedVar row format helpers.
+//! * `check` — consistency checker.
+//!
+//! Important types: [`Database`], [`Txn`], [`Heap`], [`BTree`], [`RowBatch`], [`IoStats`].
+//! Invariants and latch rules live in README.md and the per-module READMEs.
+//! What does NOT belong here: SQL types, collations, locks/isolation (a later layer), catalogs.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+
+use std::ops::Bound;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use common::{PageId, SqlResult, TxnId};
+
+pub mod btree;
+pub mod buffer;
+mod check;
+pub mod db;
+mod file;
+pub mod heap;
+mod mtr;
+pub mod page;
+pub mod record;
+pub mod wal;
+
+use db::{Ctx, Inner, TxnState};
+
+/// Storage configuration.
+#[derive(Clone, Debug)]
+pub struct StorageConfig {
+    /// Buffer pool size in bytes (default 256 MiB).
+    pub buffer_pool_bytes: usize,
+    /// Added to every physical read and write (S2/S6 model); default 0.
+    pub io_latency: std::time::Duration,
+    /// Data files created for a new database (default 1).
+    pub data_files: u16,
+    /// Commit returns when the log is durable (default true).
+    pub sync_commit: bool,
+}
+
+impl Default for StorageConfig {
+    fn default() -> Self {
+        StorageConfig {
+            buffer_pool_bytes: 256 << 20,
+            io_latency: std::time::Duration::ZERO,
+            data_files: 1,
+            sync_commit: true,
+        }
+    }
+}
+
+/// Storage object (allocation unit) id.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub struct ObjId(pub u64);
+
+/// One database = data files + one log file in a directory. Thread-safe.
+pub struct Database {
+    inner: Arc<Inner>,
+}
+
+impl Drop for Database {
+    fn drop(&mut self) {
+        // clean shutdown: everything committed is on disk and the log is short
+        let _ = self.inner.checkpoint();
+    }
+}
+
+impl Database {
+    /// Opens (creating if missing) the database in `dir`, running crash recovery first.
+    pub fn open(dir: &Path, config: StorageConfig) -> SqlResult<Arc<Database>> {
+        Ok(Arc::new(Database {
+            inner: Inner::open(dir, config)?,
+        }))
+    }
+    /// Starts a storage-level transaction.
+    pub fn begin(&self) -> SqlResult<Txn> {
+        let id = self.inner.next_txn.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        Ok(Txn {
+            db: self.inner.clone(),
+            st: TxnState {
+                id,
+                ..Default::default()
+            },
+            finished: false,
+        })
+    }
+    /// Creates a heap; the id is stable across restarts.
+    pub fn create_heap(&self, txn: &mut Txn) -> SqlResult<ObjId> {
+        self.inner
+            .create_object(&mut Ctx::Txn(&mut txn.st), db::KIND_HEAP)
+            .map(ObjId)
+    }
+    /// Creates a B-tree (unique memcmp-ordered keys).
+    pub fn create_btree(&self, txn: &mut Txn) -> SqlResult<ObjId> {
+        self.inner
+            .create_object(&mut Ctx::Txn(&mut txn.st), db::KIND_BTREE)
+            .map(ObjId)
+    }
+    /// Drops an object; its pages are freed when `txn` commits.
+    pub fn drop_object(&self, txn: &mut Txn, id: ObjId) -> SqlResult<()> {
+        self.inner.drop_object(&mut txn.st, id.0)
+    }
+    /// Empties an object (new storage; the old pages are freed when `txn` commits).
+    pub fn truncate_object(&self, txn: &mut Txn, id: ObjId) -> SqlResult<()> {
+        self.inner.truncate_object(&mut txn.st, id.0)
+    }
+    pub fn heap(&self, id: ObjId) -> SqlResult<Heap> {
+        let m = self.inner.meta(id.0)?;
+        if m.kind != db::KIND_HEAP {
+            return Err(common::SqlError::internal(format!("object {} is not a heap", id.0)));
+        }
+        Ok(Heap {
+            db: self.inner.clone(),
+            id,
+        })
+    }
+    pub fn btree(&self, id: ObjId) -> SqlResult<BTree> {
+        let m = self.inner.meta(id.0)?;
+        if m.kind != db::KIND_BTREE {
+            return Err(common::SqlError::internal(format!("object {} is not a B-tree", id.0)));
+        }
+        Ok(BTree {
+            db: self.inner.clone(),
+            id,
+        })
+    }
+    /// The catalog B-tree (object 1), created with the database.
+    pub fn catalog_btree(&self) -> SqlResult<BTree> {
+        self.btree(ObjId(db::CATALOG_OBJ))
+    }
+    /// Flushes every dirty page and writes a checkpoint record (may shorten the log).
+    pub fn checkpoint(&self) -> SqlResult<()> {
+        self.inner.checkpoint()
+    }
+    /// DBCC DROPCLEANBUFFERS: evicts every clean page.
+    pub fn drop_clean_buffers(&self) -> SqlResult<()> {
+        self.inner.pool.drop_clean();
+        Ok(())
+    }
+    pub fn io_stats(&self) -> IoStats {
+        use std::sync::atomic::Ordering::Relaxed;
+        let p = &self.inner.pool;
+        IoStats {
+            logical_reads: p.logical_reads.load(Relaxed),
+            physical_reads: p.physical_reads.load(Relaxed),
+            read_ahead_reads: p.read_ahead_reads.load(Relaxed),
+            files: p.files.iter().map(|f| f.stats()).collect(),
+        }
+    }
+    /// Consistency check; an empty list means no errors.
+    pub fn check(&self) -> SqlResult<Vec<String>> {
+        check::check(&self.inner)
+    }
+    /// Pages allocated to the object (data, index, IAM and LOB pages).
+    pub fn page_count(&self, id: ObjId) -> SqlResult<u64> {
+        let m = self.inner.meta(id.0)?;
+        Ok(self
+            .inner
+            .iam_extents(m.iam)?
+            .iter()
+            .map(|(_, _, mask)| mask.count_ones() as u64)
+            .sum())
+    }
+    /// Directory holding the files.
+    pub fn path(&self) -> &Path {
+        &self.inner.dir
+    }
+}
+
+/// Storage-level transaction. Dropped without commit = abort.
+pub struct Txn {
+    db: Arc<Inner>,
+    st: TxnState,
+    finished: bool,
+}
+
+/// Savepoint marker (opaque).
+#[derive(Clone, Copy, Debug)]
+pub struct Savepoint(usize);
+
+impl Txn {
+    pub fn id(&self) -> TxnId {
+        TxnId(self.st.id)
+    }
+    /// Commits; durable on return when `sync_commit`.
+    pub fn commit(mut self) -> SqlResult<()> {
+        self.finished = true;
+        self.db.commit_state(&mut self.st)
+    }
+    /// Undoes every change of this transaction.
+    pub fn abort(mut self) -> SqlResult<()> {
+        self.finished = true;
+        self.db.abort_state(&mut self.st)
+    }
+    pub fn savepoint(&mut self) -> Savepoint {
+        Savepoint(self.st.undo.len())
+    }
+    /// Undoes the changes made after `sp`; the transaction stays open.
+    pub fn rollback_to(&mut self, sp: Savepoint) -> SqlResult<()> {
+        self.db.rollback_state(&mut self.st, sp.0)
+    }
+}
+
+impl Drop for Txn {
+    fn drop(&mut self) {
+        if !self.finished {
+            let _ = self.db.abort_state(&mut self.st);
+        }
+    }
+}
+
+/// Row locator.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub struct Rid {
+    pub page: PageId,
+    pub slot: u16,
+}
+
+impl Rid {
+    pub fn to_bytes(&self) -> [u8; 8] {
+        let mut b = [0u8; 8];
+        b[0..2].copy_from_slice(&self.page.file.to_le_bytes());
+        b[2..6].copy_from_slice(&self.page.page.to_le_bytes());
+        b[6..8].copy_from_slice(&self.slot.to_le_bytes());
+        b
+    }
+    pub fn from_bytes(b: &[u8]) -> Option<Rid> {
+        if b.len() != 8 {
+            return None;
+        }
+        Some(Rid {
+            page: PageId::new(
+                u16::from_le_bytes([b[0], b[1]]),
+                u32::from_le_bytes([b[2], b[3], b[4], b[5]]),
+            ),
+            slot: u16::from_le_bytes([b[6], b[7]]),
+        })
+    }
+}
+
+/// Heap handle (cheap to clone).
+#[derive(Clone)]
+pub struct Heap {
+    db: Arc<Inner>,
+    id: ObjId,
+}
+
+impl Heap {
+    /// Inserts a record (any size: > 8,060 bytes goes to LOB pages).
+    pub fn insert(&self, txn: &mut Txn, record: &[u8]) -> SqlResult<Rid> {
+        let m = self.db.meta(self.id.0)?;
+        heap::insert(&self.db, &mut Ctx::Txn(&mut txn.st), &m, record)
+    }
+    pub fn get(&self, rid: Rid) -> SqlResult<Option<Vec<u8>>> {
+        let m = self.db.meta(self.id.0)?;
+        heap::get(&self.db, &m, rid)
+    }
+    /// Updates in place when the row still fits its page; otherwise the row MOVES and the new
+    /// rid is returned (the old rid becomes invalid; no forwarding stub).
+    pub fn update(&self, txn: &mut Txn, rid: Rid, record: &[u8]) -> SqlResult<Rid> {
+        let m = self.db.meta(self.id.0)?;
+        heap::update(&self.db, &mut Ctx::Txn(&mut txn.st), &m, rid, record)
+    }
+    pub fn delete(&self, txn: &mut Txn, rid: Rid) -> SqlResult<bool> {
+        let m = self.db.meta(self.id.0)?;
+        heap::delete(&self.db, &mut Ctx::Txn(&mut txn.st), &m, rid)
+    }
+    /// Scan in allocation order with read-ahead.
+    pub fn scan(&self) -> SqlResult<HeapScan> {
+        let m = self.db.meta(self.id.0)?;
+        Ok(HeapScan {
+            scan: heap::Scan::new(&self.db, &m)?,
+            db: self.db.clone(),
+            id: self.id,
+        })
+    }
+    pub fn id(&self) -> ObjId {
+        self.id
+    }
+}
+
+/// Heap scan: one page of rows per batch; no latch held between batches.
+pub struct HeapScan {
+    scan: heap::Scan,
+    db: Arc<Inner>,
+    id: ObjId,
+}
+impl HeapScan {
+    /// Fills `out` with the next rows; false = end.
+    pub fn next_batch(&mut self, out: &mut RowBatch) -> SqlResult<bool> {
+        let m = self.db.meta(self.id.0)?;
+        self.scan.next_batch(&self.db, &m, out)
+    }
+}
+
+/// Reusable batch of rows.
+#[derive(Default, Debug)]
+pub struct RowBatch {
+    buf: Vec<u8>,
+    /// (key_start, key_end/record_start, record_end, rid)
+    rows: Vec<(u32, u32, u32, Rid)>,
+}
+
+impl RowBatch {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    pub fn clear(&mut self) {
+        self.buf.clear();
+        self.rows.clear();
+    }
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+    pub fn rid(&self, i: usize) -> Rid {
+        self.rows[i].3
+    }
+    pub fn key(&self, i: usize) -> &[u8] {
+        let r = &self.rows[i];
+        &self.buf[r.0 as usize..r.1 as usize]
+    }
+    pub fn record(&self, i: usize) -> &[u8] {
+        let r = &self.rows[i];
+        &self.buf[r.1 as usize..r.2 as usize]
+    }
+    pub(crate) fn push(&mut self, key: &[u8], rec: &[u8], rid: Option<Rid>) {
+        let a = self.buf.len() as u32;
+        self.buf.extend_from_slice(key);
+        let b = self.buf.len() as u32;
+        self.buf.extend_from_slice(rec);
+        let c = self.buf.len() as u32;
+        let rid = rid.unwrap_or(Rid {
+            page: PageId::INVALID,
+            slot: 0,
+        });
+        self.rows.push((a, b, c, rid));
+    }
+}
+
+/// B-tree handle (cheap to clone). Keys <= 1,700 bytes, memcmp order; values any size.
+#[derive(Clone)]
+pub struct BTree {
+    db: Arc<Inner>,
+    id: ObjId,
+}
+
+impl BTree {
+    /// Inserts; false = key already present (nothing changed).
+    pub fn insert(&self, txn: &mut Txn, key: &[u8], value: &[u8]) -> SqlResult<bool> {
+        let m = self.db.meta(self.id.0)?;
+        btree::put(&self.db, &mut Ctx::Txn(&mut txn.st), &m, key, value, false)
+    }
+    pub fn upsert(&self, txn: &mut Txn, key: &[u8], value: &[u8]) -> SqlResult<()> {
+        let m = self.db.meta(self.id.0)?;
+        btree::put(&self.db, &mut Ctx::Txn(&mut txn.st), &m, key, value, true).map(|_| ())
+    }
+    pub fn delete(&self, txn: &mut Txn, key: &[u8]) -> SqlResult<bool> {
+        let m = self.db.meta(self.id.0)?;
+        btree::delete(&self.db, &mut Ctx::Txn(&mut txn.st), &m, key)
+    }
+    pub fn get(&self, key: &[u8]) -> SqlResult<Option<Vec<u8>>> {
+        let m = self.db.meta(self.id.0)?;
+        btree::get(&self.db, &m, key)
+    }
+    /// Range scan in key order (or reverse); bounds on full keys or key prefixes.
+    pub fn range(&self, lower: Bound<&[u8]>, upper: Bound<&[u8]>, dir: ScanDirection) -> SqlResult<BTreeScan> {
+        self.db.meta(self.id.0)?;
+        Ok(BTreeScan {
+            scan: btree::Scan::new(lower, upper, dir),
+            db: self.db.clone(),
+            id: self.id,
+        })
+    }
+    pub fn id(&self) -> ObjId {
+        self.id
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ScanDirection {
+    Forward,
+    Backward,
+}
+
+/// B-tree range scan: one leaf of rows per batch; no latch held between batches.
+pub struct BTreeScan {
+    scan: btree::Scan,
+    db: Arc<Inner>,
+    id: ObjId,
+}
+impl BTreeScan {
+    /// Fills `out` with the next rows; false = end.
+    pub fn next_batch(&mut self, out: &mut RowBatch) -> SqlResult<bool> {
+        let m = self.db.meta(self.id.0)?;
+        self.scan.next_batch(&self.db, &m, out)
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct IoStats {
+    pub logical_reads: u64,
+    pub physical_reads: u64,
+    pub read_ahead_reads: u64,
+    pub files: Vec<FileStats>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct FileStats {
+    pub file_id: u16,
+    pub path: PathBuf,
+    pub num_of_reads: u64,
+    pub num_of_bytes_read: u64,
+    pub io_stall_read_ms: u64,
+    pub num_of_writes: u64,
+    pub num_of_bytes_written: u64,
+    pub io_stall_write_ms: u64,
+    pub size_bytes: u64,
+}

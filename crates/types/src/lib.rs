@@ -1,15 +1,41 @@
 //! `types`: SQL Server data types and values.
 //!
 //! Important types: [`DataType`] (a column/expression type with length/precision/scale),
-//! [`Value`] (one SQL value, NULL included). Submodules (owned by this crate) provide type
-//! precedence and implicit conversion, arithmetic with SQL Server's result-type rules, comparison
-//! under the default case-insensitive collation, text rendering (`CONVERT(varchar, v, 121)`), and
-//! the memcmp-comparable key encoding that index keys are stored in.
+//! [`Value`] (one SQL value, NULL included), [`Collation`]. Submodules (owned by this crate)
+//! provide type precedence and implicit conversion ([`convert`]), result-type derivation
+//! ([`derive`]), arithmetic with SQL Server's result-type rules ([`ops`]), comparison and hashing
+//! under the default case-insensitive collation ([`compare`]), text/JSON rendering
+//! ([`Value::to_sql_text`], [`Value::to_json`]), the memcmp-comparable key encoding that index
+//! keys are stored in ([`key`]), the row value codec ([`codec`]), literal parsing ([`literal`])
+//! and the pure built-in scalar functions ([`functions`]).
 //!
-//! What does not belong here: rows on pages (`storage`), name resolution (`plan`).
+//! Invariants: nothing here panics on user input or stored bytes (errors are `SqlError`s with
+//! SQL Server's numbers); comparison, hashing and key encoding agree (equal under `compare` ⇒
+//! equal hash and equal key bytes).
+//!
+//! What does not belong here: rows on pages (`storage`), name resolution (`plan`), expression
+//! trees and evaluation order (`plan`/`exec`).
 
-mod datatype;
+pub mod charset;
+pub mod codec;
+pub mod collation;
+pub mod compare;
+pub mod convert;
+pub mod datatype;
+pub mod datetime;
+pub mod decimal;
+pub mod derive;
+pub mod functions;
+pub mod key;
+pub mod literal;
+pub mod ops;
 mod value;
 
-pub use datatype::DataType;
-pub use value::Value;
+pub use collation::Collation;
+pub use compare::{compare, hash_value, hash_value_with, sort_cmp};
+pub use convert::{convert_with_style, try_convert};
+pub use datatype::{DataType, TypeParam};
+pub use derive::{common_type, result_type_for_arith, result_type_for_binary, ArithOp};
+pub use functions::{call_typed, function_result_type, like_match, like_match_unicode};
+pub use literal::{parse_number_literal, string_literal};
+pub use value::{format_float, guid_text, json_string, parse_guid, Value};

@@ -1,0 +1,211 @@
+//! latchkey storage vs SQLite (acceptance 5). Usage:
+//!   cargo run --release -p storage-bench -- [ROWS] [--dir PATH] [--pool-mb N]
+//! Workloads (same data in both engines: 8-byte key, 200-byte value):
+//! 1. ROWS ascending-key single-row inserts, one transaction per 1,000 rows, durable commits
+//!    (latchkey sync_commit; SQLite WAL + synchronous=FULL);
+//! 2. ROWS random point lookups;
+//! 3. full scan warm (cache populated) and cold (latchkey: checkpoint + DROPCLEANBUFFERS;
+//!    SQLite: reopen the connection; the OS page cache stays warm for both).
+//! Page caches are sized alike (--pool-mb, default 256).
+
+use std::ops::Bound;
+use std::time::{Duration, Instant};
+
+use rusqlite::{params, Connection};
+use storage::{Database, RowBatch, ScanDirection, StorageConfig};
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+fn value(i: u64) -> Vec<u8> {
+    let mut v = vec![(i % 251) as u8; 200];
+    v[..8].copy_from_slice(&i.to_le_bytes());
+    v
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut rows: u64 = 1_000_000;
+    let mut dir: Option<std::path::PathBuf> = None;
+    let mut pool_mb: usize = 256;
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--dir" => {
+                i += 1;
+                dir = args.get(i).map(Into::into);
+            }
+            "--pool-mb" => {
+                i += 1;
+                pool_mb = args.get(i).and_then(|s| s.parse().ok()).unwrap_or(pool_mb);
+            }
+            s => rows = s.replace('_', "").parse()?,
+        }
+        i += 1;
+    }
+    let tmp = tempfile::tempdir()?;
+    let base = dir.unwrap_or_else(|| tmp.path().to_path_buf());
+    let lk_dir = base.join("latchkey");
+    let sq_path = base.join("sqlite.db");
+    let _ = std::fs::remove_dir_all(&lk_dir);
+    let _ = std::fs::remove_file(&sq_path);
+    let _ = std::fs::remove_file(base.join("sqlite.db-wal"));
+    println!("rows: {rows}, page cache: {pool_mb} MB each, dir: {}", base.display());
+
+    // ---------------------------------------------------------------- latchkey
+    let cfg = StorageConfig {
+        buffer_pool_bytes: pool_mb << 20,
+        sync_commit: true,
+        ..Default::default()
+    };
+    let db = Database::open(&lk_dir, cfg)?;
+    let mut t = db.begin()?;
+    let id = db.create_btree(&mut t)?;
+    t.commit()?;
+    let bt = db.btree(id)?;
+    let s = Instant::now();
+    let mut t = db.begin()?;
+    for i in 0..rows {
+        bt.insert(&mut t, &i.to_be_bytes(), &value(i))?;
+        if i % 1000 == 999 {
+            t.commit()?;
+            t = db.begin()?;
+        }
+    }
+    t.commit()?;
+    let lk_insert = s.elapsed();
+
+    let mut rng = Rng(0x1234_5678);
+    let s = Instant::now();
+    let mut found = 0u64;
+    for _ in 0..rows {
+        let k = rng.next() % rows;
+        if bt.get(&k.to_be_bytes())?.is_some() {
+            found += 1;
+        }
+    }
+    let lk_lookup = s.elapsed();
+    assert_eq!(found, rows, "latchkey lookups missed rows");
+
+    let lk_scan = |db: &Database| -> Result<(Duration, u64), Box<dyn std::error::Error>> {
+        let s = Instant::now();
+        let mut sc = db.btree(id)?.range(Bound::Unbounded, Bound::Unbounded, ScanDirection::Forward)?;
+        let mut b = RowBatch::new();
+        let mut n = 0u64;
+        let mut bytes = 0u64;
+        while sc.next_batch(&mut b)? {
+            n += b.len() as u64;
+            for i in 0..b.len() {
+                bytes += b.record(i).len() as u64;
+            }
+        }
+        assert_eq!(bytes, n * 200);
+        Ok((s.elapsed(), n))
+    };
+    let (lk_warm, n) = lk_scan(&db)?;
+    assert_eq!(n, rows);
+    db.checkpoint()?;
+    db.drop_clean_buffers()?;
+    let before = db.io_stats();
+    let (lk_cold, _) = lk_scan(&db)?;
+    let after = db.io_stats();
+    let reads = after.files[0].num_of_reads - before.files[0].num_of_reads;
+    let bytes = after.files[0].num_of_bytes_read - before.files[0].num_of_bytes_read;
+    println!(
+        "latchkey cold scan: {reads} reads, avg {} KB per read, read-ahead pages {}",
+        bytes / reads.max(1) / 1024,
+        after.read_ahead_reads - before.read_ahead_reads
+    );
+    drop(bt);
+    drop(db);
+
+    // ---------------------------------------------------------------- SQLite
+    let open = || -> rusqlite::Result<Connection> {
+        let c = Connection::open(&sq_path)?;
+        c.pragma_update(None, "journal_mode", "WAL")?;
+        c.pragma_update(None, "synchronous", "FULL")?;
+        c.pragma_update(None, "cache_size", -((pool_mb * 1024) as i64))?;
+        Ok(c)
+    };
+    let mut c = open()?;
+    c.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB NOT NULL)", [])?;
+    let s = Instant::now();
+    let mut i = 0u64;
+    while i < rows {
+        let tx = c.transaction()?;
+        {
+            let mut st = tx.prepare_cached("INSERT INTO t (id, v) VALUES (?1, ?2)")?;
+            let end = (i + 1000).min(rows);
+            while i < end {
+                st.execute(params![i as i64, value(i)])?;
+                i += 1;
+            }
+        }
+        tx.commit()?;
+    }
+    let sq_insert = s.elapsed();
+
+    let mut rng = Rng(0x1234_5678);
+    let s = Instant::now();
+    let mut found = 0u64;
+    {
+        let mut st = c.prepare_cached("SELECT v FROM t WHERE id = ?1")?;
+        for _ in 0..rows {
+            let k = rng.next() % rows;
+            let mut q = st.query(params![k as i64])?;
+            if let Some(r) = q.next()? {
+                let v: Vec<u8> = r.get(0)?;
+                if v.len() == 200 {
+                    found += 1;
+                }
+            }
+        }
+    }
+    let sq_lookup = s.elapsed();
+    assert_eq!(found, rows, "sqlite lookups missed rows");
+
+    let sq_scan = |c: &Connection| -> rusqlite::Result<Duration> {
+        let s = Instant::now();
+        let mut st = c.prepare("SELECT id, v FROM t ORDER BY id")?;
+        let mut q = st.query([])?;
+        let mut n = 0u64;
+        let mut bytes = 0u64;
+        while let Some(r) = q.next()? {
+            let v = r.get_ref(1)?.as_blob()?;
+            bytes += v.len() as u64;
+            n += 1;
+        }
+        assert_eq!(n, rows);
+        assert_eq!(bytes, n * 200);
+        Ok(s.elapsed())
+    };
+    let sq_warm = sq_scan(&c)?;
+    drop(c);
+    c = open()?;
+    let sq_cold = sq_scan(&c)?;
+    drop(c);
+
+    println!("{:<34} {:>12} {:>12} {:>16}", "workload", "latchkey", "sqlite", "latchkey/sqlite");
+    for (name, a, b) in [
+        ("ascending inserts (txn of 1000)", lk_insert, sq_insert),
+        ("random point lookups", lk_lookup, sq_lookup),
+        ("full scan, warm", lk_warm, sq_warm),
+        ("full scan, cold", lk_cold, sq_cold),
+    ] {
+        println!(
+            "{:<34} {:>10.3} s {:>10.3} s {:>16.2}",
+            name,
+            a.as_secs_f64(),
+            b.as_secs_f64(),
+            a.as_secs_f64() / b.as_secs_f64().max(1e-9)
+        );
+    }
+    Ok(())
+}

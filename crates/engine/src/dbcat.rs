@@ -1,0 +1,369 @@
+//! The in-memory catalog cache of one database and its persistence in the database's
+//! `catalog_btree` (format: crates/catalog/README.md).
+//!
+//! Invariants (engine/README C1..C3):
+//! C1. Every change to the cache during a transaction is also written to the catalog B-tree under
+//!     the same storage transaction, so committing makes it durable.
+//! C2. When a transaction that touched a database rolls back (fully or to a savepoint), the
+//!     cache of that database is reloaded from the B-tree ([`DbCatalog::load`]).
+//! C3. Object names are unique per schema (case-insensitive) across tables, views, modules and
+//!     sequences (SQL Server's sys.objects rule, error 2714).
+
+use std::collections::HashMap;
+use std::ops::Bound;
+use std::sync::Arc;
+
+use catalog::serial::{self, ObjectKind};
+use catalog::*;
+use common::{ObjectId, SqlError, SqlResult};
+use storage::{BTree, RowBatch, ScanDirection, Txn};
+
+/// Fixed schema ids (SQL Server's).
+pub const SCHEMA_DBO: i32 = 1;
+pub const SCHEMA_GUEST: i32 = 2;
+pub const SCHEMA_INFORMATION_SCHEMA: i32 = 3;
+pub const SCHEMA_SYS: i32 = 4;
+
+/// First object id handed out in a new database.
+const FIRST_OBJECT_ID: i32 = 565_577_053;
+
+/// The catalog cache of one database.
+#[derive(Clone, Debug)]
+pub struct DbCatalog {
+    pub database: String,
+    pub database_id: i32,
+    pub schemas: Vec<SchemaDef>,
+    pub objects: HashMap<ObjectId, SchemaObject>,
+    /// (lower-case schema, lower-case name) → object id.
+    names: HashMap<(String, String), ObjectId>,
+    pub types: Vec<Arc<TypeDef>>,
+    /// Last identity value handed out per table (None in map = none yet).
+    pub identity: HashMap<ObjectId, i128>,
+    pub next_object_id: i32,
+    pub next_schema_id: i32,
+    pub next_type_id: i32,
+    /// Databases registered here (master only).
+    pub databases: Vec<DatabaseDef>,
+}
+
+fn key_of(schema: &str, name: &str) -> (String, String) {
+    (schema.to_lowercase(), name.to_lowercase())
+}
+
+impl DbCatalog {
+    /// An empty catalog with the built-in schemas.
+    pub fn new(database: &str, database_id: i32) -> Self {
+        let schemas = vec![
+            SchemaDef {
+                schema_id: SCHEMA_DBO,
+                name: "dbo".into(),
+                principal_id: 1,
+            },
+            SchemaDef {
+                schema_id: SCHEMA_GUEST,
+                name: "guest".into(),
+                principal_id: 2,
+            },
+            SchemaDef {
+                schema_id: SCHEMA_INFORMATION_SCHEMA,
+                name: "INFORMATION_SCHEMA".into(),
+                principal_id: 3,
+            },
+            SchemaDef {
+                schema_id: SCHEMA_SYS,
+                name: "sys".into(),
+                principal_id: 4,
+            },
+        ];
+        DbCatalog {
+            database: database.to_string(),
+            database_id,
+            schemas,
+            objects: HashMap::new(),
+            names: HashMap::new(),
+            types: Vec::new(),
+            identity: HashMap::new(),
+            next_object_id: FIRST_OBJECT_ID,
+            next_schema_id: 5,
+            next_type_id: 257,
+            databases: Vec::new(),
+        }
+    }
+
+    /// Loads the cache from the catalog B-tree (C2).
+    pub fn load(database: &str, database_id: i32, tree: &BTree) -> SqlResult<Self> {
+        let mut cat = DbCatalog::new(database, database_id);
+        let mut scan = tree.range(Bound::Unbounded, Bound::Unbounded, ScanDirection::Forward)?;
+        let mut batch = RowBatch::new();
+        loop {
+            batch.clear();
+            let more = scan.next_batch(&mut batch)?;
+            for i in 0..batch.len() {
+                let Some((kind, id)) = serial::parse_object_key(batch.key(i)) else {
+                    continue;
+                };
+                let v = batch.record(i);
+                match kind {
+                    ObjectKind::Meta => {
+                        let (o, s, t) = serial::decode_meta(v)?;
+                        cat.next_object_id = o;
+                        cat.next_schema_id = s;
+                        cat.next_type_id = t;
+                    }
+                    ObjectKind::Schema => {
+                        let s = serial::decode_schema(v)?;
+                        cat.schemas.retain(|x| x.schema_id != s.schema_id);
+                        cat.schemas.push(s);
+                    }
+                    ObjectKind::Table => {
+                        let mut t = serial::decode_table(v)?;
+                        t.database = database.to_string();
+                        cat.insert_object(SchemaObject::Table(Arc::new(t)));
+                    }
+                    ObjectKind::View => {
+                        let mut t = serial::decode_view(v)?;
+                        t.database = database.to_string();
+                        cat.insert_object(SchemaObject::View(Arc::new(t)));
+                    }
+                    ObjectKind::Module => {
+                        let mut t = serial::decode_module(v)?;
+                        t.database = database.to_string();
+                        cat.insert_object(SchemaObject::Module(Arc::new(t)));
+                    }
+                    ObjectKind::Sequence => {
+                        let mut t = serial::decode_sequence(v)?;
+                        t.database = database.to_string();
+                        cat.insert_object(SchemaObject::Sequence(Arc::new(t)));
+                    }
+                    ObjectKind::Type => cat.types.push(Arc::new(serial::decode_type(v)?)),
+                    ObjectKind::Identity => {
+                        let text = std::str::from_utf8(v).unwrap_or("");
+                        if let Ok(n) = text.parse::<i128>() {
+                            cat.identity.insert(id, n);
+                        }
+                    }
+                    ObjectKind::Database => cat.databases.push(serial::decode_database(v)?),
+                }
+            }
+            if !more {
+                break;
+            }
+        }
+        cat.schemas.sort_by_key(|s| s.schema_id);
+        Ok(cat)
+    }
+
+    fn insert_object(&mut self, o: SchemaObject) {
+        let id = o.object_id();
+        self.names.insert(key_of(o.schema(), o.name()), id);
+        self.objects.insert(id, o);
+    }
+
+    /// Looks up any object by schema and name.
+    pub fn lookup(&self, schema: &str, name: &str) -> Option<&SchemaObject> {
+        self.names
+            .get(&key_of(schema, name))
+            .and_then(|id| self.objects.get(id))
+    }
+
+    /// A table by schema and name.
+    pub fn table(&self, schema: &str, name: &str) -> Option<Arc<TableDef>> {
+        match self.lookup(schema, name) {
+            Some(SchemaObject::Table(t)) => Some(t.clone()),
+            _ => None,
+        }
+    }
+
+    /// A schema by name.
+    pub fn schema(&self, name: &str) -> Option<&SchemaDef> {
+        self.schemas.iter().find(|s| name_eq(&s.name, name))
+    }
+
+    /// A schema by id.
+    pub fn schema_by_id(&self, id: i32) -> Option<&SchemaDef> {
+        self.schemas.iter().find(|s| s.schema_id == id)
+    }
+
+    /// A user-defined type by schema and name.
+    pub fn user_type(&self, schema: &str, name: &str) -> Option<Arc<TypeDef>> {
+        self.types
+            .iter()
+            .find(|t| name_eq(&t.schema, schema) && name_eq(&t.name, name))
+            .cloned()
+    }
+
+    /// Hands out a new object id (persisting the counter, C1).
+    pub fn new_object_id(&mut self, tree: &BTree, txn: &mut Txn) -> SqlResult<ObjectId> {
+        let id = self.next_object_id;
+        self.next_object_id = self.next_object_id.wrapping_add(16_000_057);
+        if self.next_object_id <= 0 {
+            self.next_object_id = self.next_object_id.wrapping_add(i32::MAX).max(1);
+        }
+        self.save_meta(tree, txn)?;
+        Ok(id)
+    }
+
+    /// Persists the counters.
+    pub fn save_meta(&self, tree: &BTree, txn: &mut Txn) -> SqlResult<()> {
+        tree.upsert(
+            txn,
+            &serial::object_key(ObjectKind::Meta, 0),
+            &serial::encode_meta(self.next_object_id, self.next_schema_id, self.next_type_id),
+        )
+    }
+
+    /// Adds or replaces an object (cache and B-tree).
+    pub fn put(&mut self, tree: &BTree, txn: &mut Txn, o: SchemaObject) -> SqlResult<()> {
+        let (kind, bytes) = match &o {
+            SchemaObject::Table(t) => (ObjectKind::Table, serial::encode_table(t)),
+            SchemaObject::View(v) => (ObjectKind::View, serial::encode_view(v)),
+            SchemaObject::Module(m) => (ObjectKind::Module, serial::encode_module(m)),
+            SchemaObject::Sequence(s) => (ObjectKind::Sequence, serial::encode_sequence(s)),
+        };
+        tree.upsert(txn, &serial::object_key(kind, o.object_id()), &bytes)?;
+        // A rename leaves a stale name entry behind: drop entries pointing at this id first.
+        let id = o.object_id();
+        self.names.retain(|_, v| *v != id);
+        self.insert_object(o);
+        Ok(())
+    }
+
+    /// Removes an object (cache and B-tree).
+    pub fn remove(&mut self, tree: &BTree, txn: &mut Txn, id: ObjectId) -> SqlResult<()> {
+        if let Some(o) = self.objects.remove(&id) {
+            let kind = match o {
+                SchemaObject::Table(_) => ObjectKind::Table,
+                SchemaObject::View(_) => ObjectKind::View,
+                SchemaObject::Module(_) => ObjectKind::Module,
+                SchemaObject::Sequence(_) => ObjectKind::Sequence,
+            };
+            tree.delete(txn, &serial::object_key(kind, id))?;
+            self.names.retain(|_, v| *v != id);
+        }
+        if self.identity.remove(&id).is_some() {
+            tree.delete(txn, &serial::object_key(ObjectKind::Identity, id))?;
+        }
+        Ok(())
+    }
+
+    /// Adds a schema.
+    pub fn put_schema(&mut self, tree: &BTree, txn: &mut Txn, name: &str) -> SqlResult<i32> {
+        let id = self.next_schema_id;
+        self.next_schema_id += 1;
+        let s = SchemaDef {
+            schema_id: id,
+            name: name.to_string(),
+            principal_id: 1,
+        };
+        tree.upsert(
+            txn,
+            &serial::object_key(ObjectKind::Schema, id),
+            &serial::encode_schema(&s),
+        )?;
+        self.save_meta(tree, txn)?;
+        self.schemas.push(s);
+        Ok(id)
+    }
+
+    /// Removes a schema.
+    pub fn remove_schema(&mut self, tree: &BTree, txn: &mut Txn, id: i32) -> SqlResult<()> {
+        tree.delete(txn, &serial::object_key(ObjectKind::Schema, id))?;
+        self.schemas.retain(|s| s.schema_id != id);
+        Ok(())
+    }
+
+    /// Adds a user-defined type.
+    pub fn put_type(&mut self, tree: &BTree, txn: &mut Txn, mut t: TypeDef) -> SqlResult<()> {
+        if t.user_type_id == 0 {
+            t.user_type_id = self.next_type_id;
+            self.next_type_id += 1;
+            self.save_meta(tree, txn)?;
+        }
+        tree.upsert(
+            txn,
+            &serial::object_key(ObjectKind::Type, t.user_type_id),
+            &serial::encode_type(&t),
+        )?;
+        self.types.retain(|x| x.user_type_id != t.user_type_id);
+        self.types.push(Arc::new(t));
+        Ok(())
+    }
+
+    /// Removes a user-defined type.
+    pub fn remove_type(&mut self, tree: &BTree, txn: &mut Txn, id: i32) -> SqlResult<()> {
+        tree.delete(txn, &serial::object_key(ObjectKind::Type, id))?;
+        self.types.retain(|t| t.user_type_id != id);
+        Ok(())
+    }
+
+    /// Records the last identity value of a table.
+    pub fn set_identity(
+        &mut self,
+        tree: &BTree,
+        txn: &mut Txn,
+        table: ObjectId,
+        value: i128,
+    ) -> SqlResult<()> {
+        tree.upsert(
+            txn,
+            &serial::object_key(ObjectKind::Identity, table),
+            value.to_string().as_bytes(),
+        )?;
+        self.identity.insert(table, value);
+        Ok(())
+    }
+
+    /// Clears the identity counter (TRUNCATE TABLE, DBCC CHECKIDENT RESEED without value).
+    pub fn reset_identity(
+        &mut self,
+        tree: &BTree,
+        txn: &mut Txn,
+        table: ObjectId,
+    ) -> SqlResult<()> {
+        tree.delete(txn, &serial::object_key(ObjectKind::Identity, table))?;
+        self.identity.remove(&table);
+        Ok(())
+    }
+
+    /// Registers a database (master only).
+    pub fn put_database(&mut self, tree: &BTree, txn: &mut Txn, d: DatabaseDef) -> SqlResult<()> {
+        tree.upsert(
+            txn,
+            &serial::object_key(ObjectKind::Database, d.database_id),
+            &serial::encode_database(&d),
+        )?;
+        self.databases.retain(|x| x.database_id != d.database_id);
+        self.databases.push(d);
+        Ok(())
+    }
+
+    /// Unregisters a database (master only).
+    pub fn remove_database(&mut self, tree: &BTree, txn: &mut Txn, id: i32) -> SqlResult<()> {
+        tree.delete(txn, &serial::object_key(ObjectKind::Database, id))?;
+        self.databases.retain(|x| x.database_id != id);
+        Ok(())
+    }
+
+    /// Fails with 2714 when `schema.name` is taken (C3).
+    pub fn check_free(&self, schema: &str, name: &str) -> SqlResult<()> {
+        if self.lookup(schema, name).is_some() {
+            return Err(SqlError::new(2714, &[&name]));
+        }
+        Ok(())
+    }
+
+    /// All tables.
+    pub fn tables(&self) -> impl Iterator<Item = &Arc<TableDef>> {
+        self.objects.values().filter_map(|o| match o {
+            SchemaObject::Table(t) => Some(t),
+            _ => None,
+        })
+    }
+
+    /// Objects sorted by id (stable output for sys.objects).
+    pub fn objects_sorted(&self) -> Vec<&SchemaObject> {
+        let mut v: Vec<&SchemaObject> = self.objects.values().collect();
+        v.sort_by_key(|o| o.object_id());
+        v
+    }
+}

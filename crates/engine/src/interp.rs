@@ -1,0 +1,1015 @@
+//! The procedural interpreter: runs the statements of a batch (or module body) in order,
+//! handling control flow, variables, transactions, TRY/CATCH and the SQL Server rules about
+//! which errors end the statement and which end the batch.
+//!
+//! Error rules (engine/README E1..E4):
+//! E1. A syntax error stops the whole batch before anything runs.
+//! E2. Statement-terminating errors (constraint violations 2627/2601/515/547, divide by zero
+//!     8134, truncation 8152/2628, RAISERROR ...) are reported and the batch goes on with the
+//!     next statement; `@@ERROR` is set.
+//! E3. Batch-aborting errors (name resolution 207/208/4104, conversion 245/8114/241, ...; every
+//!     error when XACT_ABORT is ON, THROW outside TRY) stop the batch; with XACT_ABORT ON the
+//!     transaction is rolled back.
+//! E4. Inside TRY every error of severity > 10 transfers control to the CATCH block instead.
+
+use std::sync::Arc;
+
+use common::{SqlError, SqlResult};
+use parser::ast::{self, Statement, StatementKind};
+use types::{DataType, Value};
+
+use crate::events::{EventSink, InfoMessage};
+use crate::session::{CaughtError, Session};
+
+/// How a statement list ended.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Flow {
+    Normal,
+    Break,
+    Continue,
+    Return(Option<i32>),
+}
+
+/// Converts a value to a declared type (variable assignment, parameters).
+pub(crate) fn convert_value(v: Value, t: &DataType) -> SqlResult<Value> {
+    if v.is_null() {
+        return Ok(Value::Null);
+    }
+    crate::query::cast_value(v, t)
+}
+
+/// Errors that end the batch (E3).
+pub(crate) fn is_batch_abort(e: &SqlError) -> bool {
+    matches!(
+        e.number,
+        102 | 105
+            | 137
+            | 156
+            | 207
+            | 208
+            | 209
+            | 4104
+            | 245
+            | 241
+            | 8114
+            | 116
+            | 8120
+            | 4145
+            | 1205
+            | 8180
+            | 266
+            | 3930
+            | 217
+            | 2812
+    ) || e.severity >= 20
+}
+
+/// Marker put into `SqlError::state` handling: errors raised by THROW carry this flag through
+/// the interpreter so they abort the batch (E3).
+const THROW_MARK: &str = "\u{1}throw";
+
+impl Session {
+    /// Runs one batch, emitting its events into `sink` (ENGINE_INTERFACE.md).
+    pub fn execute_batch(&mut self, text: &str, sink: &mut dyn EventSink) {
+        let stmts = match parser::parse_batch(text) {
+            Ok(s) => s,
+            Err(e) => {
+                self.error = e.number;
+                sink.error(&e);
+                return;
+            }
+        };
+        self.frames.push(Default::default());
+        let r = self.exec_block(&stmts, sink);
+        self.frames.pop();
+        if self.frames.is_empty() {
+            self.frames.push(Default::default());
+        }
+        if let Err(e) = r {
+            self.report_batch_abort(e, sink);
+        }
+        self.modules.clear();
+        self.try_depth = 0;
+    }
+
+    fn report_batch_abort(&mut self, mut e: SqlError, sink: &mut dyn EventSink) {
+        if e.procedure == THROW_MARK {
+            e.procedure.clear();
+        }
+        self.error = e.number;
+        sink.error(&e);
+        if self.options.xact_abort && self.trancount > 0 {
+            self.trancount = 0;
+            let _ = self.abort_all();
+        }
+        if self.trancount == 0 && !self.txns.is_empty() {
+            let _ = self.abort_all();
+        }
+    }
+
+    /// Runs a list of statements. Statement-terminating errors are reported here (E2);
+    /// batch-aborting ones and errors inside TRY are returned (E3, E4).
+    pub(crate) fn exec_block(
+        &mut self,
+        stmts: &[Statement],
+        sink: &mut dyn EventSink,
+    ) -> SqlResult<Flow> {
+        for s in stmts {
+            match self.exec_stmt(s, sink) {
+                Ok(Flow::Normal) => {}
+                Ok(f) => return Ok(f),
+                Err(e) => {
+                    let e = e.at_line(s.line);
+                    let e = match self.modules.last() {
+                        Some(m) if e.procedure.is_empty() => e.in_procedure(m.clone()),
+                        _ => e,
+                    };
+                    if self.try_depth > 0
+                        || is_batch_abort(&e)
+                        || self.options.xact_abort
+                        || e.procedure == THROW_MARK
+                    {
+                        return Err(e);
+                    }
+                    self.error = e.number;
+                    sink.error(&e);
+                }
+            }
+        }
+        Ok(Flow::Normal)
+    }
+
+    fn exec_stmt(&mut self, s: &Statement, sink: &mut dyn EventSink) -> SqlResult<Flow> {
+        use StatementKind as K;
+        match &s.kind {
+            K::Select(_) | K::Insert(_) | K::Update(_) | K::Delete(_) | K::Merge(_) => {
+                self.autocommit(|me| me.run_query_statement(s, sink))?;
+                self.error = 0;
+            }
+            K::Truncate(name) => {
+                self.autocommit(|me| me.truncate_table(name))?;
+                self.error = 0;
+            }
+            K::CreateTable(_)
+            | K::AlterTable(_)
+            | K::Drop { .. }
+            | K::DropIndex { .. }
+            | K::CreateIndex(_)
+            | K::CreateView(_)
+            | K::CreateProcedure(_)
+            | K::CreateFunction(_)
+            | K::CreateTrigger(_)
+            | K::CreateSchema { .. }
+            | K::CreateSequence(_)
+            | K::AlterSequence(_)
+            | K::AlterIndex(_)
+            | K::CreateStatistics(_)
+            | K::UpdateStatistics(_) => {
+                self.autocommit(|me| me.exec_ddl(s, sink))?;
+                self.error = 0;
+            }
+            K::CreateDatabase(cd) => {
+                if self.trancount > 0 {
+                    return Err(SqlError::custom(
+                        226,
+                        16,
+                        1,
+                        "CREATE DATABASE statement not allowed within multi-statement transaction.",
+                    ));
+                }
+                self.engine.create_database(&cd.name.value)?;
+            }
+            K::AlterDatabase(_) => {}
+            K::Use(db) => {
+                let h = self.db(&db.value)?;
+                self.database = h.def.name.clone();
+                sink.message(&InfoMessage {
+                    text: format!("Changed database context to '{}'.", h.def.name),
+                    number: 5701,
+                    severity: 0,
+                    state: 1,
+                });
+            }
+            K::Declare(items) => {
+                for item in items {
+                    match item {
+                        ast::DeclareItem::Scalar {
+                            name,
+                            data_type,
+                            value,
+                        } => {
+                            let t = self.resolve_type_name(data_type)?;
+                            self.declare_var(name, t)?;
+                            if let Some(v) = value {
+                                let v = self.eval(v)?;
+                                self.assign_var(name, v)?;
+                            }
+                        }
+                        ast::DeclareItem::Table { name, .. } => {
+                            return Err(SqlError::unsupported(format!("table variable {name}")));
+                        }
+                    }
+                }
+            }
+            K::SetVariable { name, op, value } => {
+                if self.var(name).is_none() {
+                    return Err(SqlError::new(137, &[name]));
+                }
+                let v = if *op == ast::AssignOp::Assign {
+                    self.eval(value)?
+                } else {
+                    let e = compound(name, *op, value);
+                    self.eval(&e)?
+                };
+                self.assign_var(name, v)?;
+                self.rowcount = 1;
+                self.error = 0;
+            }
+            K::SetOption(opt) => self.set_option(opt)?,
+            K::If {
+                condition,
+                then_stmt,
+                else_stmt,
+            } => {
+                let c = self.eval_condition(condition)?;
+                if c {
+                    return self.exec_block(std::slice::from_ref(then_stmt), sink);
+                } else if let Some(e) = else_stmt {
+                    return self.exec_block(std::slice::from_ref(e), sink);
+                }
+            }
+            K::While { condition, body } => loop {
+                if !self.eval_condition(condition)? {
+                    break;
+                }
+                match self.exec_block(std::slice::from_ref(body), sink)? {
+                    Flow::Break => break,
+                    Flow::Continue | Flow::Normal => {}
+                    r @ Flow::Return(_) => return Ok(r),
+                }
+            },
+            K::Block(stmts) => return self.exec_block(stmts, sink),
+            K::TryCatch {
+                try_block,
+                catch_block,
+            } => {
+                self.try_depth += 1;
+                let r = self.exec_block(try_block, sink);
+                self.try_depth -= 1;
+                match r {
+                    Ok(f) => return Ok(f),
+                    Err(mut e) => {
+                        if e.procedure == THROW_MARK {
+                            e.procedure.clear();
+                        }
+                        if e.severity >= 20 {
+                            return Err(e);
+                        }
+                        self.error = e.number;
+                        if self.options.xact_abort && self.trancount > 0 {
+                            self.doomed = true;
+                        }
+                        if self.trancount == 0 && !self.txns.is_empty() {
+                            self.abort_all()?;
+                        }
+                        self.caught.push(CaughtError { error: e });
+                        let r = self.exec_block(catch_block, sink);
+                        self.caught.pop();
+                        return r;
+                    }
+                }
+            }
+            K::Break => return Ok(Flow::Break),
+            K::Continue => return Ok(Flow::Continue),
+            K::Return(v) => {
+                let v = match v {
+                    Some(e) => match self.eval(e)? {
+                        Value::Null => Some(0),
+                        v => Some(value_to_i64(&v)? as i32),
+                    },
+                    None => None,
+                };
+                return Ok(Flow::Return(v));
+            }
+            K::Print(e) => {
+                let v = self.eval(e)?;
+                let text =
+                    crate::render::value_text(&v, &DataType::VarChar(None)).unwrap_or_default();
+                sink.message(&InfoMessage::print(text));
+                self.error = 0;
+            }
+            K::RaisError(r) => self.raiserror(r, sink)?,
+            K::Throw(args) => return Err(self.throw(args.as_deref())?),
+            K::BeginTransaction { .. } => {
+                self.trancount += 1;
+                self.error = 0;
+            }
+            K::Commit { .. } => {
+                if self.trancount == 0 {
+                    return Err(SqlError::new(3902, &[]));
+                }
+                if self.doomed {
+                    return Err(SqlError::new(3930, &[]));
+                }
+                self.trancount -= 1;
+                if self.trancount == 0 {
+                    self.commit_all()?;
+                }
+                self.error = 0;
+            }
+            K::Rollback { name } => {
+                if self.trancount == 0 {
+                    return Err(SqlError::new(3903, &[]));
+                }
+                match name {
+                    Some(n)
+                        if self
+                            .savepoints
+                            .iter()
+                            .any(|(s, _)| s.eq_ignore_ascii_case(n)) =>
+                    {
+                        self.rollback_to_savepoint(n)?;
+                    }
+                    _ => {
+                        self.trancount = 0;
+                        self.abort_all()?;
+                    }
+                }
+                self.error = 0;
+            }
+            K::SaveTransaction { name } => {
+                if self.trancount == 0 {
+                    return Err(SqlError::custom(
+                        628,
+                        16,
+                        0,
+                        "Cannot issue SAVE TRANSACTION when there is no active transaction.",
+                    ));
+                }
+                let mut marks = Vec::new();
+                for (db, t) in self.txns.iter_mut() {
+                    marks.push((db.clone(), t.savepoint()));
+                }
+                self.savepoints.push((name.clone(), marks));
+            }
+            K::Exec(ex) => return self.exec_exec(ex, sink).map(|_| Flow::Normal),
+            K::Checkpoint(_) => {
+                let h = self.current_db()?;
+                h.store.checkpoint()?;
+            }
+            K::Dbcc(d) => self.dbcc(d, sink)?,
+            K::WaitFor { delay, value } => {
+                let v = self.eval(value)?;
+                if *delay {
+                    if let Some(t) = crate::render::value_text(&v, &DataType::VarChar(None)) {
+                        let secs = parse_delay(&t);
+                        std::thread::sleep(std::time::Duration::from_secs_f64(secs.min(60.0)));
+                    }
+                }
+            }
+            K::Label(_) => {}
+            K::Goto(l) => return Err(SqlError::unsupported(format!("GOTO {}", l.value))),
+            K::DeclareCursor(_)
+            | K::Open(_)
+            | K::Fetch(_)
+            | K::Close(_)
+            | K::Deallocate(_)
+            | K::SetCursorVariable { .. } => return Err(SqlError::unsupported("cursors")),
+            K::CreatePartitionFunction(_) | K::CreatePartitionScheme(_) => {
+                return Err(SqlError::unsupported("partitioning"))
+            }
+            K::Unsupported { keyword, .. } => {
+                // Permissions statements succeed silently: the only login is sysadmin.
+                if !matches!(keyword.as_str(), "GRANT" | "DENY" | "REVOKE") {
+                    return Err(SqlError::unsupported(keyword));
+                }
+            }
+        }
+        Ok(Flow::Normal)
+    }
+
+    /// Runs `f` as one statement: in autocommit mode its txns commit on success and abort on
+    /// failure (session T2).
+    pub(crate) fn autocommit<T>(
+        &mut self,
+        f: impl FnOnce(&mut Session) -> SqlResult<T>,
+    ) -> SqlResult<T> {
+        if self.doomed {
+            return Err(SqlError::new(3930, &[]));
+        }
+        let sp = if self.trancount > 0 {
+            // Statement atomicity inside an explicit transaction: roll back only the statement.
+            let mut marks = Vec::new();
+            for (db, t) in self.txns.iter_mut() {
+                marks.push((db.clone(), t.savepoint()));
+            }
+            Some(marks)
+        } else {
+            None
+        };
+        let r = f(self);
+        match (&r, sp) {
+            (Ok(_), _) => self.end_statement(true)?,
+            (Err(_), None) => self.end_statement(false)?,
+            (Err(_), Some(marks)) => {
+                if self.options.xact_abort {
+                    self.trancount = 0;
+                    self.abort_all()?;
+                } else {
+                    self.undo_statement(marks)?;
+                }
+            }
+        }
+        r
+    }
+
+    fn undo_statement(&mut self, marks: Vec<(String, storage::Savepoint)>) -> SqlResult<()> {
+        let mut keep = Vec::new();
+        for (db, mut t) in std::mem::take(&mut self.txns) {
+            match marks.iter().find(|(d, _)| *d == db) {
+                Some((_, sp)) => {
+                    t.rollback_to(*sp)?;
+                    keep.push((db, t));
+                }
+                None => t.abort()?,
+            }
+        }
+        self.txns = keep;
+        let touched: Vec<String> = self.catalog_touched.iter().cloned().collect();
+        for d in touched {
+            if let Some(h) = self.engine.database(&d) {
+                h.reload_catalog()?;
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn eval_condition(&mut self, e: &ast::Expr) -> SqlResult<bool> {
+        Ok(matches!(self.eval(e)?, Value::Bit(true)))
+    }
+
+    /// Resolves a declared type name (system or user-defined alias type).
+    pub(crate) fn resolve_type_name(&self, t: &ast::DataTypeName) -> SqlResult<DataType> {
+        let params: Vec<types::TypeParam> = t
+            .params
+            .iter()
+            .map(|p| match p {
+                ast::TypeParam::Number(n) => types::TypeParam::Num(*n as i64),
+                ast::TypeParam::Max => types::TypeParam::Max,
+            })
+            .collect();
+        match DataType::from_name(&t.name, &params) {
+            Ok(dt) => Ok(dt),
+            Err(e) => {
+                let schema = t
+                    .schema
+                    .as_ref()
+                    .map(|s| s.value.clone())
+                    .unwrap_or_else(|| "dbo".into());
+                let h = self.current_db()?;
+                let found = h.cat.read().user_type(&schema, &t.name);
+                match found.and_then(|u| u.base.clone()) {
+                    Some(b) => Ok(b),
+                    None => Err(e),
+                }
+            }
+        }
+    }
+
+    fn set_option(&mut self, opt: &ast::SetOption) -> SqlResult<()> {
+        match opt {
+            ast::SetOption::OnOff { options, on } => {
+                for o in options {
+                    let on = *on;
+                    match o.as_str() {
+                        "NOCOUNT" => self.options.nocount = on,
+                        "ANSI_NULLS" => self.options.ansi_nulls = on,
+                        "ANSI_PADDING" => self.options.ansi_padding = on,
+                        "ANSI_WARNINGS" => self.options.ansi_warnings = on,
+                        "ANSI_NULL_DFLT_ON" => self.options.ansi_null_dflt_on = on,
+                        "ANSI_NULL_DFLT_OFF" => self.options.ansi_null_dflt_on = !on,
+                        "CONCAT_NULL_YIELDS_NULL" => self.options.concat_null_yields_null = on,
+                        "QUOTED_IDENTIFIER" => self.options.quoted_identifier = on,
+                        "ARITHABORT" => self.options.arithabort = on,
+                        "XACT_ABORT" => self.options.xact_abort = on,
+                        "IMPLICIT_TRANSACTIONS" => self.options.implicit_transactions = on,
+                        "ANSI_DEFAULTS" => {
+                            self.options.ansi_nulls = on;
+                            self.options.ansi_padding = on;
+                            self.options.ansi_warnings = on;
+                            self.options.ansi_null_dflt_on = on;
+                            self.options.quoted_identifier = on;
+                        }
+                        _ => {}
+                    }
+                    self.options.flags.insert(o.clone(), on);
+                }
+            }
+            ast::SetOption::IdentityInsert { table, on } => {
+                let q = crate::ddl::qualified(table);
+                let Some((h, obj)) = self.find_object(&q)? else {
+                    return Err(SqlError::invalid_object(&q.display()));
+                };
+                let catalog::SchemaObject::Table(t) = obj else {
+                    return Err(SqlError::custom(
+                        8105,
+                        16,
+                        1,
+                        format!(
+                            "'{}' is not a user table. Cannot perform SET operation.",
+                            q.display()
+                        ),
+                    ));
+                };
+                if t.identity().is_none() {
+                    return Err(SqlError::custom(
+                        8106,
+                        16,
+                        1,
+                        format!(
+                            "Table '{}' does not have the identity property. Cannot perform SET operation.",
+                            q.display()
+                        ),
+                    ));
+                }
+                self.options.identity_insert = if *on {
+                    Some((h.def.name.clone(), t.object_id))
+                } else {
+                    None
+                };
+            }
+            ast::SetOption::TransactionIsolation(_) => {}
+            ast::SetOption::Value { option, value } => {
+                let word = match value {
+                    ast::Expr::Column(n) => Value::VarChar(n.name_str().to_string()),
+                    e => self.eval(e)?,
+                };
+                let num = || value_to_i64(&word);
+                match option.as_str() {
+                    "ROWCOUNT" => self.options.rowcount = num()?,
+                    "DATEFIRST" => self.options.datefirst = num()? as i32,
+                    "LOCK_TIMEOUT" => self.options.lock_timeout = num()?,
+                    "TEXTSIZE" => self.options.textsize = num()?,
+                    "DATEFORMAT" => {
+                        self.options.dateformat =
+                            crate::render::value_text(&word, &DataType::VarChar(None))
+                                .unwrap_or_default()
+                                .to_lowercase()
+                    }
+                    "LANGUAGE" => {
+                        self.options.language =
+                            crate::render::value_text(&word, &DataType::VarChar(None))
+                                .unwrap_or_default()
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn raiserror(&mut self, r: &ast::RaisError, sink: &mut dyn EventSink) -> SqlResult<()> {
+        let msg = self.eval(&r.message)?;
+        let severity = value_to_i64(&self.eval(&r.severity)?)?.clamp(0, 25) as u8;
+        let state = value_to_i64(&self.eval(&r.state)?)?.clamp(0, 255) as u8;
+        let mut args = Vec::new();
+        for a in &r.args {
+            args.push(self.eval(a)?);
+        }
+        let (number, template) = match &msg {
+            Value::Int(_) | Value::BigInt(_) | Value::SmallInt(_) | Value::TinyInt(_) => {
+                let n = value_to_i64(&msg)? as i32;
+                return Err(SqlError::custom(
+                    18054,
+                    16,
+                    1,
+                    format!("Error {n}, severity {severity}, state {state} was raised, but no message with that error number was found in sys.messages. If error is larger than 50000, make sure the user-defined message is added using sp_addmessage."),
+                ));
+            }
+            v => (
+                50000,
+                crate::render::value_text(v, &DataType::VarChar(None)).unwrap_or_default(),
+            ),
+        };
+        let text = format_printf(&template, &args);
+        if severity <= 10 {
+            sink.message(&InfoMessage {
+                text,
+                number,
+                severity,
+                state,
+            });
+            self.error = 0;
+            return Ok(());
+        }
+        Err(SqlError::custom(number, severity, state, text))
+    }
+
+    fn throw(&mut self, args: Option<&(ast::Expr, ast::Expr, ast::Expr)>) -> SqlResult<SqlError> {
+        let mut e = match args {
+            None => match self.caught.last() {
+                Some(c) => c.error.clone(),
+                None => {
+                    return Ok(SqlError::custom(
+                        10704,
+                        15,
+                        1,
+                        "To rethrow an error, a THROW statement must be used inside a CATCH block. Insert a semicolon at the end of the statement that precedes THROW.",
+                    ))
+                }
+            },
+            Some((n, m, s)) => {
+                let n = value_to_i64(&self.eval(n)?)? as i32;
+                let m = crate::render::value_text(&self.eval(m)?, &DataType::NVarChar(None)).unwrap_or_default();
+                let s = value_to_i64(&self.eval(s)?)?.clamp(0, 255) as u8;
+                if n < 50000 {
+                    return Ok(SqlError::custom(
+                        35100,
+                        16,
+                        10,
+                        "Error number  in the THROW statement is outside the valid range. Specify an error number in the valid range of 50000 to 2147483647.".replace("number  in", &format!("number {n} in")),
+                    ));
+                }
+                SqlError::custom(n, 16, s, m)
+            }
+        };
+        e.procedure = THROW_MARK.into();
+        Ok(e)
+    }
+
+    fn dbcc(&mut self, d: &ast::Dbcc, sink: &mut dyn EventSink) -> SqlResult<()> {
+        let h = self.current_db()?;
+        match d.command.as_str() {
+            "DROPCLEANBUFFERS" => h.store.drop_clean_buffers()?,
+            "FREEPROCCACHE" | "FREESYSTEMCACHE" | "FREESESSIONCACHE" | "TRACEON" | "TRACEOFF"
+            | "SETCPUWEIGHT" | "SETIOWEIGHT" => {}
+            "CHECKDB" | "CHECKTABLE" | "CHECKALLOC" => {
+                let errs = h.store.check()?;
+                if let Some(first) = errs.first() {
+                    return Err(SqlError::custom(8939, 16, 98, first.clone()));
+                }
+            }
+            "CHECKIDENT" => return self.checkident(d, sink),
+            other => return Err(SqlError::unsupported(format!("DBCC {other}"))),
+        }
+        if !d.options.iter().any(|o| o == "NO_INFOMSGS") {
+            sink.message(&InfoMessage {
+                text: "DBCC execution completed. If DBCC printed error messages, contact your system administrator.".into(),
+                number: 2528,
+                severity: 10,
+                state: 1,
+            });
+        }
+        Ok(())
+    }
+
+    fn checkident(&mut self, d: &ast::Dbcc, sink: &mut dyn EventSink) -> SqlResult<()> {
+        let Some(first) = d.args.first() else {
+            return Err(SqlError::unsupported("DBCC CHECKIDENT without table"));
+        };
+        let name = match first {
+            ast::Expr::Column(n) => crate::ddl::qualified(n),
+            e => {
+                let v = self.eval(e)?;
+                let text =
+                    crate::render::value_text(&v, &DataType::VarChar(None)).unwrap_or_default();
+                crate::ddl::qualified_from_text(&text)
+            }
+        };
+        let Some((h, catalog::SchemaObject::Table(t))) = self.find_object(&name)? else {
+            return Err(SqlError::custom(
+                2501,
+                16,
+                45,
+                format!(
+                    "Cannot find a table or object with the name \"{}\". Check the system catalog.",
+                    name.display()
+                ),
+            ));
+        };
+        let Some((_, spec)) = t.identity() else {
+            return Err(SqlError::custom(
+                7997,
+                16,
+                1,
+                format!("'{}' does not contain an identity column.", t.name),
+            ));
+        };
+        let reseed = matches!(d.args.get(1), Some(ast::Expr::Column(w)) if w.name_str().eq_ignore_ascii_case("RESEED"));
+        let tree = h.store.catalog_btree()?;
+        let current = h.cat.read().identity.get(&t.object_id).copied();
+        if reseed {
+            let v = match d.args.get(2) {
+                Some(e) => value_to_i64(&self.eval(e)?)? as i128,
+                None => current.unwrap_or(spec.seed as i128),
+            };
+            let db = h.def.name.clone();
+            self.autocommit(|me| {
+                let txn = me.txn_for(&db)?;
+                h.cat.write().set_identity(&tree, txn, t.object_id, v)?;
+                Ok(())
+            })?;
+        }
+        let shown = current
+            .map(|c| c.to_string())
+            .unwrap_or_else(|| "NULL".into());
+        sink.message(&InfoMessage {
+            text: format!("Checking identity information: current identity value '{shown}'."),
+            number: 7998,
+            severity: 10,
+            state: 1,
+        });
+        Ok(())
+    }
+
+    /// EXEC of a procedure or of dynamic SQL.
+    pub(crate) fn exec_exec(
+        &mut self,
+        ex: &ast::Exec,
+        sink: &mut dyn EventSink,
+    ) -> SqlResult<Option<i32>> {
+        match ex {
+            ast::Exec::Sql { sql, .. } => {
+                let v = self.eval(sql)?;
+                let text =
+                    crate::render::value_text(&v, &DataType::NVarChar(None)).unwrap_or_default();
+                self.run_dynamic(&text, Vec::new(), sink)?;
+                Ok(None)
+            }
+            ast::Exec::Module {
+                return_status,
+                module,
+                args,
+                ..
+            } => {
+                let name = match module {
+                    ast::ExecModule::Name(n) => crate::ddl::qualified(n),
+                    ast::ExecModule::Variable(v) => {
+                        let val = self.eval(&ast::Expr::Variable(v.clone()))?;
+                        crate::ddl::qualified_from_text(
+                            &crate::render::value_text(&val, &DataType::NVarChar(None))
+                                .unwrap_or_default(),
+                        )
+                    }
+                };
+                let status = self.call_procedure(&name, args, sink)?;
+                if let Some(rs) = return_status {
+                    self.assign_var(rs, Value::Int(status))?;
+                }
+                Ok(Some(status))
+            }
+        }
+    }
+
+    /// Runs dynamic SQL in a new variable scope (sp_executesql passes `params`).
+    pub(crate) fn run_dynamic(
+        &mut self,
+        text: &str,
+        params: Vec<(String, crate::session::Variable)>,
+        sink: &mut dyn EventSink,
+    ) -> SqlResult<()> {
+        let stmts = parser::parse_batch(text)?;
+        let mut frame = std::collections::HashMap::new();
+        for (n, v) in params {
+            frame.insert(n.to_lowercase(), v);
+        }
+        self.frames.push(frame);
+        let r = self.exec_block(&stmts, sink);
+        self.frames.pop();
+        r.map(|_| ())
+    }
+
+    fn call_procedure(
+        &mut self,
+        name: &catalog::QualifiedName,
+        args: &[ast::ExecArg],
+        sink: &mut dyn EventSink,
+    ) -> SqlResult<i32> {
+        if name.name.eq_ignore_ascii_case("sp_executesql") {
+            return self.sp_executesql(args, sink).map(|_| 0);
+        }
+        let module = match self.find_object(name)? {
+            Some((_, catalog::SchemaObject::Module(m)))
+                if m.kind == catalog::ModuleKind::Procedure =>
+            {
+                m
+            }
+            _ => return Err(SqlError::new(2812, &[&name.display()])),
+        };
+        if self.modules.len() >= 32 {
+            return Err(SqlError::new(217, &[&32]));
+        }
+        let stmts = parser::parse_batch(&module.text)?;
+        let Some(StatementKind::CreateProcedure(cp)) =
+            stmts.into_iter().find_map(|s| match s.kind {
+                k @ StatementKind::CreateProcedure(_) => Some(k),
+                _ => None,
+            })
+        else {
+            return Err(SqlError::internal(
+                "procedure text does not define a procedure",
+            ));
+        };
+        // Evaluate arguments in the caller's scope.
+        if args.len() > cp.params.len() {
+            return Err(SqlError::new(8144, &[&module.name]));
+        }
+        let mut frame = std::collections::HashMap::new();
+        let mut outputs: Vec<(String, String)> = Vec::new();
+        let mut positional = true;
+        for (i, p) in cp.params.iter().enumerate() {
+            let t = self.resolve_type_name(&p.data_type)?;
+            let arg = args.iter().enumerate().find(|(j, a)| match &a.name {
+                Some(n) => {
+                    positional = false;
+                    n.eq_ignore_ascii_case(&p.name)
+                }
+                None => positional && *j == i,
+            });
+            let value = match arg {
+                Some((_, a)) if !matches!(a.value, ast::Expr::Default) => {
+                    if a.output && p.output {
+                        if let ast::Expr::Variable(v) = &a.value {
+                            outputs.push((p.name.clone(), v.clone()));
+                        }
+                    }
+                    self.eval(&a.value)?
+                }
+                _ => match &p.default {
+                    Some(d) => self.eval(d)?,
+                    None => {
+                        return Err(SqlError::new(201, &[&module.name, &p.name]));
+                    }
+                },
+            };
+            let value = convert_value(value, &t)?;
+            frame.insert(
+                p.name.to_lowercase(),
+                crate::session::Variable {
+                    data_type: t,
+                    value,
+                },
+            );
+        }
+        self.frames.push(frame);
+        self.modules.push(module.name.clone());
+        let saved_scope_identity = self.scope_identity.take();
+        let trancount = self.trancount;
+        let r = self.exec_block(&cp.body, sink);
+        self.modules.pop();
+        let frame = self.frames.pop().unwrap_or_default();
+        self.scope_identity = saved_scope_identity;
+        let status = match r {
+            Ok(Flow::Return(Some(n))) => n,
+            Ok(_) => 0,
+            Err(e) => return Err(e),
+        };
+        for (p, v) in outputs {
+            if let Some(var) = frame.get(&p.to_lowercase()) {
+                self.assign_var(&v, var.value.clone())?;
+            }
+        }
+        if self.trancount != trancount && self.try_depth == 0 {
+            sink.error(
+                &SqlError::new(266, &[&trancount, &self.trancount])
+                    .in_procedure(module.name.clone()),
+            );
+        }
+        Ok(status)
+    }
+
+    fn sp_executesql(&mut self, args: &[ast::ExecArg], sink: &mut dyn EventSink) -> SqlResult<()> {
+        let Some(first) = args.first() else {
+            return Err(SqlError::new(201, &[&"sp_executesql", &"@statement"]));
+        };
+        let v = self.eval(&first.value)?;
+        let text = crate::render::value_text(&v, &DataType::NVarChar(None)).unwrap_or_default();
+        let mut params = Vec::new();
+        if let Some(decl) = args.get(1) {
+            let d = self.eval(&decl.value)?;
+            let d = crate::render::value_text(&d, &DataType::NVarChar(None)).unwrap_or_default();
+            // Parse "@a int, @b varchar(10) OUTPUT" through a DECLARE statement.
+            let decl_text = format!("DECLARE {}", d.replace("OUTPUT", "").replace("output", ""));
+            let stmts = parser::parse_batch(&decl_text)?;
+            let mut declared = Vec::new();
+            for s in &stmts {
+                if let StatementKind::Declare(items) = &s.kind {
+                    for it in items {
+                        if let ast::DeclareItem::Scalar {
+                            name, data_type, ..
+                        } = it
+                        {
+                            declared.push((name.clone(), self.resolve_type_name(data_type)?));
+                        }
+                    }
+                }
+            }
+            for (i, (name, t)) in declared.iter().enumerate() {
+                let arg = args[2..].iter().enumerate().find(|(j, a)| match &a.name {
+                    Some(n) => n.eq_ignore_ascii_case(name),
+                    None => *j == i,
+                });
+                let value = match arg {
+                    Some((_, a)) => convert_value(self.eval(&a.value)?, t)?,
+                    None => return Err(SqlError::new(201, &[&"sp_executesql", name])),
+                };
+                params.push((
+                    name.clone(),
+                    crate::session::Variable {
+                        data_type: t.clone(),
+                        value,
+                    },
+                ));
+            }
+        }
+        self.run_dynamic(&text, params, sink)
+    }
+}
+
+/// `@v op= e` as `@v op e`.
+fn compound(name: &str, op: ast::AssignOp, value: &ast::Expr) -> ast::Expr {
+    let bop = match op {
+        ast::AssignOp::Assign | ast::AssignOp::Add => ast::BinaryOp::Add,
+        ast::AssignOp::Sub => ast::BinaryOp::Sub,
+        ast::AssignOp::Mul => ast::BinaryOp::Mul,
+        ast::AssignOp::Div => ast::BinaryOp::Div,
+        ast::AssignOp::Mod => ast::BinaryOp::Mod,
+        ast::AssignOp::BitAnd => ast::BinaryOp::BitAnd,
+        ast::AssignOp::BitOr => ast::BinaryOp::BitOr,
+        ast::AssignOp::BitXor => ast::BinaryOp::BitXor,
+    };
+    ast::Expr::Binary {
+        op: bop,
+        left: Box::new(ast::Expr::Variable(name.to_string())),
+        right: Box::new(ast::Expr::Nested(Box::new(value.clone()))),
+    }
+}
+
+/// Integer value of a numeric value (RETURN, RAISERROR arguments, SET options).
+pub(crate) fn value_to_i64(v: &Value) -> SqlResult<i64> {
+    match crate::query::cast_value(v.clone(), &DataType::BigInt)? {
+        Value::BigInt(n) => Ok(n),
+        Value::Null => Ok(0),
+        other => Err(SqlError::internal(format!(
+            "expected bigint, got {other:?}"
+        ))),
+    }
+}
+
+/// `hh:mm:ss[.fff]` → seconds.
+fn parse_delay(t: &str) -> f64 {
+    let mut secs = 0.0;
+    for part in t.trim().split(':') {
+        secs = secs * 60.0 + part.trim().parse::<f64>().unwrap_or(0.0);
+    }
+    secs
+}
+
+/// RAISERROR's printf-style formatting (`%d %i %u %s %x %X %o`, widths and `%%`).
+pub(crate) fn format_printf(template: &str, args: &[Value]) -> String {
+    let mut out = String::new();
+    let mut it = args.iter();
+    let chars: Vec<char> = template.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c != '%' {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        if chars.get(i + 1) == Some(&'%') {
+            out.push('%');
+            i += 2;
+            continue;
+        }
+        let mut j = i + 1;
+        while j < chars.len() && "-+ #0123456789.*lhI64".contains(chars[j]) {
+            j += 1;
+        }
+        let Some(&conv) = chars.get(j) else {
+            out.extend(&chars[i..]);
+            break;
+        };
+        let arg = it.next();
+        let text = match arg {
+            None => "(null)".to_string(),
+            Some(v) => {
+                let t = crate::render::value_text(v, &DataType::VarChar(None))
+                    .unwrap_or_else(|| "(null)".into());
+                match conv {
+                    'x' => t.parse::<i64>().map(|n| format!("{n:x}")).unwrap_or(t),
+                    'X' => t.parse::<i64>().map(|n| format!("{n:X}")).unwrap_or(t),
+                    'o' => t.parse::<i64>().map(|n| format!("{n:o}")).unwrap_or(t),
+                    _ => t,
+                }
+            }
+        };
+        out.push_str(&text);
+        i = j + 1;
+    }
+    out
+}
+
+#[allow(dead_code)]
+fn _assert_send(_: Arc<crate::server::Engine>) {}

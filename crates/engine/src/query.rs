@@ -1,0 +1,454 @@
+//! Glue to the query pipeline: bind (plan) → optimize (optimizer) → execute (exec), and the
+//! session's implementation of exec's `ExecEnv`.
+
+use std::sync::Arc;
+
+use catalog::{SchemaObject, TableDef};
+use common::{SqlError, SqlResult};
+use exec::{ExecEnv, ResultColumn, RowSink};
+use parser::ast;
+use types::{DataType, Value};
+
+use crate::events::{EventSink, InfoMessage, OutColumn};
+use crate::session::Session;
+
+/// Converts a value to a type with SQL Server's rules (explicit CAST semantics).
+pub(crate) fn cast_value(v: Value, t: &DataType) -> SqlResult<Value> {
+    exec::valops::cast(&v, t)
+}
+
+/// Streams exec's result rows into the event sink.
+struct SinkAdapter<'a> {
+    sink: &'a mut dyn EventSink,
+    started: bool,
+    rows: u64,
+}
+
+impl RowSink for SinkAdapter<'_> {
+    fn columns(&mut self, cols: &[ResultColumn]) -> SqlResult<()> {
+        let out: Vec<OutColumn> = cols
+            .iter()
+            .map(|c| OutColumn {
+                name: c.name.clone(),
+                data_type: c.data_type.clone(),
+            })
+            .collect();
+        self.sink.result_start(&out);
+        self.started = true;
+        Ok(())
+    }
+    fn row(&mut self, row: &[Value]) -> SqlResult<()> {
+        self.sink.row(row);
+        self.rows += 1;
+        Ok(())
+    }
+}
+
+impl Session {
+    /// Evaluates a standalone expression (SET, IF, PRINT, DECLARE initialisers, arguments).
+    pub(crate) fn eval(&mut self, e: &ast::Expr) -> SqlResult<Value> {
+        // Fast paths that need no binding.
+        match e {
+            ast::Expr::Literal(ast::Literal::Null) => return Ok(Value::Null),
+            ast::Expr::Variable(n) => {
+                return match self.var(n) {
+                    Some(v) => Ok(v.value.clone()),
+                    None => Err(SqlError::new(137, &[n])),
+                }
+            }
+            ast::Expr::Nested(inner) => return self.eval(inner),
+            _ => {}
+        }
+        let bound = plan::bind_scalar(e, self)?;
+        exec::eval_scalar(&bound, self)
+    }
+
+    /// Runs SELECT / INSERT / UPDATE / DELETE / MERGE through the query pipeline, emitting the
+    /// result set or the row count.
+    pub(crate) fn run_query_statement(
+        &mut self,
+        s: &ast::Statement,
+        sink: &mut dyn EventSink,
+    ) -> SqlResult<()> {
+        let bound = plan::bind_statement(s, self)?;
+        let is_dml = !matches!(bound, plan::Statement::Select { .. });
+        let physical = optimizer::optimize(bound, self)?;
+        let mut adapter = SinkAdapter {
+            sink,
+            started: false,
+            rows: 0,
+        };
+        let r = exec::execute(&physical, self, &mut adapter);
+        let show = !self.options.nocount;
+        match r {
+            Ok(summary) => {
+                let (started, rows) = (adapter.started, adapter.rows);
+                if started {
+                    adapter.sink.result_end(rows, false, show);
+                }
+                for m in &summary.messages {
+                    adapter.sink.message(&InfoMessage {
+                        text: m.message.clone(),
+                        number: m.number,
+                        severity: m.severity,
+                        state: m.state,
+                    });
+                }
+                let n = summary.rows_affected.unwrap_or(rows);
+                self.rowcount = n as i64;
+                if is_dml && show {
+                    adapter.sink.row_count(n);
+                }
+                Ok(())
+            }
+            Err(e) => {
+                if adapter.started {
+                    let rows = adapter.rows;
+                    adapter.sink.result_end(rows, true, false);
+                }
+                self.rowcount = 0;
+                Err(e)
+            }
+        }
+    }
+
+    /// TRUNCATE TABLE.
+    pub(crate) fn truncate_table(&mut self, name: &ast::ObjectName) -> SqlResult<()> {
+        let q = crate::ddl::qualified(name);
+        let Some((h, obj)) = self.find_object(&q)? else {
+            return Err(SqlError::new(4701, &[&q.display()]));
+        };
+        let SchemaObject::Table(t) = obj else {
+            return Err(SqlError::new(4701, &[&q.display()]));
+        };
+        let db = h.def.name.clone();
+        let tree = h.store.catalog_btree()?;
+        let txn = self.txn_for(&db)?;
+        for ix in &t.indexes {
+            h.store
+                .truncate_object(txn, storage::ObjId(ix.storage_id))?;
+        }
+        if let catalog::TableStorage::Heap(id) = t.storage {
+            h.store.truncate_object(txn, storage::ObjId(id))?;
+        }
+        if t.identity().is_some() {
+            h.cat.write().reset_identity(&tree, txn, t.object_id)?;
+            self.touch_catalog(&db);
+        }
+        Ok(())
+    }
+
+    /// Value of a session-level function or system variable (upper-case name, with `@@` for
+    /// system variables).
+    pub(crate) fn session_function(
+        &mut self,
+        name: &str,
+        args: &[Value],
+    ) -> SqlResult<Option<Value>> {
+        let text = |v: &Value| crate::render::value_text(v, &DataType::NVarChar(None));
+        let n = name.trim_start_matches("@@");
+        Ok(Some(match n {
+            "ROWCOUNT" => Value::Int(self.rowcount.clamp(i32::MIN as i64, i32::MAX as i64) as i32),
+            "ROWCOUNT_BIG" => Value::BigInt(self.rowcount),
+            "SPID" => Value::SmallInt(self.spid as i16),
+            "TRANCOUNT" => Value::Int(self.trancount as i32),
+            "ERROR" => Value::Int(self.error),
+            "NESTLEVEL" => Value::Int(self.modules.len() as i32),
+            "IDENTITY" => self.last_identity.clone().unwrap_or(Value::Null),
+            "SCOPE_IDENTITY" => self.scope_identity.clone().unwrap_or(Value::Null),
+            "VERSION" => Value::NVarChar(crate::VERSION_STRING.to_string()),
+            "SERVERNAME" => Value::NVarChar("latchkey".into()),
+            "SERVICENAME" => Value::NVarChar("MSSQLSERVER".into()),
+            "LANGUAGE" => Value::NVarChar(self.options.language.clone()),
+            "DATEFIRST" => Value::TinyInt(self.options.datefirst as u8),
+            "LOCK_TIMEOUT" => Value::Int(self.options.lock_timeout as i32),
+            "TEXTSIZE" => Value::Int(self.options.textsize as i32),
+            "MAX_PRECISION" => Value::TinyInt(38),
+            "FETCH_STATUS" => Value::Int(-1),
+            "PROCID" => Value::Int(0),
+            "OPTIONS" => Value::Int(self.options_bits()),
+            "XACT_STATE" => Value::SmallInt(if self.trancount == 0 {
+                0
+            } else if self.doomed {
+                -1
+            } else {
+                1
+            }),
+            "ERROR_NUMBER" => match self.caught.last() {
+                Some(c) => Value::Int(c.error.number),
+                None => Value::Null,
+            },
+            "ERROR_MESSAGE" => match self.caught.last() {
+                Some(c) => Value::NVarChar(c.error.message.clone()),
+                None => Value::Null,
+            },
+            "ERROR_SEVERITY" => match self.caught.last() {
+                Some(c) => Value::Int(c.error.severity as i32),
+                None => Value::Null,
+            },
+            "ERROR_STATE" => match self.caught.last() {
+                Some(c) => Value::Int(c.error.state as i32),
+                None => Value::Null,
+            },
+            "ERROR_LINE" => match self.caught.last() {
+                Some(c) => Value::Int(c.error.line as i32),
+                None => Value::Null,
+            },
+            "ERROR_PROCEDURE" => match self.caught.last() {
+                Some(c) if !c.error.procedure.is_empty() => {
+                    Value::NVarChar(c.error.procedure.clone())
+                }
+                _ => Value::Null,
+            },
+            "DB_NAME" => match args.first() {
+                None => Value::NVarChar(self.database.clone()),
+                Some(Value::Null) => Value::Null,
+                Some(v) => {
+                    let id = crate::interp::value_to_i64(v)? as i32;
+                    match self.engine.database_by_id(id) {
+                        Some(h) => Value::NVarChar(h.def.name.clone()),
+                        None => Value::Null,
+                    }
+                }
+            },
+            "DB_ID" => match args.first() {
+                None => Value::SmallInt(self.current_db()?.def.database_id as i16),
+                Some(v) => match text(v).and_then(|n| self.engine.database(&n)) {
+                    Some(h) => Value::SmallInt(h.def.database_id as i16),
+                    None => Value::Null,
+                },
+            },
+            "OBJECT_ID" => {
+                let Some(name) = args.first().and_then(text) else {
+                    return Ok(Some(Value::Null));
+                };
+                let kind = args.get(1).and_then(text).map(|k| k.trim().to_uppercase());
+                let q = crate::ddl::qualified_from_text(&name);
+                match self.find_object(&q)? {
+                    Some((_, o)) if kind.as_deref().is_none_or(|k| k == o.type_code()) => {
+                        Value::Int(o.object_id())
+                    }
+                    _ => Value::Null,
+                }
+            }
+            "OBJECT_NAME" => {
+                let Some(id) = args.first() else {
+                    return Ok(Some(Value::Null));
+                };
+                if id.is_null() {
+                    return Ok(Some(Value::Null));
+                }
+                let id = crate::interp::value_to_i64(id)? as i32;
+                let db = match args.get(1) {
+                    Some(v) if !v.is_null() => Some(crate::interp::value_to_i64(v)? as i32),
+                    _ => None,
+                };
+                match catalog::Catalog::object_name(self, id, db) {
+                    Some(n) => Value::NVarChar(n),
+                    None => Value::Null,
+                }
+            }
+            "SCHEMA_NAME" => match args.first() {
+                None => Value::NVarChar("dbo".into()),
+                Some(v) if v.is_null() => Value::Null,
+                Some(v) => {
+                    let id = crate::interp::value_to_i64(v)? as i32;
+                    match catalog::Catalog::schema_name(self, id) {
+                        Some(n) => Value::NVarChar(n),
+                        None => Value::Null,
+                    }
+                }
+            },
+            "SCHEMA_ID" => match args.first() {
+                None => Value::Int(1),
+                Some(v) => match text(v).and_then(|n| catalog::Catalog::schema_id(self, &n)) {
+                    Some(id) => Value::Int(id),
+                    None => Value::Null,
+                },
+            },
+            "SUSER_NAME" | "SUSER_SNAME" | "ORIGINAL_LOGIN" | "SYSTEM_USER" => {
+                Value::NVarChar("jdbc_user".into())
+            }
+            "USER_NAME" | "CURRENT_USER" | "SESSION_USER" | "USER" => Value::NVarChar("dbo".into()),
+            "HOST_NAME" => Value::NVarChar("localhost".into()),
+            "APP_NAME" => Value::NVarChar("latchkey".into()),
+            "IS_SRVROLEMEMBER" | "IS_MEMBER" => Value::Int(1),
+            "IDENT_CURRENT" => {
+                let Some(name) = args.first().and_then(text) else {
+                    return Ok(Some(Value::Null));
+                };
+                let q = crate::ddl::qualified_from_text(&name);
+                match self.find_object(&q)? {
+                    Some((h, SchemaObject::Table(t))) => match t.identity() {
+                        Some((_, spec)) => {
+                            let cur = h.cat.read().identity.get(&t.object_id).copied();
+                            Value::Decimal {
+                                mantissa: cur.unwrap_or(spec.seed as i128),
+                                scale: 0,
+                            }
+                        }
+                        None => Value::Null,
+                    },
+                    _ => Value::Null,
+                }
+            }
+            _ => return Ok(None),
+        }))
+    }
+
+    fn options_bits(&self) -> i32 {
+        let o = &self.options;
+        let mut bits = 0;
+        if o.implicit_transactions {
+            bits |= 2;
+        }
+        if o.ansi_warnings {
+            bits |= 8;
+        }
+        if o.ansi_padding {
+            bits |= 16;
+        }
+        if o.ansi_nulls {
+            bits |= 32;
+        }
+        if o.arithabort {
+            bits |= 64;
+        }
+        if o.quoted_identifier {
+            bits |= 256;
+        }
+        if o.nocount {
+            bits |= 512;
+        }
+        if o.ansi_null_dflt_on {
+            bits |= 1024;
+        }
+        if o.concat_null_yields_null {
+            bits |= 4096;
+        }
+        if o.xact_abort {
+            bits |= 16384;
+        }
+        bits
+    }
+}
+
+impl plan::BindEnv for Session {
+    fn variable_type(&self, name: &str) -> Option<DataType> {
+        self.var(name).map(|v| v.data_type.clone())
+    }
+
+    fn identity_insert(&self, object_id: i32) -> bool {
+        self.options
+            .identity_insert
+            .as_ref()
+            .is_some_and(|(_, id)| *id == object_id)
+    }
+}
+
+impl ExecEnv for Session {
+    fn storage(&mut self, database: &str) -> SqlResult<Arc<storage::Database>> {
+        Ok(self.db(database)?.store.clone())
+    }
+
+    fn txn(&mut self, database: &str) -> SqlResult<&mut storage::Txn> {
+        self.txn_for(database)
+    }
+
+    fn variable(&self, name: &str) -> Option<Value> {
+        self.var(name).map(|v| v.value.clone())
+    }
+
+    fn set_variable(&mut self, name: &str, v: Value) -> SqlResult<()> {
+        self.assign_var(name, v)
+    }
+
+    fn session_id(&self) -> i32 {
+        self.spid
+    }
+
+    fn create_table(&mut self, spec: &plan::NewTableSpec) -> SqlResult<Arc<TableDef>> {
+        self.create_table_from_spec(spec)
+    }
+
+    fn next_identity(&mut self, table: &TableDef) -> SqlResult<i64> {
+        let Some((_, spec)) = table.identity() else {
+            return Err(SqlError::internal("table has no identity column"));
+        };
+        let h = self.db(&table.database)?;
+        let tree = h.store.catalog_btree()?;
+        let cur = h.cat.read().identity.get(&table.object_id).copied();
+        let next = match cur {
+            Some(c) => c + spec.increment as i128,
+            None => spec.seed as i128,
+        };
+        let db = h.def.name.clone();
+        let txn = self.txn_for(&db)?;
+        h.cat
+            .write()
+            .set_identity(&tree, txn, table.object_id, next)?;
+        let v = i64::try_from(next).map_err(|_| SqlError::new(8115, &[&"IDENTITY", &"bigint"]))?;
+        Ok(v)
+    }
+
+    fn identity_used(&mut self, table: &TableDef, value: i64, generated: bool) {
+        if generated {
+            let v = Value::Decimal {
+                mantissa: value as i128,
+                scale: 0,
+            };
+            self.last_identity = Some(v.clone());
+            self.scope_identity = Some(v);
+            return;
+        }
+        // Explicit value (IDENTITY_INSERT ON): move the counter past it.
+        let Some((_, spec)) = table.identity() else {
+            return;
+        };
+        let Ok(h) = self.db(&table.database) else {
+            return;
+        };
+        let cur = h.cat.read().identity.get(&table.object_id).copied();
+        let value = value as i128;
+        let beyond = match cur {
+            None => true,
+            Some(c) => {
+                if spec.increment >= 0 {
+                    value > c
+                } else {
+                    value < c
+                }
+            }
+        };
+        if beyond {
+            if let Ok(tree) = h.store.catalog_btree() {
+                let db = h.def.name.clone();
+                if let Ok(txn) = self.txn_for(&db) {
+                    let _ = h
+                        .cat
+                        .write()
+                        .set_identity(&tree, txn, table.object_id, value);
+                }
+            }
+        }
+        let v = Value::Decimal {
+            mantissa: value,
+            scale: 0,
+        };
+        self.last_identity = Some(v.clone());
+        self.scope_identity = Some(v);
+    }
+
+    fn call_function(&mut self, name: &str, args: &[Value]) -> SqlResult<Option<Value>> {
+        self.session_function(name, args)
+    }
+
+    fn table_by_id(&mut self, database: &str, object_id: i32) -> SqlResult<Option<Arc<TableDef>>> {
+        let h = self.db(database)?;
+        let cat = h.cat.read();
+        Ok(match cat.objects.get(&object_id) {
+            Some(SchemaObject::Table(t)) => Some(t.clone()),
+            _ => None,
+        })
+    }
+}

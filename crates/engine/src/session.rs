@@ -1,0 +1,525 @@
+//! A session (one connection): current database, SET options, variables, temporary tables and
+//! transactions; batch execution with the procedural interpreter (`interp.rs`).
+//!
+//! Transactions (engine/README T1..T4):
+//! T1. A session holds at most one storage `Txn` per database it touched; they are begun lazily
+//!     by [`Session::txn_for`].
+//! T2. Outside an explicit transaction (`@@TRANCOUNT = 0`) every statement runs in autocommit:
+//!     its txns commit when it succeeds and abort when it fails.
+//! T3. `BEGIN TRAN` increments `@@TRANCOUNT`; `COMMIT` decrements it and commits every txn when it
+//!     reaches 0; `ROLLBACK` aborts every txn and sets it to 0; `SAVE TRAN` records a savepoint
+//!     in every open txn (a txn begun after the savepoint is aborted by `ROLLBACK TRAN sp`).
+//! T4. After an abort or a rollback to a savepoint, the catalog cache of every database whose
+//!     catalog the txn changed is reloaded (dbcat C2).
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use catalog::{Catalog, ModuleDef, QualifiedName, SchemaObject, SequenceDef, TableRef, TypeDef};
+use common::{ObjectId, SqlError, SqlResult};
+use types::{DataType, Value};
+
+use crate::server::{DbHandle, Engine};
+
+/// SET options of a session.
+#[derive(Clone, Debug)]
+pub struct SessionOptions {
+    pub nocount: bool,
+    pub ansi_nulls: bool,
+    pub ansi_padding: bool,
+    pub ansi_warnings: bool,
+    pub ansi_null_dflt_on: bool,
+    pub concat_null_yields_null: bool,
+    pub quoted_identifier: bool,
+    pub arithabort: bool,
+    pub xact_abort: bool,
+    pub implicit_transactions: bool,
+    /// `SET ROWCOUNT n` (0 = no limit).
+    pub rowcount: i64,
+    pub datefirst: i32,
+    pub dateformat: String,
+    pub language: String,
+    pub lock_timeout: i64,
+    pub textsize: i64,
+    /// `SET IDENTITY_INSERT t ON`: (database, object id).
+    pub identity_insert: Option<(String, ObjectId)>,
+    /// Other ON/OFF options (upper case) for `@@OPTIONS`-style queries and SHOWPLAN/STATISTICS.
+    pub flags: HashMap<String, bool>,
+}
+
+impl Default for SessionOptions {
+    fn default() -> Self {
+        SessionOptions {
+            nocount: false,
+            ansi_nulls: true,
+            ansi_padding: true,
+            ansi_warnings: true,
+            ansi_null_dflt_on: true,
+            concat_null_yields_null: true,
+            quoted_identifier: true,
+            arithabort: true,
+            xact_abort: false,
+            implicit_transactions: false,
+            rowcount: 0,
+            datefirst: 7,
+            dateformat: "mdy".into(),
+            language: "us_english".into(),
+            lock_timeout: -1,
+            textsize: 2_147_483_647,
+            identity_insert: None,
+            flags: HashMap::new(),
+        }
+    }
+}
+
+/// A declared variable.
+#[derive(Clone, Debug)]
+pub struct Variable {
+    pub data_type: DataType,
+    pub value: Value,
+}
+
+/// Information about the error being handled in a CATCH block.
+#[derive(Clone, Debug)]
+pub struct CaughtError {
+    pub error: SqlError,
+}
+
+/// One connection's state.
+pub struct Session {
+    pub(crate) engine: Arc<Engine>,
+    pub(crate) spid: i32,
+    pub(crate) database: String,
+    pub options: SessionOptions,
+    /// Variable frames: one per batch / module call (innermost last).
+    pub(crate) frames: Vec<HashMap<String, Variable>>,
+    /// `#name` (lower case) → tempdb object id.
+    pub(crate) temp_tables: HashMap<String, ObjectId>,
+    /// Open storage transactions, by database name.
+    pub(crate) txns: Vec<(String, storage::Txn)>,
+    pub(crate) trancount: u32,
+    pub(crate) savepoints: Vec<(String, Vec<(String, storage::Savepoint)>)>,
+    /// Databases whose catalog the open transaction changed (T4).
+    pub(crate) catalog_touched: HashSet<String>,
+    /// The transaction can no longer commit (XACT_ABORT / error 3930 state).
+    pub(crate) doomed: bool,
+    pub(crate) rowcount: i64,
+    pub(crate) error: i32,
+    pub(crate) last_identity: Option<Value>,
+    pub(crate) scope_identity: Option<Value>,
+    /// Stack of errors being handled by CATCH blocks.
+    pub(crate) caught: Vec<CaughtError>,
+    /// TRY nesting depth (errors inside go to the CATCH block).
+    pub(crate) try_depth: u32,
+    /// Module nesting (`@@NESTLEVEL`) and names for error reports.
+    pub(crate) modules: Vec<String>,
+    pub(crate) temp_counter: u64,
+}
+
+impl Session {
+    /// A new session on `engine` (current database `master`).
+    pub fn new(engine: Arc<Engine>) -> Session {
+        let spid = engine.next_spid();
+        Session {
+            engine,
+            spid,
+            database: "master".into(),
+            options: SessionOptions::default(),
+            frames: vec![HashMap::new()],
+            temp_tables: HashMap::new(),
+            txns: Vec::new(),
+            trancount: 0,
+            savepoints: Vec::new(),
+            catalog_touched: HashSet::new(),
+            doomed: false,
+            rowcount: 0,
+            error: 0,
+            last_identity: None,
+            scope_identity: None,
+            caught: Vec::new(),
+            try_depth: 0,
+            modules: Vec::new(),
+            temp_counter: 0,
+        }
+    }
+
+    /// The engine this session belongs to.
+    pub fn engine(&self) -> &Arc<Engine> {
+        &self.engine
+    }
+
+    /// `@@SPID`.
+    pub fn spid(&self) -> i32 {
+        self.spid
+    }
+
+    /// Current database name.
+    pub fn database(&self) -> &str {
+        &self.database
+    }
+
+    /// `@@TRANCOUNT`.
+    pub fn trancount(&self) -> u32 {
+        self.trancount
+    }
+
+    /// Handle of a database by name (error 911 when missing).
+    pub fn db(&self, name: &str) -> SqlResult<Arc<DbHandle>> {
+        self.engine.database(name).ok_or_else(|| {
+            SqlError::custom(
+                911,
+                16,
+                1,
+                format!("Database '{name}' does not exist. Make sure that the name is entered correctly."),
+            )
+        })
+    }
+
+    /// The current database's handle.
+    pub fn current_db(&self) -> SqlResult<Arc<DbHandle>> {
+        self.db(&self.database)
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Transactions
+
+    /// The open storage txn of `database`, begun lazily (T1).
+    pub fn txn_for(&mut self, database: &str) -> SqlResult<&mut storage::Txn> {
+        let pos = self
+            .txns
+            .iter()
+            .position(|(d, _)| catalog::name_eq(d, database));
+        let pos = match pos {
+            Some(p) => p,
+            None => {
+                let h = self.db(database)?;
+                let t = h.store.begin()?;
+                self.txns.push((h.def.name.clone(), t));
+                self.txns.len() - 1
+            }
+        };
+        Ok(&mut self.txns[pos].1)
+    }
+
+    /// Commits every open txn (T2/T3).
+    pub(crate) fn commit_all(&mut self) -> SqlResult<()> {
+        let txns = std::mem::take(&mut self.txns);
+        let mut first_err = None;
+        for (_, t) in txns {
+            if let Err(e) = t.commit() {
+                first_err.get_or_insert(e);
+            }
+        }
+        self.catalog_touched.clear();
+        self.savepoints.clear();
+        self.doomed = false;
+        match first_err {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Aborts every open txn and reloads touched catalogs (T3/T4).
+    pub(crate) fn abort_all(&mut self) -> SqlResult<()> {
+        let txns = std::mem::take(&mut self.txns);
+        let mut first_err = None;
+        for (_, t) in txns {
+            if let Err(e) = t.abort() {
+                first_err.get_or_insert(e);
+            }
+        }
+        self.savepoints.clear();
+        self.doomed = false;
+        self.reload_touched()?;
+        match first_err {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    fn reload_touched(&mut self) -> SqlResult<()> {
+        let touched: Vec<String> = self.catalog_touched.drain().collect();
+        for d in touched {
+            if let Some(h) = self.engine.database(&d) {
+                h.reload_catalog()?;
+            }
+        }
+        // Temp tables created in the rolled-back txn no longer exist.
+        if let Some(t) = self.engine.database("tempdb") {
+            let cat = t.cat.read();
+            self.temp_tables
+                .retain(|_, id| cat.objects.contains_key(id));
+        }
+        Ok(())
+    }
+
+    /// `ROLLBACK TRAN savepoint`.
+    pub(crate) fn rollback_to_savepoint(&mut self, name: &str) -> SqlResult<()> {
+        let Some(pos) = self
+            .savepoints
+            .iter()
+            .rposition(|(n, _)| n.eq_ignore_ascii_case(name))
+        else {
+            return Err(SqlError::new(6401, &[&name]));
+        };
+        let (_, marks) = self.savepoints[pos].clone();
+        self.savepoints.truncate(pos + 1);
+        let mut keep = Vec::new();
+        for (db, mut t) in std::mem::take(&mut self.txns) {
+            match marks.iter().find(|(d, _)| *d == db) {
+                Some((_, sp)) => {
+                    t.rollback_to(*sp)?;
+                    keep.push((db, t));
+                }
+                None => t.abort()?,
+            }
+        }
+        self.txns = keep;
+        // The catalog of every touched db is reloaded; the txn stays open so the set stays.
+        let touched: Vec<String> = self.catalog_touched.iter().cloned().collect();
+        for d in touched {
+            if let Some(h) = self.engine.database(&d) {
+                h.reload_catalog()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends the statement's autocommit txns (T2).
+    pub(crate) fn end_statement(&mut self, ok: bool) -> SqlResult<()> {
+        if self.trancount > 0 {
+            return Ok(());
+        }
+        if ok {
+            self.commit_all()
+        } else {
+            self.abort_all()
+        }
+    }
+
+    /// Marks the catalog of `database` as changed by the open txn (T4).
+    pub(crate) fn touch_catalog(&mut self, database: &str) {
+        self.catalog_touched.insert(database.to_string());
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Variables
+
+    /// Looks a variable up (case-insensitive, with `@`).
+    pub fn var(&self, name: &str) -> Option<&Variable> {
+        let key = name.to_lowercase();
+        self.frames.last().and_then(|f| f.get(&key))
+    }
+
+    pub(crate) fn declare_var(&mut self, name: &str, data_type: DataType) -> SqlResult<()> {
+        let key = name.to_lowercase();
+        let frame = self
+            .frames
+            .last_mut()
+            .ok_or_else(|| SqlError::internal("no variable frame"))?;
+        if frame.contains_key(&key) {
+            return Err(SqlError::new(134, &[&name]));
+        }
+        frame.insert(
+            key,
+            Variable {
+                data_type,
+                value: Value::Null,
+            },
+        );
+        Ok(())
+    }
+
+    /// Assigns a variable, converting to its declared type.
+    pub fn assign_var(&mut self, name: &str, v: Value) -> SqlResult<()> {
+        let key = name.to_lowercase();
+        let frame = self
+            .frames
+            .last_mut()
+            .ok_or_else(|| SqlError::internal("no variable frame"))?;
+        let Some(var) = frame.get_mut(&key) else {
+            return Err(SqlError::new(137, &[&name]));
+        };
+        var.value = crate::interp::convert_value(v, &var.data_type)?;
+        Ok(())
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Temp tables
+
+    /// Drops this session's temporary tables (called at session end).
+    pub fn drop_temp_tables(&mut self) {
+        let ids: Vec<ObjectId> = self.temp_tables.values().copied().collect();
+        if ids.is_empty() {
+            return;
+        }
+        let _ = self.abort_all();
+        for id in ids {
+            let _ = self.drop_table_by_id("tempdb", id);
+        }
+        let _ = self.commit_all();
+        self.temp_tables.clear();
+    }
+
+    /// Drops a table (storage objects and catalog row) in the open txn.
+    pub(crate) fn drop_table_by_id(&mut self, database: &str, id: ObjectId) -> SqlResult<()> {
+        let h = self.db(database)?;
+        let table = match h.cat.read().objects.get(&id) {
+            Some(SchemaObject::Table(t)) => t.clone(),
+            _ => return Ok(()),
+        };
+        let tree = h.store.catalog_btree()?;
+        let txn = self.txn_for(database)?;
+        for ix in &table.indexes {
+            h.store.drop_object(txn, storage::ObjId(ix.storage_id))?;
+        }
+        if let catalog::TableStorage::Heap(hid) = table.storage {
+            h.store.drop_object(txn, storage::ObjId(hid))?;
+        }
+        h.cat.write().remove(&tree, txn, id)?;
+        self.touch_catalog(database);
+        self.temp_tables.retain(|_, v| *v != id);
+        Ok(())
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Name resolution helpers
+
+    /// (database, schema) a name refers to, with defaults; temp names map to tempdb.
+    pub fn resolve_parts(&self, name: &QualifiedName) -> (String, String) {
+        if name.is_temp() {
+            return ("tempdb".into(), "dbo".into());
+        }
+        let db = name
+            .database
+            .clone()
+            .filter(|d| !d.is_empty())
+            .unwrap_or_else(|| self.database.clone());
+        let schema = name
+            .schema
+            .clone()
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| "dbo".into());
+        (db, schema)
+    }
+
+    /// Finds any schema object by name (temp tables included).
+    pub fn find_object(
+        &self,
+        name: &QualifiedName,
+    ) -> SqlResult<Option<(Arc<DbHandle>, SchemaObject)>> {
+        let (dbname, schema) = self.resolve_parts(name);
+        let Some(h) = self.engine.database(&dbname) else {
+            return Ok(None);
+        };
+        if name.is_temp() {
+            let id = if name.name.starts_with("##") {
+                h.cat
+                    .read()
+                    .lookup("dbo", &name.name)
+                    .map(|o| o.object_id())
+            } else {
+                self.temp_tables.get(&name.name.to_lowercase()).copied()
+            };
+            let found = id.and_then(|id| h.cat.read().objects.get(&id).cloned());
+            return Ok(found.map(|o| (h.clone(), o)));
+        }
+        let found = h.cat.read().lookup(&schema, &name.name).cloned();
+        Ok(found.map(|o| (h, o)))
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if !self.txns.is_empty() {
+            let _ = self.abort_all();
+        }
+        self.drop_temp_tables();
+    }
+}
+
+impl Catalog for Session {
+    fn current_database(&self) -> String {
+        self.database.clone()
+    }
+
+    fn current_schema(&self) -> String {
+        "dbo".into()
+    }
+
+    fn resolve_table(&self, name: &QualifiedName) -> SqlResult<Option<TableRef>> {
+        if let Some(schema) = &name.schema {
+            if schema.eq_ignore_ascii_case("sys")
+                || schema.eq_ignore_ascii_case("INFORMATION_SCHEMA")
+            {
+                let (db, _) = self.resolve_parts(name);
+                if let Some(v) = crate::sysviews::system_view(self, &db, schema, &name.name)? {
+                    return Ok(Some(TableRef::Virtual(Arc::new(v))));
+                }
+                if schema.eq_ignore_ascii_case("INFORMATION_SCHEMA") {
+                    return Ok(None);
+                }
+            }
+        }
+        Ok(match self.find_object(name)? {
+            Some((_, SchemaObject::Table(t))) => Some(TableRef::Table(t)),
+            Some((_, SchemaObject::View(v))) => Some(TableRef::View(v)),
+            _ => None,
+        })
+    }
+
+    fn resolve_module(&self, name: &QualifiedName) -> SqlResult<Option<Arc<ModuleDef>>> {
+        Ok(match self.find_object(name)? {
+            Some((_, SchemaObject::Module(m))) => Some(m),
+            _ => None,
+        })
+    }
+
+    fn resolve_sequence(&self, name: &QualifiedName) -> SqlResult<Option<Arc<SequenceDef>>> {
+        Ok(match self.find_object(name)? {
+            Some((_, SchemaObject::Sequence(s))) => Some(s),
+            _ => None,
+        })
+    }
+
+    fn resolve_type(&self, name: &QualifiedName) -> SqlResult<Option<Arc<TypeDef>>> {
+        let (db, schema) = self.resolve_parts(name);
+        Ok(self
+            .engine
+            .database(&db)
+            .and_then(|h| h.cat.read().user_type(&schema, &name.name)))
+    }
+
+    fn resolve_object(&self, name: &QualifiedName) -> SqlResult<Option<SchemaObject>> {
+        Ok(self.find_object(name)?.map(|(_, o)| o))
+    }
+
+    fn database_id(&self, name: &str) -> Option<i32> {
+        self.engine.database(name).map(|h| h.def.database_id)
+    }
+
+    fn database_name(&self, id: i32) -> Option<String> {
+        self.engine.database_by_id(id).map(|h| h.def.name.clone())
+    }
+
+    fn object_name(&self, object_id: ObjectId, database_id: Option<i32>) -> Option<String> {
+        let h = match database_id {
+            Some(id) => self.engine.database_by_id(id)?,
+            None => self.engine.database(&self.database)?,
+        };
+        let cat = h.cat.read();
+        cat.objects.get(&object_id).map(|o| o.name().to_string())
+    }
+
+    fn schema_id(&self, name: &str) -> Option<i32> {
+        let h = self.engine.database(&self.database)?;
+        let cat = h.cat.read();
+        cat.schema(name).map(|s| s.schema_id)
+    }
+
+    fn schema_name(&self, id: i32) -> Option<String> {
+        let h = self.engine.database(&self.database)?;
+        let cat = h.cat.read();
+        cat.schema_by_id(id).map(|s| s.name.clone())
+    }
+}

@@ -1,0 +1,294 @@
+//! Aggregate accumulators shared by Hash Match (Aggregate), Stream Aggregate and Window.
+//!
+//! Result types are decided by the binder (`AggCall::data_type`, SQL Server's rules:
+//! `SUM(int)` is int with overflow 8115, `AVG(int)` is int, `SUM(decimal(p,s))` is
+//! decimal(38,s)); accumulators sum exactly in i128 for integer/decimal/money inputs.
+
+use std::collections::HashSet;
+
+use common::{SqlError, SqlResult};
+use plan::{AggCall, AggFunc};
+use types::{DataType, Value};
+
+use crate::context::ExecCtx;
+use crate::eval::eval;
+use crate::valops;
+
+/// Running state of one aggregate.
+#[derive(Clone, Debug)]
+pub struct AggState {
+    count: i64,
+    isum: i128,
+    fsum: f64,
+    /// Welford mean / M2 for STDEV/VAR.
+    mean: f64,
+    m2: f64,
+    best: Option<Value>,
+    parts: Vec<(Vec<Value>, String)>,
+    sep: Option<String>,
+    overflow: bool,
+    distinct: Option<HashSet<Vec<u8>>>,
+}
+
+enum SumKind {
+    Int,
+    Scaled(u8),
+    Float,
+}
+
+fn sum_kind(t: &DataType) -> SumKind {
+    match t {
+        DataType::Decimal { scale, .. } | DataType::Numeric { scale, .. } => SumKind::Scaled(*scale),
+        DataType::Money | DataType::SmallMoney => SumKind::Scaled(4),
+        DataType::Float | DataType::Real => SumKind::Float,
+        _ => SumKind::Int,
+    }
+}
+
+impl AggState {
+    pub fn new(call: &AggCall) -> Self {
+        AggState {
+            count: 0,
+            isum: 0,
+            fsum: 0.0,
+            mean: 0.0,
+            m2: 0.0,
+            best: None,
+            parts: Vec::new(),
+            sep: None,
+            overflow: false,
+            distinct: if call.distinct {
+                Some(HashSet::new())
+            } else {
+                None
+            },
+        }
+    }
+
+    /// Feeds one input row.
+    pub fn update(&mut self, call: &AggCall, row: &[Value], ctx: &mut ExecCtx) -> SqlResult<()> {
+        if matches!(call.func, AggFunc::CountStar | AggFunc::CountBigStar) {
+            self.count += 1;
+            return Ok(());
+        }
+        if call.func == AggFunc::Grouping {
+            return Ok(());
+        }
+        let Some(arg) = call.args.first() else {
+            return Err(SqlError::internal("aggregate without argument"));
+        };
+        let v = match arg.as_column() {
+            Some(i) => row.get(i).cloned().unwrap_or(Value::Null),
+            None => eval(arg, row, ctx)?,
+        };
+        self.update_value(call, v, row, ctx)
+    }
+
+    /// Feeds one already-evaluated argument value.
+    pub fn update_value(
+        &mut self,
+        call: &AggCall,
+        v: Value,
+        row: &[Value],
+        ctx: &mut ExecCtx,
+    ) -> SqlResult<()> {
+        if v.is_null() {
+            ctx.null_eliminated();
+            return Ok(());
+        }
+        if let Some(seen) = &mut self.distinct {
+            let mut k = Vec::new();
+            valops::hash_key(&v, &mut k);
+            if !seen.insert(k) {
+                return Ok(());
+            }
+        }
+        self.count += 1;
+        match call.func {
+            AggFunc::Count | AggFunc::CountBig | AggFunc::CountStar | AggFunc::CountBigStar => {}
+            AggFunc::Sum | AggFunc::Avg => match sum_kind(&call.data_type) {
+                SumKind::Float => {
+                    if let Value::Float(f) = valops::cast(&v, &DataType::Float)? {
+                        self.fsum += f;
+                    }
+                }
+                SumKind::Int => {
+                    if let Value::BigInt(i) = valops::cast(&v, &DataType::BigInt)? {
+                        match self.isum.checked_add(i as i128) {
+                            Some(s) => self.isum = s,
+                            None => self.overflow = true,
+                        }
+                    }
+                }
+                SumKind::Scaled(s) => {
+                    if let Value::Decimal { mantissa, .. } =
+                        valops::cast(&v, &DataType::Decimal { precision: 38, scale: s })?
+                    {
+                        match self.isum.checked_add(mantissa) {
+                            Some(x) => self.isum = x,
+                            None => self.overflow = true,
+                        }
+                    }
+                }
+            },
+            AggFunc::Min | AggFunc::Max => {
+                let replace = match &self.best {
+                    None => true,
+                    Some(b) => {
+                        let o = valops::sort_cmp(&v, b);
+                        if call.func == AggFunc::Min {
+                            o == std::cmp::Ordering::Less
+                        } else {
+                            o == std::cmp::Ordering::Greater
+                        }
+                    }
+                };
+                if replace {
+                    self.best = Some(v);
+                }
+            }
+            AggFunc::Stdev | AggFunc::StdevP | AggFunc::Var | AggFunc::VarP => {
+                if let Value::Float(x) = valops::cast(&v, &DataType::Float)? {
+                    let n = self.count as f64;
+                    let d = x - self.mean;
+                    self.mean += d / n;
+                    self.m2 += d * (x - self.mean);
+                }
+            }
+            AggFunc::StringAgg => {
+                if self.sep.is_none() {
+                    let s = match call.args.get(1) {
+                        Some(e) => valops::to_text(&eval(e, row, ctx)?),
+                        None => String::new(),
+                    };
+                    self.sep = Some(s);
+                }
+                let mut keys = Vec::with_capacity(call.order_by.len());
+                for k in &call.order_by {
+                    keys.push(eval(&k.expr, row, ctx)?);
+                }
+                self.parts.push((keys, valops::to_text(&v)));
+            }
+            AggFunc::ChecksumAgg => {
+                if let Value::BigInt(i) = valops::cast(&v, &DataType::BigInt)? {
+                    self.isum ^= i as i32 as i128;
+                }
+            }
+            AggFunc::Grouping => {}
+        }
+        Ok(())
+    }
+
+    /// The final value.
+    pub fn finish(&mut self, call: &AggCall) -> SqlResult<Value> {
+        let t = &call.data_type;
+        let ovf = || SqlError::new(8115, &[&"expression", &t.sql_name()]);
+        match call.func {
+            AggFunc::CountStar | AggFunc::Count => Ok(Value::Int(
+                i32::try_from(self.count).map_err(|_| ovf())?,
+            )),
+            AggFunc::CountBigStar | AggFunc::CountBig => Ok(Value::BigInt(self.count)),
+            AggFunc::Sum | AggFunc::Avg => {
+                if self.count == 0 {
+                    return Ok(Value::Null);
+                }
+                if self.overflow {
+                    return Err(ovf());
+                }
+                let avg = call.func == AggFunc::Avg;
+                match sum_kind(t) {
+                    SumKind::Float => {
+                        let f = if avg {
+                            self.fsum / self.count as f64
+                        } else {
+                            self.fsum
+                        };
+                        valops::cast(&Value::Float(f), t)
+                    }
+                    SumKind::Int => {
+                        let s = if avg {
+                            self.isum / self.count as i128
+                        } else {
+                            self.isum
+                        };
+                        let v = Value::Decimal {
+                            mantissa: s,
+                            scale: 0,
+                        };
+                        valops::cast(&v, t).map_err(|_| ovf())
+                    }
+                    SumKind::Scaled(s) => {
+                        let m = if avg {
+                            self.isum / self.count as i128
+                        } else {
+                            self.isum
+                        };
+                        valops::cast(
+                            &Value::Decimal {
+                                mantissa: m,
+                                scale: s,
+                            },
+                            t,
+                        )
+                        .map_err(|_| ovf())
+                    }
+                }
+            }
+            AggFunc::Min | AggFunc::Max => match self.best.take() {
+                Some(v) => valops::cast(&v, t),
+                None => Ok(Value::Null),
+            },
+            AggFunc::Stdev | AggFunc::StdevP | AggFunc::Var | AggFunc::VarP => {
+                let n = self.count as f64;
+                let sample = matches!(call.func, AggFunc::Stdev | AggFunc::Var);
+                if self.count == 0 || (sample && self.count < 2) {
+                    return Ok(Value::Null);
+                }
+                let var = self.m2 / if sample { n - 1.0 } else { n };
+                Ok(Value::Float(
+                    if matches!(call.func, AggFunc::Stdev | AggFunc::StdevP) {
+                        var.sqrt()
+                    } else {
+                        var
+                    },
+                ))
+            }
+            AggFunc::StringAgg => {
+                if self.parts.is_empty() {
+                    return Ok(Value::Null);
+                }
+                if !call.order_by.is_empty() {
+                    let desc: Vec<bool> = call.order_by.iter().map(|k| k.desc).collect();
+                    self.parts.sort_by(|a, b| {
+                        for (i, d) in desc.iter().enumerate() {
+                            let o = valops::sort_cmp(&a.0[i], &b.0[i]);
+                            let o = if *d { o.reverse() } else { o };
+                            if o != std::cmp::Ordering::Equal {
+                                return o;
+                            }
+                        }
+                        std::cmp::Ordering::Equal
+                    });
+                }
+                let sep = self.sep.clone().unwrap_or_default();
+                let s = self
+                    .parts
+                    .iter()
+                    .map(|p| p.1.as_str())
+                    .collect::<Vec<_>>()
+                    .join(&sep);
+                Ok(if t.is_unicode() {
+                    Value::NVarChar(s)
+                } else {
+                    Value::VarChar(s)
+                })
+            }
+            AggFunc::ChecksumAgg => Ok(if self.count == 0 {
+                Value::Null
+            } else {
+                Value::Int(self.isum as i32)
+            }),
+            AggFunc::Grouping => Ok(Value::TinyInt(0)),
+        }
+    }
+}

@@ -1,0 +1,75 @@
+//! Per-execution state shared by all operators of one statement.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use common::SqlError;
+use types::Value;
+
+use crate::ExecEnv;
+
+/// Execution context: the session environment, correlated parameter slots, work tables of
+/// recursive CTEs, informational messages and caches of uncorrelated subquery results.
+pub struct ExecCtx<'e> {
+    pub env: &'e mut dyn ExecEnv,
+    /// Parameter slots (outer references): (slot, value), few entries, linear lookup.
+    pub params: Vec<(usize, Value)>,
+    /// Rows of the previous recursion level per recursive CTE id.
+    pub work_tables: HashMap<usize, Rc<Vec<Vec<Value>>>>,
+    pub messages: Vec<SqlError>,
+    null_warning_sent: bool,
+    /// Cached results of uncorrelated subqueries, keyed by the plan node address.
+    pub(crate) subquery_cache: HashMap<usize, Rc<Vec<Vec<Value>>>>,
+    rng: u64,
+}
+
+impl<'e> ExecCtx<'e> {
+    pub fn new(env: &'e mut dyn ExecEnv) -> Self {
+        ExecCtx {
+            env,
+            params: Vec::new(),
+            work_tables: HashMap::new(),
+            messages: Vec::new(),
+            null_warning_sent: false,
+            subquery_cache: HashMap::new(),
+            rng: 0x9E37_79B9_7F4A_7C15,
+        }
+    }
+
+    /// Sets parameter slot `slot`.
+    pub fn set_param(&mut self, slot: usize, v: Value) {
+        match self.params.iter_mut().find(|(s, _)| *s == slot) {
+            Some(p) => p.1 = v,
+            None => self.params.push((slot, v)),
+        }
+    }
+
+    /// Value of parameter slot `slot` (NULL if never set).
+    #[inline]
+    pub fn param(&self, slot: usize) -> Value {
+        self.params
+            .iter()
+            .find(|(s, _)| *s == slot)
+            .map(|p| p.1.clone())
+            .unwrap_or(Value::Null)
+    }
+
+    /// Next pseudo-random number in [0, 1) (RAND()).
+    pub fn rng_next(&mut self) -> f64 {
+        // xorshift64*
+        let mut x = self.rng;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.rng = x;
+        (x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Raises warning 8153 once per statement.
+    pub fn null_eliminated(&mut self) {
+        if !self.null_warning_sent {
+            self.null_warning_sent = true;
+            self.messages.push(SqlError::new(8153, &[]));
+        }
+    }
+}

@@ -1,0 +1,223 @@
+//! Index Seek / Clustered Index Seek (+ Key Lookup / RID Lookup for nonclustered indexes):
+//! evaluates the seek values when opened (they may read outer-reference parameters, so the
+//! inner side of a nested loops join re-seeks per outer row), converts them to byte bounds on
+//! the index key encoding and range-scans the B-tree.
+
+use std::ops::Bound;
+
+use common::{SqlError, SqlResult};
+use plan::{ScalarExpr, SeekRange, TableSource};
+use storage::{BTreeScan, RowBatch, ScanDirection};
+use types::Value;
+
+use crate::context::ExecCtx;
+use crate::eval::{eval, eval_pred};
+use crate::operator::Operator;
+use crate::row_format::{encode_key_value, nc_locator};
+use crate::table_io::TableStore;
+
+pub struct IndexSeek<'p> {
+    source: &'p TableSource,
+    index: usize,
+    range: &'p SeekRange,
+    predicate: Option<&'p ScalarExpr>,
+    backward: bool,
+    store: Option<TableStore>,
+    scan: Option<BTreeScan>,
+    batch: RowBatch,
+    pos: usize,
+    more: bool,
+    row: Vec<Value>,
+}
+
+impl<'p> IndexSeek<'p> {
+    pub fn new(
+        source: &'p TableSource,
+        index: usize,
+        range: &'p SeekRange,
+        predicate: Option<&'p ScalarExpr>,
+        backward: bool,
+    ) -> Self {
+        IndexSeek {
+            source,
+            index,
+            range,
+            predicate,
+            backward,
+            store: None,
+            scan: None,
+            batch: RowBatch::new(),
+            pos: 0,
+            more: false,
+            row: Vec::new(),
+        }
+    }
+
+    /// Computes the byte bounds; None = the seek matches nothing.
+    fn bounds(&self, ctx: &mut ExecCtx) -> SqlResult<Option<(Bound<Vec<u8>>, Bound<Vec<u8>>)>> {
+        let table = &self.source.table;
+        let ix = &table.indexes[self.index];
+        let mut prefix = Vec::new();
+        for (k, e) in self.range.eq.iter().enumerate() {
+            let v = eval(e, &[], ctx)?;
+            if v.is_null() {
+                return Ok(None);
+            }
+            let (c, desc) = ix.key_columns[k];
+            if encode_key_value(&v, &table.columns[c].data_type, desc, &mut prefix).is_err() {
+                return Ok(None); // value cannot equal any key (out of the column's range)
+            }
+        }
+        let succ = |b: &[u8]| types::key::successor(b);
+        let mut lower: Bound<Vec<u8>> = if prefix.is_empty() {
+            Bound::Unbounded
+        } else {
+            Bound::Included(prefix.clone())
+        };
+        let mut upper: Bound<Vec<u8>> = match succ(&prefix) {
+            Some(s) if !prefix.is_empty() => Bound::Excluded(s),
+            _ => Bound::Unbounded,
+        };
+        if self.range.lower.is_some() || self.range.upper.is_some() {
+            let Some(&(c, desc)) = ix.key_columns.get(self.range.eq.len()) else {
+                return Err(SqlError::internal("seek range beyond the index key"));
+            };
+            let t = &table.columns[c].data_type;
+            // exclude NULLs of the range column
+            let mut nn = prefix.clone();
+            if desc {
+                nn.push(0xFF);
+                upper = Bound::Excluded(nn);
+            } else {
+                nn.push(0x01);
+                lower = Bound::Included(nn);
+            }
+            for (is_lower, b) in [(true, &self.range.lower), (false, &self.range.upper)] {
+                let Some((e, inc)) = b else { continue };
+                let v = eval(e, &[], ctx)?;
+                if v.is_null() {
+                    return Ok(None);
+                }
+                let mut bytes = prefix.clone();
+                if encode_key_value(&v, t, desc, &mut bytes).is_err() {
+                    continue; // bound out of the column's range: the residual re-checks it
+                }
+                // in byte order a descending column swaps lower and upper
+                let byte_lower = is_lower != desc;
+                if byte_lower {
+                    lower = if *inc {
+                        Bound::Included(bytes)
+                    } else {
+                        match succ(&bytes) {
+                            Some(s) => Bound::Included(s),
+                            None => return Ok(None),
+                        }
+                    };
+                } else {
+                    upper = if *inc {
+                        match succ(&bytes) {
+                            Some(s) => Bound::Excluded(s),
+                            None => Bound::Unbounded,
+                        }
+                    } else {
+                        Bound::Excluded(bytes)
+                    };
+                }
+            }
+        }
+        Ok(Some((lower, upper)))
+    }
+}
+
+fn as_ref(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {
+    match b {
+        Bound::Included(v) => Bound::Included(v.as_slice()),
+        Bound::Excluded(v) => Bound::Excluded(v.as_slice()),
+        Bound::Unbounded => Bound::Unbounded,
+    }
+}
+
+impl Operator for IndexSeek<'_> {
+    fn open(&mut self, ctx: &mut ExecCtx) -> SqlResult<()> {
+        if self.store.is_none() {
+            let db = ctx.env.storage(&self.source.table.database)?;
+            self.store = Some(TableStore::open(db, self.source.table.clone())?);
+        }
+        self.batch.clear();
+        self.pos = 0;
+        self.scan = None;
+        self.more = false;
+        let Some((lo, hi)) = self.bounds(ctx)? else {
+            return Ok(());
+        };
+        let Some(store) = &self.store else {
+            return Ok(());
+        };
+        let bt = match &store.clustered {
+            Some((p, bt)) if *p == self.index => bt.clone(),
+            _ => match store.nonclustered.iter().find(|(p, _, _)| *p == self.index) {
+                Some((_, bt, _)) => bt.clone(),
+                None => return Err(SqlError::internal("seek index not found")),
+            },
+        };
+        let dir = if self.backward {
+            ScanDirection::Backward
+        } else {
+            ScanDirection::Forward
+        };
+        self.scan = Some(bt.range(as_ref(&lo), as_ref(&hi), dir)?);
+        self.more = true;
+        Ok(())
+    }
+
+    fn next(&mut self, ctx: &mut ExecCtx) -> SqlResult<bool> {
+        let Some(store) = &self.store else {
+            return Ok(false);
+        };
+        let clustered = matches!(&store.clustered, Some((p, _)) if *p == self.index);
+        loop {
+            if self.pos < self.batch.len() {
+                let i = self.pos;
+                self.pos += 1;
+                self.row.clear();
+                let locator: Vec<u8>;
+                if clustered {
+                    store.format.decode_into(self.batch.record(i), &mut self.row)?;
+                    locator = self.batch.key(i).to_vec();
+                } else {
+                    locator = nc_locator(self.batch.record(i))?.to_vec();
+                    let Some(rec) = store.fetch(&locator)? else {
+                        continue;
+                    };
+                    store.format.decode_into(&rec, &mut self.row)?;
+                }
+                if self.source.with_locator {
+                    self.row.push(Value::VarBinary(locator));
+                }
+                if let Some(p) = self.predicate {
+                    if !eval_pred(p, &self.row, ctx)? {
+                        continue;
+                    }
+                }
+                return Ok(true);
+            }
+            if !self.more {
+                return Ok(false);
+            }
+            self.batch.clear();
+            self.pos = 0;
+            self.more = match &mut self.scan {
+                Some(s) => s.next_batch(&mut self.batch)?,
+                None => false,
+            };
+        }
+    }
+
+    fn row(&self) -> &[Value] {
+        &self.row
+    }
+
+    fn close(&mut self) {
+        self.scan = None;
+    }
+}

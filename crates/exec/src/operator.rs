@@ -1,0 +1,174 @@
+//! The row-mode operator interface and the plan → operator tree builder.
+
+use common::SqlResult;
+use plan::{PhysKind, PhysOp};
+use types::Value;
+
+use crate::context::ExecCtx;
+
+/// A row-mode iterator. `open` (re)starts it — operators can be re-opened (inner side of nested
+/// loops); `next` advances and returns false at the end; `row` is the current row, valid until
+/// the next call to `next`/`open`.
+pub trait Operator {
+    fn open(&mut self, ctx: &mut ExecCtx) -> SqlResult<()>;
+    fn next(&mut self, ctx: &mut ExecCtx) -> SqlResult<bool>;
+    fn row(&self) -> &[Value];
+    fn close(&mut self) {}
+}
+
+/// A boxed operator borrowing its plan.
+pub type BoxOp<'p> = Box<dyn Operator + 'p>;
+
+/// Builds the operator tree for `op`.
+pub fn build(op: &PhysOp) -> SqlResult<BoxOp<'_>> {
+    use crate::*;
+    Ok(match &op.kind {
+        PhysKind::ConstantScan { rows } => Box::new(constant_scan::ConstantScan::new(rows)),
+        PhysKind::VirtualScan { table } => {
+            Box::new(constant_scan::VirtualScan::new(&table.rows))
+        }
+        PhysKind::Filter { input, predicate } => {
+            Box::new(filter::Filter::new(build(input)?, predicate))
+        }
+        PhysKind::ComputeScalar { input, exprs } => {
+            Box::new(compute_scalar::ComputeScalar::new(build(input)?, exprs))
+        }
+        PhysKind::NestedLoops {
+            outer,
+            inner,
+            kind,
+            predicate,
+            params,
+        } => Box::new(nested_loops::NestedLoops::new(
+            build(outer)?,
+            build(inner)?,
+            *kind,
+            predicate.as_ref(),
+            params,
+            inner.columns.len(),
+        )),
+        PhysKind::HashJoin {
+            left,
+            right,
+            kind,
+            left_keys,
+            right_keys,
+            residual,
+        } => Box::new(hash_match::HashJoin::new(
+            build(left)?,
+            build(right)?,
+            *kind,
+            left_keys,
+            right_keys,
+            residual.as_ref(),
+            left.columns.len(),
+            right.columns.len(),
+        )),
+        PhysKind::MergeJoin {
+            left,
+            right,
+            kind,
+            left_keys,
+            right_keys,
+            residual,
+        } => Box::new(merge_join::MergeJoin::new(
+            build(left)?,
+            build(right)?,
+            *kind,
+            left_keys,
+            right_keys,
+            residual.as_ref(),
+            left.columns.len(),
+            right.columns.len(),
+        )),
+        PhysKind::Sort {
+            input,
+            keys,
+            top,
+            distinct,
+        } => Box::new(sort::Sort::new(build(input)?, keys, top.as_ref(), *distinct)),
+        PhysKind::HashAggregate {
+            input,
+            group_by,
+            aggs,
+            grouping_sets,
+        } => Box::new(hash_aggregate::HashAggregate::new(
+            build(input)?,
+            group_by,
+            aggs,
+            grouping_sets.as_ref(),
+        )),
+        PhysKind::StreamAggregate {
+            input,
+            group_by,
+            aggs,
+        } => Box::new(stream_aggregate::StreamAggregate::new(
+            build(input)?,
+            group_by,
+            aggs,
+        )),
+        PhysKind::Top { input, spec } => Box::new(top::Top::new(build(input)?, spec)),
+        PhysKind::Window { input, calls } => Box::new(window::Window::new(
+            build(input)?,
+            calls,
+            input.columns.len(),
+        )),
+        PhysKind::Concatenation { inputs } => Box::new(concatenation::Concatenation::new(
+            inputs.iter().map(build).collect::<SqlResult<Vec<_>>>()?,
+        )),
+        PhysKind::HashSetOp {
+            kind,
+            all,
+            left,
+            right,
+        } => Box::new(set_ops::HashSetOp::new(
+            *kind,
+            *all,
+            build(left)?,
+            build(right)?,
+        )),
+        PhysKind::HashDistinct { input } => Box::new(set_ops::HashDistinct::new(build(input)?)),
+        PhysKind::RecursiveCte {
+            id,
+            anchor,
+            recursive,
+            max_recursion,
+        } => Box::new(recursive_cte::RecursiveCte::new(
+            *id,
+            build(anchor)?,
+            build(recursive)?,
+            *max_recursion,
+        )),
+        PhysKind::WorkTableScan { id } => Box::new(recursive_cte::WorkTableScan::new(*id)),
+        PhysKind::TableScan { source, predicate } => Box::new(table_scan::TableScan::new(
+            source,
+            predicate.as_ref(),
+            false,
+            false,
+        )),
+        PhysKind::ClusteredIndexScan {
+            source,
+            predicate,
+            backward,
+            ..
+        } => Box::new(table_scan::TableScan::new(
+            source,
+            predicate.as_ref(),
+            true,
+            *backward,
+        )),
+        PhysKind::IndexSeek {
+            source,
+            index,
+            range,
+            predicate,
+            backward,
+        } => Box::new(index_seek::IndexSeek::new(
+            source,
+            *index,
+            range,
+            predicate.as_ref(),
+            *backward,
+        )),
+    })
+}

@@ -1,0 +1,433 @@
+//! Table storage: the storage objects of a table and its indexes, row insertion/deletion with
+//! index maintenance, and the DDL helpers the engine calls (create, build index, drop,
+//! truncate, copy rows between definitions).
+
+use std::ops::Bound;
+use std::sync::Arc;
+
+use catalog::{IndexDef, IndexKind, TableDef, TableStorage};
+use common::{SqlError, SqlResult};
+use plan::catalog;
+use storage::{BTree, Database, Heap, ObjId, Rid, RowBatch, ScanDirection, Txn};
+use types::Value;
+
+use crate::row_format::{encode_index_key, key_value_text, nc_locator, nc_value, RowFormat};
+
+/// Open handles on a table's storage objects.
+pub struct TableStore {
+    pub db: Arc<Database>,
+    pub table: Arc<TableDef>,
+    pub heap: Option<Heap>,
+    /// Clustered index: (position in `table.indexes`, B-tree).
+    pub clustered: Option<(usize, BTree)>,
+    /// Nonclustered rowstore indexes: (position, B-tree, INCLUDE format).
+    pub nonclustered: Vec<(usize, BTree, Option<RowFormat>)>,
+    pub format: RowFormat,
+    keybuf: Vec<u8>,
+    valbuf: Vec<u8>,
+}
+
+fn is_rowstore(i: &IndexDef) -> bool {
+    i.kind == IndexKind::RowStore
+}
+
+impl TableStore {
+    /// Opens the table's objects in `db`.
+    pub fn open(db: Arc<Database>, table: Arc<TableDef>) -> SqlResult<Self> {
+        let (heap, clustered) = match table.storage {
+            TableStorage::Heap(id) => (Some(db.heap(ObjId(id))?), None),
+            TableStorage::Clustered { index } => {
+                let ix = table
+                    .indexes
+                    .get(index)
+                    .ok_or_else(|| SqlError::internal("clustered index position out of range"))?;
+                (None, Some((index, db.btree(ObjId(ix.storage_id))?)))
+            }
+        };
+        let mut nonclustered = Vec::new();
+        for (i, ix) in table.indexes.iter().enumerate() {
+            if ix.clustered || !is_rowstore(ix) {
+                continue;
+            }
+            let inc = if ix.included.is_empty() {
+                None
+            } else {
+                Some(RowFormat::new(
+                    ix.included
+                        .iter()
+                        .map(|&c| table.columns[c].data_type.clone())
+                        .collect(),
+                ))
+            };
+            nonclustered.push((i, db.btree(ObjId(ix.storage_id))?, inc));
+        }
+        let format = RowFormat::for_table(&table);
+        Ok(TableStore {
+            db,
+            table,
+            heap,
+            clustered,
+            nonclustered,
+            format,
+            keybuf: Vec::new(),
+            valbuf: Vec::new(),
+        })
+    }
+
+    fn dup_error(&self, ix: &IndexDef, row: &[Value]) -> SqlError {
+        let obj = format!("{}.{}", self.table.schema, self.table.name);
+        let key = key_value_text(&self.table, ix, row);
+        if ix.primary_key || ix.unique_constraint {
+            let kind = if ix.primary_key { "PRIMARY KEY" } else { "UNIQUE KEY" };
+            SqlError::new(2627, &[&kind, &ix.name, &obj, &key])
+        } else {
+            SqlError::new(2601, &[&obj, &ix.name, &key])
+        }
+    }
+
+    /// Inserts a row (values already converted to the column types, constraints checked) and
+    /// maintains every index. Returns the row locator.
+    pub fn insert_row(&mut self, txn: &mut Txn, row: &[Value]) -> SqlResult<Vec<u8>> {
+        let rec = self.format.encode(row)?.to_vec();
+        let locator = if let Some(heap) = &self.heap {
+            heap.insert(txn, &rec)?.to_bytes().to_vec()
+        } else if let Some((pos, bt)) = &self.clustered {
+            let ix = &self.table.indexes[*pos];
+            self.keybuf.clear();
+            encode_index_key(&self.table, ix, row, &mut self.keybuf)?;
+            if !ix.unique {
+                let uniq = next_uniquifier(bt, &self.keybuf)?;
+                self.keybuf.extend_from_slice(&uniq.to_be_bytes());
+            }
+            if !bt.insert(txn, &self.keybuf, &rec)? {
+                return Err(self.dup_error(ix, row));
+            }
+            self.keybuf.clone()
+        } else {
+            return Err(SqlError::internal("table without storage"));
+        };
+        for k in 0..self.nonclustered.len() {
+            self.insert_nc(txn, k, row, &locator)?;
+        }
+        Ok(locator)
+    }
+
+    fn insert_nc(&mut self, txn: &mut Txn, k: usize, row: &[Value], locator: &[u8]) -> SqlResult<()> {
+        let (pos, bt, inc) = &mut self.nonclustered[k];
+        let ix = &self.table.indexes[*pos];
+        self.keybuf.clear();
+        encode_index_key(&self.table, ix, row, &mut self.keybuf)?;
+        if !ix.unique {
+            self.keybuf.extend_from_slice(locator);
+        }
+        let incvals: Vec<Value>;
+        let included = match inc {
+            Some(fmt) => {
+                incvals = ix.included.iter().map(|&c| row[c].clone()).collect();
+                Some((fmt, incvals.as_slice()))
+            }
+            None => None,
+        };
+        nc_value(locator, included, &mut self.valbuf)?;
+        if !bt.insert(txn, &self.keybuf, &self.valbuf)? {
+            let ix = ix.clone();
+            return Err(self.dup_error(&ix, row));
+        }
+        Ok(())
+    }
+
+    /// Deletes the row at `locator` whose current values are `row` (index entries included).
+    pub fn delete_row(&mut self, txn: &mut Txn, locator: &[u8], row: &[Value]) -> SqlResult<()> {
+        for k in 0..self.nonclustered.len() {
+            self.delete_nc(txn, k, row, locator)?;
+        }
+        if let Some(heap) = &self.heap {
+            let rid = Rid::from_bytes(locator).ok_or_else(|| SqlError::internal("bad RID"))?;
+            heap.delete(txn, rid)?;
+        } else if let Some((_, bt)) = &self.clustered {
+            bt.delete(txn, locator)?;
+        }
+        Ok(())
+    }
+
+    fn delete_nc(&mut self, txn: &mut Txn, k: usize, row: &[Value], locator: &[u8]) -> SqlResult<()> {
+        let (pos, bt, _) = &self.nonclustered[k];
+        let ix = &self.table.indexes[*pos];
+        self.keybuf.clear();
+        encode_index_key(&self.table, ix, row, &mut self.keybuf)?;
+        if !ix.unique {
+            self.keybuf.extend_from_slice(locator);
+        }
+        bt.delete(txn, &self.keybuf)?;
+        Ok(())
+    }
+
+    /// Replaces the row at `locator` (old values `old`) by `new`. Returns the new locator.
+    pub fn update_row(
+        &mut self,
+        txn: &mut Txn,
+        locator: &[u8],
+        old: &[Value],
+        new: &[Value],
+    ) -> SqlResult<Vec<u8>> {
+        if let Some(heap) = self.heap.clone() {
+            let rid = Rid::from_bytes(locator).ok_or_else(|| SqlError::internal("bad RID"))?;
+            for k in 0..self.nonclustered.len() {
+                self.delete_nc(txn, k, old, locator)?;
+            }
+            let rec = self.format.encode(new)?.to_vec();
+            let nrid = heap.update(txn, rid, &rec)?;
+            let nloc = nrid.to_bytes().to_vec();
+            for k in 0..self.nonclustered.len() {
+                self.insert_nc(txn, k, new, &nloc)?;
+            }
+            return Ok(nloc);
+        }
+        let Some((pos, bt)) = self.clustered.clone() else {
+            return Err(SqlError::internal("table without storage"));
+        };
+        let ix = self.table.indexes[pos].clone();
+        let key_changed = ix.key_columns.iter().any(|&(c, _)| {
+            types::sort_cmp(&old[c], &new[c], types::Collation::DEFAULT) != std::cmp::Ordering::Equal
+                || old[c].is_null() != new[c].is_null()
+                || old[c] != new[c]
+        });
+        if !key_changed {
+            let rec = self.format.encode(new)?.to_vec();
+            bt.upsert(txn, locator, &rec)?;
+            for k in 0..self.nonclustered.len() {
+                self.delete_nc(txn, k, old, locator)?;
+                self.insert_nc(txn, k, new, locator)?;
+            }
+            return Ok(locator.to_vec());
+        }
+        self.delete_row(txn, locator, old)?;
+        self.insert_row(txn, new)
+    }
+
+    /// Fetches the record at `locator` (heap RID or clustered key).
+    pub fn fetch(&self, locator: &[u8]) -> SqlResult<Option<Vec<u8>>> {
+        if let Some(heap) = &self.heap {
+            let rid = Rid::from_bytes(locator).ok_or_else(|| SqlError::internal("bad RID"))?;
+            heap.get(rid)
+        } else if let Some((_, bt)) = &self.clustered {
+            bt.get(locator)
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// Calls `f(row, locator)` for every row in storage order.
+    pub fn for_each_row(
+        &self,
+        f: &mut dyn FnMut(&[Value], &[u8]) -> SqlResult<()>,
+    ) -> SqlResult<()> {
+        let mut batch = RowBatch::new();
+        let mut row = Vec::new();
+        if let Some(heap) = &self.heap {
+            let mut scan = heap.scan()?;
+            loop {
+                batch.clear();
+                let more = scan.next_batch(&mut batch)?;
+                for i in 0..batch.len() {
+                    row.clear();
+                    self.format.decode_into(batch.record(i), &mut row)?;
+                    f(&row, &batch.rid(i).to_bytes())?;
+                }
+                if !more {
+                    break;
+                }
+            }
+        } else if let Some((_, bt)) = &self.clustered {
+            let mut scan = bt.range(Bound::Unbounded, Bound::Unbounded, ScanDirection::Forward)?;
+            loop {
+                batch.clear();
+                let more = scan.next_batch(&mut batch)?;
+                for i in 0..batch.len() {
+                    row.clear();
+                    self.format.decode_into(batch.record(i), &mut row)?;
+                    f(&row, batch.key(i))?;
+                }
+                if !more {
+                    break;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Next uniquifier for a duplicate clustering key prefix (0 when the key is new).
+fn next_uniquifier(bt: &BTree, prefix: &[u8]) -> SqlResult<u32> {
+    let upper = types::key::successor(prefix);
+    let ub = match &upper {
+        Some(u) => Bound::Excluded(u.as_slice()),
+        None => Bound::Unbounded,
+    };
+    let mut scan = bt.range(Bound::Included(prefix), ub, ScanDirection::Backward)?;
+    let mut batch = RowBatch::new();
+    loop {
+        batch.clear();
+        let more = scan.next_batch(&mut batch)?;
+        if !batch.is_empty() {
+            let k = batch.key(0);
+            if k.len() == prefix.len() + 4 {
+                let b = &k[k.len() - 4..];
+                return Ok(u32::from_be_bytes([b[0], b[1], b[2], b[3]]).wrapping_add(1));
+            }
+            return Ok(0);
+        }
+        if !more {
+            return Ok(0);
+        }
+    }
+}
+
+/// Creates the storage objects of a new table: the heap (when `storage` is `Heap`) and one
+/// B-tree per rowstore index; fills in the ids.
+pub fn create_table_storage(db: &Database, txn: &mut Txn, table: &mut TableDef) -> SqlResult<()> {
+    if let TableStorage::Heap(_) = table.storage {
+        let id = db.create_heap(txn)?;
+        table.storage = TableStorage::Heap(id.0);
+    }
+    for ix in &mut table.indexes {
+        if is_rowstore(ix) {
+            ix.storage_id = db.create_btree(txn)?.0;
+        }
+    }
+    Ok(())
+}
+
+/// Creates the B-tree of a new nonclustered index `table.indexes[pos]` (sets `storage_id`).
+pub fn create_index_storage(db: &Database, txn: &mut Txn, table: &mut TableDef, pos: usize) -> SqlResult<()> {
+    let ix = table
+        .indexes
+        .get_mut(pos)
+        .ok_or_else(|| SqlError::internal("index position out of range"))?;
+    ix.storage_id = db.create_btree(txn)?.0;
+    Ok(())
+}
+
+/// Fills the (empty, already created) nonclustered index `table.indexes[pos]` from the table's
+/// rows. Duplicate keys of a unique index raise 1505.
+pub fn build_index(db: &Arc<Database>, txn: &mut Txn, table: &Arc<TableDef>, pos: usize) -> SqlResult<()> {
+    let ix = table
+        .indexes
+        .get(pos)
+        .cloned()
+        .ok_or_else(|| SqlError::internal("index position out of range"))?;
+    if ix.clustered || !is_rowstore(&ix) {
+        return Err(SqlError::internal("build_index: use copy_rows for clustered indexes"));
+    }
+    let store = TableStore::open(db.clone(), table.clone())?;
+    let bt = db.btree(ObjId(ix.storage_id))?;
+    let mut inc = if ix.included.is_empty() {
+        None
+    } else {
+        Some(RowFormat::new(ix.included.iter().map(|&c| table.columns[c].data_type.clone()).collect()))
+    };
+    let mut key = Vec::new();
+    let mut val = Vec::new();
+    store.for_each_row(&mut |row, locator| {
+        key.clear();
+        encode_index_key(table, &ix, row, &mut key)?;
+        if !ix.unique {
+            key.extend_from_slice(locator);
+        }
+        let incvals: Vec<Value>;
+        let included = match &mut inc {
+            Some(fmt) => {
+                incvals = ix.included.iter().map(|&c| row[c].clone()).collect();
+                Some((fmt, incvals.as_slice()))
+            }
+            None => None,
+        };
+        nc_value(locator, included, &mut val)?;
+        if !bt.insert(txn, &key, &val)? {
+            return Err(SqlError::new(
+                1505,
+                &[
+                    &format!("{}.{}", table.schema, table.name),
+                    &ix.name,
+                    &key_value_text(table, &ix, row),
+                ],
+            ));
+        }
+        Ok(())
+    })
+}
+
+/// Copies every row of `from` into the (freshly created, empty) storage of `to` — used when a
+/// table's physical organisation changes (clustered index created/dropped, ALTER TABLE).
+/// `map` gives, per column of `to`, the source column in `from` (None = NULL).
+pub fn copy_rows(
+    db: &Arc<Database>,
+    txn: &mut Txn,
+    from: &Arc<TableDef>,
+    to: &Arc<TableDef>,
+    map: &[Option<usize>],
+) -> SqlResult<u64> {
+    let src = TableStore::open(db.clone(), from.clone())?;
+    let mut rows: Vec<Vec<Value>> = Vec::new();
+    src.for_each_row(&mut |row, _| {
+        rows.push(
+            map.iter()
+                .map(|m| m.and_then(|i| row.get(i).cloned()).unwrap_or(Value::Null))
+                .collect(),
+        );
+        Ok(())
+    })?;
+    let mut dst = TableStore::open(db.clone(), to.clone())?;
+    let n = rows.len() as u64;
+    for r in rows {
+        dst.insert_row(txn, &r)?;
+    }
+    Ok(n)
+}
+
+/// Drops all storage objects of a table.
+pub fn drop_table_storage(db: &Database, txn: &mut Txn, table: &TableDef) -> SqlResult<()> {
+    if let TableStorage::Heap(id) = table.storage {
+        db.drop_object(txn, ObjId(id))?;
+    }
+    for ix in &table.indexes {
+        if is_rowstore(ix) && ix.storage_id != 0 {
+            db.drop_object(txn, ObjId(ix.storage_id))?;
+        }
+    }
+    Ok(())
+}
+
+/// Drops one nonclustered index's B-tree.
+pub fn drop_index_storage(db: &Database, txn: &mut Txn, index: &IndexDef) -> SqlResult<()> {
+    db.drop_object(txn, ObjId(index.storage_id))
+}
+
+/// Removes every row of a table (TRUNCATE TABLE).
+pub fn truncate_table(db: &Database, txn: &mut Txn, table: &TableDef) -> SqlResult<()> {
+    if let TableStorage::Heap(id) = table.storage {
+        db.truncate_object(txn, ObjId(id))?;
+    }
+    for ix in &table.indexes {
+        if is_rowstore(ix) && ix.storage_id != 0 {
+            db.truncate_object(txn, ObjId(ix.storage_id))?;
+        }
+    }
+    Ok(())
+}
+
+/// Number of rows (full scan) — for tests and DBCC-style checks.
+pub fn count_rows(db: &Arc<Database>, table: &Arc<TableDef>) -> SqlResult<u64> {
+    let s = TableStore::open(db.clone(), table.clone())?;
+    let mut n = 0u64;
+    s.for_each_row(&mut |_, _| {
+        n += 1;
+        Ok(())
+    })?;
+    Ok(n)
+}
+
+#[allow(dead_code)]
+pub(crate) fn locator_of_nc_value(v: &[u8]) -> SqlResult<&[u8]> {
+    nc_locator(v)
+}

@@ -1,0 +1,129 @@
+//! Table Scan (heap) and Clustered Index Scan: read every row of a table in storage order (or
+//! clustered key order), decode into a reused row buffer, apply the pushed-down predicate.
+
+use std::ops::Bound;
+
+use common::SqlResult;
+use plan::{ScalarExpr, TableSource};
+use storage::{BTreeScan, HeapScan, RowBatch, ScanDirection};
+use types::Value;
+
+use crate::context::ExecCtx;
+use crate::eval::eval_pred;
+use crate::operator::Operator;
+use crate::table_io::TableStore;
+
+enum Cursor {
+    None,
+    Heap(HeapScan),
+    BTree(BTreeScan),
+}
+
+pub struct TableScan<'p> {
+    source: &'p TableSource,
+    predicate: Option<&'p ScalarExpr>,
+    clustered: bool,
+    backward: bool,
+    store: Option<TableStore>,
+    cursor: Cursor,
+    batch: RowBatch,
+    pos: usize,
+    more: bool,
+    row: Vec<Value>,
+}
+
+impl<'p> TableScan<'p> {
+    pub fn new(
+        source: &'p TableSource,
+        predicate: Option<&'p ScalarExpr>,
+        clustered: bool,
+        backward: bool,
+    ) -> Self {
+        TableScan {
+            source,
+            predicate,
+            clustered,
+            backward,
+            store: None,
+            cursor: Cursor::None,
+            batch: RowBatch::new(),
+            pos: 0,
+            more: false,
+            row: Vec::new(),
+        }
+    }
+}
+
+impl Operator for TableScan<'_> {
+    fn open(&mut self, ctx: &mut ExecCtx) -> SqlResult<()> {
+        if self.store.is_none() {
+            let db = ctx.env.storage(&self.source.table.database)?;
+            self.store = Some(TableStore::open(db, self.source.table.clone())?);
+        }
+        let Some(store) = &self.store else {
+            return Ok(());
+        };
+        self.cursor = if let Some(h) = &store.heap {
+            Cursor::Heap(h.scan()?)
+        } else if let Some((_, bt)) = &store.clustered {
+            let dir = if self.backward {
+                ScanDirection::Backward
+            } else {
+                ScanDirection::Forward
+            };
+            Cursor::BTree(bt.range(Bound::Unbounded, Bound::Unbounded, dir)?)
+        } else {
+            Cursor::None
+        };
+        let _ = self.clustered;
+        self.batch.clear();
+        self.pos = 0;
+        self.more = true;
+        Ok(())
+    }
+
+    fn next(&mut self, ctx: &mut ExecCtx) -> SqlResult<bool> {
+        let Some(store) = &self.store else {
+            return Ok(false);
+        };
+        loop {
+            if self.pos < self.batch.len() {
+                let i = self.pos;
+                self.pos += 1;
+                self.row.clear();
+                store.format.decode_into(self.batch.record(i), &mut self.row)?;
+                if self.source.with_locator {
+                    let loc = match self.cursor {
+                        Cursor::Heap(_) => self.batch.rid(i).to_bytes().to_vec(),
+                        _ => self.batch.key(i).to_vec(),
+                    };
+                    self.row.push(Value::VarBinary(loc));
+                }
+                if let Some(p) = self.predicate {
+                    if !eval_pred(p, &self.row, ctx)? {
+                        continue;
+                    }
+                }
+                return Ok(true);
+            }
+            if !self.more {
+                return Ok(false);
+            }
+            self.batch.clear();
+            self.pos = 0;
+            self.more = match &mut self.cursor {
+                Cursor::Heap(s) => s.next_batch(&mut self.batch)?,
+                Cursor::BTree(s) => s.next_batch(&mut self.batch)?,
+                Cursor::None => false,
+            };
+        }
+    }
+
+    fn row(&self) -> &[Value] {
+        &self.row
+    }
+
+    fn close(&mut self) {
+        self.cursor = Cursor::None;
+    }
+}

@@ -1,0 +1,1067 @@
+//! The rule-based planner: logical → physical, top-down, applying the rules of `rules.rs`.
+
+use std::sync::Arc;
+
+use catalog::{IndexKind, TableStorage};
+use common::SqlResult;
+use plan::*;
+use types::DataType;
+
+use crate::Options;
+
+/// Planner state for one statement.
+pub(crate) struct Planner<'o> {
+    options: &'o Options,
+    /// Parameter slots allocated by the optimizer (nested loops index lookups) start here.
+    next_slot: usize,
+}
+
+const OPT_SLOT_BASE: usize = 1 << 20;
+
+fn est(kind: &PhysKind) -> f64 {
+    match kind {
+        PhysKind::ConstantScan { rows } => rows.len() as f64,
+        PhysKind::VirtualScan { table } => table.rows.len() as f64,
+        PhysKind::IndexSeek { .. } => 10.0,
+        _ => 1000.0,
+    }
+}
+
+impl<'o> Planner<'o> {
+    pub fn new(options: &'o Options) -> Self {
+        Planner {
+            options,
+            next_slot: OPT_SLOT_BASE,
+        }
+    }
+
+    fn enabled(&self, rule: &str) -> bool {
+        !self
+            .options
+            .disabled_rules
+            .iter()
+            .any(|r| r.eq_ignore_ascii_case(rule))
+    }
+
+    fn node(&self, kind: PhysKind, columns: Vec<ColumnMeta>) -> PhysOp {
+        let e = est(&kind);
+        PhysOp::new(kind, columns, e)
+    }
+
+    pub fn statement(&mut self, s: BoundStatement) -> SqlResult<PhysicalPlan> {
+        Ok(match s {
+            Statement::Select {
+                input,
+                columns,
+                assign,
+            } => Statement::Select {
+                input: self.op(input)?,
+                columns,
+                assign,
+            },
+            Statement::Insert {
+                table,
+                source,
+                columns,
+                identity_insert,
+                checks,
+                output,
+            } => Statement::Insert {
+                table,
+                source: self.op(source)?,
+                columns: columns
+                    .into_iter()
+                    .map(|c| {
+                        Ok(match c {
+                            InsertColumn::Default(e) => InsertColumn::Default(self.expr(e)?),
+                            InsertColumn::Computed(e) => InsertColumn::Computed(self.expr(e)?),
+                            other => other,
+                        })
+                    })
+                    .collect::<SqlResult<_>>()?,
+                identity_insert,
+                checks: self.checks(checks)?,
+                output,
+            },
+            Statement::Update {
+                table,
+                input,
+                target_offset,
+                sets,
+                computed,
+                checks,
+                output,
+            } => Statement::Update {
+                table,
+                input: self.op(input)?,
+                target_offset,
+                sets: sets
+                    .into_iter()
+                    .map(|(c, e)| Ok((c, self.expr(e)?)))
+                    .collect::<SqlResult<_>>()?,
+                computed,
+                checks: self.checks(checks)?,
+                output,
+            },
+            Statement::Delete {
+                table,
+                input,
+                target_offset,
+                output,
+            } => Statement::Delete {
+                table,
+                input: self.op(input)?,
+                target_offset,
+                output,
+            },
+            Statement::Truncate { table } => Statement::Truncate { table },
+            Statement::SelectInto { target, source } => Statement::SelectInto {
+                target,
+                source: self.op(source)?,
+            },
+        })
+    }
+
+    fn checks(&mut self, v: Vec<BoundCheck>) -> SqlResult<Vec<BoundCheck>> {
+        v.into_iter()
+            .map(|mut c| {
+                c.expr = self.expr(c.expr)?;
+                Ok(c)
+            })
+            .collect()
+    }
+
+    /// Converts subquery plans inside an expression.
+    pub fn expr(&mut self, mut e: ScalarExpr) -> SqlResult<ScalarExpr> {
+        self.expr_mut(&mut e)?;
+        Ok(e)
+    }
+
+    fn expr_mut(&mut self, e: &mut ScalarExpr) -> SqlResult<()> {
+        if let Some(sq) = e.subquery_mut() {
+            if let SubqueryPlan::Logical(l) = &mut sq.plan {
+                let l = std::mem::replace(
+                    &mut **l,
+                    LogicalOp::Values {
+                        rows: vec![],
+                        columns: vec![],
+                    },
+                );
+                let p = self.op(l)?;
+                sq.plan = SubqueryPlan::Physical(Arc::new(p));
+            }
+        }
+        for c in e.children_mut() {
+            self.expr_mut(c)?;
+        }
+        Ok(())
+    }
+
+    fn exprs(&mut self, v: Vec<ScalarExpr>) -> SqlResult<Vec<ScalarExpr>> {
+        v.into_iter().map(|e| self.expr(e)).collect()
+    }
+
+    fn keys(&mut self, v: Vec<SortKey>) -> SqlResult<Vec<SortKey>> {
+        v.into_iter()
+            .map(|k| {
+                Ok(SortKey {
+                    expr: self.expr(k.expr)?,
+                    desc: k.desc,
+                })
+            })
+            .collect()
+    }
+
+    fn aggs(&mut self, v: Vec<AggCall>) -> SqlResult<Vec<AggCall>> {
+        v.into_iter()
+            .map(|mut a| {
+                a.args = self.exprs(a.args)?;
+                a.order_by = self.keys(a.order_by)?;
+                Ok(a)
+            })
+            .collect()
+    }
+
+    pub fn op(&mut self, l: LogicalOp) -> SqlResult<PhysOp> {
+        let columns = l.columns();
+        Ok(match l {
+            LogicalOp::Get(src) => self.access_path(src, vec![], columns)?,
+            LogicalOp::VirtualGet { table, .. } => {
+                self.node(PhysKind::VirtualScan { table }, columns)
+            }
+            LogicalOp::Values { rows, .. } => {
+                let rows = rows
+                    .into_iter()
+                    .map(|r| self.exprs(r))
+                    .collect::<SqlResult<_>>()?;
+                self.node(PhysKind::ConstantScan { rows }, columns)
+            }
+            LogicalOp::Filter { input, predicate } => self.filter(*input, predicate, columns)?,
+            LogicalOp::Project { input, exprs, .. } => {
+                let input = self.op(*input)?;
+                let exprs = self.exprs(exprs)?;
+                let e = input.est_rows;
+                let mut n = self.node(
+                    PhysKind::ComputeScalar {
+                        input: Box::new(input),
+                        exprs,
+                    },
+                    columns,
+                );
+                n.est_rows = e;
+                n
+            }
+            LogicalOp::Join {
+                left,
+                right,
+                kind,
+                on,
+                hint,
+            } => self.join(*left, *right, kind, on, hint, columns)?,
+            LogicalOp::Apply {
+                outer,
+                inner,
+                kind,
+                params,
+            } => {
+                let outer = self.op(*outer)?;
+                let inner = self.op(*inner)?;
+                let params = params
+                    .into_iter()
+                    .map(|(s, e)| Ok((s, self.expr(e)?)))
+                    .collect::<SqlResult<_>>()?;
+                self.node(
+                    PhysKind::NestedLoops {
+                        outer: Box::new(outer),
+                        inner: Box::new(inner),
+                        kind,
+                        predicate: None,
+                        params,
+                    },
+                    columns,
+                )
+            }
+            LogicalOp::Aggregate {
+                input,
+                group_by,
+                aggs,
+                grouping_sets,
+            } => {
+                let input = self.op(*input)?;
+                let group_by = self.exprs(group_by)?;
+                let aggs = self.aggs(aggs)?;
+                if group_by.is_empty() && grouping_sets.is_none() && self.enabled("GbAggToStrm") {
+                    let mut n = self.node(
+                        PhysKind::StreamAggregate {
+                            input: Box::new(input),
+                            group_by,
+                            aggs,
+                        },
+                        columns,
+                    );
+                    n.est_rows = 1.0;
+                    n
+                } else {
+                    self.node(
+                        PhysKind::HashAggregate {
+                            input: Box::new(input),
+                            group_by,
+                            aggs,
+                            grouping_sets,
+                        },
+                        columns,
+                    )
+                }
+            }
+            LogicalOp::Window { input, calls } => {
+                let input = self.op(*input)?;
+                let calls = calls
+                    .into_iter()
+                    .map(|mut c| {
+                        c.args = self.exprs(c.args)?;
+                        c.partition_by = self.exprs(c.partition_by)?;
+                        c.order_by = self.keys(c.order_by)?;
+                        Ok(c)
+                    })
+                    .collect::<SqlResult<_>>()?;
+                self.node(
+                    PhysKind::Window {
+                        input: Box::new(input),
+                        calls,
+                    },
+                    columns,
+                )
+            }
+            LogicalOp::Sort { input, keys } => self.sort(*input, keys, None, columns)?,
+            LogicalOp::Top { input, spec } => {
+                let simple = spec.with_ties.is_empty()
+                    && !spec.percent
+                    && spec.offset.is_none()
+                    && spec.count.is_some();
+                if simple && self.enabled("TopSortToTopNSort") {
+                    if let LogicalOp::Sort { input: si, keys } = *input {
+                        let count = spec.count.map(|c| self.expr(c)).transpose()?;
+                        return self.sort(*si, keys, count, columns);
+                    } else {
+                        let input = self.op(*input)?;
+                        return self.top(input, spec, columns);
+                    }
+                }
+                let input = self.op(*input)?;
+                self.top(input, spec, columns)?
+            }
+            LogicalOp::Distinct { input } => {
+                let input = self.op(*input)?;
+                self.node(
+                    PhysKind::HashDistinct {
+                        input: Box::new(input),
+                    },
+                    columns,
+                )
+            }
+            LogicalOp::SetOp {
+                kind,
+                all,
+                left,
+                right,
+                ..
+            } => {
+                let l = self.op(*left)?;
+                let r = self.op(*right)?;
+                match kind {
+                    SetOpKind::Union => {
+                        let mut inputs = Vec::new();
+                        for x in [l, r] {
+                            match x.kind {
+                                PhysKind::Concatenation { inputs: inner } if all => {
+                                    inputs.extend(inner)
+                                }
+                                _ => inputs.push(x),
+                            }
+                        }
+                        let c = self.node(PhysKind::Concatenation { inputs }, columns.clone());
+                        if all {
+                            c
+                        } else {
+                            self.node(
+                                PhysKind::HashDistinct { input: Box::new(c) },
+                                columns,
+                            )
+                        }
+                    }
+                    _ => self.node(
+                        PhysKind::HashSetOp {
+                            kind,
+                            all,
+                            left: Box::new(l),
+                            right: Box::new(r),
+                        },
+                        columns,
+                    ),
+                }
+            }
+            LogicalOp::RecursiveCte {
+                id,
+                anchor,
+                recursive,
+                max_recursion,
+                ..
+            } => {
+                let a = self.op(*anchor)?;
+                let r = self.op(*recursive)?;
+                self.node(
+                    PhysKind::RecursiveCte {
+                        id,
+                        anchor: Box::new(a),
+                        recursive: Box::new(r),
+                        max_recursion,
+                    },
+                    columns,
+                )
+            }
+            LogicalOp::WorkTable { id, .. } => self.node(PhysKind::WorkTableScan { id }, columns),
+        })
+    }
+
+    fn top(&mut self, input: PhysOp, spec: TopSpec, columns: Vec<ColumnMeta>) -> SqlResult<PhysOp> {
+        let spec = TopSpec {
+            count: spec.count.map(|c| self.expr(c)).transpose()?,
+            percent: spec.percent,
+            with_ties: self.keys(spec.with_ties)?,
+            offset: spec.offset.map(|c| self.expr(c)).transpose()?,
+        };
+        Ok(self.node(
+            PhysKind::Top {
+                input: Box::new(input),
+                spec,
+            },
+            columns,
+        ))
+    }
+
+    fn sort(
+        &mut self,
+        input: LogicalOp,
+        keys: Vec<SortKey>,
+        top: Option<ScalarExpr>,
+        columns: Vec<ColumnMeta>,
+    ) -> SqlResult<PhysOp> {
+        let mut input = self.op(input)?;
+        let keys = self.keys(keys)?;
+        if self.enabled("SortToOrderedScan") && try_ordered_scan(&mut input, &keys) {
+            return Ok(match top {
+                Some(count) => self.node(
+                    PhysKind::Top {
+                        input: Box::new(input),
+                        spec: TopSpec {
+                            count: Some(count),
+                            percent: false,
+                            with_ties: vec![],
+                            offset: None,
+                        },
+                    },
+                    columns,
+                ),
+                None => input,
+            });
+        }
+        let e = input.est_rows;
+        let mut n = self.node(
+            PhysKind::Sort {
+                input: Box::new(input),
+                keys,
+                top,
+                distinct: false,
+            },
+            columns,
+        );
+        n.est_rows = e;
+        Ok(n)
+    }
+
+    fn filter(
+        &mut self,
+        input: LogicalOp,
+        predicate: ScalarExpr,
+        columns: Vec<ColumnMeta>,
+    ) -> SqlResult<PhysOp> {
+        let conj = predicate.into_conjuncts();
+        match input {
+            LogicalOp::Get(src) => {
+                let conj = self.exprs(conj)?;
+                self.access_path(src, conj, columns)
+            }
+            LogicalOp::Filter {
+                input: inner,
+                predicate: p2,
+            } => {
+                let mut all = p2.into_conjuncts();
+                all.extend(conj);
+                let p = ScalarExpr::conjunction(all).ok_or_else(|| common::SqlError::internal("empty filter"))?;
+                self.filter(*inner, p, columns)
+            }
+            LogicalOp::Join {
+                left,
+                right,
+                kind: kind @ (JoinKind::Inner | JoinKind::Cross | JoinKind::LeftOuter),
+                on,
+                hint,
+            } if self.enabled("PushSelectIntoJoin") => {
+                let la = left.arity();
+                let mut left_c = Vec::new();
+                let mut right_c = Vec::new();
+                let mut join_c = Vec::new();
+                let mut keep = Vec::new();
+                for c in conj {
+                    let mut cols = Vec::new();
+                    c.columns_used(&mut cols);
+                    let uses_l = cols.iter().any(|&i| i < la);
+                    let uses_r = cols.iter().any(|&i| i >= la);
+                    if c.has_subquery() {
+                        keep.push(c);
+                    } else if !uses_r {
+                        left_c.push(c);
+                    } else if !uses_l && kind != JoinKind::LeftOuter {
+                        let mut c = c;
+                        c.remap_columns(&|i| i - la);
+                        right_c.push(c);
+                    } else if kind != JoinKind::LeftOuter {
+                        join_c.push(c);
+                    } else {
+                        keep.push(c);
+                    }
+                }
+                let left = match ScalarExpr::conjunction(left_c) {
+                    Some(p) => LogicalOp::Filter {
+                        input: left,
+                        predicate: p,
+                    },
+                    None => *left,
+                };
+                let right = match ScalarExpr::conjunction(right_c) {
+                    Some(p) => LogicalOp::Filter {
+                        input: right,
+                        predicate: p,
+                    },
+                    None => *right,
+                };
+                let (kind, on) = if join_c.is_empty() {
+                    (kind, on)
+                } else {
+                    let mut all = on.map(|o| o.into_conjuncts()).unwrap_or_default();
+                    all.extend(join_c);
+                    (
+                        if kind == JoinKind::Cross { JoinKind::Inner } else { kind },
+                        ScalarExpr::conjunction(all),
+                    )
+                };
+                let j = self.join(left, right, kind, on, hint, columns.clone())?;
+                match ScalarExpr::conjunction(keep) {
+                    Some(p) => {
+                        let p = self.expr(p)?;
+                        Ok(self.node(
+                            PhysKind::Filter {
+                                input: Box::new(j),
+                                predicate: p,
+                            },
+                            columns,
+                        ))
+                    }
+                    None => Ok(j),
+                }
+            }
+            other => {
+                let input = self.op(other)?;
+                let p = ScalarExpr::conjunction(self.exprs(conj)?)
+                    .ok_or_else(|| common::SqlError::internal("empty filter"))?;
+                let e = input.est_rows * 0.3;
+                let mut n = self.node(
+                    PhysKind::Filter {
+                        input: Box::new(input),
+                        predicate: p,
+                    },
+                    columns,
+                );
+                n.est_rows = e;
+                Ok(n)
+            }
+        }
+    }
+
+    /// Table access: index seek when conjuncts bind an index key prefix, else a scan.
+    fn access_path(
+        &mut self,
+        src: TableSource,
+        conj: Vec<ScalarExpr>,
+        columns: Vec<ColumnMeta>,
+    ) -> SqlResult<PhysOp> {
+        let table = src.table.clone();
+        let forced: Option<usize> = src.hints.index.first().and_then(|h| {
+            if let Ok(id) = h.parse::<i32>() {
+                if id == 0 {
+                    return Some(usize::MAX);
+                }
+                table.indexes.iter().position(|i| i.index_id == id)
+            } else {
+                table.indexes.iter().position(|i| catalog::name_eq(&i.name, h))
+            }
+        });
+        let mut best: Option<(usize, SeekRange, Vec<usize>, (usize, bool, bool))> = None;
+        if self.enabled("SelToIdxSeek") && !src.hints.force_scan && forced != Some(usize::MAX) {
+            for (ix, index) in table.indexes.iter().enumerate() {
+                if index.kind != IndexKind::RowStore || index.filter.is_some() {
+                    continue;
+                }
+                if let Some(f) = forced {
+                    if f != ix {
+                        continue;
+                    }
+                }
+                let (range, used) = match_index(&conj, &index.key_columns, &table);
+                if range.eq.is_empty() && range.lower.is_none() && range.upper.is_none() {
+                    continue;
+                }
+                let score = (
+                    range.eq.len(),
+                    range.lower.is_some() || range.upper.is_some(),
+                    index.clustered || index.unique,
+                );
+                if best.as_ref().is_none_or(|b| score > b.3) {
+                    best = Some((ix, range, used, score));
+                }
+            }
+        }
+        if let Some((ix, range, used, _)) = best {
+            let full_unique = table.indexes[ix].unique
+                && range.eq.len() == table.indexes[ix].key_columns.len();
+            let rest: Vec<ScalarExpr> = conj
+                .into_iter()
+                .enumerate()
+                .filter(|(i, _)| !used.contains(i))
+                .map(|(_, c)| c)
+                .collect();
+            let mut n = self.node(
+                PhysKind::IndexSeek {
+                    source: src,
+                    index: ix,
+                    range,
+                    predicate: ScalarExpr::conjunction(rest),
+                    backward: false,
+                },
+                columns,
+            );
+            n.est_rows = if full_unique { 1.0 } else { 10.0 };
+            return Ok(n);
+        }
+        let predicate = ScalarExpr::conjunction(conj);
+        let has_pred = predicate.is_some();
+        let kind = match table.storage {
+            TableStorage::Heap(_) => PhysKind::TableScan {
+                source: src,
+                predicate,
+            },
+            TableStorage::Clustered { .. } => PhysKind::ClusteredIndexScan {
+                source: src,
+                predicate,
+                ordered: false,
+                backward: false,
+            },
+        };
+        let mut n = self.node(kind, columns);
+        if has_pred {
+            n.est_rows *= 0.3;
+        }
+        Ok(n)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn join(
+        &mut self,
+        left: LogicalOp,
+        right: LogicalOp,
+        kind: JoinKind,
+        on: Option<ScalarExpr>,
+        hint: Option<JoinHint>,
+        columns: Vec<ColumnMeta>,
+    ) -> SqlResult<PhysOp> {
+        let la = left.arity();
+        let ra = right.arity();
+        if kind == JoinKind::RightOuter {
+            // a RIGHT JOIN b  ==  b LEFT JOIN a, with the columns put back in order
+            let on = on.map(|mut o| {
+                o.remap_columns(&|i| if i < la { i + ra } else { i - la });
+                o
+            });
+            let swapped_cols: Vec<ColumnMeta> = columns[la..]
+                .iter()
+                .chain(columns[..la].iter())
+                .cloned()
+                .collect();
+            let j = self.join(right, left, JoinKind::LeftOuter, on, hint, swapped_cols)?;
+            let exprs = (0..la + ra)
+                .map(|i| {
+                    let src = if i < la { ra + i } else { i - la };
+                    ScalarExpr::column(src, columns[i].data_type.clone())
+                })
+                .collect();
+            return Ok(self.node(
+                PhysKind::ComputeScalar {
+                    input: Box::new(j),
+                    exprs,
+                },
+                columns,
+            ));
+        }
+        // split ON into equi-join keys and a residual
+        let mut lkeys = Vec::new();
+        let mut rkeys = Vec::new();
+        let mut residual = Vec::new();
+        if let Some(on) = on {
+            for c in on.into_conjuncts() {
+                if let ScalarKind::Compare(CmpOp::Eq, a, b) = &c.kind {
+                    if !c.has_subquery() {
+                        let side = |e: &ScalarExpr| {
+                            let mut v = Vec::new();
+                            e.columns_used(&mut v);
+                            if v.is_empty() {
+                                0
+                            } else if v.iter().all(|&i| i < la) {
+                                1
+                            } else if v.iter().all(|&i| i >= la) {
+                                2
+                            } else {
+                                3
+                            }
+                        };
+                        let (sa, sb) = (side(a), side(b));
+                        if (sa, sb) == (1, 2) || (sa, sb) == (2, 1) {
+                            let (l, r) = if sa == 1 { (a, b) } else { (b, a) };
+                            let mut r = (**r).clone();
+                            r.remap_columns(&|i| i - la);
+                            lkeys.push((**l).clone());
+                            rkeys.push(r);
+                            continue;
+                        }
+                    }
+                }
+                residual.push(c);
+            }
+        }
+        let lphys = self.op(left)?;
+        let lkeys = self.exprs(lkeys)?;
+        let residual = self.exprs(residual)?;
+        if lkeys.is_empty() {
+            let rphys = self.op(right)?;
+            let predicate = ScalarExpr::conjunction(residual);
+            if kind == JoinKind::FullOuter {
+                return Ok(self.node(
+                    PhysKind::HashJoin {
+                        left: Box::new(lphys),
+                        right: Box::new(rphys),
+                        kind,
+                        left_keys: vec![],
+                        right_keys: vec![],
+                        residual: predicate,
+                    },
+                    columns,
+                ));
+            }
+            let e = lphys.est_rows * rphys.est_rows;
+            let mut n = self.node(
+                PhysKind::NestedLoops {
+                    outer: Box::new(lphys),
+                    inner: Box::new(rphys),
+                    kind,
+                    predicate,
+                    params: vec![],
+                },
+                columns,
+            );
+            n.est_rows = e;
+            return Ok(n);
+        }
+        // nested loops with an index seek on the inner side
+        let lookup_ok = matches!(
+            kind,
+            JoinKind::Inner | JoinKind::LeftOuter | JoinKind::LeftSemi | JoinKind::LeftAntiSemi
+        ) && self.enabled("JNtoIdxLookup")
+            && hint != Some(JoinHint::Hash)
+            && hint != Some(JoinHint::Merge)
+            && (hint == Some(JoinHint::Loop) || lphys.est_rows <= 100.0);
+        if lookup_ok {
+            if let LogicalOp::Get(src) = &right {
+                if let Some(n) = self.index_lookup(
+                    lphys.clone(),
+                    src.clone(),
+                    &lkeys,
+                    &rkeys,
+                    &residual,
+                    kind,
+                    columns.clone(),
+                )? {
+                    return Ok(n);
+                }
+            }
+        }
+        let rphys = self.op(right)?;
+        let rkeys = self.exprs(rkeys)?;
+        if hint == Some(JoinHint::Loop) {
+            // loop join without a usable index: keys go back into the predicate
+            let mut preds = residual;
+            for (l, r) in lkeys.into_iter().zip(rkeys) {
+                let mut r = r;
+                r.remap_columns(&|i| i + la);
+                preds.push(ScalarExpr::new(
+                    ScalarKind::Compare(CmpOp::Eq, Box::new(l), Box::new(r)),
+                    DataType::Bit,
+                ));
+            }
+            return Ok(self.node(
+                PhysKind::NestedLoops {
+                    outer: Box::new(lphys),
+                    inner: Box::new(rphys),
+                    kind,
+                    predicate: ScalarExpr::conjunction(preds),
+                    params: vec![],
+                },
+                columns,
+            ));
+        }
+        if hint == Some(JoinHint::Merge) && kind == JoinKind::Inner && self.enabled("JoinToMerge")
+        {
+            let sort = |p: &mut Self, input: PhysOp, keys: &[ScalarExpr]| {
+                let cols = input.columns.clone();
+                let e = input.est_rows;
+                let mut n = p.node(
+                    PhysKind::Sort {
+                        input: Box::new(input),
+                        keys: keys
+                            .iter()
+                            .map(|k| SortKey {
+                                expr: k.clone(),
+                                desc: false,
+                            })
+                            .collect(),
+                        top: None,
+                        distinct: false,
+                    },
+                    cols,
+                );
+                n.est_rows = e;
+                n
+            };
+            let mut l = lphys;
+            let mut r = rphys;
+            let lk: Vec<SortKey> = lkeys.iter().map(|k| SortKey { expr: k.clone(), desc: false }).collect();
+            let rk: Vec<SortKey> = rkeys.iter().map(|k| SortKey { expr: k.clone(), desc: false }).collect();
+            if !try_ordered_scan(&mut l, &lk) {
+                l = sort(self, l, &lkeys);
+            }
+            if !try_ordered_scan(&mut r, &rk) {
+                r = sort(self, r, &rkeys);
+            }
+            return Ok(self.node(
+                PhysKind::MergeJoin {
+                    left: Box::new(l),
+                    right: Box::new(r),
+                    kind,
+                    left_keys: lkeys,
+                    right_keys: rkeys,
+                    residual: ScalarExpr::conjunction(residual),
+                },
+                columns,
+            ));
+        }
+        let e = lphys.est_rows.max(rphys.est_rows);
+        let mut n = self.node(
+            PhysKind::HashJoin {
+                left: Box::new(lphys),
+                right: Box::new(rphys),
+                kind,
+                left_keys: lkeys,
+                right_keys: rkeys,
+                residual: ScalarExpr::conjunction(residual),
+            },
+            columns,
+        );
+        n.est_rows = e;
+        Ok(n)
+    }
+
+    /// Nested loops + index seek on `src` when an index leads with the right key columns.
+    #[allow(clippy::too_many_arguments)]
+    fn index_lookup(
+        &mut self,
+        outer: PhysOp,
+        src: TableSource,
+        lkeys: &[ScalarExpr],
+        rkeys: &[ScalarExpr],
+        residual: &[ScalarExpr],
+        kind: JoinKind,
+        columns: Vec<ColumnMeta>,
+    ) -> SqlResult<Option<PhysOp>> {
+        let table = src.table.clone();
+        let la = outer.columns.len();
+        for (ix, index) in table.indexes.iter().enumerate() {
+            if index.kind != IndexKind::RowStore || index.filter.is_some() {
+                continue;
+            }
+            let mut eq = Vec::new();
+            let mut params = Vec::new();
+            let mut used = Vec::new();
+            for &(kc, _) in &index.key_columns {
+                let Some(k) = rkeys.iter().position(|r| r.as_column() == Some(kc)) else {
+                    break;
+                };
+                if !seek_compatible(&lkeys[k].data_type, &table.columns[kc].data_type) {
+                    break;
+                }
+                let slot = self.next_slot;
+                self.next_slot += 1;
+                params.push((slot, lkeys[k].clone()));
+                eq.push(ScalarExpr::new(ScalarKind::Param(slot), lkeys[k].data_type.clone()));
+                used.push(k);
+            }
+            if eq.is_empty() {
+                continue;
+            }
+            // remaining key pairs + residual form the join predicate over outer ++ inner
+            let mut preds: Vec<ScalarExpr> = residual.to_vec();
+            for (k, (l, r)) in lkeys.iter().zip(rkeys).enumerate() {
+                if used.contains(&k) {
+                    continue;
+                }
+                let mut r = r.clone();
+                r.remap_columns(&|i| i + la);
+                preds.push(ScalarExpr::new(
+                    ScalarKind::Compare(CmpOp::Eq, Box::new(l.clone()), Box::new(r)),
+                    DataType::Bit,
+                ));
+            }
+            let inner_cols = src.columns();
+            let seek = self.node(
+                PhysKind::IndexSeek {
+                    source: src,
+                    index: ix,
+                    range: SeekRange {
+                        eq,
+                        lower: None,
+                        upper: None,
+                    },
+                    predicate: None,
+                    backward: false,
+                },
+                inner_cols,
+            );
+            let e = outer.est_rows;
+            let mut n = self.node(
+                PhysKind::NestedLoops {
+                    outer: Box::new(outer),
+                    inner: Box::new(seek),
+                    kind,
+                    predicate: ScalarExpr::conjunction(preds),
+                    params,
+                },
+                columns,
+            );
+            n.est_rows = e;
+            return Ok(Some(n));
+        }
+        Ok(None)
+    }
+}
+
+/// Can a value of type `v` be used to seek a key column of type `col` (exact, order preserving)?
+pub(crate) fn seek_compatible(v: &DataType, col: &DataType) -> bool {
+    v == col
+        || (v.is_integer() && col.is_integer())
+        || (v.is_string() && col.is_string() && (!v.is_unicode() || col.is_unicode()))
+        || (matches!(v, DataType::Date) && matches!(col, DataType::Date))
+}
+
+fn row_independent(e: &ScalarExpr) -> bool {
+    let mut cols = Vec::new();
+    e.columns_used(&mut cols);
+    cols.is_empty() && !e.has_subquery()
+}
+
+/// Matches conjuncts against an index key: equality prefix + optional range on the next column.
+/// Returns the seek range and the indexes of the conjuncts it consumed.
+fn match_index(
+    conj: &[ScalarExpr],
+    key: &[(usize, bool)],
+    table: &catalog::TableDef,
+) -> (SeekRange, Vec<usize>) {
+    let mut range = SeekRange::default();
+    let mut used = Vec::new();
+    // (conjunct index, op, value) with the column on the left
+    let norm = |c: &ScalarExpr| -> Option<(usize, CmpOp, ScalarExpr)> {
+        if let ScalarKind::Compare(op, a, b) = &c.kind {
+            if let Some(col) = a.as_column() {
+                if row_independent(b) {
+                    return Some((col, *op, (**b).clone()));
+                }
+            }
+            if let Some(col) = b.as_column() {
+                if row_independent(a) {
+                    return Some((col, op.swap(), (**a).clone()));
+                }
+            }
+        }
+        None
+    };
+    for &(kc, _) in key {
+        let coltype = &table.columns[kc].data_type;
+        let eq = conj.iter().enumerate().find_map(|(i, c)| {
+            let (col, op, v) = norm(c)?;
+            (col == kc && op == CmpOp::Eq && seek_compatible(&v.data_type, coltype)).then_some((i, v))
+        });
+        if let Some((i, v)) = eq {
+            range.eq.push(v);
+            used.push(i);
+            continue;
+        }
+        // range on this column
+        for (i, c) in conj.iter().enumerate() {
+            let Some((col, op, v)) = norm(c) else { continue };
+            if col != kc || !seek_compatible(&v.data_type, coltype) {
+                continue;
+            }
+            match op {
+                // range conjuncts stay in the residual too: a bound the seek cannot encode
+                // (out of the column's range) is dropped by exec and re-checked there
+                CmpOp::Gt | CmpOp::Ge if range.lower.is_none() => {
+                    range.lower = Some((v, op == CmpOp::Ge));
+                    let _ = i;
+                }
+                CmpOp::Lt | CmpOp::Le if range.upper.is_none() => {
+                    range.upper = Some((v, op == CmpOp::Le));
+                }
+                _ => {}
+            }
+        }
+        break;
+    }
+    (range, used)
+}
+
+/// If `op` is (ComputeScalar/Filter over) a clustered index scan and `keys` are a prefix of the
+/// clustered key with one direction, makes the scan ordered and returns true.
+fn try_ordered_scan(op: &mut PhysOp, keys: &[SortKey]) -> bool {
+    if keys.is_empty() {
+        return false;
+    }
+    // map each key to a scan column through projections
+    let mut cols: Vec<usize> = Vec::new();
+    for k in keys {
+        match k.expr.as_column() {
+            Some(c) => cols.push(c),
+            None => return false,
+        }
+    }
+    fn find(op: &mut PhysOp, cols: Vec<usize>, keys: &[SortKey]) -> bool {
+        match &mut op.kind {
+            PhysKind::ComputeScalar { input, exprs } => {
+                let mut mapped = Vec::new();
+                for c in cols {
+                    match exprs.get(c).and_then(|e| e.as_column()) {
+                        Some(j) => mapped.push(j),
+                        None => return false,
+                    }
+                }
+                find(input, mapped, keys)
+            }
+            PhysKind::Filter { input, .. } => find(input, cols, keys),
+            PhysKind::ClusteredIndexScan {
+                source,
+                ordered,
+                backward,
+                ..
+            } => {
+                let Some(ci) = source.table.clustered_index() else {
+                    return false;
+                };
+                if cols.len() > ci.key_columns.len() {
+                    return false;
+                }
+                let mut dir: Option<bool> = None;
+                for (i, c) in cols.iter().enumerate() {
+                    let (kc, kdesc) = ci.key_columns[i];
+                    if kc != *c {
+                        return false;
+                    }
+                    let rev = keys[i].desc != kdesc;
+                    if dir.is_some_and(|d| d != rev) {
+                        return false;
+                    }
+                    dir = Some(rev);
+                }
+                *ordered = true;
+                *backward = dir.unwrap_or(false);
+                true
+            }
+            _ => false,
+        }
+    }
+    find(op, cols, keys)
+}

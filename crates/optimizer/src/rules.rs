@@ -1,0 +1,51 @@
+//! The rule registry: every rewrite the planner performs has a name, a description, and can be
+//! disabled by name.
+
+/// A named planner rule.
+#[derive(Clone, Copy, Debug)]
+pub struct Rule {
+    pub name: &'static str,
+    /// Match, rewrite, and why it is sound.
+    pub doc: &'static str,
+}
+
+/// All rules, in the order the planner tries them.
+pub const RULES: &[Rule] = &[
+    Rule {
+        name: "PushSelectIntoJoin",
+        doc: "Filter over an inner/cross join: conjuncts that read one side move below the join; equalities between the sides become join keys. Sound: a conjunct over one side's columns filters the same rows before or after an inner join.",
+    },
+    Rule {
+        name: "SelToIdxSeek",
+        doc: "Filter over a table read whose conjuncts bind a prefix of an index key with equalities (plus an optional range on the next key column) becomes an index seek; remaining conjuncts stay as the seek's residual predicate.",
+    },
+    Rule {
+        name: "JNtoIdxLookup",
+        doc: "Equi-join whose inner side is a table with an index led by the join columns becomes nested loops with an index seek on the inner side (outer values as parameters).",
+    },
+    Rule {
+        name: "JoinToHash",
+        doc: "Equi-join (or any outer join without keys) becomes a hash match join building on the right input.",
+    },
+    Rule {
+        name: "JoinToMerge",
+        doc: "Equi-join with a MERGE hint becomes a merge join over inputs sorted on the keys.",
+    },
+    Rule {
+        name: "SortToOrderedScan",
+        doc: "Sort whose keys are a prefix of the clustered index key (all ascending or all descending) over a scan of that table is removed; the scan runs ordered (backward for descending).",
+    },
+    Rule {
+        name: "TopSortToTopNSort",
+        doc: "TOP n (no ties, no percent, no offset) over a Sort becomes a TOP N Sort that keeps only n rows.",
+    },
+    Rule {
+        name: "GbAggToStrm",
+        doc: "A scalar aggregate (no GROUP BY) becomes a Stream Aggregate (one group).",
+    },
+];
+
+/// True if `name` is a registered rule.
+pub fn is_rule(name: &str) -> bool {
+    RULES.iter().any(|r| r.name.eq_ignore_ascii_case(name))
+}

@@ -1,0 +1,142 @@
+-- seed 001 line 195
+SELECT SUM(Case WHEN OffPageFiller IS NOT NULL THEN 1 ELSE 0 END)
+FROM (
+      VALUES (1),(2),(3),(4),(5),(6)
+) v(v)
+CROSS APPLY(
+       SELECT OffPageFiller
+       FROM dbo.SmallTable s
+       INNER JOIN dbo.BigTablePart b ON s.JoinId = b.JoinId
+       WHERE b.PartId = v.v
+) q;
+GO
+-- seed 001 line 238
+DROP TABLE IF EXISTS tbl_1;
+
+CREATE TABLE tbl_1 (
+ID BIGINT NOT NULL,
+ID2 BIGINT NOT NULL,
+PAGE_FILLER VARCHAR(5000) NOT NULL,
+PRIMARY KEY (ID)
+);
+
+INSERT INTO tbl_1 WITH (TABLOCK)
+SELECT RN, RN % 100000, REPLICATE('Z', 5000)
+FROM
+(
+	SELECT TOP (2000000) ROW_NUMBER() OVER (ORDER BY (SELECT NULL)) RN
+	FROM master..spt_values t1
+	CROSS JOIN master..spt_values t2
+) q
+OPTION (MAXDOP 1);
+
+CREATE INDEX IX2 ON tbl_1 (ID2);
+GO
+-- seed 001 line 261
+Select ID
+from tbl_1
+WHERE ID2 < 1
+ORDER BY ID;
+GO
+-- seed 001 line 268
+CREATE OR ALTER PROCEDURE CURSOR_WITH_FF
+AS
+BEGIN
+SET NOCOUNT ON;
+
+Declare @ID BIGINT;
+
+Declare FF Cursor FAST_FORWARD for
+Select ID
+from tbl_1
+WHERE ID2 < 1
+ORDER BY ID;
+
+Open FF;
+Fetch Next from FF into @ID;
+WHILE @@FETCH_STATUS = 0
+BEGIN
+	Fetch Next from FF into @ID;
+END;
+Close FF;
+Deallocate FF;
+END;
+GO
+-- seed 001 line 309
+CHECKPOINT;
+DBCC DROPCLEANBUFFERS;
+
+Select ID
+from tbl_1 WITH (INDEX(1))
+WHERE ID2 < 1
+ORDER BY ID
+OPTION (MAXDOP 1);
+GO
+-- seed 001 line 424
+SELECT MIN(CHECKSUM(CAST(t1.number AS BIGint) + CAST(t2.number AS BIGint)))
+FROM master..spt_values t1
+CROSS JOIN master..spt_values t2
+OPTION (MAXDOP 1, NO_PERFORMANCE_SPOOL);
+GO
+-- seed 001 line 437
+CREATE TABLE dbo.BatchModeTest (
+ID1 BIGINT NOT NULL,
+ID2 BIGINT NOT NULL,
+ID3 BIGINT NOT NULL,
+STRING VARCHAR(100),
+INDEX CCI CLUSTERED COLUMNSTORE
+);
+
+INSERT INTO dbo.BatchModeTest WITH (TABLOCK)
+SELECT q.RN, q.RN, q.RN, REPLICATE('Z', 100)
+FROM
+(
+    SELECT ROW_NUMBER() OVER (ORDER BY (SELECT NULL)) RN
+    FROM master..spt_values t1
+    CROSS JOIN master..spt_values t2
+) q
+OPTION (MAXDOP 1);
+GO
+-- seed 001 line 457
+SELECT COUNT_BIG(DISTINCT ID1)
+FROM BatchModeTest
+OPTION (MAXDOP 1);
+GO
+-- seed 001 line 528
+use tempdb;
+
+CREATE TABLE #outer (
+    ID BIGINT IDENTITY(1, 1) NOT NULL,
+    DUMMY BIGINT NOT NULL,
+    PRIMARY KEY (ID)
+);
+
+INSERT INTO #outer (DUMMY)
+SELECT TOP (130000) 0
+FROM master..spt_values t1
+CROSS JOIN master..spt_values t2;
+
+CREATE TABLE #inner (
+    ID BIGINT IDENTITY(1, 1) NOT NULL,
+    BIG_DUMMY CHAR(5000) NOT NULL,
+    PRIMARY KEY (ID)
+);
+
+INSERT INTO #inner (BIG_DUMMY)
+SELECT TOP (130000) '0'
+FROM master..spt_values t1
+CROSS JOIN master..spt_values t2;
+
+CHECKPOINT;
+DBCC DROPCLEANBUFFERS;
+
+SELECT COUNT_BIG(*)
+FROM #outer o
+WHERE o.DUMMY = 1
+OR EXISTS (
+    SELECT 1
+    FROM #inner i
+    WHERE i.ID = o.ID
+)
+OPTION (MAXDOP 1, QueryRuleOff BuildSpool);
+GO

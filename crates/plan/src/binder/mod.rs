@@ -1,0 +1,427 @@
+//! The binder: parser AST → [`BoundStatement`] (logical algebra + typed scalar IR).
+//!
+//! Name resolution follows SQL Server: a query level's FROM clause forms a scope of exposed
+//! table names (alias, or the table name) and their columns. Unqualified column names are
+//! searched in the innermost level first; a name found in an enclosing level becomes an outer
+//! reference: a parameter slot filled by the subquery/apply operator at run time (each level
+//! records `(slot, expression valid one level up)`). Errors: 207 invalid column, 208 invalid
+//! object, 209 ambiguous column, 1013 duplicate exposed names, 4104 unbindable multi-part
+//! identifier, 8120 column not in GROUP BY.
+
+mod dml;
+mod expr;
+mod functions;
+mod query;
+
+use std::cell::RefCell;
+
+use catalog::{name_eq, Catalog};
+use common::{SqlError, SqlResult};
+use parser::ast;
+use types::DataType;
+
+use crate::logical::LogicalOp;
+use crate::physical::BoundStatement;
+use crate::scalar::{ScalarExpr, ScalarKind};
+
+/// What the binder needs from the session: the catalog plus variable types.
+pub trait BindEnv: Catalog {
+    /// Declared type of `@name` (with the `@`), None if not declared.
+    fn variable_type(&self, name: &str) -> Option<DataType>;
+    /// `SET IDENTITY_INSERT table ON` state for a table object id.
+    fn identity_insert(&self, _object_id: i32) -> bool {
+        false
+    }
+}
+
+/// Binds one statement (SELECT / INSERT / UPDATE / DELETE / SELECT INTO / TRUNCATE / MERGE).
+pub fn bind_statement(stmt: &ast::Statement, env: &dyn BindEnv) -> SqlResult<BoundStatement> {
+    let b = Binder::new(env);
+    let r = match &stmt.kind {
+        ast::StatementKind::Select(q) => b.bind_select_statement(q),
+        ast::StatementKind::Insert(i) => b.bind_insert(i),
+        ast::StatementKind::Update(u) => b.bind_update(u),
+        ast::StatementKind::Delete(d) => b.bind_delete(d),
+        ast::StatementKind::Truncate(name) => b.bind_truncate(name),
+        _ => Err(SqlError::internal("bind_statement: not a query or DML statement")),
+    };
+    r.map_err(|e| e.at_line(stmt.line))
+}
+
+/// Binds a standalone scalar expression (SET @v = expr, IF cond, PRINT expr, RETURN expr).
+/// Subqueries inside it are allowed (they are bound as uncorrelated).
+pub fn bind_scalar(expr: &ast::Expr, env: &dyn BindEnv) -> SqlResult<ScalarExpr> {
+    let b = Binder::new(env);
+    b.push_level(Scope::default(), true);
+    let r = b.bind_expr(expr, &mut ExprCtx::plain());
+    b.pop_level();
+    r
+}
+
+/// One table visible in a scope.
+#[derive(Clone, Debug)]
+pub(crate) struct ScopeTable {
+    /// Exposed name (alias or table name).
+    pub exposed: String,
+    pub has_alias: bool,
+    pub schema: Option<String>,
+    /// Database of a stored table (kept for four-part name matching and diagnostics).
+    #[allow(dead_code)]
+    pub database: Option<String>,
+    pub start: usize,
+    pub len: usize,
+}
+
+/// One column visible in a scope.
+#[derive(Clone, Debug)]
+pub(crate) struct ScopeCol {
+    pub name: String,
+    pub table: Option<usize>,
+    pub data_type: DataType,
+    /// Nullability (for SELECT INTO column definitions and future checks).
+    #[allow(dead_code)]
+    pub nullable: bool,
+    /// Hidden columns (row locator) are never found by name or `*`.
+    pub hidden: bool,
+}
+
+/// Columns visible at one query level (the FROM clause's output row).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Scope {
+    pub tables: Vec<ScopeTable>,
+    pub cols: Vec<ScopeCol>,
+}
+
+impl Scope {
+    /// Appends `other` (a join's right side) shifting its positions.
+    pub fn append(&mut self, other: Scope) {
+        let off = self.cols.len();
+        let toff = self.tables.len();
+        for mut t in other.tables {
+            t.start += off;
+            self.tables.push(t);
+        }
+        for mut c in other.cols {
+            c.table = c.table.map(|t| t + toff);
+            self.cols.push(c);
+        }
+    }
+}
+
+/// A query level during binding.
+pub(crate) struct Level {
+    pub scope: Scope,
+    /// Outer references captured by this level: (slot, expression valid one level up).
+    pub params: Vec<(usize, ScalarExpr)>,
+    /// (outer level, column) -> slot, to reuse slots.
+    origins: Vec<((usize, usize), usize)>,
+    /// Name resolution does not look past a barrier (views, standalone expressions).
+    pub barrier: bool,
+    /// The level reads parameter slots set by an enclosing operator (passed-through outer
+    /// references): its results depend on the outer row even when `params` is empty.
+    pub uses_outer: bool,
+}
+
+/// A CTE definition in scope.
+#[derive(Clone, Debug)]
+pub(crate) struct CteDef {
+    pub name: String,
+    pub columns: Vec<String>,
+    pub query: ast::Query,
+    /// Set while the recursive member is being bound: (work table id, columns).
+    pub recursive_binding: Option<(usize, Vec<crate::logical::ColumnMeta>)>,
+}
+
+/// Expression-binding context: aggregate handling for grouped queries, windows.
+pub(crate) struct ExprCtx<'q> {
+    pub grouping: Option<&'q mut query::Grouping>,
+    /// Window calls collected while binding a select list (None = windows not allowed here).
+    pub windows: Option<&'q mut query::WindowCollector>,
+    /// Aggregates allowed here (select list, HAVING, ORDER BY).
+    pub aggregates_allowed: bool,
+}
+
+impl ExprCtx<'_> {
+    pub fn plain() -> ExprCtx<'static> {
+        ExprCtx {
+            grouping: None,
+            windows: None,
+            aggregates_allowed: false,
+        }
+    }
+}
+
+/// Binder state for one statement.
+pub(crate) struct Binder<'e> {
+    pub env: &'e dyn BindEnv,
+    pub levels: RefCell<Vec<Level>>,
+    pub next_slot: RefCell<usize>,
+    pub next_cte_id: RefCell<usize>,
+    pub ctes: RefCell<Vec<Vec<CteDef>>>,
+    pub view_depth: RefCell<usize>,
+    /// `OPTION (MAXRECURSION n)` of the statement.
+    pub max_recursion: RefCell<Option<u32>>,
+    /// While binding an UPDATE/DELETE source: stored tables expose a hidden row-locator column.
+    pub dml_locators: RefCell<bool>,
+    /// `OPTION (HASH JOIN | LOOP JOIN | MERGE JOIN)`: applied to joins without their own hint.
+    pub query_join_hint: RefCell<Option<crate::logical::JoinHint>>,
+}
+
+impl<'e> Binder<'e> {
+    pub fn new(env: &'e dyn BindEnv) -> Self {
+        Binder {
+            env,
+            levels: RefCell::new(Vec::new()),
+            next_slot: RefCell::new(0),
+            next_cte_id: RefCell::new(0),
+            ctes: RefCell::new(Vec::new()),
+            view_depth: RefCell::new(0),
+            max_recursion: RefCell::new(None),
+            dml_locators: RefCell::new(false),
+            query_join_hint: RefCell::new(None),
+        }
+    }
+
+    pub fn push_level(&self, scope: Scope, barrier: bool) {
+        self.levels.borrow_mut().push(Level {
+            scope,
+            params: Vec::new(),
+            origins: Vec::new(),
+            barrier,
+            uses_outer: false,
+        });
+    }
+
+    /// Pops a level, returning its captured outer references and whether it is correlated.
+    pub fn pop_level_full(&self) -> (Vec<(usize, ScalarExpr)>, bool) {
+        match self.levels.borrow_mut().pop() {
+            Some(l) => {
+                let corr = l.uses_outer || !l.params.is_empty();
+                (l.params, corr)
+            }
+            None => (vec![], false),
+        }
+    }
+
+    /// Pops a level, returning its captured outer references.
+    pub fn pop_level(&self) -> Vec<(usize, ScalarExpr)> {
+        self.levels
+            .borrow_mut()
+            .pop()
+            .map(|l| l.params)
+            .unwrap_or_default()
+    }
+
+    pub fn set_scope(&self, scope: Scope) {
+        if let Some(l) = self.levels.borrow_mut().last_mut() {
+            l.scope = scope;
+        }
+    }
+
+    pub fn current_scope(&self) -> Scope {
+        self.levels
+            .borrow()
+            .last()
+            .map(|l| l.scope.clone())
+            .unwrap_or_default()
+    }
+
+    /// Finds column `name` qualified by `qual` (0-2 parts) in the scope of `level`.
+    /// Ok(None) = not there; errors for ambiguity.
+    fn find_in_level(
+        &self,
+        level: usize,
+        qual: &[String],
+        name: &str,
+    ) -> SqlResult<Option<(usize, DataType)>> {
+        let levels = self.levels.borrow();
+        let scope = &levels[level].scope;
+        let mut found: Option<(usize, DataType)> = None;
+        for (i, c) in scope.cols.iter().enumerate() {
+            if c.hidden || !name_eq(&c.name, name) {
+                continue;
+            }
+            if !qual.is_empty() {
+                let Some(ti) = c.table else { continue };
+                let t = &scope.tables[ti];
+                if !table_matches(t, qual) {
+                    continue;
+                }
+            }
+            if found.is_some() {
+                let shown = if qual.is_empty() {
+                    name.to_string()
+                } else {
+                    format!("{}.{}", qual.join("."), name)
+                };
+                return Err(SqlError::new(209, &[&shown]));
+            }
+            found = Some((i, c.data_type.clone()));
+        }
+        Ok(found)
+    }
+
+    /// True if a table matching the qualifier exists in `level`'s scope.
+    fn qualifier_exists(&self, level: usize, qual: &[String]) -> bool {
+        let levels = self.levels.borrow();
+        levels[level]
+            .scope
+            .tables
+            .iter()
+            .any(|t| table_matches(t, qual))
+    }
+
+    /// Resolves a (possibly qualified) column reference from the innermost level.
+    pub fn resolve_column(&self, parts: &[String]) -> SqlResult<ScalarExpr> {
+        let (name, qual) = match parts.split_last() {
+            Some((n, q)) => (n.as_str(), q),
+            None => return Err(SqlError::internal("empty column name")),
+        };
+        // drop an empty server/database part and keep at most schema.table as qualifier
+        let qual: Vec<String> = qual.iter().filter(|p| !p.is_empty()).cloned().collect();
+        let qual: Vec<String> = if qual.len() > 2 {
+            qual[qual.len() - 2..].to_vec()
+        } else {
+            qual
+        };
+        let top = self.levels.borrow().len();
+        if top == 0 {
+            return Err(self.unbound(parts, &qual));
+        }
+        match self.resolve_at(top - 1, &qual, name)? {
+            Some(e) => Ok(e),
+            None => Err(self.unbound(parts, &qual)),
+        }
+    }
+
+    fn unbound(&self, parts: &[String], qual: &[String]) -> SqlError {
+        if qual.is_empty() {
+            SqlError::new(207, &[&parts.last().map(String::as_str).unwrap_or("")])
+        } else {
+            SqlError::new(4104, &[&parts.join(".")])
+        }
+    }
+
+    fn resolve_at(&self, level: usize, qual: &[String], name: &str) -> SqlResult<Option<ScalarExpr>> {
+        if let Some((i, t)) = self.find_in_level(level, qual, name)? {
+            return Ok(Some(ScalarExpr::column(i, t)));
+        }
+        // A qualifier naming a table of this level that lacks the column: invalid column.
+        if !qual.is_empty() && self.qualifier_exists(level, qual) {
+            return Err(SqlError::new(207, &[&name]));
+        }
+        let barrier = self.levels.borrow()[level].barrier;
+        if level == 0 || barrier {
+            return Ok(None);
+        }
+        let Some(outer) = self.resolve_at(level - 1, qual, name)? else {
+            return Ok(None);
+        };
+        // an outer reference that is already a parameter passes through unchanged
+        if let ScalarKind::Param(_) = outer.kind {
+            self.levels.borrow_mut()[level].uses_outer = true;
+            return Ok(Some(outer));
+        }
+        // capture as a parameter of this level
+        let key = match &outer.kind {
+            ScalarKind::Column(c) => Some((level - 1, *c)),
+            ScalarKind::Param(s) => Some((usize::MAX, *s)),
+            _ => None,
+        };
+        let mut levels = self.levels.borrow_mut();
+        if let Some(k) = key {
+            if let Some(&(_, slot)) = levels[level].origins.iter().find(|(o, _)| *o == k) {
+                return Ok(Some(ScalarExpr::new(
+                    ScalarKind::Param(slot),
+                    outer.data_type.clone(),
+                )));
+            }
+        }
+        let slot = {
+            let mut s = self.next_slot.borrow_mut();
+            *s += 1;
+            *s - 1
+        };
+        let t = outer.data_type.clone();
+        levels[level].params.push((slot, outer));
+        if let Some(k) = key {
+            levels[level].origins.push((k, slot));
+        }
+        Ok(Some(ScalarExpr::new(ScalarKind::Param(slot), t)))
+    }
+
+    /// Looks up a CTE by name (innermost WITH first).
+    pub fn find_cte(&self, name: &str) -> Option<CteDef> {
+        let ctes = self.ctes.borrow();
+        for frame in ctes.iter().rev() {
+            for c in frame.iter().rev() {
+                if name_eq(&c.name, name) {
+                    return Some(c.clone());
+                }
+            }
+        }
+        None
+    }
+
+    /// Binds a query used as a table/subquery at a new level; returns the plan and captured
+    /// outer references.
+    pub fn bind_query_level(
+        &self,
+        q: &ast::Query,
+        barrier: bool,
+    ) -> SqlResult<(LogicalOp, Vec<String>, Vec<(usize, ScalarExpr)>)> {
+        self.push_level(Scope::default(), barrier);
+        let r = self.bind_query(q);
+        let params = self.pop_level();
+        let (op, names) = r?;
+        Ok((op, names, params))
+    }
+}
+
+fn table_matches(t: &ScopeTable, qual: &[String]) -> bool {
+    match qual {
+        [one] => name_eq(&t.exposed, one),
+        [schema, table] => {
+            !t.has_alias
+                && name_eq(&t.exposed, table)
+                && t.schema.as_deref().is_none_or(|s| name_eq(s, schema))
+        }
+        _ => false,
+    }
+}
+
+/// Converts an AST object name into a catalog name (4-part names drop the server).
+pub fn qualified_name(name: &ast::ObjectName) -> catalog::QualifiedName {
+    catalog::QualifiedName {
+        database: name.database().map(|i| i.value.clone()),
+        schema: name.schema().map(|i| i.value.clone()),
+        name: name.name().map(|i| i.value.clone()).unwrap_or_default(),
+    }
+}
+
+/// Wraps `e` in an implicit conversion to `t` when needed.
+pub(crate) fn convert_to(e: ScalarExpr, t: &DataType) -> ScalarExpr {
+    if e.data_type == *t {
+        return e;
+    }
+    if let ScalarKind::Literal(v) = &e.kind {
+        if v.is_null() {
+            return ScalarExpr::literal(types::Value::Null, t.clone());
+        }
+    }
+    ScalarExpr::new(
+        ScalarKind::Cast {
+            expr: Box::new(e),
+            style: None,
+            try_: false,
+            implicit: true,
+        },
+        t.clone(),
+    )
+}
+
+/// Data type from a declaration type name (`varchar(10)`, `decimal(10,2)`; defaults of a
+/// column/variable declaration).
+pub fn expr_decl_type(t: &ast::DataTypeName) -> SqlResult<DataType> {
+    expr::decl_type_impl(t)
+}

@@ -1,0 +1,288 @@
+//! Physical operators (what exec runs) and bound/physical statements.
+//!
+//! A [`PhysOp`] is immutable once built (plans may be cached and run many times). Each node
+//! carries its output columns and the optimizer's row estimate.
+
+use std::sync::Arc;
+
+use catalog::{ColumnDef, TableDef, VirtualTable};
+
+use crate::logical::{
+    AggCall, ColumnMeta, JoinKind, LogicalOp, SetOpKind, SortKey, TableSource, TopSpec, WindowCall,
+};
+use crate::scalar::ScalarExpr;
+
+/// Seek range on an index: equality on the first `eq.len()` key columns, then an optional
+/// range on the next key column. Expressions may read parameters (inner side of a nested
+/// loops index join) and are evaluated when the seek opens.
+#[derive(Clone, Debug, Default)]
+pub struct SeekRange {
+    pub eq: Vec<ScalarExpr>,
+    /// (value, inclusive)
+    pub lower: Option<(ScalarExpr, bool)>,
+    pub upper: Option<(ScalarExpr, bool)>,
+}
+
+/// Physical operator kinds (names follow SQL Server's showplan operators).
+#[derive(Clone, Debug)]
+pub enum PhysKind {
+    /// Rows of constant expressions.
+    ConstantScan {
+        rows: Vec<Vec<ScalarExpr>>,
+    },
+    /// A materialized virtual table.
+    VirtualScan {
+        table: Arc<VirtualTable>,
+    },
+    /// Heap scan.
+    TableScan {
+        source: TableSource,
+        predicate: Option<ScalarExpr>,
+    },
+    /// Clustered index scan (ordered when `ordered`).
+    ClusteredIndexScan {
+        source: TableSource,
+        predicate: Option<ScalarExpr>,
+        ordered: bool,
+        backward: bool,
+    },
+    /// Index seek on `source.table.indexes[index]`. For a nonclustered index the operator also
+    /// performs the Key Lookup / RID Lookup that fetches the full row (shown as such by explain).
+    IndexSeek {
+        source: TableSource,
+        index: usize,
+        range: SeekRange,
+        predicate: Option<ScalarExpr>,
+        backward: bool,
+    },
+    Filter {
+        input: Box<PhysOp>,
+        predicate: ScalarExpr,
+    },
+    /// Projection: outputs exactly `exprs`.
+    ComputeScalar {
+        input: Box<PhysOp>,
+        exprs: Vec<ScalarExpr>,
+    },
+    /// Nested loops; with `params` it is an apply (inner re-opened per outer row with the
+    /// parameter slots set from the outer row).
+    NestedLoops {
+        outer: Box<PhysOp>,
+        inner: Box<PhysOp>,
+        kind: JoinKind,
+        predicate: Option<ScalarExpr>,
+        params: Vec<(usize, ScalarExpr)>,
+    },
+    /// Hash match join: builds on `right`, probes with `left`. Output is left ++ right.
+    HashJoin {
+        left: Box<PhysOp>,
+        right: Box<PhysOp>,
+        kind: JoinKind,
+        left_keys: Vec<ScalarExpr>,
+        right_keys: Vec<ScalarExpr>,
+        residual: Option<ScalarExpr>,
+    },
+    /// Merge join over inputs sorted ascending on the keys (inner join only).
+    MergeJoin {
+        left: Box<PhysOp>,
+        right: Box<PhysOp>,
+        kind: JoinKind,
+        left_keys: Vec<ScalarExpr>,
+        right_keys: Vec<ScalarExpr>,
+        residual: Option<ScalarExpr>,
+    },
+    Sort {
+        input: Box<PhysOp>,
+        keys: Vec<SortKey>,
+        /// TOP N sort.
+        top: Option<ScalarExpr>,
+        distinct: bool,
+    },
+    HashAggregate {
+        input: Box<PhysOp>,
+        group_by: Vec<ScalarExpr>,
+        aggs: Vec<AggCall>,
+        grouping_sets: Option<Vec<Vec<usize>>>,
+    },
+    /// Aggregate over input sorted on the group-by expressions (or scalar aggregate).
+    StreamAggregate {
+        input: Box<PhysOp>,
+        group_by: Vec<ScalarExpr>,
+        aggs: Vec<AggCall>,
+    },
+    Top {
+        input: Box<PhysOp>,
+        spec: TopSpec,
+    },
+    Window {
+        input: Box<PhysOp>,
+        calls: Vec<WindowCall>,
+    },
+    /// UNION ALL.
+    Concatenation {
+        inputs: Vec<PhysOp>,
+    },
+    /// EXCEPT / INTERSECT (hash based); UNION distinct is Concatenation + hash distinct.
+    HashSetOp {
+        kind: SetOpKind,
+        all: bool,
+        left: Box<PhysOp>,
+        right: Box<PhysOp>,
+    },
+    /// Hash distinct (Hash Match (Flow Distinct)).
+    HashDistinct {
+        input: Box<PhysOp>,
+    },
+    /// Recursive CTE driven by a table spool.
+    RecursiveCte {
+        id: usize,
+        anchor: Box<PhysOp>,
+        recursive: Box<PhysOp>,
+        max_recursion: Option<u32>,
+    },
+    /// Reads the rows of the previous recursion level.
+    WorkTableScan {
+        id: usize,
+    },
+}
+
+/// A physical operator with its output schema and estimate.
+#[derive(Clone, Debug)]
+pub struct PhysOp {
+    pub kind: PhysKind,
+    pub columns: Vec<ColumnMeta>,
+    pub est_rows: f64,
+}
+
+/// How one column of an inserted row is produced.
+#[derive(Clone, Debug)]
+pub enum InsertColumn {
+    /// Value `i` of the source row.
+    Source(usize),
+    /// A default expression (constant or function).
+    Default(ScalarExpr),
+    Null,
+    /// Next identity value.
+    Identity,
+    /// Computed column over the new row (stored, see exec/README.md).
+    Computed(ScalarExpr),
+}
+
+/// `OUTPUT` clause: expressions over `inserted` columns followed by `deleted` columns (each the
+/// table's full column list).
+#[derive(Clone, Debug)]
+pub struct OutputSpec {
+    pub exprs: Vec<ScalarExpr>,
+    pub columns: Vec<ColumnMeta>,
+    /// `OUTPUT ... INTO @t / table`: target table (None = rows go to the client).
+    pub into: Option<Arc<TableDef>>,
+}
+
+/// A CHECK constraint bound over the table's own columns (positions = column ordinals).
+#[derive(Clone, Debug)]
+pub struct BoundCheck {
+    pub name: String,
+    pub expr: ScalarExpr,
+    /// Column name for column-level constraints (shown in error 547).
+    pub column: Option<String>,
+}
+
+/// What SELECT ... INTO asks the engine to create before rows are inserted.
+#[derive(Clone, Debug)]
+pub struct NewTableSpec {
+    pub database: Option<String>,
+    pub schema: Option<String>,
+    pub name: String,
+    pub columns: Vec<ColumnDef>,
+}
+
+/// A statement ready for optimization (`P` = LogicalOp) or execution (`P` = PhysOp).
+#[derive(Clone, Debug)]
+pub enum Statement<P> {
+    /// A query. With `assign`, each output column is assigned to a variable instead of being
+    /// sent to the client (`SELECT @a = x, @b = y FROM ...`; the last row wins).
+    Select {
+        input: P,
+        columns: Vec<ColumnMeta>,
+        assign: Option<Vec<String>>,
+    },
+    Insert {
+        table: Arc<TableDef>,
+        source: P,
+        columns: Vec<InsertColumn>,
+        /// Explicit values for the identity column are allowed (IDENTITY_INSERT ON).
+        identity_insert: bool,
+        checks: Vec<BoundCheck>,
+        output: Option<OutputSpec>,
+    },
+    /// `input` rows contain the target's columns + locator starting at `target_offset`.
+    Update {
+        table: Arc<TableDef>,
+        input: P,
+        target_offset: usize,
+        /// (column ordinal, new value over the input row)
+        sets: Vec<(usize, ScalarExpr)>,
+        /// Computed columns recomputed over the new row.
+        computed: Vec<(usize, ScalarExpr)>,
+        checks: Vec<BoundCheck>,
+        output: Option<OutputSpec>,
+    },
+    Delete {
+        table: Arc<TableDef>,
+        input: P,
+        target_offset: usize,
+        output: Option<OutputSpec>,
+    },
+    Truncate {
+        table: Arc<TableDef>,
+    },
+    /// The engine is asked (through `ExecEnv::create_table`) to create the table, then the rows
+    /// of `source` are inserted.
+    SelectInto {
+        target: NewTableSpec,
+        source: P,
+    },
+}
+
+/// Output of the binder.
+pub type BoundStatement = Statement<LogicalOp>;
+/// Output of the optimizer, input of exec.
+pub type PhysicalPlan = Statement<PhysOp>;
+
+impl PhysOp {
+    pub fn new(kind: PhysKind, columns: Vec<ColumnMeta>, est_rows: f64) -> Self {
+        PhysOp {
+            kind,
+            columns,
+            est_rows,
+        }
+    }
+
+    /// Child operators.
+    pub fn children(&self) -> Vec<&PhysOp> {
+        match &self.kind {
+            PhysKind::ConstantScan { .. }
+            | PhysKind::VirtualScan { .. }
+            | PhysKind::TableScan { .. }
+            | PhysKind::ClusteredIndexScan { .. }
+            | PhysKind::IndexSeek { .. }
+            | PhysKind::WorkTableScan { .. } => vec![],
+            PhysKind::Filter { input, .. }
+            | PhysKind::ComputeScalar { input, .. }
+            | PhysKind::Sort { input, .. }
+            | PhysKind::HashAggregate { input, .. }
+            | PhysKind::StreamAggregate { input, .. }
+            | PhysKind::Top { input, .. }
+            | PhysKind::Window { input, .. }
+            | PhysKind::HashDistinct { input } => vec![&**input],
+            PhysKind::NestedLoops { outer, inner, .. } => vec![&**outer, &**inner],
+            PhysKind::HashJoin { left, right, .. }
+            | PhysKind::MergeJoin { left, right, .. }
+            | PhysKind::HashSetOp { left, right, .. } => vec![&**left, &**right],
+            PhysKind::RecursiveCte {
+                anchor, recursive, ..
+            } => vec![&**anchor, &**recursive],
+            PhysKind::Concatenation { inputs } => inputs.iter().collect(),
+        }
+    }
+}

@@ -1,0 +1,947 @@
+//! Database internals: files, directory of objects, allocation (GAM/IAM), LOB chains,
+//! transactions, recovery.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::*};
+use std::sync::Arc;
+
+use common::{PageId, SqlError, SqlResult};
+use parking_lot::{Mutex, RwLock};
+
+use crate::buffer::BufferPool;
+use crate::file::DataFile;
+use crate::mtr::{Mtr, NOT_CLR};
+use crate::page::{self, rd16, rd32, rd64, wr16, wr32, wr64, PageBuf, PageType, HEADER, PAGE_SIZE};
+use crate::wal::{self, Log, PageChange, UndoOp, REC_ABORT, REC_CHECKPOINT, REC_COMMIT, REC_OP};
+use crate::StorageConfig;
+
+/// Page 1 of every file: the Global Allocation Map (1 bit per extent).
+pub const GAM_PAGE: u32 = 1;
+/// File 1 page 2: first directory page; page 3: the directory's IAM.
+pub const DIR_PAGE: PageId = PageId::new(1, 2);
+pub const DIR_IAM: PageId = PageId::new(1, 3);
+/// Extents per GAM page.
+pub const GAM_CAP: u32 = ((PAGE_SIZE - HEADER) * 8) as u32;
+/// IAM entries per IAM page (8 bytes each).
+pub const IAM_CAP: usize = (PAGE_SIZE - HEADER) / 8;
+/// IAM header field (first IAM page): last IAM page of the chain.
+const OFF_IAM_LAST: usize = 52;
+/// Directory header field (first directory page): next object id.
+const OFF_NEXT_OBJ: usize = 52;
+/// The catalog B-tree's object id.
+pub const CATALOG_OBJ: u64 = 1;
+/// Directory object (owns the directory pages).
+pub const DIR_OBJ: u64 = 0;
+
+pub const KIND_HEAP: u8 = 1;
+pub const KIND_BTREE: u8 = 2;
+pub const STATE_LIVE: u8 = 1;
+pub const STATE_DROPPED: u8 = 2;
+pub const STATE_ZOMBIE: u8 = 3;
+
+const DIR_ENTRY: usize = 28;
+
+/// One directory entry (db/README "Directory").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ObjMeta {
+    pub obj: u64,
+    pub kind: u8,
+    pub state: u8,
+    pub iam: PageId,
+    pub root: PageId,
+}
+
+impl ObjMeta {
+    fn encode(&self) -> [u8; DIR_ENTRY] {
+        let mut b = [0u8; DIR_ENTRY];
+        b[0..8].copy_from_slice(&self.obj.to_le_bytes());
+        b[8] = self.kind;
+        b[9] = self.state;
+        b[12..20].copy_from_slice(&self.iam.to_u64().to_le_bytes());
+        b[20..28].copy_from_slice(&self.root.to_u64().to_le_bytes());
+        b
+    }
+    fn decode(b: &[u8]) -> Option<ObjMeta> {
+        if b.len() < DIR_ENTRY {
+            return None;
+        }
+        Some(ObjMeta {
+            obj: rd64(b, 0),
+            kind: b[8],
+            state: b[9],
+            iam: PageId::from_u64(rd64(b, 12)),
+            root: PageId::from_u64(rd64(b, 20)),
+        })
+    }
+}
+
+/// Per-transaction state (lives inside `Txn`).
+#[derive(Debug, Default)]
+pub struct TxnState {
+    pub id: u64,
+    pub last_lsn: u64,
+    pub undo: Vec<(u64, UndoOp)>,
+    /// Objects dropped (or zombies of truncates) to free after commit.
+    pub post_commit: Vec<u64>,
+    pub counted_active: bool,
+}
+
+/// How an operation is logged.
+pub enum Ctx<'t> {
+    /// A normal transactional change: an undo record is written and remembered.
+    Txn(&'t mut TxnState),
+    /// A compensation (undo) action: the record is a CLR with this undo-next LSN.
+    Clr(&'t mut TxnState, u64),
+    /// Redo-only system change (post-commit frees, recovery cleanup).
+    System,
+}
+
+pub struct Inner {
+    pub dir: PathBuf,
+    pub config: StorageConfig,
+    pub pool: BufferPool,
+    pub log: Arc<Log>,
+    pub objects: RwLock<HashMap<u64, ObjMeta>>,
+    pub next_txn: AtomicU64,
+    pub heap_hint: Mutex<HashMap<u64, PageId>>,
+    alloc_rr: AtomicUsize,
+    gam_hint: Vec<AtomicU64>,
+    dir_lock: Mutex<()>,
+    ckpt_lock: Mutex<()>,
+    pub active: AtomicUsize,
+    pub closed: AtomicBool,
+}
+
+fn bad(pid: PageId, what: &str) -> SqlError {
+    page::corrupt(pid, what)
+}
+
+impl Inner {
+    /// Opens or creates the database in `dir` and runs recovery.
+    pub fn open(dir: &Path, config: StorageConfig) -> SqlResult<Arc<Inner>> {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| SqlError::io("create directory", &dir.display().to_string(), &e))?;
+        let first = dir.join("data1.mdf");
+        let fresh = !first.exists();
+        let mut nfiles = 0u16;
+        if fresh {
+            nfiles = config.data_files.max(1);
+        } else {
+            while dir.join(format!("data{}.mdf", nfiles + 1)).exists() {
+                nfiles += 1;
+            }
+        }
+        let mut files = Vec::new();
+        for i in 1..=nfiles {
+            let name = if i == 1 {
+                "data1.mdf".to_string()
+            } else {
+                format!("data{i}.mdf")
+            };
+            let _ = name;
+            files.push(Arc::new(DataFile::open(
+                i,
+                &dir.join(format!("data{i}.mdf")),
+                config.io_latency,
+            )?));
+        }
+        let (log, base, data) = Log::open(&dir.join("log.ldf"), config.io_latency, config.sync_commit)?;
+        let log = Arc::new(log);
+        let pool = BufferPool::new(config.buffer_pool_bytes, files.clone(), log.clone());
+        let inner = Arc::new(Inner {
+            dir: dir.to_path_buf(),
+            config,
+            pool,
+            log,
+            objects: RwLock::new(HashMap::new()),
+            next_txn: AtomicU64::new(1),
+            heap_hint: Mutex::new(HashMap::new()),
+            alloc_rr: AtomicUsize::new(0),
+            gam_hint: (0..nfiles).map(|_| AtomicU64::new(1)).collect(),
+            dir_lock: Mutex::new(()),
+            ckpt_lock: Mutex::new(()),
+            active: AtomicUsize::new(0),
+            closed: AtomicBool::new(false),
+        });
+        if fresh {
+            inner.format()?;
+        } else {
+            inner.recover(base, &data)?;
+        }
+        drop(data);
+        inner.reload_objects()?;
+        if fresh {
+            // the catalog B-tree
+            let mut st = TxnState {
+                id: inner.next_txn.fetch_add(1, AcqRel),
+                ..Default::default()
+            };
+            let id = inner.create_object(&mut Ctx::Txn(&mut st), KIND_BTREE)?;
+            debug_assert_eq!(id, CATALOG_OBJ, "catalog must be object 1");
+            inner.commit_state(&mut st)?;
+        }
+        inner.checkpoint()?;
+        Ok(inner)
+    }
+
+    /// Formats a new database: file headers, GAMs, the directory and its IAM.
+    fn format(&self) -> SqlResult<()> {
+        let mut mtr = Mtr::new(&self.pool);
+        for f in &self.pool.files {
+            let h = mtr.latch_new(PageId::new(f.id, 0))?;
+            page::init(mtr.page_mut(h), PageId::new(f.id, 0), PageType::FileHeader, 0, 0);
+            let p = mtr.page_mut(h);
+            p[HEADER..HEADER + 8].copy_from_slice(b"LATCHKEY");
+            wr16(p, HEADER + 8, f.id);
+            wr16(p, HEADER + 10, 1); // format version
+            let g = mtr.latch_new(PageId::new(f.id, GAM_PAGE))?;
+            page::init(mtr.page_mut(g), PageId::new(f.id, GAM_PAGE), PageType::Gam, 0, 0);
+            mtr.page_mut(g)[HEADER] |= 1; // extent 0: system pages
+        }
+        let d = mtr.latch_new(DIR_PAGE)?;
+        page::init(mtr.page_mut(d), DIR_PAGE, PageType::Directory, DIR_OBJ, 0);
+        wr64(mtr.page_mut(d), OFF_NEXT_OBJ, CATALOG_OBJ);
+        let i = mtr.latch_new(DIR_IAM)?;
+        page::init(mtr.page_mut(i), DIR_IAM, PageType::Iam, DIR_OBJ, 0);
+        let p = mtr.page_mut(i);
+        iam_push(p, 1, 0, 0b1100);
+        mtr.commit(&self.log, 0, 0, NOT_CLR, None)?;
+        Ok(())
+    }
+
+    // ------------------------------------------------------------------ logging helpers
+
+    /// Commits an mtr in the given context (wal/README W2).
+    pub fn commit_mtr(&self, mtr: Mtr<'_>, ctx: &mut Ctx<'_>, undo: Option<UndoOp>) -> SqlResult<()> {
+        match ctx {
+            Ctx::Txn(st) => {
+                if !st.counted_active {
+                    st.counted_active = true;
+                    self.active.fetch_add(1, AcqRel);
+                }
+                if let Some(lsn) = mtr.commit(&self.log, st.id, st.last_lsn, NOT_CLR, undo.as_ref())? {
+                    st.last_lsn = lsn;
+                    if let Some(u) = undo {
+                        st.undo.push((lsn, u));
+                    }
+                }
+            }
+            Ctx::Clr(st, next) => {
+                if let Some(lsn) = mtr.commit(&self.log, st.id, st.last_lsn, *next, None)? {
+                    st.last_lsn = lsn;
+                }
+            }
+            Ctx::System => {
+                mtr.commit(&self.log, 0, 0, NOT_CLR, None)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn append_simple(&self, kind: u8, txn: u64, prev: u64) -> SqlResult<u64> {
+        self.log.append_with(|lsn, _, out| {
+            let s = wal::begin_record(out, kind, txn, prev);
+            wal::finish_record(out, s, lsn);
+        })
+    }
+
+    // ------------------------------------------------------------------ transactions
+
+    pub fn commit_state(&self, st: &mut TxnState) -> SqlResult<()> {
+        if st.last_lsn != 0 {
+            let lsn = self.append_simple(REC_COMMIT, st.id, st.last_lsn)?;
+            if self.config.sync_commit {
+                self.log.flush_to(lsn)?;
+            }
+        }
+        st.undo.clear();
+        st.last_lsn = 0;
+        let post = std::mem::take(&mut st.post_commit);
+        if st.counted_active {
+            st.counted_active = false;
+            self.active.fetch_sub(1, AcqRel);
+        }
+        for obj in post {
+            self.free_object(obj)?;
+        }
+        Ok(())
+    }
+
+    /// Undoes the changes after savepoint `to` (index into the undo list).
+    pub fn rollback_state(&self, st: &mut TxnState, to: usize) -> SqlResult<()> {
+        while st.undo.len() > to {
+            let Some((_, op)) = st.undo.pop() else { break };
+            let next = st.undo.last().map(|u| u.0).unwrap_or(0);
+            self.undo_op(&op, st, next)?;
+        }
+        Ok(())
+    }
+
+    pub fn abort_state(&self, st: &mut TxnState) -> SqlResult<()> {
+        let res = self.rollback_state(st, 0);
+        if st.last_lsn != 0 && res.is_ok() {
+            self.append_simple(REC_ABORT, st.id, st.last_lsn)?;
+        }
+        st.last_lsn = 0;
+        st.post_commit.clear();
+        if st.counted_active {
+            st.counted_active = false;
+            self.active.fetch_sub(1, AcqRel);
+        }
+        res
+    }
+
+    /// Executes one logical undo action, logged as a CLR with `undo_next`.
+    pub fn undo_op(&self, op: &UndoOp, st: &mut TxnState, undo_next: u64) -> SqlResult<()> {
+        let before = st.last_lsn;
+        let mut ctx = Ctx::Clr(st, undo_next);
+        match op {
+            UndoOp::BTreeRemove { obj, key } => {
+                let m = self.meta_any(*obj)?;
+                crate::btree::delete(self, &mut ctx, &m, key)?;
+            }
+            UndoOp::BTreePut { obj, key, value } => {
+                let m = self.meta_any(*obj)?;
+                crate::btree::put(self, &mut ctx, &m, key, value, true)?;
+            }
+            UndoOp::HeapRemove { obj, rid } => {
+                let m = self.meta_any(*obj)?;
+                crate::heap::undo_remove(self, &mut ctx, &m, rid)?;
+            }
+            UndoOp::HeapRestore { obj, rid, rec } => {
+                let m = self.meta_any(*obj)?;
+                crate::heap::undo_restore(self, &mut ctx, &m, rid, rec, false)?;
+            }
+            UndoOp::HeapReplace { obj, rid, rec } => {
+                let m = self.meta_any(*obj)?;
+                crate::heap::undo_restore(self, &mut ctx, &m, rid, rec, true)?;
+            }
+            UndoOp::Uncreate { obj } => self.dir_free_now(&mut ctx, *obj)?,
+            UndoOp::Undrop { obj } => self.dir_set_state(&mut ctx, *obj, STATE_LIVE, None)?,
+            UndoOp::Untruncate { obj, zombie } => self.dir_untruncate(&mut ctx, *obj, *zombie)?,
+        }
+        // wal/README W3: a CLR is written even when the action changed nothing
+        if let Ctx::Clr(st, next) = ctx {
+            if st.last_lsn == before {
+                if let Some(l) = Mtr::new(&self.pool).commit(&self.log, st.id, st.last_lsn, next, None)? {
+                    st.last_lsn = l;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    // ------------------------------------------------------------------ directory
+
+    pub fn meta(&self, obj: u64) -> SqlResult<ObjMeta> {
+        match self.objects.read().get(&obj) {
+            Some(m) if m.state == STATE_LIVE => Ok(*m),
+            _ => Err(SqlError::custom(
+                8630,
+                16,
+                1,
+                format!("storage object {obj} does not exist"),
+            )),
+        }
+    }
+
+    fn meta_any(&self, obj: u64) -> SqlResult<ObjMeta> {
+        self.objects.read().get(&obj).copied().ok_or_else(|| {
+            SqlError::custom(8630, 16, 1, format!("storage object {obj} does not exist"))
+        })
+    }
+
+    /// Re-reads the directory pages into the in-memory object table.
+    pub fn reload_objects(&self) -> SqlResult<()> {
+        let mut map = HashMap::new();
+        let mut pid = DIR_PAGE;
+        let mut guard = 0;
+        while pid.is_valid() {
+            guard += 1;
+            if guard > 100_000 {
+                return Err(bad(pid, "directory chain loops"));
+            }
+            let g = self.pool.read(pid)?;
+            if page::page_type(&g) != Some(PageType::Directory) {
+                return Err(bad(pid, "not a directory page"));
+            }
+            for i in 0..page::slot_count(&g) {
+                let r = page::rec_checked(&g, pid, i)?;
+                if r.is_empty() {
+                    continue;
+                }
+                let m = ObjMeta::decode(r).ok_or_else(|| bad(pid, "bad directory entry"))?;
+                map.insert(m.obj, m);
+            }
+            pid = page::next(&g);
+        }
+        *self.objects.write() = map;
+        Ok(())
+    }
+
+    /// Finds the directory slot of `obj`: latches directory pages in chain order.
+    fn dir_find(&self, mtr: &mut Mtr<'_>, obj: u64) -> SqlResult<Option<(usize, usize)>> {
+        let mut pid = DIR_PAGE;
+        while pid.is_valid() {
+            let i = mtr.latch(pid)?;
+            let p = mtr.page(i);
+            for s in 0..page::slot_count(p) {
+                let r = page::rec_checked(p, pid, s)?;
+                if r.len() >= 8 && rd64(r, 0) == obj {
+                    return Ok(Some((i, s)));
+                }
+            }
+            pid = page::next(mtr.page(i));
+        }
+        Ok(None)
+    }
+
+    fn dir_add(&self, mtr: &mut Mtr<'_>, m: &ObjMeta) -> SqlResult<()> {
+        let e = m.encode();
+        let mut pid = DIR_PAGE;
+        loop {
+            let i = mtr.latch(pid)?;
+            if page::heap_insert(mtr.page_mut(i), &e).is_some() {
+                return Ok(());
+            }
+            let nx = page::next(mtr.page(i));
+            if nx.is_valid() {
+                pid = nx;
+                continue;
+            }
+            let np = self.alloc_page(mtr, DIR_IAM, DIR_OBJ)?;
+            let ni = mtr.latch_new(np)?;
+            page::init(mtr.page_mut(ni), np, PageType::Directory, DIR_OBJ, 0);
+            page::set_next(mtr.page_mut(i), np);
+            page::set_prev(mtr.page_mut(ni), pid);
+            pid = np;
+        }
+    }
+
+    fn next_obj_id(&self, mtr: &mut Mtr<'_>) -> SqlResult<u64> {
+        let d = mtr.latch(DIR_PAGE)?;
+        let id = rd64(mtr.page(d), OFF_NEXT_OBJ);
+        wr64(mtr.page_mut(d), OFF_NEXT_OBJ, id + 1);
+        Ok(id)
+    }
+
+    /// Allocates the first extent of a new object: IAM at page 0, root/first page at page 1.
+    fn new_storage(&self, mtr: &mut Mtr<'_>, obj: u64, kind: u8) -> SqlResult<(PageId, PageId)> {
+        let (file, ext) = self.alloc_extent(mtr)?;
+        let iam = PageId::new(file, ext * 8);
+        let ii = mtr.latch_new(iam)?;
+        page::init(mtr.page_mut(ii), iam, PageType::Iam, obj, 0);
+        iam_push(mtr.page_mut(ii), file, ext, 0b1);
+        if kind == KIND_BTREE {
+            let root = PageId::new(file, ext * 8 + 1);
+            iam_set_bit(mtr.page_mut(ii), 0, 1);
+            let ri = mtr.latch_new(root)?;
+            page::init(mtr.page_mut(ri), root, PageType::Leaf, obj, 0);
+            Ok((iam, root))
+        } else {
+            Ok((iam, PageId::INVALID))
+        }
+    }
+
+    pub fn create_object(&self, ctx: &mut Ctx<'_>, kind: u8) -> SqlResult<u64> {
+        let _g = self.dir_lock.lock();
+        let mut mtr = Mtr::new(&self.pool);
+        let obj = self.next_obj_id(&mut mtr)?;
+        let (iam, root) = self.new_storage(&mut mtr, obj, kind)?;
+        let m = ObjMeta {
+            obj,
+            kind,
+            state: STATE_LIVE,
+            iam,
+            root,
+        };
+        self.dir_add(&mut mtr, &m)?;
+        self.commit_mtr(mtr, ctx, Some(UndoOp::Uncreate { obj }))?;
+        self.objects.write().insert(obj, m);
+        Ok(obj)
+    }
+
+    pub fn drop_object(&self, st: &mut TxnState, obj: u64) -> SqlResult<()> {
+        self.meta(obj)?;
+        self.dir_set_state(&mut Ctx::Txn(st), obj, STATE_DROPPED, Some(UndoOp::Undrop { obj }))?;
+        st.post_commit.push(obj);
+        Ok(())
+    }
+
+    fn dir_set_state(&self, ctx: &mut Ctx<'_>, obj: u64, state: u8, undo: Option<UndoOp>) -> SqlResult<()> {
+        let _g = self.dir_lock.lock();
+        let mut mtr = Mtr::new(&self.pool);
+        if let Some((i, s)) = self.dir_find(&mut mtr, obj)? {
+            let pid = mtr.pid(i);
+            let r = page::rec_checked(mtr.page(i), pid, s)?.to_vec();
+            let mut m = ObjMeta::decode(&r).ok_or_else(|| bad(pid, "bad directory entry"))?;
+            m.state = state;
+            page::replace(mtr.page_mut(i), s, &m.encode());
+            self.commit_mtr(mtr, ctx, undo)?;
+            self.objects.write().insert(obj, m);
+        } else {
+            drop(mtr);
+            self.commit_mtr(Mtr::new(&self.pool), ctx, None)?;
+        }
+        Ok(())
+    }
+
+    pub fn truncate_object(&self, st: &mut TxnState, obj: u64) -> SqlResult<()> {
+        let _g = self.dir_lock.lock();
+        let old = self.meta(obj)?;
+        let mut mtr = Mtr::new(&self.pool);
+        let zombie = self.next_obj_id(&mut mtr)?;
+        let (iam, root) = self.new_storage(&mut mtr, obj, old.kind)?;
+        let Some((i, s)) = self.dir_find(&mut mtr, obj)? else {
+            return Err(SqlError::internal("truncate: object vanished"));
+        };
+        let newm = ObjMeta { iam, root, ..old };
+        page::replace(mtr.page_mut(i), s, &newm.encode());
+        let z = ObjMeta {
+            obj: zombie,
+            state: STATE_ZOMBIE,
+            ..old
+        };
+        self.dir_add(&mut mtr, &z)?;
+        self.commit_mtr(mtr, &mut Ctx::Txn(st), Some(UndoOp::Untruncate { obj, zombie }))?;
+        {
+            let mut o = self.objects.write();
+            o.insert(obj, newm);
+            o.insert(zombie, z);
+        }
+        self.heap_hint.lock().remove(&obj);
+        st.post_commit.push(zombie);
+        Ok(())
+    }
+
+    fn dir_untruncate(&self, ctx: &mut Ctx<'_>, obj: u64, zombie: u64) -> SqlResult<()> {
+        let _g = self.dir_lock.lock();
+        let cur = self.meta_any(obj)?;
+        let z = self.meta_any(zombie)?;
+        let mut mtr = Mtr::new(&self.pool);
+        let Some((i, s)) = self.dir_find(&mut mtr, obj)? else {
+            return Err(SqlError::internal("untruncate: object vanished"));
+        };
+        let restored = ObjMeta {
+            iam: z.iam,
+            root: z.root,
+            ..cur
+        };
+        page::replace(mtr.page_mut(i), s, &restored.encode());
+        if let Some((zi, zs)) = self.dir_find(&mut mtr, zombie)? {
+            page::heap_delete(mtr.page_mut(zi), zs);
+        }
+        self.free_storage(&mut mtr, cur.iam)?;
+        self.commit_mtr(mtr, ctx, None)?;
+        let mut o = self.objects.write();
+        o.insert(obj, restored);
+        o.remove(&zombie);
+        self.heap_hint.lock().remove(&obj);
+        Ok(())
+    }
+
+    /// Frees an object's pages and removes its directory entry (undo of create; post-commit drop).
+    fn dir_free_now(&self, ctx: &mut Ctx<'_>, obj: u64) -> SqlResult<()> {
+        let _g = self.dir_lock.lock();
+        let Ok(m) = self.meta_any(obj) else {
+            return self.commit_mtr(Mtr::new(&self.pool), ctx, None);
+        };
+        let mut mtr = Mtr::new(&self.pool);
+        if let Some((i, s)) = self.dir_find(&mut mtr, obj)? {
+            page::heap_delete(mtr.page_mut(i), s);
+        }
+        self.free_storage(&mut mtr, m.iam)?;
+        self.commit_mtr(mtr, ctx, None)?;
+        self.objects.write().remove(&obj);
+        self.heap_hint.lock().remove(&obj);
+        Ok(())
+    }
+
+    pub fn free_object(&self, obj: u64) -> SqlResult<()> {
+        self.dir_free_now(&mut Ctx::System, obj)
+    }
+
+    // ------------------------------------------------------------------ allocation
+
+    /// Allocates one extent (proportional fill = round robin over files with free extents).
+    ///
+    /// # Locking
+    /// Latches one GAM page EX. An mtr already holding a GAM latch keeps using that file
+    /// first; otherwise only files with a higher id are tried (alloc/README A2).
+    fn alloc_extent(&self, mtr: &mut Mtr<'_>) -> SqlResult<(u16, u32)> {
+        let n = self.pool.files.len();
+        let held: Vec<u16> = (1..=n as u16)
+            .filter(|f| mtr.find(PageId::new(*f, GAM_PAGE)).is_some())
+            .collect();
+        let order: Vec<u16> = if let Some(&max) = held.iter().max() {
+            let mut v = held.clone();
+            v.extend((max + 1)..=n as u16);
+            v
+        } else {
+            let start = self.alloc_rr.fetch_add(1, Relaxed) % n;
+            (0..n).map(|k| ((start + k) % n) as u16 + 1).collect()
+        };
+        let mut order = order;
+        if held.is_empty() {
+            // latch order: ascending file ids only after the first pick
+            let first = order[0];
+            order = std::iter::once(first).chain((first + 1)..=n as u16).collect();
+        }
+        for f in order {
+            let gi = mtr.latch(PageId::new(f, GAM_PAGE))?;
+            let hint = self.gam_hint[(f - 1) as usize].load(Relaxed) as u32;
+            let p = mtr.page_mut(gi);
+            let mut found = None;
+            for k in 0..GAM_CAP {
+                let e = (hint + k) % GAM_CAP;
+                if e == 0 {
+                    continue;
+                }
+                let byte = HEADER + (e / 8) as usize;
+                if p[byte] & (1 << (e % 8)) == 0 {
+                    p[byte] |= 1 << (e % 8);
+                    found = Some(e);
+                    break;
+                }
+            }
+            if let Some(e) = found {
+                self.gam_hint[(f - 1) as usize].store(e as u64 + 1, Relaxed);
+                return Ok((f, e));
+            }
+        }
+        Err(SqlError::new(1101, &[&"latchkey", &"PRIMARY"]))
+    }
+
+    /// Allocates a page for object `obj` whose IAM chain starts at `iam_first`.
+    ///
+    /// # Locking
+    /// Latches the first IAM page EX (serialises allocation per object), then the last IAM
+    /// page, then a GAM page (alloc/README A1). The caller latches the new page with
+    /// `latch_new`.
+    pub fn alloc_page(&self, mtr: &mut Mtr<'_>, iam_first: PageId, obj: u64) -> SqlResult<PageId> {
+        let fi = mtr.latch(iam_first)?;
+        if page::page_type(mtr.page(fi)) != Some(PageType::Iam) {
+            return Err(bad(iam_first, "expected an IAM page"));
+        }
+        let mut last = PageId::from_u64(rd64(mtr.page(fi), OFF_IAM_LAST));
+        if !last.is_valid() {
+            last = iam_first;
+        }
+        let li = mtr.latch(last)?;
+        let n = page::slot_count(mtr.page(li));
+        for e in (0..n).rev() {
+            let at = HEADER + e * 8;
+            let p = mtr.page_mut(li);
+            let mask = p[at + 6];
+            if mask != 0xFF {
+                let bit = (!mask).trailing_zeros();
+                p[at + 6] |= 1 << bit;
+                let file = rd16(p, at);
+                let ext = rd32(p, at + 2);
+                return Ok(PageId::new(file, ext * 8 + bit));
+            }
+            if n - e > 4 {
+                break; // older entries: holes are not reused (alloc/README A3)
+            }
+        }
+        let (file, ext) = self.alloc_extent(mtr)?;
+        if n >= IAM_CAP {
+            let np = PageId::new(file, ext * 8);
+            let ni = mtr.latch_new(np)?;
+            page::init(mtr.page_mut(ni), np, PageType::Iam, obj, 0);
+            iam_push(mtr.page_mut(ni), file, ext, 0b11);
+            page::set_next(mtr.page_mut(li), np);
+            page::set_prev(mtr.page_mut(ni), last);
+            wr64(mtr.page_mut(fi), OFF_IAM_LAST, np.to_u64());
+            Ok(PageId::new(file, ext * 8 + 1))
+        } else {
+            iam_push(mtr.page_mut(li), file, ext, 0b1);
+            Ok(PageId::new(file, ext * 8))
+        }
+    }
+
+    /// Frees one page of an object (LOB pages). The extent stays with the object.
+    pub fn free_page(&self, mtr: &mut Mtr<'_>, iam_first: PageId, pid: PageId) -> SqlResult<()> {
+        let mut ip = iam_first;
+        while ip.is_valid() {
+            let i = mtr.latch(ip)?;
+            let n = page::slot_count(mtr.page(i));
+            for e in 0..n {
+                let at = HEADER + e * 8;
+                let p = mtr.page(i);
+                if rd16(p, at) == pid.file && rd32(p, at + 2) == pid.page / 8 {
+                    mtr.page_mut(i)[at + 6] &= !(1u8 << (pid.page % 8));
+                    return Ok(());
+                }
+            }
+            ip = page::next(mtr.page(i));
+        }
+        Err(bad(pid, "freed page not owned by the object"))
+    }
+
+    /// All extents of an IAM chain, in chain order: (file, extent, mask).
+    pub fn iam_extents(&self, iam_first: PageId) -> SqlResult<Vec<(u16, u32, u8)>> {
+        let mut out = Vec::new();
+        let mut ip = iam_first;
+        let mut guard = 0;
+        while ip.is_valid() {
+            guard += 1;
+            if guard > 1_000_000 {
+                return Err(bad(ip, "IAM chain loops"));
+            }
+            let g = self.pool.read(ip)?;
+            if page::page_type(&g) != Some(PageType::Iam) {
+                return Err(bad(ip, "expected an IAM page"));
+            }
+            let n = page::slot_count(&g).min(IAM_CAP);
+            for e in 0..n {
+                let at = HEADER + e * 8;
+                out.push((rd16(&g[..], at), rd32(&g[..], at + 2), g[at + 6]));
+            }
+            ip = page::next(&g);
+        }
+        Ok(out)
+    }
+
+    /// Frees every extent of an IAM chain (GAM bits cleared, files in ascending order).
+    fn free_storage(&self, mtr: &mut Mtr<'_>, iam_first: PageId) -> SqlResult<()> {
+        let mut ext = self.iam_extents(iam_first)?;
+        ext.sort();
+        for (f, e, _) in ext {
+            let gi = mtr.latch(PageId::new(f, GAM_PAGE))?;
+            if e < GAM_CAP {
+                mtr.page_mut(gi)[HEADER + (e / 8) as usize] &= !(1u8 << (e % 8));
+            }
+            let h = &self.gam_hint[(f as usize).saturating_sub(1).min(self.gam_hint.len() - 1)];
+            h.fetch_min(e as u64, Relaxed);
+        }
+        Ok(())
+    }
+
+    // ------------------------------------------------------------------ LOB chains
+
+    /// Writes `data` into a chain of new LOB pages; returns the first page.
+    pub fn lob_write(&self, mtr: &mut Mtr<'_>, m: &ObjMeta, data: &[u8]) -> SqlResult<PageId> {
+        const CAP: usize = PAGE_SIZE - HEADER;
+        let chunks: Vec<&[u8]> = data.chunks(CAP).collect();
+        let mut pids = Vec::with_capacity(chunks.len());
+        for _ in 0..chunks.len().max(1) {
+            pids.push(self.alloc_page(mtr, m.iam, m.obj)?);
+        }
+        for (k, pid) in pids.iter().enumerate() {
+            let i = mtr.latch_new(*pid)?;
+            let p = mtr.page_mut(i);
+            page::init(p, *pid, PageType::Lob, m.obj, 0);
+            let c = chunks.get(k).copied().unwrap_or(&[]);
+            p[HEADER..HEADER + c.len()].copy_from_slice(c);
+            wr16(p, page::OFF_FREE_START, (HEADER + c.len()) as u16);
+            wr16(p, page::OFF_FREE_BYTES, (CAP - c.len()) as u16);
+            if let Some(nx) = pids.get(k + 1) {
+                page::set_next(p, *nx);
+            }
+        }
+        Ok(pids[0])
+    }
+
+    /// Reads a LOB chain (pages checked: type, owner, length).
+    pub fn lob_read(&self, obj: u64, first: PageId, len: u64, out: &mut Vec<u8>) -> SqlResult<()> {
+        let mut pid = first;
+        let mut left = len as usize;
+        while left > 0 {
+            if !pid.is_valid() {
+                return Err(bad(first, "LOB chain shorter than its length"));
+            }
+            let g = self.pool.read(pid)?;
+            if page::page_type(&g) != Some(PageType::Lob) || page::obj(&g) != obj {
+                return Err(bad(pid, "expected a LOB page of this object"));
+            }
+            let n = page::free_start(&g).saturating_sub(HEADER).min(left);
+            if HEADER + n > PAGE_SIZE {
+                return Err(bad(pid, "LOB page length"));
+            }
+            out.extend_from_slice(&g[HEADER..HEADER + n]);
+            left -= n;
+            pid = page::next(&g);
+            if n == 0 && left > 0 {
+                return Err(bad(pid, "empty LOB page"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Pages of a LOB chain (read before latching IAM pages: alloc/README A1).
+    pub fn lob_pages(&self, first: PageId, len: u64) -> SqlResult<Vec<PageId>> {
+        let mut v = Vec::new();
+        let mut pid = first;
+        let npages = (len as usize).div_ceil(PAGE_SIZE - HEADER).max(1);
+        for _ in 0..npages {
+            if !pid.is_valid() {
+                break;
+            }
+            v.push(pid);
+            let g = self.pool.read(pid)?;
+            pid = page::next(&g);
+        }
+        Ok(v)
+    }
+
+    // ------------------------------------------------------------------ checkpoint & recovery
+
+    pub fn checkpoint(&self) -> SqlResult<()> {
+        let _g = self.ckpt_lock.lock();
+        let redo = self.log.begin_checkpoint();
+        self.pool.flush_all()?;
+        let next_txn = self.next_txn.load(Acquire);
+        let lsn = self.log.append_with(|lsn, _, out| {
+            let s = wal::begin_record(out, REC_CHECKPOINT, 0, 0);
+            out.extend_from_slice(&redo.to_le_bytes());
+            out.extend_from_slice(&next_txn.to_le_bytes());
+            wal::finish_record(out, s, lsn);
+        })?;
+        self.log.flush_to(lsn)?;
+        // wal/README W7: with no active transaction and nothing logged since, restart the log
+        let expected = self.log.next_lsn();
+        if self.log.flushed_lsn() == expected {
+            self.pool.flush_all()?;
+            self.log
+                .try_truncate(expected, || self.active.load(Acquire) == 0)?;
+        }
+        Ok(())
+    }
+
+    /// ARIES-style restart: analysis, redo (physical, page-LSN guarded), undo of losers (CLRs).
+    fn recover(&self, base: u64, data: &[u8]) -> SqlResult<()> {
+        // analysis
+        let mut off = 0usize;
+        let mut redo_start = base;
+        let mut txns: HashMap<u64, (u64, bool)> = HashMap::new();
+        let mut max_txn = 0u64;
+        let mut ops: Vec<(u64, usize)> = Vec::new();
+        while off < data.len() {
+            let lsn = base + off as u64;
+            let Some(r) = wal::decode(&data[off..], lsn) else {
+                break;
+            };
+            let len = (r.end - r.lsn) as usize;
+            match r.kind {
+                REC_OP => {
+                    ops.push((lsn, off));
+                    if r.txn != 0 {
+                        txns.insert(r.txn, (lsn, false));
+                    }
+                }
+                REC_COMMIT | REC_ABORT => {
+                    txns.insert(r.txn, (lsn, true));
+                }
+                REC_CHECKPOINT => {
+                    redo_start = r.ckpt_redo.max(base);
+                    max_txn = max_txn.max(r.ckpt_next_txn);
+                }
+                _ => {}
+            }
+            max_txn = max_txn.max(r.txn + 1);
+            off += len;
+        }
+        let end = base + off as u64;
+        self.log.set_end(end)?;
+        self.next_txn.store(max_txn.max(1), Release);
+        // redo
+        for &(lsn, o) in &ops {
+            if lsn < redo_start {
+                continue;
+            }
+            let Some(r) = wal::decode(&data[o..], lsn) else {
+                break;
+            };
+            for (pid, ch) in r.pages {
+                match ch {
+                    PageChange::Image(img) => {
+                        let mut w = self.pool.write_new(pid)?;
+                        w.copy_from_slice(&img);
+                        page::set_lsn(&mut w, lsn);
+                        w.mark_dirty();
+                    }
+                    PageChange::Diff(ranges) => {
+                        let mut w = self.pool.write(pid)?;
+                        if page::lsn(&w) < lsn {
+                            for (at, b) in ranges {
+                                let at = at as usize;
+                                if at + b.len() > PAGE_SIZE {
+                                    return Err(wal::bad_log("diff beyond page"));
+                                }
+                                w[at..at + b.len()].copy_from_slice(&b);
+                            }
+                            page::set_lsn(&mut w, lsn);
+                            w.mark_dirty();
+                        }
+                    }
+                }
+            }
+        }
+        self.reload_objects()?;
+        // undo losers
+        let mut losers: Vec<(u64, u64)> = txns
+            .iter()
+            .filter(|(_, (_, ended))| !ended)
+            .map(|(t, (l, _))| (*t, *l))
+            .collect();
+        losers.sort();
+        for (t, last) in losers {
+            let mut st = TxnState {
+                id: t,
+                last_lsn: last,
+                ..Default::default()
+            };
+            let mut next = last;
+            while next != 0 {
+                if next < base {
+                    return Err(wal::bad_log("undo chain points before the log start"));
+                }
+                let o = (next - base) as usize;
+                let r = wal::decode(data.get(o..).unwrap_or(&[]), next)
+                    .ok_or_else(|| wal::bad_log("undo chain points at a bad record"))?;
+                if r.kind == REC_OP && r.undo_next != NOT_CLR {
+                    next = r.undo_next;
+                    continue;
+                }
+                if let Some(op) = &r.undo {
+                    self.undo_op(op, &mut st, r.prev)?;
+                }
+                next = r.prev;
+            }
+            self.append_simple(REC_ABORT, t, st.last_lsn)?;
+        }
+        // committed drops/truncates whose pages were not freed yet
+        let leftovers: Vec<u64> = self
+            .objects
+            .read()
+            .values()
+            .filter(|m| m.state != STATE_LIVE)
+            .map(|m| m.obj)
+            .collect();
+        for obj in leftovers {
+            self.free_object(obj)?;
+        }
+        let l = self.log.next_lsn();
+        self.log.flush_to(l)?;
+        Ok(())
+    }
+}
+
+// ------------------------------------------------------------------ IAM page helpers
+
+/// Appends an IAM entry: file, extent, page mask.
+pub fn iam_push(p: &mut PageBuf, file: u16, ext: u32, mask: u8) {
+    let n = page::slot_count(p);
+    let at = HEADER + n * 8;
+    wr16(p, at, file);
+    wr32(p, at + 2, ext);
+    p[at + 6] = mask;
+    p[at + 7] = 0;
+    wr16(p, page::OFF_SLOTS, (n + 1) as u16);
+}
+
+fn iam_set_bit(p: &mut PageBuf, entry: usize, bit: u32) {
+    p[HEADER + entry * 8 + 6] |= 1 << bit;
+}

@@ -1,0 +1,27 @@
+-- S1 (seed 000): tbl_1 setup, verbatim except TOP (2000000) -> TOP (2000) and RN % 100000 -> RN % 1000
+-- (keeps the property the scenario relies on: exactly 2 rows with ID2 < 1).
+DROP TABLE IF EXISTS tbl_1;
+
+CREATE TABLE tbl_1 (
+ID BIGINT NOT NULL,
+ID2 BIGINT NOT NULL,
+PAGE_FILLER VARCHAR(5000) NOT NULL,
+PRIMARY KEY (ID)
+);
+
+INSERT INTO tbl_1 WITH (TABLOCK)
+SELECT RN, RN % 1000, REPLICATE('Z', 5000)
+FROM
+(
+	SELECT TOP (2000) ROW_NUMBER() OVER (ORDER BY (SELECT NULL)) RN
+	FROM master..spt_values t1
+	CROSS JOIN master..spt_values t2
+) q
+OPTION (MAXDOP 1);
+
+CREATE INDEX IX2 ON tbl_1 (ID2);
+GO
+SELECT COUNT(*) AS total FROM tbl_1
+SELECT COUNT(*) AS id2_below_1 FROM tbl_1 WHERE ID2 < 1
+SELECT ID FROM tbl_1 WHERE ID2 < 1 ORDER BY ID
+GO

@@ -1,0 +1,21 @@
+BEGIN TRY
+    SELECT 1 / 0 AS boom
+    PRINT 'not reached'
+END TRY
+BEGIN CATCH
+    SELECT ERROR_NUMBER() AS num, ERROR_MESSAGE() AS msg, ERROR_SEVERITY() AS sev
+END CATCH
+GO
+BEGIN TRY
+    RAISERROR('custom %s %d', 16, 1, 'text', 42)
+END TRY
+BEGIN CATCH
+    PRINT ERROR_MESSAGE()
+END CATCH
+GO
+RAISERROR('info only', 10, 1)
+PRINT 'after info'
+GO
+THROW 50001, 'thrown', 1
+PRINT 'not reached after THROW'
+GO
