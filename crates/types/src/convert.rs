@@ -1038,7 +1038,7 @@ fn to_datetime(v: &Value, t: &DataType, style: i32) -> SqlResult<Value> {
         _ if matches!(t, DataType::DateTime | DataType::SmallDateTime) => {
             // numbers: days since 1900-01-01 plus fraction of a day
             if let Some(x) = v.as_i64() {
-                let d = DAY_1900 as i64 + x;
+                let d = (DAY_1900 as i64).saturating_add(x);
                 if d < 0 || d > DAY_9999 as i64 {
                     return Err(range_err());
                 }
@@ -1276,6 +1276,25 @@ mod tests {
             convert_with_style(&Value::Binary(vec![0xAB]), &v10, 1).unwrap(),
             vc("0xAB")
         );
+    }
+
+    #[test]
+    fn implicit_conversion_matrix() {
+        use DataType as T;
+        assert!(can_convert_implicitly(&T::VarChar(Some(1)), &T::Int));
+        assert!(can_convert_implicitly(&T::Int, &T::decimal(5, 0)));
+        assert!(can_convert_implicitly(&T::Int, &T::DateTime));
+        assert!(!can_convert_implicitly(&T::Int, &T::Date));
+        assert!(!can_convert_implicitly(&T::Date, &T::Time(7)));
+        assert!(can_convert_implicitly(&T::Date, &T::DateTime2(7)));
+        assert!(!can_convert_implicitly(&T::Int, &T::UniqueIdentifier));
+        assert!(can_convert_implicitly(
+            &T::UniqueIdentifier,
+            &T::NVarChar(None)
+        ));
+        assert!(!can_convert_implicitly(&T::Float, &T::VarBinary(None)));
+        assert!(can_convert_explicitly(&T::Float, &T::VarBinary(None)));
+        assert!(can_convert_explicitly(&T::DateTime, &T::Int));
     }
 
     #[test]

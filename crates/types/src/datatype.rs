@@ -541,6 +541,35 @@ mod tests {
         );
         assert_eq!(DataType::from_name("integer", &[]).unwrap(), DataType::Int);
         assert_eq!(
+            DataType::from_name("text", &[]).unwrap(),
+            DataType::VarChar(None)
+        );
+        assert_eq!(
+            DataType::from_name("NTEXT", &[]).unwrap(),
+            DataType::NVarChar(None)
+        );
+        assert_eq!(
+            DataType::from_name("image", &[]).unwrap(),
+            DataType::VarBinary(None)
+        );
+        assert_eq!(
+            DataType::from_name("rowversion", &[]).unwrap(),
+            DataType::Binary(8)
+        );
+        assert_eq!(DataType::from_name("char", &[]).unwrap(), DataType::Char(1));
+        assert_eq!(
+            DataType::from_name("int", &[n(4)]).unwrap_err().number,
+            2716
+        );
+        assert_eq!(
+            DataType::from_name("time", &[n(8)]).unwrap_err().number,
+            1002
+        );
+        assert_eq!(
+            DataType::from_name("varchar", &[n(8001)]).unwrap_err().message,
+            "The size (8001) given to the type 'varchar' exceeds the maximum allowed for any data type (8000)."
+        );
+        assert_eq!(
             DataType::from_name("varchar", &[n(0)]).unwrap_err().number,
             1001
         );

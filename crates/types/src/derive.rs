@@ -10,9 +10,12 @@
 //! | % | min(p1-s1, p2-s2) + max(s1,s2) | max(s1,s2) |
 //! | UNION/CASE | max(s1,s2) + max(p1-s1, p2-s2) | max(s1,s2) |
 //!
-//! When the precision exceeds 38 it becomes 38 and the scale is reduced to
-//! `max(38 - (p - s), min(s, 6))`: the integral part is kept, at least 6 fractional digits
-//! survive when the scale was that large. Integers take part as decimal(3/5/10/19, 0), money as
+//! When the precision exceeds 38 it becomes 38 and the scale is reduced so the integral part
+//! survives. For `*` `/` `%` the scale becomes `max(38 - (p - s), min(s, 6))` (at least 6
+//! fractional digits survive when the scale was that large); for `+` `-` and UNION/CASE it becomes
+//! `min(s, 38 - integral)` where integral is `max(p1-s1, p2-s2)` ([`cap_decimal_keep_integral`]),
+//! with no 6-digit floor (decimal(38,10) + decimal(38,10) is decimal(38,10)).
+//! Integers take part as decimal(3/5/10/19, 0), money as
 //! decimal(19,4) — see [`DataType::decimal_ps`].
 
 use crate::DataType;
@@ -66,9 +69,19 @@ pub fn cap_decimal(p: u32, s: u32) -> (u8, u8) {
     if p <= 38 {
         return (p.max(1) as u8, s as u8);
     }
-    let integral = p - s;
+    let integral = p.saturating_sub(s);
     let s2 = (38i64 - integral as i64).max(s.min(6) as i64).max(0) as u32;
     (38, s2.min(38) as u8)
+}
+
+/// Caps precision at 38 for additive results (`+`, `-`, UNION/CASE): the integral part of
+/// `integral` digits is kept whole and the scale shrinks to what is left.
+pub fn cap_decimal_keep_integral(integral: u32, s: u32) -> (u8, u8) {
+    let p = integral + s;
+    if p <= 38 {
+        return (p.max(1) as u8, s as u8);
+    }
+    (38, s.min(38u32.saturating_sub(integral)) as u8)
 }
 
 /// Precision and scale of a decimal operation (before the 38-digit cap: use [`cap_decimal`]).
@@ -82,11 +95,11 @@ pub fn decimal_op_raw(op: ArithOp, p1: u8, s1: u8, p2: u8, s2: u8) -> (u32, u32)
         }
         ArithOp::Mod => {
             let s = s1.max(s2);
-            ((p1 - s1).min(p2 - s2) + s, s)
+            (p1.saturating_sub(s1).min(p2.saturating_sub(s2)) + s, s)
         }
         _ => {
             let s = s1.max(s2);
-            (s + (p1 - s1).max(p2 - s2) + 1, s)
+            (s + p1.saturating_sub(s1).max(p2.saturating_sub(s2)) + 1, s)
         }
     }
 }
@@ -223,7 +236,17 @@ pub fn result_type_for_arith(op: ArithOp, l: &DataType, r: &DataType) -> SqlResu
         let (p1, s1) = l.decimal_ps().unwrap_or((18, 0));
         let (p2, s2) = r.decimal_ps().unwrap_or((18, 0));
         let (p, s) = decimal_op_raw(op, p1, s1, p2, s2);
-        let (p, s) = cap_decimal(p, s);
+        let (p, s) = if matches!(op, ArithOp::Add | ArithOp::Sub) {
+            // p includes the carry digit: the integral part is max(p1-s1, p2-s2) = p - s - 1.
+            let integral = p - s - 1;
+            if p <= 38 {
+                (p as u8, s as u8)
+            } else {
+                (38, s.min(38u32.saturating_sub(integral)) as u8)
+            }
+        } else {
+            cap_decimal(p, s)
+        };
         return Ok(dec_type(l, r, p, s));
     }
     if l.is_money() || r.is_money() {
@@ -330,11 +353,11 @@ pub fn common_type(types: &[DataType]) -> SqlResult<DataType> {
             let (mut int_digits, mut scale) = (0u32, 0u32);
             for t in &non_null {
                 if let Some((p, s)) = t.decimal_ps() {
-                    int_digits = int_digits.max((p - s) as u32);
+                    int_digits = int_digits.max(p.saturating_sub(s) as u32);
                     scale = scale.max(s as u32);
                 }
             }
-            let (p, s) = cap_decimal(int_digits + scale, scale);
+            let (p, s) = cap_decimal_keep_integral(int_digits, scale);
             match best {
                 T::Numeric { .. } => T::Numeric {
                     precision: p,
@@ -415,7 +438,7 @@ mod tests {
         assert_eq!(r(ArithOp::Div, &d(38, 20), &d(38, 20)), d(38, 6));
         assert_eq!(r(ArithOp::Mul, &d(18, 2), &d(18, 2)), d(37, 4));
         assert_eq!(r(ArithOp::Mul, &d(20, 2), &d(20, 2)), d(38, 4));
-        assert_eq!(r(ArithOp::Add, &d(38, 10), &d(38, 10)), d(38, 9));
+        assert_eq!(r(ArithOp::Add, &d(38, 10), &d(38, 10)), d(38, 10));
         assert_eq!(r(ArithOp::Mod, &d(10, 2), &d(5, 0)), d(7, 2));
         assert_eq!(r(ArithOp::Add, &T::Int, &T::Float), T::Float);
         assert_eq!(r(ArithOp::Add, &T::Real, &T::Int), T::Real);

@@ -748,7 +748,7 @@ fn datepart_value(part: DatePart, days: i32, ticks: i64, offset: i16) -> i64 {
 
 fn add_months(days: i32, months: i64) -> Option<i32> {
     let (y, m, d) = civil_from_days(days);
-    let total = y as i64 * 12 + (m as i64 - 1) + months;
+    let total = (y as i64 * 12 + (m as i64 - 1)).checked_add(months)?;
     let ny = total.div_euclid(12);
     let nm = (total.rem_euclid(12) + 1) as u32;
     if !(1..=9999).contains(&ny) {
@@ -782,8 +782,15 @@ fn dateadd(part: DatePart, n: i64, v: &Value) -> SqlResult<Value> {
             ticks,
         ),
         DatePart::Month => (add_months(days, n).ok_or_else(overflow)? as i64, ticks),
-        DatePart::DayOfYear | DatePart::Day | DatePart::Weekday => (days as i64 + n, ticks),
-        DatePart::Week => (days as i64 + n * 7, ticks),
+        DatePart::DayOfYear | DatePart::Day | DatePart::Weekday => {
+            ((days as i64).checked_add(n).ok_or_else(overflow)?, ticks)
+        }
+        DatePart::Week => (
+            n.checked_mul(7)
+                .and_then(|w| w.checked_add(days as i64))
+                .ok_or_else(overflow)?,
+            ticks,
+        ),
         DatePart::TzOffset | DatePart::IsoWeek => {
             return Err(SqlError::new(
                 9810,
@@ -902,7 +909,7 @@ fn datediff(part: DatePart, a: &Value, b: &Value, big: bool) -> SqlResult<Value>
 fn round_value(v: &Value, len: i64, truncate: bool) -> SqlResult<Value> {
     let round_m = |m: i128, s: u8| -> Option<i128> {
         // keep scale s, zero digits beyond position len
-        let drop = s as i64 - len;
+        let drop = (s as i64).saturating_sub(len);
         if drop <= 0 {
             return Some(m);
         }
@@ -1482,7 +1489,7 @@ pub fn call(name: &str, args: &[Value]) -> SqlResult<Value> {
                     "RIGHT" => ((total - len).max(0), total),
                     _ => {
                         let s = start - 1;
-                        (s.max(0), (s + len).clamp(0, total))
+                        (s.max(0), s.saturating_add(len).clamp(0, total))
                     }
                 };
                 let out = if s0 >= e0 {
@@ -1642,6 +1649,9 @@ pub fn call(name: &str, args: &[Value]) -> SqlResult<Value> {
                 return Ok(Value::Null);
             }
             let s = text(arg(0))?;
+            if s.is_empty() {
+                return Ok(same_kind(arg(0), String::new()));
+            }
             let limit = if arg(0).data_type().is_max() {
                 usize::MAX
             } else if is_unicode_value(arg(0)) {
@@ -1702,7 +1712,7 @@ pub fn call(name: &str, args: &[Value]) -> SqlResult<Value> {
                 text(arg(3))?.into_owned()
             };
             let st = (start - 1) as usize;
-            let en = (st + len as usize).min(s.len());
+            let en = st.saturating_add(len as usize).min(s.len());
             let mut out: String = s[..st].iter().collect();
             out.push_str(&ins);
             out.extend(&s[en..]);
@@ -2570,6 +2580,181 @@ mod tests {
         assert!(m("[x", "[x"));
         assert!(m("mississippi", "%iss%ipp%"));
         assert!(!like_match("ABC", "abc", None, Collation::BIN2));
+    }
+
+    const NAMES: &[&str] = &[
+        "LEN",
+        "DATALENGTH",
+        "SUBSTRING",
+        "LEFT",
+        "RIGHT",
+        "UPPER",
+        "LOWER",
+        "LTRIM",
+        "RTRIM",
+        "TRIM",
+        "REPLACE",
+        "CHARINDEX",
+        "PATINDEX",
+        "REPLICATE",
+        "REVERSE",
+        "SPACE",
+        "STUFF",
+        "CONCAT",
+        "CONCAT_WS",
+        "QUOTENAME",
+        "STR",
+        "FORMAT",
+        "ABS",
+        "ROUND",
+        "FLOOR",
+        "CEILING",
+        "POWER",
+        "SQRT",
+        "SIGN",
+        "EXP",
+        "LOG",
+        "LOG10",
+        "PI",
+        "SQUARE",
+        "RAND",
+        "DATEADD",
+        "DATEDIFF",
+        "DATEDIFF_BIG",
+        "DATEPART",
+        "DATENAME",
+        "YEAR",
+        "MONTH",
+        "DAY",
+        "EOMONTH",
+        "DATEFROMPARTS",
+        "ISNUMERIC",
+        "ISDATE",
+        "CHECKSUM",
+        "BINARY_CHECKSUM",
+        "ASCII",
+        "CHAR",
+        "UNICODE",
+        "NCHAR",
+        "DEGREES",
+        "ATN2",
+        "DATETIMEFROMPARTS",
+    ];
+
+    fn samples() -> Vec<Value> {
+        vec![
+            Value::Null,
+            Value::Int(i32::MIN),
+            Value::Int(-1),
+            Value::Int(0),
+            Value::Int(3),
+            Value::BigInt(i64::MAX),
+            Value::BigInt(i64::MIN),
+            Value::TinyInt(255),
+            dec(i128::from(i64::MAX) * 1_000_000_000_000, 6),
+            dec(-15, 1),
+            Value::Float(1e308),
+            Value::Float(-0.5),
+            Value::Money(i64::MIN),
+            vc(""),
+            vc("day"),
+            vc("ns"),
+            vc("%[a-"),
+            vc("2020-01-31"),
+            Value::NVarChar("日本😀".into()),
+            Value::Char("ab  ".into()),
+            Value::VarBinary(vec![0, 1, 2]),
+            Value::Date(0),
+            Value::Date(crate::datetime::DAY_9999),
+            Value::DateTime {
+                days: DAY_1900,
+                ticks: 0,
+            },
+            Value::DateTimeOffset {
+                days: 5,
+                ticks: 0,
+                offset_minutes: -840,
+            },
+            Value::Time(TICKS_PER_DAY - 1),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(400))]
+        #[test]
+        fn functions_never_panic(
+            f in 0usize..NAMES.len(),
+            picks in proptest::collection::vec(0usize..26, 0..5),
+        ) {
+            let s = samples();
+            let args: Vec<Value> = picks.iter().map(|i| s[*i % s.len()].clone()).collect();
+            let _ = call(NAMES[f], &args);
+            let types: Vec<DataType> = args.iter().map(Value::data_type).collect();
+            let _ = function_result_type(NAMES[f], &types);
+        }
+    }
+
+    #[test]
+    fn conversions_ops_and_compare_never_panic() {
+        let targets = [
+            DataType::Bit,
+            DataType::TinyInt,
+            DataType::SmallInt,
+            DataType::Int,
+            DataType::BigInt,
+            DataType::decimal(38, 10),
+            DataType::decimal(5, 2),
+            DataType::Float,
+            DataType::Real,
+            DataType::Money,
+            DataType::SmallMoney,
+            DataType::Char(3),
+            DataType::VarChar(Some(2)),
+            DataType::NChar(2),
+            DataType::NVarChar(None),
+            DataType::Binary(2),
+            DataType::VarBinary(None),
+            DataType::Date,
+            DataType::Time(3),
+            DataType::DateTime,
+            DataType::DateTime2(2),
+            DataType::SmallDateTime,
+            DataType::DateTimeOffset(7),
+            DataType::UniqueIdentifier,
+        ];
+        let s = samples();
+        for v in &s {
+            for t in &targets {
+                for style in [0, 1, 2, 3, 101, 103, 112, 120, 121, 126, 127, 999] {
+                    let _ = crate::convert::convert_with_style(v, t, style);
+                }
+                let _ = v.cast_for_column(t, "t", "c");
+                let mut out = Vec::new();
+                let _ = crate::codec::encode_value(v, t, &mut out);
+                let _ = crate::key::encode_key(
+                    std::slice::from_ref(v),
+                    std::slice::from_ref(t),
+                    &[true],
+                    &mut out,
+                );
+                let _ = v.to_json(t);
+            }
+            for w in &s {
+                for op in [
+                    crate::ArithOp::Add,
+                    crate::ArithOp::Sub,
+                    crate::ArithOp::Mul,
+                    crate::ArithOp::Div,
+                    crate::ArithOp::Mod,
+                    crate::ArithOp::BitAnd,
+                ] {
+                    let _ = crate::ops::arith(op, v, w);
+                }
+                let _ = crate::compare::compare(v, w, Collation::DEFAULT);
+            }
+            let _ = crate::ops::neg(v);
+            let _ = v.to_display_text(&v.data_type());
+        }
     }
 
     #[test]
