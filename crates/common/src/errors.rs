@@ -148,6 +148,7 @@ pub static REGISTRY: &[ErrorInfo] = &[
     e(9807, 16, "The input character string does not follow style %d, either change the input character string or use a different style."),
     e(9810, 16, "The datepart %.*ls is not supported by date function %.*ls for data type %s."),
     e(10733, 15, "The number of row value expressions in the INSERT statement exceeds the maximum allowed number of %d row values."),
+    e(10738, 15, "The number of row value expressions in the INSERT statement exceeds the maximum allowed number of %d row values."),
     e(15151, 16, "Cannot %S_MSG the %S_MSG '%.*ls', because it does not exist or you do not have permission."),
     e(50000, 16, "%ls"),
 ];

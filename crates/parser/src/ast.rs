@@ -121,7 +121,10 @@ pub enum Literal {
     /// Money literal text after the currency sign (`$1.5` -> `"1.5"`; sign kept if written `$-1`).
     Money(String),
     /// `'text'` (`national: false`) or `N'text'` with `''` already unescaped.
-    String { value: String, national: bool },
+    String {
+        value: String,
+        national: bool,
+    },
     /// `0x0AFF` as bytes.
     Binary(Vec<u8>),
     Null,
@@ -494,10 +497,7 @@ pub enum TableRef {
         hints: Vec<TableHint>,
     },
     /// `@t [alias]` table variable.
-    Variable {
-        name: String,
-        alias: Option<Ident>,
-    },
+    Variable { name: String, alias: Option<Ident> },
     /// `(query) alias [(cols)]`.
     Derived {
         query: Box<Query>,
@@ -836,7 +836,10 @@ pub enum TableConstraintKind {
         references: ForeignKeyRef,
     },
     /// `ALTER TABLE t ADD CONSTRAINT df DEFAULT expr FOR col`.
-    Default { expr: Expr, column: Ident },
+    Default {
+        expr: Expr,
+        column: Ident,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -873,8 +876,14 @@ pub enum TableElement {
 pub enum AlterTableAction {
     /// `ADD col ..., CONSTRAINT ...` (elements in order).
     Add(Vec<TableElement>),
-    DropColumns { if_exists: bool, names: Vec<Ident> },
-    DropConstraints { if_exists: bool, names: Vec<Ident> },
+    DropColumns {
+        if_exists: bool,
+        names: Vec<Ident>,
+    },
+    DropConstraints {
+        if_exists: bool,
+        names: Vec<Ident>,
+    },
     AlterColumn {
         name: Ident,
         data_type: DataTypeName,
@@ -882,7 +891,10 @@ pub enum AlterTableAction {
         nullable: Option<bool>,
     },
     /// `[WITH CHECK|NOCHECK] CHECK|NOCHECK CONSTRAINT ALL|names`: `names` empty = ALL.
-    CheckConstraints { enable: bool, names: Vec<Ident> },
+    CheckConstraints {
+        enable: bool,
+        names: Vec<Ident>,
+    },
     /// `SET (LOCK_ESCALATION = TABLE)`.
     Set(Vec<OptionSetting>),
     /// `REBUILD [WITH (...)]`.

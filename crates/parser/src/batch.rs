@@ -70,7 +70,11 @@ fn scan_line(mut st: State, line: &[u8]) -> State {
             }
             State::Comment(d) => {
                 if c == b'*' && line.get(i + 1) == Some(&b'/') {
-                    st = if d == 1 { State::Code } else { State::Comment(d - 1) };
+                    st = if d == 1 {
+                        State::Code
+                    } else {
+                        State::Comment(d - 1)
+                    };
                     i += 1;
                 } else if c == b'/' && line.get(i + 1) == Some(&b'*') {
                     st = State::Comment(d + 1);
@@ -100,7 +104,11 @@ pub fn split_batches(script: &str) -> Vec<Batch> {
             None => bytes.len(),
         };
         let line = &script[pos..end];
-        let count = if state == State::Code { go_count(line) } else { None };
+        let count = if state == State::Code {
+            go_count(line)
+        } else {
+            None
+        };
         if let Some(n) = count {
             let text = &script[start..pos];
             if !text.trim().is_empty() {
@@ -147,6 +155,17 @@ mod tests {
         assert_eq!(b[1].text, "select 2\nselect 3\n");
         assert_eq!(b[1].first_line, 4);
         assert_eq!(b[1].repeat, 1);
+    }
+
+    #[test]
+    fn crlf_and_comments_after_go() {
+        let b = split_batches("select 1\r\nGO\r\nselect 2\r\ngo -- done\r\nselect 3");
+        assert_eq!(b.len(), 3);
+        assert_eq!(b[0].text, "select 1\r\n");
+        assert_eq!(b[1].first_line, 3);
+        assert_eq!(b[2].first_line, 5);
+        // not separators: GO with other text, GOTO, GO 0
+        assert_eq!(split_batches("GO x\nGOTO l\nGO 0\n").len(), 1);
     }
 
     #[test]

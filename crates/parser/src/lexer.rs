@@ -60,6 +60,8 @@ pub enum Tok {
 #[derive(Clone, Copy, Debug)]
 pub struct Token {
     pub kind: Tok,
+    /// A `Word` that is a reserved keyword (looked up once, here).
+    pub reserved: bool,
     pub start: u32,
     pub end: u32,
     pub line: u32,
@@ -106,6 +108,7 @@ pub fn tokenize(src: &str) -> SqlResult<Vec<Token>> {
         let mut push = |kind: Tok, end: usize| {
             toks.push(Token {
                 kind,
+                reserved: kind == Tok::Word && crate::keywords::is_reserved(&src[start..end]),
                 start: start as u32,
                 end: end as u32,
                 line: tline,
@@ -142,22 +145,26 @@ pub fn tokenize(src: &str) -> SqlResult<Vec<Token>> {
                 }
             }
             b'\'' => {
-                let end = scan_quoted(b, i + 1, b'\'', &mut line).ok_or_else(|| unclosed(src, i + 1, tline))?;
+                let end = scan_quoted(b, i + 1, b'\'', &mut line)
+                    .ok_or_else(|| unclosed(src, i + 1, tline))?;
                 push(Tok::String, end);
                 i = end;
             }
             b'N' | b'n' if b.get(i + 1) == Some(&b'\'') => {
-                let end = scan_quoted(b, i + 2, b'\'', &mut line).ok_or_else(|| unclosed(src, i + 2, tline))?;
+                let end = scan_quoted(b, i + 2, b'\'', &mut line)
+                    .ok_or_else(|| unclosed(src, i + 2, tline))?;
                 push(Tok::NString, end);
                 i = end;
             }
             b'[' => {
-                let end = scan_quoted(b, i + 1, b']', &mut line).ok_or_else(|| unclosed(src, i + 1, tline))?;
+                let end = scan_quoted(b, i + 1, b']', &mut line)
+                    .ok_or_else(|| unclosed(src, i + 1, tline))?;
                 push(Tok::QuotedIdent, end);
                 i = end;
             }
             b'"' => {
-                let end = scan_quoted(b, i + 1, b'"', &mut line).ok_or_else(|| unclosed(src, i + 1, tline))?;
+                let end = scan_quoted(b, i + 1, b'"', &mut line)
+                    .ok_or_else(|| unclosed(src, i + 1, tline))?;
                 push(Tok::QuotedIdent, end);
                 i = end;
             }
@@ -202,11 +209,26 @@ pub fn tokenize(src: &str) -> SqlResult<Vec<Token>> {
                 push(Tok::Variable, end);
                 i = end;
             }
-            b'(' => { push(Tok::LParen, i + 1); i += 1; }
-            b')' => { push(Tok::RParen, i + 1); i += 1; }
-            b',' => { push(Tok::Comma, i + 1); i += 1; }
-            b'.' => { push(Tok::Dot, i + 1); i += 1; }
-            b';' => { push(Tok::Semicolon, i + 1); i += 1; }
+            b'(' => {
+                push(Tok::LParen, i + 1);
+                i += 1;
+            }
+            b')' => {
+                push(Tok::RParen, i + 1);
+                i += 1;
+            }
+            b',' => {
+                push(Tok::Comma, i + 1);
+                i += 1;
+            }
+            b'.' => {
+                push(Tok::Dot, i + 1);
+                i += 1;
+            }
+            b';' => {
+                push(Tok::Semicolon, i + 1);
+                i += 1;
+            }
             b':' => {
                 if b.get(i + 1) == Some(&b':') {
                     push(Tok::DoubleColon, i + 2);
@@ -216,7 +238,10 @@ pub fn tokenize(src: &str) -> SqlResult<Vec<Token>> {
                     i += 1;
                 }
             }
-            b'~' => { push(Tok::Tilde, i + 1); i += 1; }
+            b'~' => {
+                push(Tok::Tilde, i + 1);
+                i += 1;
+            }
             b'+' | b'-' | b'*' | b'/' | b'%' | b'&' | b'|' | b'^' | b'=' | b'<' | b'>' | b'!' => {
                 let next = b.get(i + 1).copied();
                 let (kind, len) = match (c, next) {
@@ -252,7 +277,9 @@ pub fn tokenize(src: &str) -> SqlResult<Vec<Token>> {
             }
             _ => {
                 let ch = src[i..].chars().next().unwrap_or('?');
-                if is_ident_start(ch) || (ch == '$' && src[i + 1..].starts_with(|c: char| c.is_alphabetic())) {
+                if is_ident_start(ch)
+                    || (ch == '$' && src[i + 1..].starts_with(|c: char| c.is_alphabetic()))
+                {
                     let end = scan_word(src, i + ch.len_utf8());
                     push(Tok::Word, end);
                     i = end;
@@ -267,6 +294,7 @@ pub fn tokenize(src: &str) -> SqlResult<Vec<Token>> {
     }
     toks.push(Token {
         kind: Tok::Eof,
+        reserved: false,
         start: n as u32,
         end: n as u32,
         line,
@@ -401,7 +429,10 @@ mod tests {
     fn errors() {
         let e = tokenize("select 'abc").unwrap_err();
         assert_eq!(e.number, 105);
-        assert_eq!(e.message, "Unclosed quotation mark after the character string 'abc'.");
+        assert_eq!(
+            e.message,
+            "Unclosed quotation mark after the character string 'abc'."
+        );
         let e = tokenize("select 1\n/* x").unwrap_err();
         assert_eq!(e.number, 113);
         assert_eq!(e.line, 2);

@@ -1,17 +1,20 @@
 //! `parser`: T-SQL text to AST.
 //!
 //! * [`split_batches`] cuts a script at `GO` lines into [`Batch`]es (sqlcmd rules).
-//! * [`parse_batch`] parses one batch into [`ast::Statement`]s with source lines.
+//! * [`parse_batch`] parses one batch into [`ast::Statement`]s carrying source lines and spans.
 //! * [`parse_expression`] / [`parse_data_type`] parse fragments (defaults, computed columns).
-//! * [`ast`] is the tree; its `Display` impls (module `printer`) print T-SQL that parses back to
-//!   the same tree.
+//! * [`ast`] is the tree (append-only for other crates); [`printer`] implements `Display` for it
+//!   and prints T-SQL that parses back to the same tree; [`roundtrip`] is that property as a
+//!   reusable oracle (tests, `/fuzz`).
 //!
-//! Hand-written lexer (`lexer`, zero-copy tokens over the input) and recursive-descent parser
-//! (`parser`, Pratt parsing for expressions). Syntax errors are SQL Server's Msg 102 / 156 / 105 /
-//! 113 with the line of the offending token.
+//! Hand-written lexer (`lexer`: zero-copy tokens over the input, reserved-keyword flag computed
+//! once per word) and recursive-descent parser (`parser`, Pratt parsing for expressions with SQL
+//! Server's precedence). Syntax errors are SQL Server's Msg 102 / 156 / 105 / 113 / 111 / 191 with
+//! the line of the offending token; no input panics or overflows the stack (depth limits).
 //!
-//! What does NOT belong here: name resolution, typing and any catalog knowledge (that is `plan`),
-//! and conversion of `DataTypeName` to `types::DataType` (the parser depends on `common` only).
+//! What does NOT belong here: name resolution, typing, constant folding and any catalog
+//! knowledge (that is `plan`), and conversion of `DataTypeName` to `types::DataType` (the parser
+//! depends on `common` only). See README.md for grammar coverage and AST conventions.
 
 pub mod ast;
 mod batch;
@@ -23,3 +26,4 @@ pub mod roundtrip;
 
 pub use batch::{split_batches, Batch};
 pub use parser::{parse_batch, parse_data_type, parse_expression};
+pub use printer::print_batch;

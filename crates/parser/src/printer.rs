@@ -66,7 +66,7 @@ impl Display for ObjectName {
             if i > 0 {
                 f.write_char('.')?;
             }
-            if !(p.value.is_empty() && !p.quoted) {
+            if !p.value.is_empty() || p.quoted {
                 write!(f, "{p}")?;
             }
         }
@@ -850,7 +850,13 @@ impl Display for Update {
         write_hints(f, &self.hints)?;
         write!(f, " SET {}", comma(&self.set))?;
         write_output(f, &self.output)?;
-        write_from_where(f, &self.from, &self.selection, &self.current_of, &self.options)
+        write_from_where(
+            f,
+            &self.from,
+            &self.selection,
+            &self.current_of,
+            &self.options,
+        )
     }
 }
 
@@ -862,7 +868,13 @@ impl Display for Delete {
         write!(f, " FROM {}", self.target)?;
         write_hints(f, &self.hints)?;
         write_output(f, &self.output)?;
-        write_from_where(f, &self.from, &self.selection, &self.current_of, &self.options)
+        write_from_where(
+            f,
+            &self.from,
+            &self.selection,
+            &self.current_of,
+            &self.options,
+        )
     }
 }
 
@@ -1146,11 +1158,13 @@ impl Display for ColumnDefinition {
                     with_options,
                     on,
                 } => {
-                    f.write_str(if matches!(c.kind, ColumnConstraintKind::PrimaryKey { .. }) {
-                        "PRIMARY KEY"
-                    } else {
-                        "UNIQUE"
-                    })?;
+                    f.write_str(
+                        if matches!(c.kind, ColumnConstraintKind::PrimaryKey { .. }) {
+                            "PRIMARY KEY"
+                        } else {
+                            "UNIQUE"
+                        },
+                    )?;
                     f.write_str(clustered_str(*clustered))?;
                     write_with_options(f, with_options)?;
                     write_on(f, on)?;
@@ -1502,7 +1516,11 @@ impl Display for StatementKind {
                 comma(names)
             ),
             S::DropIndex { if_exists, targets } => {
-                write!(f, "DROP INDEX {}", if *if_exists { "IF EXISTS " } else { "" })?;
+                write!(
+                    f,
+                    "DROP INDEX {}",
+                    if *if_exists { "IF EXISTS " } else { "" }
+                )?;
                 for (i, t) in targets.iter().enumerate() {
                     if i > 0 {
                         f.write_str(", ")?;

@@ -89,3 +89,39 @@ fn bad_characters() {
     assert_eq!(err("SELECT 1 ` 2").0, 102);
     assert_eq!(err("SELECT !").0, 102);
 }
+
+/// Inputs found by the mutation fuzzer (convention 8: every finding becomes a test).
+#[test]
+fn fuzz_regressions() {
+    // multi-byte character right after "G" on a line (char boundary in the GO detector)
+    assert_eq!(parser::split_batches("EȽƻp\nGȽ\n").len(), 1);
+    // an object name may not end in an empty part
+    assert_eq!(err("DROP INDEX t...ix").0, 102);
+    assert_eq!(err("DROP INDEX t..ix").0, 102);
+    // unknown ALTER targets are syntax errors, not swallowed as unsupported statements
+    assert_eq!(err("ALTER SET QUERY_STORE x = 5);").0, 156);
+    // a select-list item is scalar: `a = b = c` is not an alias of a comparison
+    assert_eq!(err("SELECT id = ROW_ = NUMBER() OVER (ORDER BY a)").0, 102);
+    assert_eq!(err("SELECT 1 = 1").0, 102);
+    // mutated data type names print bracketed
+    assert_eq!(
+        parser::roundtrip::check("CREATE TABLE t (a [0varchar](50))"),
+        Ok(true)
+    );
+}
+
+/// Found by cargo-fuzz: an unsupported statement's text must not absorb a `;` (printing
+/// appended another `;` each round).
+#[test]
+fn fuzz_regression_unsupported_text_stops_at_semicolon() {
+    let sql = "CREATE MASTER KEY x (a (b);\nSELECT 1";
+    assert_eq!(parser::roundtrip::check(sql), Ok(true));
+    let v = parser::parse_batch(sql).unwrap();
+    assert_eq!(v.len(), 2);
+}
+
+/// Found by cargo-fuzz: an option name must be a word (`[]` printed as nothing).
+#[test]
+fn fuzz_regression_option_name_is_a_word() {
+    assert_eq!(err("ALTER DATABASE d SET [], o").0, 102);
+}

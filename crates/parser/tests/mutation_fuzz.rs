@@ -4,6 +4,8 @@
 
 use std::path::PathBuf;
 
+mod common;
+
 struct Rng(u64);
 impl Rng {
     fn next(&mut self) -> u64 {
@@ -36,6 +38,12 @@ fn corpus() -> Vec<String> {
         for b in parser::split_batches(&text) {
             v.push(b.text);
         }
+    }
+    for s in common::SCENARIO_STATEMENTS
+        .iter()
+        .chain(common::OTHER_STATEMENTS)
+    {
+        v.push(s.to_string());
     }
     v
 }
@@ -93,7 +101,7 @@ fn mutated_seeds_never_panic_and_round_trip() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(3000);
     let corpus = corpus();
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C38);
     let mut parsed = 0;
     for _ in 0..iters {
         let base = &corpus[rng.below(corpus.len())];
@@ -107,7 +115,10 @@ fn mutated_seeds_never_panic_and_round_trip() {
         let _ = parser::parse_expression(&m);
     }
     // mutations are small, so a good share still parses (the oracle is exercised)
-    assert!(parsed * 20 > iters, "only {parsed} of {iters} mutants parsed");
+    assert!(
+        parsed * 20 > iters,
+        "only {parsed} of {iters} mutants parsed"
+    );
 }
 
 #[test]

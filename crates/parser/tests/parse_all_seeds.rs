@@ -65,14 +65,20 @@ fn seed_statements_round_trip() {
 fn copied_lines_occur_in_the_seeds() {
     let seeds = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/seeds");
     let Ok(dir) = std::fs::read_dir(&seeds) else {
-        eprintln!("seeds not found at {}; skipping the provenance check", seeds.display());
+        eprintln!(
+            "seeds not found at {}; skipping the provenance check",
+            seeds.display()
+        );
         return;
     };
     let mut seed_text = std::collections::HashMap::new();
     for e in dir.filter_map(|e| e.ok()) {
         let n = e.file_name().to_string_lossy().to_string();
         if n.ends_with(".txt") {
-            seed_text.insert(n[..3].to_string(), std::fs::read_to_string(e.path()).unwrap());
+            seed_text.insert(
+                n[..3].to_string(),
+                std::fs::read_to_string(e.path()).unwrap(),
+            );
         }
     }
     for (name, text) in seed_files() {
@@ -94,7 +100,10 @@ fn copied_lines_occur_in_the_seeds() {
             if line.starts_with("-- seed ") || line == "GO" || line.trim().is_empty() {
                 continue;
             }
-            assert!(seed.contains(line), "{name}: line not in seed {key}: {line:?}");
+            assert!(
+                seed.contains(line),
+                "{name}: line not in seed {key}: {line:?}"
+            );
         }
     }
 }

@@ -2,7 +2,6 @@
 
 use super::Parser;
 use crate::ast::*;
-use crate::keywords::is_reserved;
 use crate::lexer::{self, Tok};
 use common::SqlResult;
 
@@ -38,13 +37,15 @@ impl<'a> Parser<'a> {
                     None
                 };
                 let options = self.parse_statistics_options()?;
-                Ok(StatementKind::CreateStatistics(Box::new(CreateStatistics {
-                    name,
-                    table,
-                    columns,
-                    filter,
-                    options,
-                })))
+                Ok(StatementKind::CreateStatistics(Box::new(
+                    CreateStatistics {
+                        name,
+                        table,
+                        columns,
+                        filter,
+                        options,
+                    },
+                )))
             }
             "PARTITION" if mode == CreateMode::Create => {
                 self.pos += 1;
@@ -99,7 +100,9 @@ impl<'a> Parser<'a> {
             }
             "SEQUENCE" if mode == CreateMode::Create => {
                 self.pos += 1;
-                Ok(StatementKind::CreateSequence(Box::new(self.parse_sequence_body()?)))
+                Ok(StatementKind::CreateSequence(Box::new(
+                    self.parse_sequence_body()?,
+                )))
             }
             "VIEW" => {
                 self.pos += 1;
@@ -146,18 +149,12 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Swallows an unmodelled statement up to the next `;` (or the end of the batch).
     pub(crate) fn parse_unsupported_from_here(&mut self) -> StatementKind {
-        // reuse the generic swallowing logic: it starts at the current token
         let first = self.peek();
         let kw = self.text(first).to_ascii_uppercase();
-        let mut depth = 0i32;
         self.pos += 1;
-        while !self.at(Tok::Eof) && !(self.at(Tok::Semicolon) && depth <= 0) {
-            match self.peek().kind {
-                Tok::LParen => depth += 1,
-                Tok::RParen => depth -= 1,
-                _ => {}
-            }
+        while !(self.at(Tok::Eof) || self.at(Tok::Semicolon)) {
             self.pos += 1;
         }
         StatementKind::Unsupported {
@@ -259,6 +256,9 @@ impl<'a> Parser<'a> {
     /// One `NAME [= value] [(nested)]`. `bare_value`: a value may follow the name without `=`
     /// (`RECOVERY SIMPLE`, `QUERY_STORE CLEAR`).
     pub(crate) fn parse_option_setting(&mut self, bare_value: bool) -> SqlResult<OptionSetting> {
+        if !self.at(Tok::Word) {
+            return Err(self.error_here());
+        }
         let name = self.parse_any_word()?.value.to_ascii_uppercase();
         let mut value = None;
         if self.eat(Tok::Eq) {
@@ -399,11 +399,13 @@ impl<'a> Parser<'a> {
             Vec::new()
         };
         let options = self.parse_statistics_options()?;
-        Ok(StatementKind::UpdateStatistics(Box::new(UpdateStatistics {
-            table,
-            names,
-            options,
-        })))
+        Ok(StatementKind::UpdateStatistics(Box::new(
+            UpdateStatistics {
+                table,
+                names,
+                options,
+            },
+        )))
     }
 
     fn parse_opt_storage_target(&mut self) -> SqlResult<Option<StorageTarget>> {
@@ -413,7 +415,7 @@ impl<'a> Parser<'a> {
         self.pos += 1;
         let t = self.peek();
         // [PRIMARY], "default", PRIMARY (reserved word written bare)
-        let name = if t.kind == Tok::Word && is_reserved(self.text(t)) {
+        let name = if t.kind == Tok::Word && t.reserved {
             if !(self.kw("PRIMARY") || self.kw("DEFAULT")) {
                 return Err(self.error_here());
             }
@@ -503,7 +505,10 @@ impl<'a> Parser<'a> {
             return Err(self.error_here());
         }
         self.parse_index_tail(&mut index)?;
-        Ok(StatementKind::CreateIndex(Box::new(CreateIndex { table, index })))
+        Ok(StatementKind::CreateIndex(Box::new(CreateIndex {
+            table,
+            index,
+        })))
     }
 
     /// Inline `INDEX name [UNIQUE] [CLUSTERED|NONCLUSTERED] [COLUMNSTORE] ...` in a table body.
@@ -908,6 +913,12 @@ impl<'a> Parser<'a> {
                             return Err(self.error_here());
                         }
                         let index = parts.pop().unwrap_or_else(|| Ident::new(""));
+                        if parts
+                            .last()
+                            .is_some_and(|p| p.value.is_empty() && !p.quoted)
+                        {
+                            return Err(self.error_here());
+                        }
                         DropIndexTarget {
                             index,
                             table: ObjectName { parts },
@@ -998,7 +1009,9 @@ impl<'a> Parser<'a> {
             }
             "SEQUENCE" => {
                 self.pos += 1;
-                Ok(StatementKind::AlterSequence(Box::new(self.parse_sequence_body()?)))
+                Ok(StatementKind::AlterSequence(Box::new(
+                    self.parse_sequence_body()?,
+                )))
             }
             "VIEW" => {
                 self.pos += 1;
@@ -1126,7 +1139,10 @@ impl<'a> Parser<'a> {
             }
             _ => return Err(self.error_here()),
         };
-        Ok(StatementKind::AlterTable(Box::new(AlterTable { name, action })))
+        Ok(StatementKind::AlterTable(Box::new(AlterTable {
+            name,
+            action,
+        })))
     }
 
     fn parse_alter_table_with_name(&mut self, name: ObjectName) -> SqlResult<StatementKind> {
@@ -1258,7 +1274,10 @@ impl<'a> Parser<'a> {
             }
             _ => return Err(self.error_at(self.pos - 1)),
         };
-        Ok(StatementKind::AlterDatabase(Box::new(AlterDatabase { name, action })))
+        Ok(StatementKind::AlterDatabase(Box::new(AlterDatabase {
+            name,
+            action,
+        })))
     }
 
     /// Module text: from the start of the batch to the end of the previous token.
@@ -1308,7 +1327,8 @@ impl<'a> Parser<'a> {
                     self.pos += 1;
                 }
             }
-            let text = self.src[start.start as usize..self.prev_end() as usize].to_ascii_uppercase();
+            let text =
+                self.src[start.start as usize..self.prev_end() as usize].to_ascii_uppercase();
             v.push(text.split_whitespace().collect::<Vec<_>>().join(" "));
             if !self.eat(Tok::Comma) {
                 return Ok(v);
@@ -1316,7 +1336,11 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn parse_create_view(&mut self, mode: CreateMode, batch_start: usize) -> SqlResult<StatementKind> {
+    fn parse_create_view(
+        &mut self,
+        mode: CreateMode,
+        batch_start: usize,
+    ) -> SqlResult<StatementKind> {
         let name = self.parse_object_name()?;
         let columns = if self.at(Tok::LParen) {
             self.parse_paren_ident_list()?
@@ -1387,7 +1411,11 @@ impl<'a> Parser<'a> {
         Ok(v)
     }
 
-    fn parse_create_procedure(&mut self, mode: CreateMode, batch_start: usize) -> SqlResult<StatementKind> {
+    fn parse_create_procedure(
+        &mut self,
+        mode: CreateMode,
+        batch_start: usize,
+    ) -> SqlResult<StatementKind> {
         let name = self.parse_object_name()?;
         if self.at(Tok::Semicolon) && self.at_n(1, Tok::Integer) {
             self.pos += 2; // ;number (numbered procedures)
@@ -1419,7 +1447,11 @@ impl<'a> Parser<'a> {
         })))
     }
 
-    fn parse_create_function(&mut self, mode: CreateMode, batch_start: usize) -> SqlResult<StatementKind> {
+    fn parse_create_function(
+        &mut self,
+        mode: CreateMode,
+        batch_start: usize,
+    ) -> SqlResult<StatementKind> {
         let name = self.parse_object_name()?;
         self.expect(Tok::LParen)?;
         let params = self.parse_params(true)?;
@@ -1466,7 +1498,11 @@ impl<'a> Parser<'a> {
         })))
     }
 
-    fn parse_create_trigger(&mut self, mode: CreateMode, batch_start: usize) -> SqlResult<StatementKind> {
+    fn parse_create_trigger(
+        &mut self,
+        mode: CreateMode,
+        batch_start: usize,
+    ) -> SqlResult<StatementKind> {
         let name = self.parse_object_name()?;
         self.expect_kw("ON")?;
         let table = self.parse_object_name()?;

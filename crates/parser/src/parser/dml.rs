@@ -3,7 +3,6 @@
 use super::query::assign_op;
 use super::Parser;
 use crate::ast::*;
-use crate::keywords::is_reserved;
 use crate::lexer::Tok;
 use common::SqlResult;
 
@@ -89,7 +88,9 @@ impl<'a> Parser<'a> {
                 let op = assign_op(self.peek().kind).ok_or_else(|| self.error_here())?;
                 self.pos += 1;
                 // @v = col = expr
-                if op == AssignOp::Assign && matches!(self.peek().kind, Tok::Word | Tok::QuotedIdent) {
+                if op == AssignOp::Assign
+                    && matches!(self.peek().kind, Tok::Word | Tok::QuotedIdent)
+                {
                     let save = self.pos;
                     if let Ok(column) = self.parse_object_name() {
                         if self.eat(Tok::Eq) {
@@ -312,7 +313,10 @@ impl<'a> Parser<'a> {
     }
 
     /// `module [args] [WITH RECOMPILE]` — module is a name or a variable.
-    pub(crate) fn parse_exec_module_call(&mut self, return_status: Option<String>) -> SqlResult<Exec> {
+    pub(crate) fn parse_exec_module_call(
+        &mut self,
+        return_status: Option<String>,
+    ) -> SqlResult<Exec> {
         let module = if self.at(Tok::Variable) {
             ExecModule::Variable(self.parse_variable()?)
         } else {
@@ -362,7 +366,7 @@ impl<'a> Parser<'a> {
                 if w.eq_ignore_ascii_case("DEFAULT") || w.eq_ignore_ascii_case("NULL") {
                     return true;
                 }
-                !is_reserved(w) && !w.eq_ignore_ascii_case("THROW") && !self.at_n(1, Tok::Colon)
+                !t.reserved && !w.eq_ignore_ascii_case("THROW") && !self.at_n(1, Tok::Colon)
             }
             Tok::LParen => false,
             _ => self.at_expr_start(),

@@ -2,7 +2,6 @@
 
 use super::Parser;
 use crate::ast::*;
-use crate::keywords::is_reserved;
 use crate::lexer::{self, Tok};
 use common::SqlResult;
 
@@ -168,7 +167,7 @@ impl<'a> Parser<'a> {
                         }
                         self.text(n).to_ascii_uppercase()
                     } else {
-                        w.clone()
+                        w.to_string()
                     };
                     if !matches!(opw.as_str(), "BETWEEN" | "IN" | "LIKE") {
                         break;
@@ -407,15 +406,15 @@ impl<'a> Parser<'a> {
             }
             "CURRENT_TIMESTAMP" | "CURRENT_USER" | "SESSION_USER" | "SYSTEM_USER" => {
                 self.pos += 1;
-                Ok(Expr::Niladic(w))
+                Ok(Expr::Niladic(w.to_string()))
             }
             "USER" if !next_paren => {
                 self.pos += 1;
-                Ok(Expr::Niladic(w))
+                Ok(Expr::Niladic(w.to_string()))
             }
             _ => {
                 let t = self.peek();
-                if is_reserved(self.text(t)) {
+                if t.reserved {
                     if next_paren && RESERVED_FUNCTIONS.contains(&w.as_str()) {
                         self.pos += 1;
                         let name = ObjectName {
@@ -614,10 +613,7 @@ impl<'a> Parser<'a> {
                     if t.kind != Tok::Integer {
                         return Err(self.error_here());
                     }
-                    let n = self
-                        .text(t)
-                        .parse::<u64>()
-                        .map_err(|_| self.error_here())?;
+                    let n = self.text(t).parse::<u64>().map_err(|_| self.error_here())?;
                     self.pos += 1;
                     params.push(TypeParam::Number(n));
                 }

@@ -11,7 +11,6 @@ mod proc;
 mod query;
 
 use crate::ast::*;
-use crate::keywords::is_reserved;
 use crate::lexer::{self, Tok, Token};
 use common::{SqlError, SqlResult};
 
@@ -28,6 +27,63 @@ pub(crate) struct Parser<'a> {
     /// Column-level `INDEX ix` found while parsing a column definition, moved to the table's
     /// index list by the caller.
     pub(crate) pending_column_index: Option<IndexDefinition>,
+}
+
+/// An upper-cased keyword candidate held on the stack (keyword checks must not allocate).
+#[derive(Clone, Copy)]
+pub(crate) struct Upper {
+    buf: [u8; Upper::CAP],
+    len: u8,
+}
+
+impl Default for Upper {
+    fn default() -> Upper {
+        Upper {
+            buf: [0; Upper::CAP],
+            len: 0,
+        }
+    }
+}
+
+impl Upper {
+    pub(crate) const CAP: usize = 48;
+
+    fn new(s: &str) -> Upper {
+        let b = s.as_bytes();
+        let mut u = Upper::default();
+        if b.len() > Self::CAP || !s.is_ascii() {
+            return u;
+        }
+        for (i, c) in b.iter().enumerate() {
+            u.buf[i] = c.to_ascii_uppercase();
+        }
+        u.len = b.len() as u8;
+        u
+    }
+
+    pub(crate) fn as_str(&self) -> &str {
+        // only ASCII bytes are stored (checked in `new`), so this never fails
+        std::str::from_utf8(&self.buf[..self.len as usize]).unwrap_or("")
+    }
+}
+
+impl std::ops::Deref for Upper {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl PartialEq<&str> for Upper {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl std::fmt::Display for Upper {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// Parses one batch (no `GO` inside) into statements.
@@ -169,13 +225,14 @@ impl<'a> Parser<'a> {
             Err(self.error_here())
         }
     }
-    /// Upper-cased text of the current word (empty if not a word).
-    pub(crate) fn word_upper(&self) -> String {
+    /// Upper-cased text of the current word (empty if not a word or longer than
+    /// [`Upper::CAP`] bytes), without allocating.
+    pub(crate) fn word_upper(&self) -> Upper {
         let t = self.peek();
         if t.kind == Tok::Word {
-            self.text(t).to_ascii_uppercase()
+            Upper::new(self.text(t))
         } else {
-            String::new()
+            Upper::default()
         }
     }
     /// End offset of the previous token.
@@ -205,7 +262,7 @@ impl<'a> Parser<'a> {
         }
         let raw = self.text(t);
         let e = match t.kind {
-            Tok::Word if is_reserved(raw) => SqlError::syntax_near_keyword(raw),
+            Tok::Word if t.reserved => SqlError::syntax_near_keyword(raw),
             Tok::String | Tok::NString => SqlError::syntax_near(&lexer::string_value(self.src, &t)),
             Tok::QuotedIdent => SqlError::syntax_near(&lexer::quoted_ident_value(self.src, &t)),
             _ => SqlError::syntax_near(raw),
@@ -236,7 +293,7 @@ impl<'a> Parser<'a> {
     pub(crate) fn parse_ident(&mut self) -> SqlResult<Ident> {
         let t = self.peek();
         match t.kind {
-            Tok::Word if !is_reserved(self.text(t)) => {
+            Tok::Word if !t.reserved => {
                 self.pos += 1;
                 Ok(Ident::new(self.text(t)))
             }
@@ -265,7 +322,7 @@ impl<'a> Parser<'a> {
     pub(crate) fn at_ident(&self) -> bool {
         let t = self.peek();
         match t.kind {
-            Tok::Word => !is_reserved(self.text(t)),
+            Tok::Word => !t.reserved,
             Tok::QuotedIdent => true,
             _ => false,
         }
@@ -285,7 +342,10 @@ impl<'a> Parser<'a> {
             }
             parts.push(self.parse_ident()?);
         }
-        if parts.last().is_some_and(|p| p.value.is_empty() && !p.quoted) {
+        if parts
+            .last()
+            .is_some_and(|p| p.value.is_empty() && !p.quoted)
+        {
             return Err(self.error_here());
         }
         Ok(ObjectName { parts })
@@ -427,16 +487,24 @@ impl<'a> Parser<'a> {
         match w.as_str() {
             "SELECT" => Ok(StatementKind::Select(Box::new(self.parse_query_stmt()?))),
             "WITH" => self.parse_with_statement(),
-            "INSERT" => Ok(StatementKind::Insert(Box::new(self.parse_insert(Vec::new())?))),
+            "INSERT" => Ok(StatementKind::Insert(Box::new(
+                self.parse_insert(Vec::new())?,
+            ))),
             "UPDATE" => {
                 if self.kw_at(1, "STATISTICS") {
                     self.parse_update_statistics()
                 } else {
-                    Ok(StatementKind::Update(Box::new(self.parse_update(Vec::new())?)))
+                    Ok(StatementKind::Update(Box::new(
+                        self.parse_update(Vec::new())?,
+                    )))
                 }
             }
-            "DELETE" => Ok(StatementKind::Delete(Box::new(self.parse_delete(Vec::new())?))),
-            "MERGE" => Ok(StatementKind::Merge(Box::new(self.parse_merge(Vec::new())?))),
+            "DELETE" => Ok(StatementKind::Delete(Box::new(
+                self.parse_delete(Vec::new())?,
+            ))),
+            "MERGE" => Ok(StatementKind::Merge(Box::new(
+                self.parse_merge(Vec::new())?,
+            ))),
             "TRUNCATE" => {
                 self.pos += 1;
                 self.expect_kw("TABLE")?;
@@ -535,6 +603,24 @@ impl<'a> Parser<'a> {
                     None => Err(self.error_here()),
                 }
             }
+            "EXEC" | "EXECUTE" if self.kw_at(1, "AS") => {
+                // EXECUTE AS LOGIN|USER = '...' (context switching): not modelled
+                let first = self.peek();
+                self.pos += 2;
+                let w = self.word_upper();
+                if !matches!(w.as_str(), "LOGIN" | "USER" | "CALLER" | "OWNER" | "SELF") {
+                    return Err(self.error_here());
+                }
+                self.pos += 1;
+                if self.eat(Tok::Eq) {
+                    self.parse_string_lit()?;
+                }
+                let text = self.src[first.start as usize..self.prev_end() as usize].to_string();
+                Ok(StatementKind::Unsupported {
+                    keyword: "EXECUTE AS".to_string(),
+                    text,
+                })
+            }
             "EXEC" | "EXECUTE" => {
                 self.pos += 1;
                 Ok(StatementKind::Exec(Box::new(self.parse_exec_body()?)))
@@ -624,7 +710,7 @@ impl<'a> Parser<'a> {
                 self.pos += 1;
                 Some(self.text(t).to_string())
             }
-            Tok::Word if !is_reserved(self.text(t)) && !self.kw("THROW") && !self.at_n(1, Tok::Colon) => {
+            Tok::Word if !t.reserved && !self.kw("THROW") && !self.at_n(1, Tok::Colon) => {
                 self.pos += 1;
                 Some(self.text(t).to_string())
             }
@@ -647,9 +733,28 @@ impl<'a> Parser<'a> {
                 let w = self.word_upper();
                 if matches!(
                     w.as_str(),
-                    "SELECT" | "INSERT" | "UPDATE" | "DELETE" | "CREATE" | "ALTER" | "DROP"
-                        | "EXEC" | "EXECUTE" | "GRANT" | "DENY" | "REVOKE" | "SET" | "DECLARE"
-                        | "IF" | "WHILE" | "BEGIN" | "END" | "PRINT" | "GO" | "USE" | "MERGE"
+                    "SELECT"
+                        | "INSERT"
+                        | "UPDATE"
+                        | "DELETE"
+                        | "CREATE"
+                        | "ALTER"
+                        | "DROP"
+                        | "EXEC"
+                        | "EXECUTE"
+                        | "GRANT"
+                        | "DENY"
+                        | "REVOKE"
+                        | "SET"
+                        | "DECLARE"
+                        | "IF"
+                        | "WHILE"
+                        | "BEGIN"
+                        | "END"
+                        | "PRINT"
+                        | "GO"
+                        | "USE"
+                        | "MERGE"
                 ) {
                     break;
                 }
@@ -680,11 +785,24 @@ impl<'a> Parser<'a> {
             | Tok::Tilde => true,
             Tok::Word => {
                 let w = self.text(t);
-                if is_reserved(w) {
+                if t.reserved {
                     [
-                        "NULL", "CASE", "CAST", "CONVERT", "TRY_CONVERT", "COALESCE", "NULLIF",
-                        "LEFT", "RIGHT", "CURRENT_TIMESTAMP", "CURRENT_USER", "SESSION_USER",
-                        "SYSTEM_USER", "USER", "EXISTS", "NOT",
+                        "NULL",
+                        "CASE",
+                        "CAST",
+                        "CONVERT",
+                        "TRY_CONVERT",
+                        "COALESCE",
+                        "NULLIF",
+                        "LEFT",
+                        "RIGHT",
+                        "CURRENT_TIMESTAMP",
+                        "CURRENT_USER",
+                        "SESSION_USER",
+                        "SYSTEM_USER",
+                        "USER",
+                        "EXISTS",
+                        "NOT",
                     ]
                     .iter()
                     .any(|k| w.eq_ignore_ascii_case(k))

@@ -116,12 +116,13 @@ impl<'a> Parser<'a> {
                 global: false,
             });
         }
-        let global = if self.kw("GLOBAL") && (self.at_n(1, Tok::Word) || self.at_n(1, Tok::QuotedIdent)) {
-            self.pos += 1;
-            true
-        } else {
-            false
-        };
+        let global =
+            if self.kw("GLOBAL") && (self.at_n(1, Tok::Word) || self.at_n(1, Tok::QuotedIdent)) {
+                self.pos += 1;
+                true
+            } else {
+                false
+            };
         Ok(CursorRef {
             name: self.parse_ident()?,
             global,
@@ -208,7 +209,10 @@ impl<'a> Parser<'a> {
                 self.pos += 1;
                 let table = self.parse_object_name()?;
                 let on = self.parse_on_off()?;
-                Ok(StatementKind::SetOption(SetOption::IdentityInsert { table, on }))
+                Ok(StatementKind::SetOption(SetOption::IdentityInsert {
+                    table,
+                    on,
+                }))
             }
             "TRANSACTION" => {
                 self.pos += 1;
@@ -230,13 +234,25 @@ impl<'a> Parser<'a> {
                     self.expect_kw("SERIALIZABLE")?;
                     IsolationLevel::Serializable
                 };
-                Ok(StatementKind::SetOption(SetOption::TransactionIsolation(level)))
+                Ok(StatementKind::SetOption(SetOption::TransactionIsolation(
+                    level,
+                )))
             }
-            "ROWCOUNT" | "DATEFORMAT" | "LANGUAGE" | "DATEFIRST" | "LOCK_TIMEOUT"
-            | "DEADLOCK_PRIORITY" | "TEXTSIZE" | "CONTEXT_INFO" | "QUERY_GOVERNOR_COST_LIMIT" => {
+            "ROWCOUNT"
+            | "DATEFORMAT"
+            | "LANGUAGE"
+            | "DATEFIRST"
+            | "LOCK_TIMEOUT"
+            | "DEADLOCK_PRIORITY"
+            | "TEXTSIZE"
+            | "CONTEXT_INFO"
+            | "QUERY_GOVERNOR_COST_LIMIT" => {
                 self.pos += 1;
                 let value = self.parse_expr()?;
-                Ok(StatementKind::SetOption(SetOption::Value { option: w, value }))
+                Ok(StatementKind::SetOption(SetOption::Value {
+                    option: w.to_string(),
+                    value,
+                }))
             }
             _ => {
                 let mut options = Vec::new();
@@ -267,7 +283,7 @@ impl<'a> Parser<'a> {
                             options.push(format!("{w} {k}"));
                         }
                     } else {
-                        options.push(w);
+                        options.push(w.to_string());
                     }
                     if !self.eat(Tok::Comma) {
                         break;

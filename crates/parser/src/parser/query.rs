@@ -2,7 +2,6 @@
 
 use super::Parser;
 use crate::ast::*;
-use crate::keywords::is_reserved;
 use crate::lexer::{self, Tok};
 use common::SqlResult;
 
@@ -168,7 +167,9 @@ impl<'a> Parser<'a> {
         } else {
             let t = self.peek();
             match t.kind {
-                Tok::Integer | Tok::Decimal | Tok::Float | Tok::Variable => self.parse_expr_bp(8)?,
+                Tok::Integer | Tok::Decimal | Tok::Float | Tok::Variable => {
+                    self.parse_expr_bp(8)?
+                }
                 _ => return Err(self.error_here()),
             }
         };
@@ -324,7 +325,7 @@ impl<'a> Parser<'a> {
         }
         // alias = expr
         let aliasable = match t.kind {
-            Tok::Word => !is_reserved(self.text(t)),
+            Tok::Word => !t.reserved,
             Tok::QuotedIdent | Tok::String | Tok::NString => true,
             _ => false,
         };
@@ -340,7 +341,9 @@ impl<'a> Parser<'a> {
         // t.* / s.t.*
         if matches!(t.kind, Tok::Word | Tok::QuotedIdent) {
             let mut i = 1;
-            while self.at_n(i, Tok::Dot) && matches!(self.peek_at(i + 1).kind, Tok::Word | Tok::QuotedIdent) {
+            while self.at_n(i, Tok::Dot)
+                && matches!(self.peek_at(i + 1).kind, Tok::Word | Tok::QuotedIdent)
+            {
                 i += 2;
             }
             if self.at_n(i, Tok::Dot) && self.at_n(i + 1, Tok::Star) {
@@ -385,9 +388,7 @@ impl<'a> Parser<'a> {
         }
         let t = self.peek();
         match t.kind {
-            Tok::Word if !is_reserved(self.text(t)) && !self.is_clause_word(t) => {
-                Ok(Some(self.parse_ident()?))
-            }
+            Tok::Word if !t.reserved && !self.is_clause_word(t) => Ok(Some(self.parse_ident()?)),
             Tok::QuotedIdent => Ok(Some(self.parse_ident()?)),
             Tok::String | Tok::NString if allow_string => Ok(Some(self.parse_alias_token()?)),
             _ => Ok(None),
@@ -484,7 +485,10 @@ impl<'a> Parser<'a> {
                     self.expect_kw("JOIN")?;
                 }
             }
-            let needs_on = !matches!(kind, JoinKind::Cross | JoinKind::CrossApply | JoinKind::OuterApply);
+            let needs_on = !matches!(
+                kind,
+                JoinKind::Cross | JoinKind::CrossApply | JoinKind::OuterApply
+            );
             let mut right = self.parse_table_primary()?;
             if needs_on && self.at_join_start() {
                 // a JOIN b JOIN c ON .. ON ..
@@ -554,6 +558,20 @@ impl<'a> Parser<'a> {
             }
             _ => {
                 let name = self.parse_object_name()?;
+                if self.at_legacy_hint_list() {
+                    // deprecated `t (NOLOCK)` form: same hints as `t WITH (NOLOCK)`
+                    self.pos += 1;
+                    let mut hints = Vec::new();
+                    loop {
+                        hints.push(self.parse_table_hint()?);
+                        if !self.eat(Tok::Comma) {
+                            break;
+                        }
+                    }
+                    self.expect(Tok::RParen)?;
+                    let alias = self.parse_opt_alias(false)?;
+                    return Ok(TableRef::Table { name, alias, hints });
+                }
                 if self.at(Tok::LParen) {
                     self.pos += 1;
                     let args = if self.at(Tok::RParen) {
@@ -576,6 +594,45 @@ impl<'a> Parser<'a> {
                 Ok(TableRef::Table { name, alias, hints })
             }
         }
+    }
+
+    /// `(NOLOCK)`, `(TABLOCK, HOLDLOCK)`, `(INDEX(1))` right after a table name.
+    fn at_legacy_hint_list(&self) -> bool {
+        if !self.at(Tok::LParen) {
+            return false;
+        }
+        let w = self.peek_at(1);
+        if w.kind != Tok::Word {
+            return false;
+        }
+        let known = [
+            "NOLOCK",
+            "READUNCOMMITTED",
+            "READCOMMITTED",
+            "REPEATABLEREAD",
+            "SERIALIZABLE",
+            "HOLDLOCK",
+            "UPDLOCK",
+            "XLOCK",
+            "TABLOCK",
+            "TABLOCKX",
+            "PAGLOCK",
+            "ROWLOCK",
+            "READPAST",
+            "NOWAIT",
+            "INDEX",
+            "FORCESEEK",
+            "FORCESCAN",
+            "NOEXPAND",
+        ];
+        let text = self.text(w);
+        if !known.iter().any(|k| text.eq_ignore_ascii_case(k)) {
+            return false;
+        }
+        if text.eq_ignore_ascii_case("INDEX") {
+            return self.at_n(2, Tok::LParen) || self.at_n(2, Tok::Eq);
+        }
+        self.at_n(2, Tok::RParen) || self.at_n(2, Tok::Comma)
     }
 
     fn parse_opt_column_aliases(&mut self) -> SqlResult<Vec<Ident>> {
@@ -670,7 +727,7 @@ impl<'a> Parser<'a> {
                 }
                 TableHint::Index(targets)
             }
-            _ => TableHint::Other(w),
+            _ => TableHint::Other(self.text(t).to_ascii_uppercase()),
         })
     }
 

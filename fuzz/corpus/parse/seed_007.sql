@@ -1,0 +1,4 @@
+-- seed 000 line 230
+SELECT COUNT_BIG(DISTINCT ID1)
+FROM BatchModeTest
+OPTION (MAXDOP 1);

@@ -1,0 +1,14 @@
+-- seed 000 line 512
+DROP TABLE IF EXISTS #loop_test;
+
+CREATE TABLE #loop_test (
+ID TINYINT NOT NULL
+);
+
+INSERT INTO #loop_test WITH (TABLOCK)
+SELECT TOP (1000000) CAST(0 AS TINYINT) ID
+FROM master..spt_values t1
+CROSS JOIN master..spt_values t2
+OPTION (MAXDOP 1);
+
+CREATE STATISTICS S1 ON #loop_test (ID) WITH FULLSCAN, NORECOMPUTE;

@@ -1,0 +1,15 @@
+-- seed 000 line 571
+DROP TABLE IF EXISTS #wide_1_million_rows;
+
+CREATE TABLE #wide_1_million_rows (
+ID TINYINT NOT NULL,
+FILLER VARCHAR(4200) NOT NULL
+);
+
+INSERT INTO #wide_1_million_rows WITH (TABLOCK)
+SELECT TOP (1000000) CAST(0 AS TINYINT) ID, REPLICATE('Z', 4200) FILLER
+FROM master..spt_values t1
+CROSS JOIN master..spt_values t2
+OPTION (MAXDOP 1);
+
+CREATE STATISTICS S1 ON #wide_1_million_rows (ID) WITH FULLSCAN, NORECOMPUTE;

@@ -1,0 +1,17 @@
+-- seed 000 line 598
+DROP TABLE IF EXISTS #cci;
+CREATE TABLE #cci (ID INT, INDEX CCI CLUSTERED COLUMNSTORE)
+
+DROP TABLE IF EXISTS #merge_serial;
+
+CREATE TABLE #merge_serial (
+ID TINYINT NOT NULL
+);
+
+INSERT INTO #merge_serial WITH (TABLOCK)
+SELECT TOP (1000000) 0 ID
+FROM master..spt_values t1
+CROSS JOIN master..spt_values t2
+OPTION (MAXDOP 1);
+
+CREATE CLUSTERED INDEX CI ON #merge_serial (ID);

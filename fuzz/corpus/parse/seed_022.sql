@@ -1,0 +1,16 @@
+-- seed 000 line 728
+DROP TABLE IF EXISTS #cci;
+CREATE TABLE #cci (ID INT, INDEX CCI CLUSTERED COLUMNSTORE)
+
+DROP TABLE IF EXISTS #hash_join_demand_62500_rows;
+CREATE TABLE #hash_join_demand_62500_rows (
+	ID TINYINT NOT NULL
+);
+
+INSERT INTO #hash_join_demand_62500_rows WITH (TABLOCK)
+SELECT TOP (62500) ISNULL(CAST(0 AS TINYINT), 0) ID
+FROM master..spt_values t1
+CROSS JOIN master..spt_values t2
+OPTION (MAXDOP 1);
+
+CREATE STATISTICS S1 ON #hash_join_demand_62500_rows (ID);

@@ -1,0 +1,11 @@
+-- seed 000 line 874
+SELECT COUNT_BIG(*)
+FROM
+(
+	SELECT ID
+	FROM #count_test
+	UNION ALL
+	SELECT ID
+	FROM #count_test
+) q
+OPTION (RECOMPILE, MAXDOP 8, FORCE ORDER)

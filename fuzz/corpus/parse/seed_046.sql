@@ -1,0 +1,4 @@
+-- seed 001 line 457
+SELECT COUNT_BIG(DISTINCT ID1)
+FROM BatchModeTest
+OPTION (MAXDOP 1);

@@ -1,0 +1,9 @@
+-- seed 002 line 9
+SELECT *
+FROM dbo.OUTER_HEAP o
+WHERE NOT EXISTS
+(
+SELECT 1
+FROM dbo.INNER_CI i
+WHERE i.ID = o.ID
+);

@@ -1,0 +1,37 @@
+-- seed 002 line 589
+CREATE OR ALTER PROCEDURE [dbo].[CCI_RUN_INSERTS] (@DebugMe INT = 0)
+AS
+BEGIN
+DECLARE @table_number INT,
+@tablename SYSNAME,
+@SQLToExecute NVARCHAR(4000),
+@start_loop_time DATETIME;
+
+SET NOCOUNT ON;
+
+SELECT @table_number = NEXT VALUE FOR CCI_PARALLEL_TEST_SEQ;
+
+WHILE @table_number BETWEEN 0 AND 576
+BEGIN
+SET @start_loop_time = GETDATE();
+
+SET @tablename = N'CCI_PARALLEL_RPT_TARGET_' + CAST(@table_number AS NVARCHAR(3));
+SET @SQLToExecute= N'
+INSERT INTO ' + QUOTENAME(@tablename) + N' WITH (TABLOCK)
+SELECT * FROM CCI_SOURCE WITH (TABLOCK)
+OPTION (MAXDOP 1)';
+
+IF @DebugMe = 1
+BEGIN
+PRINT @SQLToExecute;
+END
+ELSE
+BEGIN
+EXEC (@SQLToExecute);
+
+INSERT INTO CCI_TEST_LOGGING_TABLE VALUES (@@SPID, @table_number, @start_loop_time, GETDATE());
+END;
+
+SELECT @table_number = NEXT VALUE FOR CCI_PARALLEL_TEST_SEQ;
+END;
+END;
