@@ -1,11 +1,12 @@
 //! latchkey storage vs SQLite (acceptance 5). Usage:
-//!   cargo run --release -p storage-bench -- [ROWS] [--dir PATH] [--pool-mb N]
+//!   cargo run --release -p storage-bench -- [ROWS] [--dir PATH] [--pool-mb N] [--only latchkey|sqlite] [--no-sync]
 //! Workloads (same data in both engines: 8-byte key, 200-byte value):
 //! 1. ROWS ascending-key single-row inserts, one transaction per 1,000 rows, durable commits
 //!    (latchkey sync_commit; SQLite WAL + synchronous=FULL);
 //! 2. ROWS random point lookups;
 //! 3. full scan warm (cache populated) and cold (latchkey: checkpoint + DROPCLEANBUFFERS;
 //!    SQLite: reopen the connection; the OS page cache stays warm for both).
+//!
 //! Page caches are sized alike (--pool-mb, default 256).
 
 use std::ops::Bound;
@@ -34,6 +35,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut rows: u64 = 1_000_000;
     let mut dir: Option<std::path::PathBuf> = None;
     let mut pool_mb: usize = 256;
+    let mut only: Option<String> = None;
+    let mut sync = true;
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
     while i < args.len() {
@@ -41,6 +44,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--dir" => {
                 i += 1;
                 dir = args.get(i).map(Into::into);
+            }
+            "--no-sync" => sync = false,
+            "--only" => {
+                i += 1;
+                only = args.get(i).cloned();
             }
             "--pool-mb" => {
                 i += 1;
@@ -57,15 +65,42 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let _ = std::fs::remove_dir_all(&lk_dir);
     let _ = std::fs::remove_file(&sq_path);
     let _ = std::fs::remove_file(base.join("sqlite.db-wal"));
-    println!("rows: {rows}, page cache: {pool_mb} MB each, dir: {}", base.display());
+    println!(
+        "rows: {rows}, page cache: {pool_mb} MB each, dir: {}",
+        base.display()
+    );
 
-    // ---------------------------------------------------------------- latchkey
+    let run_lk = only.as_deref() != Some("sqlite");
+    let run_sq = only.as_deref() != Some("latchkey");
+    let lk = if run_lk {
+        latchkey(rows, &lk_dir, pool_mb, sync)?
+    } else {
+        Default::default()
+    };
+    let sq = if run_sq {
+        sqlite(rows, &sq_path, pool_mb, sync)?
+    } else {
+        Default::default()
+    };
+    print_table(&[
+        ("ascending inserts (txn of 1000)", lk.0, sq.0),
+        ("random point lookups", lk.1, sq.1),
+        ("full scan, warm", lk.2, sq.2),
+        ("full scan, cold", lk.3, sq.3),
+    ]);
+    Ok(())
+}
+
+type Times = (Duration, Duration, Duration, Duration);
+type BenchResult<T> = Result<T, Box<dyn std::error::Error>>;
+
+fn latchkey(rows: u64, lk_dir: &std::path::Path, pool_mb: usize, sync: bool) -> BenchResult<Times> {
     let cfg = StorageConfig {
         buffer_pool_bytes: pool_mb << 20,
-        sync_commit: true,
+        sync_commit: sync,
         ..Default::default()
     };
-    let db = Database::open(&lk_dir, cfg)?;
+    let db = Database::open(lk_dir, cfg)?;
     let mut t = db.begin()?;
     let id = db.create_btree(&mut t)?;
     t.commit()?;
@@ -96,7 +131,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let lk_scan = |db: &Database| -> Result<(Duration, u64), Box<dyn std::error::Error>> {
         let s = Instant::now();
-        let mut sc = db.btree(id)?.range(Bound::Unbounded, Bound::Unbounded, ScanDirection::Forward)?;
+        let mut sc =
+            db.btree(id)?
+                .range(Bound::Unbounded, Bound::Unbounded, ScanDirection::Forward)?;
         let mut b = RowBatch::new();
         let mut n = 0u64;
         let mut bytes = 0u64;
@@ -126,16 +163,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     drop(bt);
     drop(db);
 
-    // ---------------------------------------------------------------- SQLite
+    Ok((lk_insert, lk_lookup, lk_warm, lk_cold))
+}
+
+fn sqlite(rows: u64, sq_path: &std::path::Path, pool_mb: usize, sync: bool) -> BenchResult<Times> {
     let open = || -> rusqlite::Result<Connection> {
-        let c = Connection::open(&sq_path)?;
+        let c = Connection::open(sq_path)?;
         c.pragma_update(None, "journal_mode", "WAL")?;
-        c.pragma_update(None, "synchronous", "FULL")?;
+        c.pragma_update(None, "synchronous", if sync { "FULL" } else { "OFF" })?;
         c.pragma_update(None, "cache_size", -((pool_mb * 1024) as i64))?;
         Ok(c)
     };
     let mut c = open()?;
-    c.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB NOT NULL)", [])?;
+    c.execute(
+        "CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB NOT NULL)",
+        [],
+    )?;
     let s = Instant::now();
     let mut i = 0u64;
     while i < rows {
@@ -192,13 +235,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let sq_cold = sq_scan(&c)?;
     drop(c);
 
-    println!("{:<34} {:>12} {:>12} {:>16}", "workload", "latchkey", "sqlite", "latchkey/sqlite");
-    for (name, a, b) in [
-        ("ascending inserts (txn of 1000)", lk_insert, sq_insert),
-        ("random point lookups", lk_lookup, sq_lookup),
-        ("full scan, warm", lk_warm, sq_warm),
-        ("full scan, cold", lk_cold, sq_cold),
-    ] {
+    Ok((sq_insert, sq_lookup, sq_warm, sq_cold))
+}
+
+fn print_table(rows: &[(&str, Duration, Duration)]) {
+    println!(
+        "{:<34} {:>12} {:>12} {:>16}",
+        "workload", "latchkey", "sqlite", "latchkey/sqlite"
+    );
+    for (name, a, b) in rows {
         println!(
             "{:<34} {:>10.3} s {:>10.3} s {:>16.2}",
             name,
@@ -207,5 +252,4 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             a.as_secs_f64() / b.as_secs_f64().max(1e-9)
         );
     }
-    Ok(())
 }

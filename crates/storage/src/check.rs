@@ -5,7 +5,9 @@ use std::collections::{HashMap, HashSet};
 
 use common::{PageId, SqlResult};
 
-use crate::db::{Inner, ObjMeta, DIR_IAM, DIR_OBJ, GAM_CAP, GAM_PAGE, KIND_BTREE, KIND_HEAP, STATE_LIVE};
+use crate::db::{
+    Inner, ObjMeta, DIR_IAM, DIR_OBJ, GAM_CAP, GAM_PAGE, KIND_BTREE, KIND_HEAP, STATE_LIVE,
+};
 use crate::page::{self, PageType, HEADER};
 
 pub fn check(db: &Inner) -> SqlResult<Vec<String>> {
@@ -32,7 +34,11 @@ pub fn check(db: &Inner) -> SqlResult<Vec<String>> {
         let set = owned.entry(m.obj).or_default();
         for (f, e, mask) in ext {
             if let Some(o) = owner.insert((f, e), m.obj) {
-                errs.push(format!("extent ({f}:{}) owned by objects {o} and {}", e * 8, m.obj));
+                errs.push(format!(
+                    "extent ({f}:{}) owned by objects {o} and {}",
+                    e * 8,
+                    m.obj
+                ));
             }
             for b in 0..8 {
                 if mask & (1 << b) != 0 {
@@ -51,7 +57,11 @@ pub fn check(db: &Inner) -> SqlResult<Vec<String>> {
             let set = g[HEADER + (e / 8) as usize] & (1 << (e % 8)) != 0;
             let own = owner.contains_key(&(f.id, e));
             if set && !own {
-                errs.push(format!("extent ({}:{}) allocated in GAM but owned by no object", f.id, e * 8));
+                errs.push(format!(
+                    "extent ({}:{}) allocated in GAM but owned by no object",
+                    f.id,
+                    e * 8
+                ));
             }
             if !set && own {
                 errs.push(format!("extent ({}:{}) owned but free in GAM", f.id, e * 8));

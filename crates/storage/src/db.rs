@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::*};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::*};
 use std::sync::Arc;
 
 use common::{PageId, SqlError, SqlResult};
@@ -42,7 +42,7 @@ pub const STATE_ZOMBIE: u8 = 3;
 
 const DIR_ENTRY: usize = 28;
 
-/// One directory entry (db/README "Directory").
+/// One directory entry (storage README "Directory").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ObjMeta {
     pub obj: u64,
@@ -100,7 +100,7 @@ pub enum Ctx<'t> {
 pub struct Inner {
     pub dir: PathBuf,
     pub config: StorageConfig,
-    pub pool: BufferPool,
+    pub pool: Arc<BufferPool>,
     pub log: Arc<Log>,
     pub objects: RwLock<HashMap<u64, ObjMeta>>,
     pub next_txn: AtomicU64,
@@ -110,8 +110,12 @@ pub struct Inner {
     dir_lock: Mutex<()>,
     ckpt_lock: Mutex<()>,
     pub active: AtomicUsize,
-    pub closed: AtomicBool,
+    /// End of log at the last checkpoint (automatic checkpoints, wal/README W9).
+    last_ckpt: AtomicU64,
 }
+
+/// Log bytes after which a committing transaction triggers a checkpoint.
+pub const AUTO_CHECKPOINT_BYTES: u64 = 128 << 20;
 
 fn bad(pid: PageId, what: &str) -> SqlError {
     page::corrupt(pid, what)
@@ -146,9 +150,12 @@ impl Inner {
                 config.io_latency,
             )?));
         }
-        let (log, base, data) = Log::open(&dir.join("log.ldf"), config.io_latency, config.sync_commit)?;
+        let (log, base, data) =
+            Log::open(&dir.join("log.ldf"), config.io_latency, config.sync_commit)?;
         let log = Arc::new(log);
         let pool = BufferPool::new(config.buffer_pool_bytes, files.clone(), log.clone());
+        let pool = Arc::new(pool);
+        pool.start_prefetchers(2);
         let inner = Arc::new(Inner {
             dir: dir.to_path_buf(),
             config,
@@ -162,7 +169,7 @@ impl Inner {
             dir_lock: Mutex::new(()),
             ckpt_lock: Mutex::new(()),
             active: AtomicUsize::new(0),
-            closed: AtomicBool::new(false),
+            last_ckpt: AtomicU64::new(0),
         });
         if fresh {
             inner.format()?;
@@ -190,13 +197,25 @@ impl Inner {
         let mut mtr = Mtr::new(&self.pool);
         for f in &self.pool.files {
             let h = mtr.latch_new(PageId::new(f.id, 0))?;
-            page::init(mtr.page_mut(h), PageId::new(f.id, 0), PageType::FileHeader, 0, 0);
+            page::init(
+                mtr.page_mut(h),
+                PageId::new(f.id, 0),
+                PageType::FileHeader,
+                0,
+                0,
+            );
             let p = mtr.page_mut(h);
             p[HEADER..HEADER + 8].copy_from_slice(b"LATCHKEY");
             wr16(p, HEADER + 8, f.id);
             wr16(p, HEADER + 10, 1); // format version
             let g = mtr.latch_new(PageId::new(f.id, GAM_PAGE))?;
-            page::init(mtr.page_mut(g), PageId::new(f.id, GAM_PAGE), PageType::Gam, 0, 0);
+            page::init(
+                mtr.page_mut(g),
+                PageId::new(f.id, GAM_PAGE),
+                PageType::Gam,
+                0,
+                0,
+            );
             mtr.page_mut(g)[HEADER] |= 1; // extent 0: system pages
         }
         let d = mtr.latch_new(DIR_PAGE)?;
@@ -213,14 +232,21 @@ impl Inner {
     // ------------------------------------------------------------------ logging helpers
 
     /// Commits an mtr in the given context (wal/README W2).
-    pub fn commit_mtr(&self, mtr: Mtr<'_>, ctx: &mut Ctx<'_>, undo: Option<UndoOp>) -> SqlResult<()> {
+    pub fn commit_mtr(
+        &self,
+        mtr: Mtr<'_>,
+        ctx: &mut Ctx<'_>,
+        undo: Option<UndoOp>,
+    ) -> SqlResult<()> {
         match ctx {
             Ctx::Txn(st) => {
                 if !st.counted_active {
                     st.counted_active = true;
                     self.active.fetch_add(1, AcqRel);
                 }
-                if let Some(lsn) = mtr.commit(&self.log, st.id, st.last_lsn, NOT_CLR, undo.as_ref())? {
+                if let Some(lsn) =
+                    mtr.commit(&self.log, st.id, st.last_lsn, NOT_CLR, undo.as_ref())?
+                {
                     st.last_lsn = lsn;
                     if let Some(u) = undo {
                         st.undo.push((lsn, u));
@@ -264,6 +290,18 @@ impl Inner {
         }
         for obj in post {
             self.free_object(obj)?;
+        }
+        // wal/README W9: bound the log (and restart time) without the caller's help
+        if self
+            .log
+            .next_lsn()
+            .saturating_sub(self.last_ckpt.load(Relaxed))
+            > AUTO_CHECKPOINT_BYTES
+        {
+            if let Some(g) = self.ckpt_lock.try_lock() {
+                drop(g);
+                self.checkpoint()?;
+            }
         }
         Ok(())
     }
@@ -324,7 +362,9 @@ impl Inner {
         // wal/README W3: a CLR is written even when the action changed nothing
         if let Ctx::Clr(st, next) = ctx {
             if st.last_lsn == before {
-                if let Some(l) = Mtr::new(&self.pool).commit(&self.log, st.id, st.last_lsn, next, None)? {
+                if let Some(l) =
+                    Mtr::new(&self.pool).commit(&self.log, st.id, st.last_lsn, next, None)?
+                {
                     st.last_lsn = l;
                 }
             }
@@ -464,12 +504,23 @@ impl Inner {
 
     pub fn drop_object(&self, st: &mut TxnState, obj: u64) -> SqlResult<()> {
         self.meta(obj)?;
-        self.dir_set_state(&mut Ctx::Txn(st), obj, STATE_DROPPED, Some(UndoOp::Undrop { obj }))?;
+        self.dir_set_state(
+            &mut Ctx::Txn(st),
+            obj,
+            STATE_DROPPED,
+            Some(UndoOp::Undrop { obj }),
+        )?;
         st.post_commit.push(obj);
         Ok(())
     }
 
-    fn dir_set_state(&self, ctx: &mut Ctx<'_>, obj: u64, state: u8, undo: Option<UndoOp>) -> SqlResult<()> {
+    fn dir_set_state(
+        &self,
+        ctx: &mut Ctx<'_>,
+        obj: u64,
+        state: u8,
+        undo: Option<UndoOp>,
+    ) -> SqlResult<()> {
         let _g = self.dir_lock.lock();
         let mut mtr = Mtr::new(&self.pool);
         if let Some((i, s)) = self.dir_find(&mut mtr, obj)? {
@@ -504,7 +555,11 @@ impl Inner {
             ..old
         };
         self.dir_add(&mut mtr, &z)?;
-        self.commit_mtr(mtr, &mut Ctx::Txn(st), Some(UndoOp::Untruncate { obj, zombie }))?;
+        self.commit_mtr(
+            mtr,
+            &mut Ctx::Txn(st),
+            Some(UndoOp::Untruncate { obj, zombie }),
+        )?;
         {
             let mut o = self.objects.write();
             o.insert(obj, newm);
@@ -568,7 +623,7 @@ impl Inner {
     ///
     /// # Locking
     /// Latches one GAM page EX. An mtr already holding a GAM latch keeps using that file
-    /// first; otherwise only files with a higher id are tried (alloc/README A2).
+    /// first; otherwise only files with a higher id are tried (storage README A2).
     fn alloc_extent(&self, mtr: &mut Mtr<'_>) -> SqlResult<(u16, u32)> {
         let n = self.pool.files.len();
         let held: Vec<u16> = (1..=n as u16)
@@ -586,7 +641,9 @@ impl Inner {
         if held.is_empty() {
             // latch order: ascending file ids only after the first pick
             let first = order[0];
-            order = std::iter::once(first).chain((first + 1)..=n as u16).collect();
+            order = std::iter::once(first)
+                .chain((first + 1)..=n as u16)
+                .collect();
         }
         for f in order {
             let gi = mtr.latch(PageId::new(f, GAM_PAGE))?;
@@ -617,7 +674,7 @@ impl Inner {
     ///
     /// # Locking
     /// Latches the first IAM page EX (serialises allocation per object), then the last IAM
-    /// page, then a GAM page (alloc/README A1). The caller latches the new page with
+    /// page, then a GAM page (storage README A1). The caller latches the new page with
     /// `latch_new`.
     pub fn alloc_page(&self, mtr: &mut Mtr<'_>, iam_first: PageId, obj: u64) -> SqlResult<PageId> {
         let fi = mtr.latch(iam_first)?;
@@ -629,7 +686,7 @@ impl Inner {
             last = iam_first;
         }
         let li = mtr.latch(last)?;
-        let n = page::slot_count(mtr.page(li));
+        let n = page::slot_count(mtr.page(li)).min(IAM_CAP);
         for e in (0..n).rev() {
             let at = HEADER + e * 8;
             let p = mtr.page_mut(li);
@@ -642,7 +699,7 @@ impl Inner {
                 return Ok(PageId::new(file, ext * 8 + bit));
             }
             if n - e > 4 {
-                break; // older entries: holes are not reused (alloc/README A3)
+                break; // older entries: holes are not reused (storage README A3)
             }
         }
         let (file, ext) = self.alloc_extent(mtr)?;
@@ -666,7 +723,7 @@ impl Inner {
         let mut ip = iam_first;
         while ip.is_valid() {
             let i = mtr.latch(ip)?;
-            let n = page::slot_count(mtr.page(i));
+            let n = page::slot_count(mtr.page(i)).min(IAM_CAP);
             for e in 0..n {
                 let at = HEADER + e * 8;
                 let p = mtr.page(i);
@@ -770,7 +827,7 @@ impl Inner {
         Ok(())
     }
 
-    /// Pages of a LOB chain (read before latching IAM pages: alloc/README A1).
+    /// Pages of a LOB chain (read before latching IAM pages: storage README A1).
     pub fn lob_pages(&self, first: PageId, len: u64) -> SqlResult<Vec<PageId>> {
         let mut v = Vec::new();
         let mut pid = first;
@@ -791,6 +848,7 @@ impl Inner {
     pub fn checkpoint(&self) -> SqlResult<()> {
         let _g = self.ckpt_lock.lock();
         let redo = self.log.begin_checkpoint();
+        self.last_ckpt.store(redo, Relaxed);
         self.pool.flush_all()?;
         let next_txn = self.next_txn.load(Acquire);
         let lsn = self.log.append_with(|lsn, _, out| {
@@ -859,6 +917,18 @@ impl Inner {
                     PageChange::Image(img) => {
                         let mut w = self.pool.write_new(pid)?;
                         w.copy_from_slice(&img);
+                        page::set_lsn(&mut w, lsn);
+                        w.mark_dirty();
+                    }
+                    PageChange::Fresh(ranges) => {
+                        let mut w = self.pool.write_new(pid)?;
+                        for (at, b) in ranges {
+                            let at = at as usize;
+                            if at + b.len() > PAGE_SIZE {
+                                return Err(wal::bad_log("range beyond page"));
+                            }
+                            w[at..at + b.len()].copy_from_slice(&b);
+                        }
                         page::set_lsn(&mut w, lsn);
                         w.mark_dirty();
                     }
@@ -934,6 +1004,10 @@ impl Inner {
 /// Appends an IAM entry: file, extent, page mask.
 pub fn iam_push(p: &mut PageBuf, file: u16, ext: u32, mask: u8) {
     let n = page::slot_count(p);
+    if n >= IAM_CAP {
+        debug_assert!(false, "iam_push on a full IAM page");
+        return;
+    }
     let at = HEADER + n * 8;
     wr16(p, at, file);
     wr32(p, at + 2, ext);

@@ -15,7 +15,10 @@
 //! Important types: [`Database`], [`Txn`], [`Heap`], [`BTree`], [`RowBatch`], [`IoStats`].
 //! Invariants and latch rules live in README.md and the per-module READMEs.
 //! What does NOT belong here: SQL types, collations, locks/isolation (a later layer), catalogs.
-#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
 
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
@@ -85,7 +88,10 @@ impl Database {
     }
     /// Starts a storage-level transaction.
     pub fn begin(&self) -> SqlResult<Txn> {
-        let id = self.inner.next_txn.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        let id = self
+            .inner
+            .next_txn
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
         Ok(Txn {
             db: self.inner.clone(),
             st: TxnState {
@@ -115,20 +121,28 @@ impl Database {
     pub fn truncate_object(&self, txn: &mut Txn, id: ObjId) -> SqlResult<()> {
         self.inner.truncate_object(&mut txn.st, id.0)
     }
+    /// Handle to a live heap (error if dropped or not a heap).
     pub fn heap(&self, id: ObjId) -> SqlResult<Heap> {
         let m = self.inner.meta(id.0)?;
         if m.kind != db::KIND_HEAP {
-            return Err(common::SqlError::internal(format!("object {} is not a heap", id.0)));
+            return Err(common::SqlError::internal(format!(
+                "object {} is not a heap",
+                id.0
+            )));
         }
         Ok(Heap {
             db: self.inner.clone(),
             id,
         })
     }
+    /// Handle to a live B-tree (error if dropped or not a B-tree).
     pub fn btree(&self, id: ObjId) -> SqlResult<BTree> {
         let m = self.inner.meta(id.0)?;
         if m.kind != db::KIND_BTREE {
-            return Err(common::SqlError::internal(format!("object {} is not a B-tree", id.0)));
+            return Err(common::SqlError::internal(format!(
+                "object {} is not a B-tree",
+                id.0
+            )));
         }
         Ok(BTree {
             db: self.inner.clone(),
@@ -148,6 +162,7 @@ impl Database {
         self.inner.pool.drop_clean();
         Ok(())
     }
+    /// Global page counters and per-file I/O counters (sys.dm_io_virtual_file_stats).
     pub fn io_stats(&self) -> IoStats {
         use std::sync::atomic::Ordering::Relaxed;
         let p = &self.inner.pool;
@@ -190,6 +205,7 @@ pub struct Txn {
 pub struct Savepoint(usize);
 
 impl Txn {
+    /// Storage transaction id.
     pub fn id(&self) -> TxnId {
         TxnId(self.st.id)
     }
@@ -203,6 +219,7 @@ impl Txn {
         self.finished = true;
         self.db.abort_state(&mut self.st)
     }
+    /// Marks the current point for `rollback_to`.
     pub fn savepoint(&mut self) -> Savepoint {
         Savepoint(self.st.undo.len())
     }
@@ -262,6 +279,7 @@ impl Heap {
         let m = self.db.meta(self.id.0)?;
         heap::insert(&self.db, &mut Ctx::Txn(&mut txn.st), &m, record)
     }
+    /// The row at `rid` (None if deleted / not a row of this heap).
     pub fn get(&self, rid: Rid) -> SqlResult<Option<Vec<u8>>> {
         let m = self.db.meta(self.id.0)?;
         heap::get(&self.db, &m, rid)
@@ -272,6 +290,7 @@ impl Heap {
         let m = self.db.meta(self.id.0)?;
         heap::update(&self.db, &mut Ctx::Txn(&mut txn.st), &m, rid, record)
     }
+    /// Deletes the row; false if there was none.
     pub fn delete(&self, txn: &mut Txn, rid: Rid) -> SqlResult<bool> {
         let m = self.db.meta(self.id.0)?;
         heap::delete(&self.db, &mut Ctx::Txn(&mut txn.st), &m, rid)
@@ -285,6 +304,7 @@ impl Heap {
             id: self.id,
         })
     }
+    /// The object id.
     pub fn id(&self) -> ObjId {
         self.id
     }
@@ -364,20 +384,28 @@ impl BTree {
         let m = self.db.meta(self.id.0)?;
         btree::put(&self.db, &mut Ctx::Txn(&mut txn.st), &m, key, value, false)
     }
+    /// Inserts or replaces the value of `key`.
     pub fn upsert(&self, txn: &mut Txn, key: &[u8], value: &[u8]) -> SqlResult<()> {
         let m = self.db.meta(self.id.0)?;
         btree::put(&self.db, &mut Ctx::Txn(&mut txn.st), &m, key, value, true).map(|_| ())
     }
+    /// Deletes `key`; false if absent.
     pub fn delete(&self, txn: &mut Txn, key: &[u8]) -> SqlResult<bool> {
         let m = self.db.meta(self.id.0)?;
         btree::delete(&self.db, &mut Ctx::Txn(&mut txn.st), &m, key)
     }
+    /// Point lookup.
     pub fn get(&self, key: &[u8]) -> SqlResult<Option<Vec<u8>>> {
         let m = self.db.meta(self.id.0)?;
         btree::get(&self.db, &m, key)
     }
     /// Range scan in key order (or reverse); bounds on full keys or key prefixes.
-    pub fn range(&self, lower: Bound<&[u8]>, upper: Bound<&[u8]>, dir: ScanDirection) -> SqlResult<BTreeScan> {
+    pub fn range(
+        &self,
+        lower: Bound<&[u8]>,
+        upper: Bound<&[u8]>,
+        dir: ScanDirection,
+    ) -> SqlResult<BTreeScan> {
         self.db.meta(self.id.0)?;
         Ok(BTreeScan {
             scan: btree::Scan::new(lower, upper, dir),
@@ -385,6 +413,7 @@ impl BTree {
             id: self.id,
         })
     }
+    /// The object id.
     pub fn id(&self) -> ObjId {
         self.id
     }
@@ -410,14 +439,20 @@ impl BTreeScan {
     }
 }
 
+/// I/O counters since the database was opened.
 #[derive(Clone, Debug, Default)]
 pub struct IoStats {
+    /// Page fetches through the buffer pool (hits and misses).
     pub logical_reads: u64,
+    /// Pages read on demand (a miss not covered by read-ahead).
     pub physical_reads: u64,
+    /// Pages brought in by read-ahead (synchronous or background).
     pub read_ahead_reads: u64,
+    /// Per data file counters (sys.dm_io_virtual_file_stats).
     pub files: Vec<FileStats>,
 }
 
+/// Counters of one data file; stall times include `StorageConfig::io_latency`.
 #[derive(Clone, Debug, Default)]
 pub struct FileStats {
     pub file_id: u16,
@@ -430,3 +465,16 @@ pub struct FileStats {
     pub io_stall_write_ms: u64,
     pub size_bytes: u64,
 }
+
+// Threading contract (README "Concurrency"), checked at compile time.
+const _: () = {
+    const fn send_sync<T: Send + Sync>() {}
+    const fn send<T: Send>() {}
+    send_sync::<Database>();
+    send_sync::<Heap>();
+    send_sync::<BTree>();
+    send::<Txn>();
+    send::<HeapScan>();
+    send::<BTreeScan>();
+    send::<RowBatch>();
+};

@@ -120,34 +120,52 @@ impl<'a> Mtr<'a> {
         undo: Option<&UndoOp>,
     ) -> SqlResult<Option<u64>> {
         self.committed = true;
-        let pages: Vec<MtrPage<'a>> = std::mem::take(&mut self.pages).into_iter().flatten().collect();
-        let changed: Vec<&MtrPage<'a>> = pages
-            .iter()
-            .filter(|p| p.new || p.before[..] != p.w[..])
+        let mut pages: Vec<MtrPage<'a>> = std::mem::take(&mut self.pages)
+            .into_iter()
+            .flatten()
             .collect();
-        if changed.is_empty() && undo.is_none() && undo_next == NOT_CLR {
+        // diffs are computed before taking the log mutex (less work in the critical section)
+        let mut diffs: Vec<Option<wal::Ranges>> = pages
+            .iter()
+            .map(|p| {
+                if p.new {
+                    Some(Vec::new())
+                } else {
+                    let d = wal::diff(&p.before[..], &p.w[..]);
+                    (!d.is_empty()).then_some(d)
+                }
+            })
+            .collect();
+        let changed: Vec<bool> = diffs.iter().map(|d| d.is_some()).collect();
+        if !changed.iter().any(|c| *c) && undo.is_none() && undo_next == NOT_CLR {
             return Ok(None);
         }
+        // wal/README W2/W10: encode, append, set page LSNs and mark dirty under the log mutex,
+        // so a checkpoint that begins after this record finds the pages dirty.
         let res = log.append_with(|lsn, ckpt_redo, out| {
             let start = wal::begin_record(out, REC_OP, txn, prev);
-            let mut list = Vec::with_capacity(changed.len());
-            for p in &changed {
+            let mut list = Vec::with_capacity(pages.len());
+            for (p, d) in pages.iter().zip(diffs.iter_mut()) {
+                let Some(d) = d.take() else { continue };
                 // wal/README W4: first change after the checkpoint's redo LSN logs a full image
                 let ch = if p.new || page::lsn(&p.before) < ckpt_redo {
-                    PageChange::Image(p.w[..].to_vec().into_boxed_slice())
+                    PageChange::Fresh(wal::diff(&EMPTY[..], &p.w[..]))
                 } else {
-                    PageChange::Diff(wal::diff(&p.before[..], &p.w[..]))
+                    PageChange::Diff(d)
                 };
                 list.push((p.w.pid, ch));
             }
             wal::encode_op_body(out, undo_next, undo, &list);
             wal::finish_record(out, start, lsn);
+            for (p, _) in pages.iter_mut().zip(&changed).filter(|(_, c)| **c) {
+                page::set_lsn(&mut p.w, lsn);
+                p.w.mark_dirty();
+            }
         });
         let lsn = match res {
             Ok(l) => l,
             Err(e) => {
                 // restore before images: the change was never logged
-                let mut pages = pages;
                 for p in pages.iter_mut() {
                     let b = p.before.clone();
                     p.w.copy_from_slice(&b[..]);
@@ -155,13 +173,6 @@ impl<'a> Mtr<'a> {
                 return Err(e);
             }
         };
-        let mut pages = pages;
-        for p in pages.iter_mut() {
-            if p.new || p.before[..] != p.w[..] {
-                page::set_lsn(&mut p.w, lsn);
-                p.w.mark_dirty();
-            }
-        }
         Ok(Some(lsn))
     }
 }

@@ -262,7 +262,11 @@ impl<'a> RecordView<'a> {
                     return Ok(None);
                 }
                 let data_start = self.offs_at + self.nvar * if self.wide { 4 } else { 2 };
-                let start = if k == 0 { data_start } else { self.var_end(k - 1) };
+                let start = if k == 0 {
+                    data_start
+                } else {
+                    self.var_end(k - 1)
+                };
                 let end = self.var_end(k);
                 if start > end || end > self.bytes.len() || start < data_start {
                     return Err(bad("variable offset"));

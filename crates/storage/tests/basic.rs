@@ -31,15 +31,23 @@ fn btree_basic_and_reopen() {
         let bt = db.btree(id).unwrap();
         for i in 0..5000u32 {
             let k = format!("key{:08}", i * 7919 % 5000);
-            assert!(bt.insert(&mut t, k.as_bytes(), &vec![i as u8; 100]).unwrap());
+            assert!(bt.insert(&mut t, k.as_bytes(), &[i as u8; 100]).unwrap());
         }
         assert!(!bt.insert(&mut t, b"key00000001", b"x").unwrap());
         t.commit().unwrap();
         assert_eq!(db.check().unwrap(), Vec::<String>::new());
-        let all = collect(&mut bt.range(Bound::Unbounded, Bound::Unbounded, ScanDirection::Forward).unwrap());
+        let all = collect(
+            &mut bt
+                .range(Bound::Unbounded, Bound::Unbounded, ScanDirection::Forward)
+                .unwrap(),
+        );
         assert_eq!(all.len(), 5000);
         assert!(all.windows(2).all(|w| w[0].0 < w[1].0));
-        let back = collect(&mut bt.range(Bound::Unbounded, Bound::Unbounded, ScanDirection::Backward).unwrap());
+        let back = collect(
+            &mut bt
+                .range(Bound::Unbounded, Bound::Unbounded, ScanDirection::Backward)
+                .unwrap(),
+        );
         assert_eq!(back.len(), 5000);
         assert!(back.windows(2).all(|w| w[0].0 > w[1].0));
         // big value -> LOB
@@ -62,7 +70,11 @@ fn btree_basic_and_reopen() {
     assert_eq!(bt.get(b"key00000010").unwrap().unwrap(), vec![42u8; 30000]);
     assert_eq!(bt.get(b"key00000001").unwrap().unwrap().len(), 100);
     assert!(bt.get(b"zzz").unwrap().is_none());
-    let all = collect(&mut bt.range(Bound::Unbounded, Bound::Unbounded, ScanDirection::Forward).unwrap());
+    let all = collect(
+        &mut bt
+            .range(Bound::Unbounded, Bound::Unbounded, ScanDirection::Forward)
+            .unwrap(),
+    );
     assert_eq!(all.len(), 5000);
     assert_eq!(db.check().unwrap(), Vec::<String>::new());
 }
@@ -78,8 +90,16 @@ fn heap_basic_and_reopen() {
         id = db.create_heap(&mut t).unwrap();
         let h = db.heap(id).unwrap();
         for i in 0..3000u32 {
-            let len = if i % 500 == 0 { 20000 } else { 50 + (i as usize % 300) };
-            rids.push((h.insert(&mut t, &vec![(i % 251) as u8; len]).unwrap(), i, len));
+            let len = if i % 500 == 0 {
+                20000
+            } else {
+                50 + (i as usize % 300)
+            };
+            rids.push((
+                h.insert(&mut t, &vec![(i % 251) as u8; len]).unwrap(),
+                i,
+                len,
+            ));
         }
         t.commit().unwrap();
         let mut t = db.begin().unwrap();
@@ -100,5 +120,136 @@ fn heap_basic_and_reopen() {
         n += b.len();
     }
     assert_eq!(n, rids.len());
+    assert_eq!(db.check().unwrap(), Vec::<String>::new());
+}
+
+#[test]
+fn corrupt_page_is_msg_824() {
+    let dir = tempfile::tempdir().unwrap();
+    let id;
+    {
+        let db = Database::open(dir.path(), cfg()).unwrap();
+        let mut t = db.begin().unwrap();
+        id = db.create_btree(&mut t).unwrap();
+        let bt = db.btree(id).unwrap();
+        for i in 0..2000u32 {
+            bt.insert(&mut t, &i.to_be_bytes(), &[1u8; 100]).unwrap();
+        }
+        t.commit().unwrap();
+    }
+    // flip one byte in the middle of every data page after the system extent
+    let path = dir.path().join("data1.mdf");
+    let mut bytes = std::fs::read(&path).unwrap();
+    for p in 8..bytes.len() / 8192 {
+        bytes[p * 8192 + 4000] ^= 0x5a;
+    }
+    std::fs::write(&path, &bytes).unwrap();
+    let db = Database::open(dir.path(), cfg()).unwrap();
+    let err = db.btree(id).unwrap().get(&5u32.to_be_bytes()).unwrap_err();
+    assert_eq!(err.number, 824, "{err:?}");
+    assert!(err.message.contains("checksum"), "{}", err.message);
+    assert!(db.check().is_err() || !db.check().unwrap().is_empty());
+}
+
+#[test]
+fn several_files_proportional_fill_and_latency() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Database::open(
+        dir.path(),
+        StorageConfig {
+            data_files: 4,
+            buffer_pool_bytes: 1 << 20,
+            io_latency: std::time::Duration::from_millis(1),
+            sync_commit: false,
+        },
+    )
+    .unwrap();
+    let mut t = db.begin().unwrap();
+    let h = db.create_heap(&mut t).unwrap();
+    let heap = db.heap(h).unwrap();
+    let mut rids = Vec::new();
+    for i in 0..4000u32 {
+        rids.push(heap.insert(&mut t, &[i as u8; 500]).unwrap());
+    }
+    t.commit().unwrap();
+    db.checkpoint().unwrap();
+    let files: std::collections::BTreeSet<u16> = rids.iter().map(|r| r.page.file).collect();
+    assert_eq!(files.len(), 4, "rows spread over all files");
+    db.drop_clean_buffers().unwrap();
+    let before = db.io_stats();
+    assert_eq!(
+        heap.get(rids[1234]).unwrap().unwrap(),
+        vec![1234u32 as u8; 500]
+    );
+    let after = db.io_stats();
+    assert_eq!(after.files.len(), 4);
+    let stall: u64 = after.files.iter().map(|f| f.io_stall_read_ms).sum::<u64>()
+        - before.files.iter().map(|f| f.io_stall_read_ms).sum::<u64>();
+    assert!(stall >= 1, "latency shows in io_stall_read_ms");
+    assert!(after.physical_reads > before.physical_reads);
+    assert!(after
+        .files
+        .iter()
+        .all(|f| f.num_of_writes > 0 && f.size_bytes > 0));
+    assert_eq!(db.check().unwrap(), Vec::<String>::new());
+    drop(db);
+    let db = Database::open(dir.path(), StorageConfig::default()).unwrap();
+    assert_eq!(db.io_stats().files.len(), 4);
+    assert_eq!(
+        db.heap(h).unwrap().get(rids[3999]).unwrap().unwrap().len(),
+        500
+    );
+}
+
+#[test]
+fn drop_truncate_savepoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Database::open(dir.path(), cfg()).unwrap();
+    let mut t = db.begin().unwrap();
+    let b = db.create_btree(&mut t).unwrap();
+    let h = db.create_heap(&mut t).unwrap();
+    t.commit().unwrap();
+    let bt = db.btree(b).unwrap();
+    let mut t = db.begin().unwrap();
+    for i in 0..3000u32 {
+        bt.insert(&mut t, &i.to_be_bytes(), &[3u8; 50]).unwrap();
+    }
+    let sp = t.savepoint();
+    bt.insert(&mut t, b"after", b"x").unwrap();
+    bt.delete(&mut t, &7u32.to_be_bytes()).unwrap();
+    t.rollback_to(sp).unwrap();
+    assert!(bt.get(b"after").unwrap().is_none());
+    assert!(bt.get(&7u32.to_be_bytes()).unwrap().is_some());
+    t.commit().unwrap();
+    // truncate, then abort: data back
+    let mut t = db.begin().unwrap();
+    db.truncate_object(&mut t, b).unwrap();
+    assert!(db
+        .btree(b)
+        .unwrap()
+        .get(&7u32.to_be_bytes())
+        .unwrap()
+        .is_none());
+    t.abort().unwrap();
+    assert!(db
+        .btree(b)
+        .unwrap()
+        .get(&7u32.to_be_bytes())
+        .unwrap()
+        .is_some());
+    assert_eq!(db.check().unwrap(), Vec::<String>::new());
+    // truncate + commit, drop + commit
+    let mut t = db.begin().unwrap();
+    db.truncate_object(&mut t, b).unwrap();
+    db.drop_object(&mut t, h).unwrap();
+    t.commit().unwrap();
+    assert!(db.heap(h).is_err());
+    assert_eq!(db.page_count(b).unwrap(), 2);
+    assert_eq!(db.check().unwrap(), Vec::<String>::new());
+    // drop + abort keeps the object
+    let mut t = db.begin().unwrap();
+    db.drop_object(&mut t, b).unwrap();
+    drop(t);
+    assert!(db.btree(b).is_ok());
     assert_eq!(db.check().unwrap(), Vec::<String>::new());
 }

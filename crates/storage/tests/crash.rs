@@ -55,7 +55,9 @@ fn plan(t: u64) -> Plan {
         let b = (r.next() & 0xff) as u8;
         puts.push((key(t, i), vec![b; len]));
     }
-    let dels = (0..r.next() % 5).map(|_| key(t.saturating_sub(1), r.next() % 30)).collect();
+    let dels = (0..r.next() % 5)
+        .map(|_| key(t.saturating_sub(1), r.next() % 30))
+        .collect();
     let rows = (0..r.next() % 10)
         .map(|i| {
             let mut v = format!("row{t}:{i}:").into_bytes();
@@ -67,7 +69,7 @@ fn plan(t: u64) -> Plan {
         puts,
         dels,
         rows,
-        abort: r.next() % 6 == 0,
+        abort: r.next().is_multiple_of(6),
     }
 }
 
@@ -121,11 +123,16 @@ fn child(dir: &str, start: u64) {
             writeln!(out, "C {t}").unwrap();
         }
         out.flush().unwrap();
+        if t.is_multiple_of(7) {
+            db.checkpoint().unwrap();
+        }
         t += 1;
     }
 }
 
-fn state(db: &Database) -> (BTreeMap<Vec<u8>, Vec<u8>>, BTreeSet<Vec<u8>>) {
+type Model = BTreeMap<Vec<u8>, Vec<u8>>;
+
+fn state(db: &Database) -> (Model, BTreeSet<Vec<u8>>) {
     let (bt, hp) = ids(db);
     let mut m = BTreeMap::new();
     let mut s = db
@@ -180,7 +187,12 @@ fn crash_recovery() {
     let mut total_committed = 0;
     for kill in 0..kills {
         let mut c = Command::new(&exe)
-            .args(["crash_recovery", "--exact", "--nocapture", "--test-threads=1"])
+            .args([
+                "crash_recovery",
+                "--exact",
+                "--nocapture",
+                "--test-threads=1",
+            ])
             .env("LATCHKEY_CRASH_CHILD", format!("{path}|{next_t}"))
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -193,8 +205,14 @@ fn crash_recovery() {
         let mut in_doubt = None;
         for line in out.lines() {
             let line = line.unwrap();
-            let mut it = line.split_whitespace();
-            let (Some(tag), Some(t)) = (it.next(), it.next()) else { continue };
+            if std::env::var("LATCHKEY_CRASH_DEBUG").is_ok() {
+                eprintln!("child[{kill}]: {line}");
+            }
+            // the harness prints "test crash_recovery ... " without a newline: use the last two tokens
+            let mut it = line.split_whitespace().rev();
+            let (Some(t), Some(tag)) = (it.next(), it.next()) else {
+                continue;
+            };
             let Ok(t) = t.parse::<u64>() else { continue };
             match tag {
                 "B" => in_doubt = Some(t),
@@ -214,12 +232,35 @@ fn crash_recovery() {
         let db = Database::open(dir.path(), cfg()).unwrap();
         let (m, r) = state(&db);
         if m != model || r != rows {
-            let t = in_doubt.unwrap_or_else(|| panic!("kill {kill}: state differs and no txn in doubt"));
+            let Some(t) = in_doubt else {
+                let missing: Vec<_> = model
+                    .keys()
+                    .filter(|k| !m.contains_key(*k))
+                    .map(|k| String::from_utf8_lossy(k).to_string())
+                    .take(10)
+                    .collect();
+                let extra: Vec<_> = m
+                    .keys()
+                    .filter(|k| !model.contains_key(*k))
+                    .map(|k| String::from_utf8_lossy(k).to_string())
+                    .take(10)
+                    .collect();
+                let diffv: Vec<_> = m
+                    .iter()
+                    .filter(|(k, v)| model.get(*k).is_some_and(|w| w != *v))
+                    .map(|(k, _)| String::from_utf8_lossy(k).to_string())
+                    .take(10)
+                    .collect();
+                panic!("kill {kill}: state differs and no txn in doubt; missing {missing:?} extra {extra:?} changed {diffv:?} rows {} vs {}", r.len(), rows.len());
+            };
             let p = plan(t);
             let (mut m2, mut r2) = (model.clone(), rows.clone());
             apply(&mut m2, &mut r2, &p);
             assert!(!p.abort, "kill {kill}: aborted txn {t} is visible");
-            assert!(m == m2 && r == r2, "kill {kill}: txn {t} only partly present (or committed data lost)");
+            assert!(
+                m == m2 && r == r2,
+                "kill {kill}: txn {t} only partly present (or committed data lost)"
+            );
             model = m2;
             rows = r2;
         }
@@ -229,6 +270,13 @@ fn crash_recovery() {
         let errs = db.check().unwrap();
         assert!(errs.is_empty(), "kill {kill}: check errors {errs:?}");
     }
-    eprintln!("crash test: {kills} kills, {total_committed} committed txns, {} keys, {} heap rows", model.len(), rows.len());
-    assert!(total_committed > kills / 2, "too few commits ({total_committed}) to be meaningful");
+    eprintln!(
+        "crash test: {kills} kills, {total_committed} committed txns, {} keys, {} heap rows",
+        model.len(),
+        rows.len()
+    );
+    assert!(
+        total_committed > kills / 2,
+        "too few commits ({total_committed}) to be meaningful"
+    );
 }

@@ -7,6 +7,8 @@ use std::ops::Bound;
 use proptest::prelude::*;
 use storage::*;
 
+type Model = BTreeMap<Vec<u8>, Vec<u8>>;
+
 fn cfg() -> StorageConfig {
     StorageConfig {
         buffer_pool_bytes: 64 * 8192, // tiny: forces eviction
@@ -30,7 +32,10 @@ enum Op {
 }
 
 fn key() -> impl Strategy<Value = Vec<u8>> {
-    prop::collection::vec(prop::sample::select(vec![b'a', b'b', b'c', 0u8, 255u8]), 1..24)
+    prop::collection::vec(
+        prop::sample::select(vec![b'a', b'b', b'c', 0u8, 255u8]),
+        1..24,
+    )
 }
 
 fn vlen() -> impl Strategy<Value = usize> {
@@ -80,7 +85,7 @@ proptest! {
         t.commit().unwrap();
         let mut committed: BTreeMap<Vec<u8>, Vec<u8>> = BTreeMap::new();
         let mut work = committed.clone();
-        let mut sp: Option<(Savepoint, BTreeMap<Vec<u8>, Vec<u8>>)> = None;
+        let mut sp: Option<(Savepoint, Model)> = None;
         let mut t = db.begin().unwrap();
         for (n, op) in ops.into_iter().enumerate() {
             let bt = db.btree(id).unwrap();

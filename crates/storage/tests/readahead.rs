@@ -6,7 +6,10 @@ use std::ops::Bound;
 use storage::*;
 
 fn run(kind: &str) {
-    let mb: usize = std::env::var("LATCHKEY_READAHEAD_MB").ok().and_then(|s| s.parse().ok()).unwrap_or(64);
+    let mb: usize = std::env::var("LATCHKEY_READAHEAD_MB")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(64);
     let dir = tempfile::tempdir().unwrap();
     let db = Database::open(
         dir.path(),
@@ -20,12 +23,19 @@ fn run(kind: &str) {
     let row = vec![7u8; 400];
     let rows = mb * 1024 * 1024 / 420;
     let mut t = db.begin().unwrap();
-    let id = if kind == "heap" { db.create_heap(&mut t).unwrap() } else { db.create_btree(&mut t).unwrap() };
+    let id = if kind == "heap" {
+        db.create_heap(&mut t).unwrap()
+    } else {
+        db.create_btree(&mut t).unwrap()
+    };
     for i in 0..rows {
         if kind == "heap" {
             db.heap(id).unwrap().insert(&mut t, &row).unwrap();
         } else {
-            db.btree(id).unwrap().insert(&mut t, &(i as u64).to_be_bytes(), &row).unwrap();
+            db.btree(id)
+                .unwrap()
+                .insert(&mut t, &(i as u64).to_be_bytes(), &row)
+                .unwrap();
         }
         if i % 10_000 == 9_999 {
             t.commit().unwrap();
@@ -44,7 +54,11 @@ fn run(kind: &str) {
             n += b.len();
         }
     } else {
-        let mut s = db.btree(id).unwrap().range(Bound::Unbounded, Bound::Unbounded, ScanDirection::Forward).unwrap();
+        let mut s = db
+            .btree(id)
+            .unwrap()
+            .range(Bound::Unbounded, Bound::Unbounded, ScanDirection::Forward)
+            .unwrap();
         while s.next_batch(&mut b).unwrap() {
             n += b.len();
         }

@@ -27,7 +27,10 @@ fn key(n: u64, thread: u64) -> Vec<u8> {
 
 #[test]
 fn eight_threads_one_btree() {
-    let secs: u64 = std::env::var("LATCHKEY_STRESS_SECS").ok().and_then(|s| s.parse().ok()).unwrap_or(2);
+    let secs: u64 = std::env::var("LATCHKEY_STRESS_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2);
     let dir = tempfile::tempdir().unwrap();
     let db = Database::open(
         dir.path(),
@@ -72,7 +75,7 @@ fn eight_threads_one_btree() {
                     let k = key(n, th);
                     match rng.next() % 10 {
                         0..=5 => {
-                            let len = if rng.next() % 50 == 0 { 6000 } else { (rng.next() % 200) as usize };
+                            let len = if rng.next().is_multiple_of(50) { 6000 } else { (rng.next() % 200) as usize };
                             let v = vec![(n % 251) as u8; len];
                             bt.upsert(&mut t, &k, &v).unwrap();
                             pending.insert(k, v);
@@ -86,7 +89,7 @@ fn eight_threads_one_btree() {
                         _ => {
                             let lo = key(n, 0);
                             let hi = key(n + 200, 0);
-                            let dirn = if rng.next() % 2 == 0 { ScanDirection::Forward } else { ScanDirection::Backward };
+                            let dirn = if rng.next().is_multiple_of(2) { ScanDirection::Forward } else { ScanDirection::Backward };
                             let mut s = bt.range(Bound::Included(&lo), Bound::Excluded(&hi), dirn).unwrap();
                             let mut b = RowBatch::new();
                             let mut mine = Vec::new();
@@ -115,16 +118,16 @@ fn eight_threads_one_btree() {
                     }
                     ops += 1;
                 }
-                if rng.next() % 4 == 0 {
+                if rng.next().is_multiple_of(4) {
                     let r = hp.insert(&mut t, &th.to_le_bytes()).unwrap();
-                    if rng.next() % 5 == 0 {
+                    if rng.next().is_multiple_of(5) {
                         t.abort().unwrap();
                     } else {
                         t.commit().unwrap();
                         model = pending;
                         rows.push(r);
                     }
-                } else if rng.next() % 5 == 0 {
+                } else if rng.next().is_multiple_of(5) {
                     t.abort().unwrap();
                 } else {
                     t.commit().unwrap();
@@ -133,6 +136,12 @@ fn eight_threads_one_btree() {
             }
             (model, rows, ops)
         }));
+    }
+    // concurrent checkpoints and DROPCLEANBUFFERS while the workers run
+    while Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(150));
+        db.checkpoint().unwrap();
+        db.drop_clean_buffers().unwrap();
     }
     let mut all = BTreeMap::new();
     let mut total = 0;
@@ -148,7 +157,9 @@ fn eight_threads_one_btree() {
     }
     done.store(true, std::sync::atomic::Ordering::Release);
     let bt = db.btree(id).unwrap();
-    let mut s = bt.range(Bound::Unbounded, Bound::Unbounded, ScanDirection::Forward).unwrap();
+    let mut s = bt
+        .range(Bound::Unbounded, Bound::Unbounded, ScanDirection::Forward)
+        .unwrap();
     let mut b = RowBatch::new();
     let mut got = BTreeMap::new();
     while s.next_batch(&mut b).unwrap() {

@@ -115,7 +115,13 @@ fn check_node(p: &PageBuf, pid: PageId, m: &ObjMeta) -> SqlResult<bool> {
 }
 
 /// Decodes the value of a leaf entry (reads LOB chains). Called with the leaf latched.
-fn entry_value(db: &Inner, m: &ObjMeta, pid: PageId, rec: &[u8], out: &mut Vec<u8>) -> SqlResult<()> {
+fn entry_value(
+    db: &Inner,
+    m: &ObjMeta,
+    pid: PageId,
+    rec: &[u8],
+    out: &mut Vec<u8>,
+) -> SqlResult<()> {
     if rec.len() < LEAF_HDR {
         return Err(bad(pid, "malformed leaf entry"));
     }
@@ -153,7 +159,13 @@ fn entry_size(key: &[u8], value: &[u8]) -> (usize, bool) {
     }
 }
 
-fn build_entry(db: &Inner, mtr: &mut Mtr<'_>, m: &ObjMeta, key: &[u8], value: &[u8]) -> SqlResult<Vec<u8>> {
+fn build_entry(
+    db: &Inner,
+    mtr: &mut Mtr<'_>,
+    m: &ObjMeta,
+    key: &[u8],
+    value: &[u8],
+) -> SqlResult<Vec<u8>> {
     let (size, lob) = entry_size(key, value);
     let mut e = Vec::with_capacity(size);
     e.push(if lob { FLAG_LOB } else { 0 });
@@ -244,7 +256,14 @@ fn latch_leaf(db: &Inner, m: &ObjMeta, mtr: &mut Mtr<'_>, key: &[u8]) -> SqlResu
 }
 
 /// Insert (`upsert` false: only if absent) or upsert. Returns true if a new key was inserted.
-pub fn put(db: &Inner, ctx: &mut Ctx<'_>, m: &ObjMeta, key: &[u8], value: &[u8], upsert: bool) -> SqlResult<bool> {
+pub fn put(
+    db: &Inner,
+    ctx: &mut Ctx<'_>,
+    m: &ObjMeta,
+    key: &[u8],
+    value: &[u8],
+    upsert: bool,
+) -> SqlResult<bool> {
     if key.len() > MAX_KEY {
         return Err(key_too_long(key));
     }
@@ -279,7 +298,11 @@ pub fn put(db: &Inner, ctx: &mut Ctx<'_>, m: &ObjMeta, key: &[u8], value: &[u8],
                 for p in lob_pages {
                     db.free_page(&mut mtr, m.iam, p)?;
                 }
-                let undo = UndoOp::BTreePut { obj: m.obj, key: key.to_vec(), value: old };
+                let undo = UndoOp::BTreePut {
+                    obj: m.obj,
+                    key: key.to_vec(),
+                    value: old,
+                };
                 db.commit_mtr(mtr, ctx, Some(undo))?;
                 return Ok(false);
             }
@@ -291,7 +314,10 @@ pub fn put(db: &Inner, ctx: &mut Ctx<'_>, m: &ObjMeta, key: &[u8], value: &[u8],
                 if !page::insert_at(mtr.page_mut(li), pos, &e) {
                     return Err(bad(pid, "entry did not fit after space check"));
                 }
-                let undo = UndoOp::BTreeRemove { obj: m.obj, key: key.to_vec() };
+                let undo = UndoOp::BTreeRemove {
+                    obj: m.obj,
+                    key: key.to_vec(),
+                };
                 db.commit_mtr(mtr, ctx, Some(undo))?;
                 return Ok(true);
             }
@@ -345,8 +371,15 @@ pub fn put(db: &Inner, ctx: &mut Ctx<'_>, m: &ObjMeta, key: &[u8], value: &[u8],
     insert_split(db, &mut mtr, m, &mut path, cur, pos, e)?;
     let inserted = old.is_none();
     let undo = match old {
-        Some(v) => UndoOp::BTreePut { obj: m.obj, key: key.to_vec(), value: v },
-        None => UndoOp::BTreeRemove { obj: m.obj, key: key.to_vec() },
+        Some(v) => UndoOp::BTreePut {
+            obj: m.obj,
+            key: key.to_vec(),
+            value: v,
+        },
+        None => UndoOp::BTreeRemove {
+            obj: m.obj,
+            key: key.to_vec(),
+        },
     };
     db.commit_mtr(mtr, ctx, Some(undo))?;
     Ok(inserted)
@@ -374,7 +407,14 @@ fn rebuild(p: &mut PageBuf, pid: PageId, entries: &[Vec<u8>]) -> SqlResult<()> {
     Ok(())
 }
 
-fn fill_new(p: &mut PageBuf, pid: PageId, ty: PageType, obj: u64, level: u8, entries: &[Vec<u8>]) -> SqlResult<()> {
+fn fill_new(
+    p: &mut PageBuf,
+    pid: PageId,
+    ty: PageType,
+    obj: u64,
+    level: u8,
+    entries: &[Vec<u8>],
+) -> SqlResult<()> {
     page::init(p, pid, ty, obj, level);
     for (k, e) in entries.iter().enumerate() {
         if !page::insert_at(p, k, e) {
@@ -420,7 +460,11 @@ fn insert_split(
     }
     let pid = mtr.pid(node);
     let leaf = check_node(mtr.page(node), pid, m)?;
-    let ty = if leaf { PageType::Leaf } else { PageType::Inner };
+    let ty = if leaf {
+        PageType::Leaf
+    } else {
+        PageType::Inner
+    };
     let level = page::level(mtr.page(node));
     let n_old = page::slot_count(mtr.page(node));
     let mut entries: Vec<Vec<u8>> = (0..n_old)
@@ -429,7 +473,8 @@ fn insert_split(
     entries.insert(pos, entry);
     let key_of = |e: &[u8]| -> SqlResult<Vec<u8>> {
         let k = if leaf { leaf_key(e) } else { inner_key(e) };
-        k.map(|k| k.to_vec()).ok_or_else(|| bad(pid, "malformed entry in split"))
+        k.map(|k| k.to_vec())
+            .ok_or_else(|| bad(pid, "malformed entry in split"))
     };
     let rightmost = !page::next(mtr.page(node)).is_valid();
     // ascending-key append: a split at the right edge moves nothing (btree/README S2)
@@ -460,7 +505,8 @@ fn insert_split(
         let rootp = mtr.page_mut(node);
         page::init(rootp, pid, PageType::Inner, m.obj, level + 1);
         page::set_lsn(rootp, lsn);
-        let ok = page::insert_at(rootp, 0, &inner_entry(&[], lp)) && page::insert_at(rootp, 1, &inner_entry(&sep, rp));
+        let ok = page::insert_at(rootp, 0, &inner_entry(&[], lp))
+            && page::insert_at(rootp, 1, &inner_entry(&sep, rp));
         if !ok {
             return Err(bad(pid, "new root does not fit"));
         }
@@ -507,7 +553,15 @@ pub fn delete(db: &Inner, ctx: &mut Ctx<'_>, m: &ObjMeta, key: &[u8]) -> SqlResu
             }
         }
         page::remove_at(mtr.page_mut(li), i);
-        db.commit_mtr(mtr, ctx, Some(UndoOp::BTreePut { obj: m.obj, key: key.to_vec(), value: old }))?;
+        db.commit_mtr(
+            mtr,
+            ctx,
+            Some(UndoOp::BTreePut {
+                obj: m.obj,
+                key: key.to_vec(),
+                value: old,
+            }),
+        )?;
         return Ok(true);
     }
     Err(SqlError::internal("B-tree delete: root kept changing"))
@@ -525,6 +579,7 @@ pub struct Scan {
     done: bool,
     pages: Option<Vec<PageId>>,
     ra_tried: Option<PageId>,
+    ra: crate::buffer::ReadAhead,
 }
 
 fn own(b: Bound<&[u8]>) -> Bound<Vec<u8>> {
@@ -562,6 +617,7 @@ impl Scan {
             done: false,
             pages: None,
             ra_tried: None,
+            ra: Default::default(),
         }
     }
 
@@ -593,10 +649,7 @@ impl Scan {
         }
     }
 
-    fn maybe_read_ahead(&mut self, db: &Inner, m: &ObjMeta, next: PageId) -> SqlResult<bool> {
-        if db.pool.contains(next) {
-            return Ok(false);
-        }
+    fn page_list(&mut self, db: &Inner, m: &ObjMeta) -> SqlResult<&[PageId]> {
         if self.pages.is_none() {
             let mut v = Vec::new();
             for (f, e, mask) in db.iam_extents(m.iam)? {
@@ -609,19 +662,17 @@ impl Scan {
             v.sort();
             self.pages = Some(v);
         }
-        let Some(pages) = &self.pages else { return Ok(false) };
-        let start = pages.partition_point(|p| *p < next);
-        let run: Vec<PageId> = pages[start..]
-            .iter()
-            .take(64)
-            .take_while(|p| p.file == next.file && p.page < next.page + 64)
-            .copied()
-            .collect();
-        if run.len() <= 1 {
-            return Ok(false);
-        }
-        db.pool.read_ahead(&run)?;
-        Ok(true)
+        Ok(self.pages.as_deref().unwrap_or(&[]))
+    }
+
+    /// Synchronous read-ahead of the run at `next` (no latch held) + the next window async.
+    fn maybe_read_ahead(&mut self, db: &Inner, m: &ObjMeta, next: PageId) -> SqlResult<()> {
+        let mut ra = std::mem::take(&mut self.ra);
+        let pages = self.page_list(db, m)?;
+        let k = pages.partition_point(|p| *p < next);
+        let res = ra.advance(&db.pool, pages, k);
+        self.ra = ra;
+        res
     }
 
     fn forward(&mut self, db: &Inner, m: &ObjMeta, out: &mut RowBatch) -> SqlResult<bool> {
@@ -696,6 +747,11 @@ impl Scan {
                 }
                 continue;
             }
+            if let Some(pages) = &self.pages {
+                // keep the asynchronous read-ahead one window ahead (buffer/README B9)
+                let k = pages.partition_point(|p| *p < next);
+                self.ra.ahead(&db.pool, pages, k);
+            }
             // latch right while holding left (btree/README L1)
             let c = db.pool.read(next)?;
             g = c;
@@ -728,7 +784,11 @@ impl Scan {
                 };
                 let rec = page::rec_checked(&g, g.pid, i)?;
                 if i > 0 {
-                    low = Some(inner_key(rec).ok_or_else(|| bad(g.pid, "bad inner entry"))?.to_vec());
+                    low = Some(
+                        inner_key(rec)
+                            .ok_or_else(|| bad(g.pid, "bad inner entry"))?
+                            .to_vec(),
+                    );
                 }
                 let child = inner_child(rec);
                 let c = db.pool.read(child)?;
@@ -783,19 +843,32 @@ impl Scan {
 }
 
 /// Every page reachable from the root, checked (used by `Database::check`).
-pub fn check_tree(db: &Inner, m: &ObjMeta, owned: &std::collections::HashSet<PageId>, errs: &mut Vec<String>) -> SqlResult<()> {
+pub fn check_tree(
+    db: &Inner,
+    m: &ObjMeta,
+    owned: &std::collections::HashSet<PageId>,
+    errs: &mut Vec<String>,
+) -> SqlResult<()> {
     let mut leaves = Vec::new();
     check_node_rec(db, m, m.root, None, None, None, owned, errs, &mut leaves, 0)?;
     for (k, w) in leaves.windows(2).enumerate() {
         let (a, b) = (w[0], w[1]);
         let ga = db.pool.read(a)?;
         if page::next(&ga) != b {
-            errs.push(format!("object {}: leaf {a} next is {} expected {b} (#{k})", m.obj, page::next(&ga)));
+            errs.push(format!(
+                "object {}: leaf {a} next is {} expected {b} (#{k})",
+                m.obj,
+                page::next(&ga)
+            ));
         }
         drop(ga);
         let gb = db.pool.read(b)?;
         if page::prev(&gb) != a {
-            errs.push(format!("object {}: leaf {b} prev is {} expected {a}", m.obj, page::prev(&gb)));
+            errs.push(format!(
+                "object {}: leaf {b} prev is {} expected {a}",
+                m.obj,
+                page::prev(&gb)
+            ));
         }
     }
     if let (Some(f), Some(l)) = (leaves.first(), leaves.last()) {
@@ -829,7 +902,10 @@ fn check_node_rec(
         return Ok(());
     }
     if !owned.contains(&pid) {
-        errs.push(format!("object {}: page {pid} in tree but not allocated to it", m.obj));
+        errs.push(format!(
+            "object {}: page {pid} in tree but not allocated to it",
+            m.obj
+        ));
     }
     let g = db.pool.read(pid)?;
     let leaf = match check_node(&g, pid, m) {
@@ -846,7 +922,10 @@ fn check_node_rec(
     let level = page::level(&g);
     if let Some(l) = expect_level {
         if l != level || (leaf != (level == 0)) {
-            errs.push(format!("object {}: page {pid} level {level} expected {l}", m.obj));
+            errs.push(format!(
+                "object {}: page {pid} level {level} expected {l}",
+                m.obj
+            ));
         }
     }
     let n = page::slot_count(&g);
@@ -861,31 +940,46 @@ fn check_node_rec(
         };
         if let Some(prev) = keys.last() {
             if prev.as_slice() >= k {
-                errs.push(format!("object {}: page {pid} keys out of order at slot {i}", m.obj));
+                errs.push(format!(
+                    "object {}: page {pid} keys out of order at slot {i}",
+                    m.obj
+                ));
             }
         }
         let first_inner = !leaf && i == 0;
         if !first_inner {
             if let Some(lo) = lo {
                 if k < lo {
-                    errs.push(format!("object {}: page {pid} slot {i} below its separator", m.obj));
+                    errs.push(format!(
+                        "object {}: page {pid} slot {i} below its separator",
+                        m.obj
+                    ));
                 }
             }
         }
         if let Some(hi) = hi {
             if k >= hi {
-                errs.push(format!("object {}: page {pid} slot {i} not below the next separator", m.obj));
+                errs.push(format!(
+                    "object {}: page {pid} slot {i} not below the next separator",
+                    m.obj
+                ));
             }
         }
         if leaf {
             if let Some((f, l)) = entry_lob(rec) {
                 let mut v = Vec::new();
                 if let Err(e) = db.lob_read(m.obj, f, l, &mut v) {
-                    errs.push(format!("object {}: LOB of page {pid} slot {i}: {}", m.obj, e.message));
+                    errs.push(format!(
+                        "object {}: LOB of page {pid} slot {i}: {}",
+                        m.obj, e.message
+                    ));
                 }
                 for p in db.lob_pages(f, l)? {
                     if !owned.contains(&p) {
-                        errs.push(format!("object {}: LOB page {p} not allocated to it", m.obj));
+                        errs.push(format!(
+                            "object {}: LOB page {p} not allocated to it",
+                            m.obj
+                        ));
                     }
                 }
             }
@@ -906,7 +1000,18 @@ fn check_node_rec(
     for (i, c) in children.iter().enumerate() {
         let clo = if i == 0 { lo } else { Some(keys[i].as_slice()) };
         let chi = keys.get(i + 1).map(|k| k.as_slice()).or(hi);
-        check_node_rec(db, m, *c, clo, chi, Some(level - 1), owned, errs, leaves, depth + 1)?;
+        check_node_rec(
+            db,
+            m,
+            *c,
+            clo,
+            chi,
+            Some(level - 1),
+            owned,
+            errs,
+            leaves,
+            depth + 1,
+        )?;
     }
     Ok(())
 }

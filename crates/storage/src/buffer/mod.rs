@@ -7,9 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::*};
 use std::sync::Arc;
 
 use common::{PageId, SqlError, SqlResult};
-use parking_lot::{
-    Mutex, RwLock, RwLockReadGuard, RwLockUpgradableReadGuard, RwLockWriteGuard,
-};
+use parking_lot::{Mutex, RwLock, RwLockReadGuard, RwLockUpgradableReadGuard, RwLockWriteGuard};
 
 use crate::file::DataFile;
 use crate::page::{self, PageBuf, PAGE_SIZE};
@@ -49,6 +47,61 @@ pub struct BufferPool {
     pub logical_reads: AtomicU64,
     pub physical_reads: AtomicU64,
     pub read_ahead_reads: AtomicU64,
+    /// Queue of the background read-ahead threads (buffer/README B9).
+    prefetch_tx: Mutex<Option<std::sync::mpsc::SyncSender<Vec<PageId>>>>,
+}
+
+/// Keeps a scan's read-ahead one window (64 pages) ahead of its position: the first window
+/// is read synchronously on a miss, later windows asynchronously by the I/O threads.
+#[derive(Default)]
+pub struct ReadAhead {
+    issued_until: usize,
+}
+
+impl ReadAhead {
+    /// `pages`: the object's pages in scan order; `k`: index of the page about to be read.
+    pub fn advance(&mut self, pool: &BufferPool, pages: &[PageId], k: usize) -> SqlResult<()> {
+        let Some(&pid) = pages.get(k) else {
+            return Ok(());
+        };
+        if !pool.contains(pid) {
+            // a miss: the async window (if any) has not started yet; read it now
+            let run = window(pages, k);
+            self.issued_until = self.issued_until.max(k + run.len());
+            if run.len() > 1 {
+                pool.read_ahead(&run)?;
+            }
+        }
+        self.ahead(pool, pages, k);
+        Ok(())
+    }
+
+    /// Only the asynchronous part of `advance` (safe while holding a latch: it just queues).
+    pub fn ahead(&mut self, pool: &BufferPool, pages: &[PageId], k: usize) {
+        if k >= self.issued_until {
+            self.issued_until = k + 1;
+        }
+        if k + 32 >= self.issued_until && self.issued_until < pages.len() {
+            let run = window(pages, self.issued_until);
+            self.issued_until += run.len().max(1);
+            if run.len() > 1 {
+                pool.prefetch(run);
+            }
+        }
+    }
+}
+
+/// Up to 64 pages from `pages[k..]` in the same file within 64 pages of `pages[k]`.
+fn window(pages: &[PageId], k: usize) -> Vec<PageId> {
+    let Some(&first) = pages.get(k) else {
+        return Vec::new();
+    };
+    pages[k..]
+        .iter()
+        .take(64)
+        .take_while(|p| p.file == first.file && p.page >= first.page && p.page < first.page + 64)
+        .copied()
+        .collect()
 }
 
 /// A shared (SH) latched, pinned page. Dropping releases the latch, then the pin.
@@ -164,6 +217,85 @@ impl PageWrite<'_> {
     }
 }
 
+/// A pin: keeps `pid` in its frame (not evictable) without latching it. Latch guards borrow
+/// from the pin (`sh`, `up`, `ex`), so a guard can never outlive its pin. Dropping unpins.
+pub struct Pin<'a> {
+    pool: &'a BufferPool,
+    idx: usize,
+    pub pid: PageId,
+}
+
+/// SH guard borrowed from a [`Pin`].
+pub struct ShGuard<'p> {
+    g: RwLockReadGuard<'p, FrameData>,
+}
+/// UP guard borrowed from a [`Pin`].
+pub struct UpGuard<'p> {
+    g: RwLockUpgradableReadGuard<'p, FrameData>,
+}
+/// EX guard borrowed from a [`Pin`]; marks the page dirty only through the mtr path.
+pub struct ExGuard<'p> {
+    g: RwLockWriteGuard<'p, FrameData>,
+}
+
+impl Deref for ShGuard<'_> {
+    type Target = PageBuf;
+    fn deref(&self) -> &PageBuf {
+        &self.g.buf
+    }
+}
+impl Deref for UpGuard<'_> {
+    type Target = PageBuf;
+    fn deref(&self) -> &PageBuf {
+        &self.g.buf
+    }
+}
+impl Deref for ExGuard<'_> {
+    type Target = PageBuf;
+    fn deref(&self) -> &PageBuf {
+        &self.g.buf
+    }
+}
+
+impl<'p> UpGuard<'p> {
+    /// UP -> EX (waits for SH holders to leave).
+    pub fn upgrade(self) -> ExGuard<'p> {
+        ExGuard {
+            g: RwLockUpgradableReadGuard::upgrade(self.g),
+        }
+    }
+}
+
+impl<'a> Pin<'a> {
+    fn frame_lock(&self) -> &'a RwLock<FrameData> {
+        &self.pool.frames[self.idx].latch
+    }
+    /// Shared latch.
+    pub fn sh(&self) -> SqlResult<ShGuard<'_>> {
+        let g = self.frame_lock().read();
+        self.pool.check_valid(self.idx, &g, self.pid)?;
+        Ok(ShGuard { g })
+    }
+    /// Update latch (compatible with SH, exclusive against UP and EX).
+    pub fn up(&self) -> SqlResult<UpGuard<'_>> {
+        let g = self.frame_lock().upgradable_read();
+        self.pool.check_valid(self.idx, &g, self.pid)?;
+        Ok(UpGuard { g })
+    }
+    /// Exclusive latch. Read-only access here: changes go through `mtr::Mtr` (wal/README W2).
+    pub fn ex(&self) -> SqlResult<ExGuard<'_>> {
+        let g = self.frame_lock().write();
+        self.pool.check_valid(self.idx, &g, self.pid)?;
+        Ok(ExGuard { g })
+    }
+}
+
+impl Drop for Pin<'_> {
+    fn drop(&mut self) {
+        self.pool.unpin(self.idx);
+    }
+}
+
 fn io_corrupt(pid: PageId, detail: &str, f: &DataFile) -> SqlError {
     SqlError::corrupt_page(detail, &pid.to_string(), &f.path.display().to_string())
 }
@@ -198,6 +330,45 @@ impl BufferPool {
             logical_reads: AtomicU64::new(0),
             physical_reads: AtomicU64::new(0),
             read_ahead_reads: AtomicU64::new(0),
+            prefetch_tx: Mutex::new(None),
+        }
+    }
+
+    /// Starts `n` background read-ahead threads. They hold only a weak reference to the pool
+    /// and exit when the pool (and with it the queue's sender) is dropped.
+    pub fn start_prefetchers(self: &Arc<Self>, n: usize) {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<PageId>>(64);
+        let rx = Arc::new(Mutex::new(rx));
+        for _ in 0..n {
+            let weak = Arc::downgrade(self);
+            let rx = rx.clone();
+            let spawned = std::thread::Builder::new()
+                .name("latchkey-readahead".into())
+                .spawn(move || loop {
+                    let job = rx.lock().recv();
+                    let Ok(pages) = job else { break };
+                    let Some(pool) = weak.upgrade() else { break };
+                    // errors surface on the demand read of the page
+                    let _ = pool.read_ahead(&pages);
+                });
+            if spawned.is_err() {
+                return; // no thread: read-ahead stays synchronous
+            }
+        }
+        *self.prefetch_tx.lock() = Some(tx);
+    }
+
+    /// Queues an asynchronous read-ahead (dropped if the queue is full or no thread runs).
+    pub fn prefetch(&self, pages: Vec<PageId>) {
+        let tx = self.prefetch_tx.lock();
+        match tx.as_ref() {
+            Some(tx) => {
+                let _ = tx.try_send(pages);
+            }
+            None => {
+                drop(tx);
+                let _ = self.read_ahead(&pages);
+            }
         }
     }
 
@@ -232,7 +403,7 @@ impl BufferPool {
                 continue;
             }
             if f.dirty.load(Acquire) {
-                if dirty.len() < 64 {
+                if dirty.len() < 256 {
                     dirty.push(i);
                 }
                 continue;
@@ -248,12 +419,16 @@ impl BufferPool {
     /// Pins `pid`, loading it if needed. Returns the frame index (pinned).
     fn fix(&self, pid: PageId, new_page: bool) -> SqlResult<usize> {
         if !pid.is_valid() {
-            return Err(SqlError::corrupt_page("invalid page id", &pid.to_string(), "?"));
+            return Err(SqlError::corrupt_page(
+                "invalid page id",
+                &pid.to_string(),
+                "?",
+            ));
         }
         let file = self.file(pid.file)?.clone();
         self.logical_reads.fetch_add(1, Relaxed);
         let mut dirty = Vec::new();
-        for _attempt in 0..1000 {
+        for attempt in 0..100_000u32 {
             let mut t = self.table.lock();
             if let Some(&i) = t.map.get(&pid) {
                 let f = &self.frames[i];
@@ -265,14 +440,14 @@ impl BufferPool {
             let Some(i) = self.victim(&mut t, &mut dirty) else {
                 drop(t);
                 // buffer/README B6: flush dirty victims without the table mutex, never blocking on a latch
-                let mut flushed = 0;
-                for &d in &dirty {
-                    if self.flush_frame(d, false)? {
-                        flushed += 1;
-                    }
-                }
+                let flushed = self.flush_frames(&dirty, false)?;
                 if flushed == 0 {
-                    std::thread::yield_now();
+                    // every frame pinned or latched by others: wait for them (up to ~10 s)
+                    if attempt < 100 {
+                        std::thread::yield_now();
+                    } else {
+                        std::thread::sleep(std::time::Duration::from_micros(100));
+                    }
                 }
                 continue;
             };
@@ -296,9 +471,9 @@ impl BufferPool {
                 g.valid = true;
                 return Ok(i);
             }
-            let res = file.read_pages(pid.page, &mut g.buf[..]).and_then(|_| {
-                page::verify(&g.buf, pid).map_err(|d| io_corrupt(pid, &d, &file))
-            });
+            let res = file
+                .read_pages(pid.page, &mut g.buf[..])
+                .and_then(|_| page::verify(&g.buf, pid).map_err(|d| io_corrupt(pid, &d, &file)));
             self.physical_reads.fetch_add(1, Relaxed);
             match res {
                 Ok(()) => {
@@ -334,6 +509,16 @@ impl BufferPool {
             ));
         }
         Ok(())
+    }
+
+    /// Pins `pid` (loading it if needed) without latching it.
+    pub fn pin(&self, pid: PageId) -> SqlResult<Pin<'_>> {
+        let idx = self.fix(pid, false)?;
+        Ok(Pin {
+            pool: self,
+            idx,
+            pid,
+        })
     }
 
     /// SH latch on `pid`.
@@ -402,58 +587,103 @@ impl BufferPool {
         })
     }
 
-    /// Writes frame `idx` if dirty. `blocking`: wait for the SH latch (checkpoint) or skip
-    /// the frame if it is latched (eviction path, buffer/README B6). Returns true if written.
-    fn flush_frame(&self, idx: usize, blocking: bool) -> SqlResult<bool> {
-        let f = &self.frames[idx];
-        while f.writing.compare_exchange(false, true, AcqRel, Acquire).is_err() {
-            if !blocking {
-                return Ok(false);
+    /// Writes the dirty frames among `idxs`: copies them under SH latches, makes the log
+    /// durable once up to the highest page LSN (WAL rule, wal/README W1), then writes the
+    /// copies sorted by page id, coalescing contiguous pages into one write.
+    /// `blocking`: wait for latches (checkpoint) or skip latched frames (eviction path,
+    /// buffer/README B6). Returns the number of pages written.
+    fn flush_frames(&self, idxs: &[usize], blocking: bool) -> SqlResult<usize> {
+        let mut copies: Vec<(PageId, usize, Box<PageBuf>)> = Vec::new();
+        let mut max_lsn = 0u64;
+        for &idx in idxs {
+            let f = &self.frames[idx];
+            if !f.dirty.load(Acquire) {
+                continue;
             }
-            std::thread::yield_now();
-        }
-        f.pin.fetch_add(1, AcqRel);
-        let res = (|| {
-            let g = if blocking {
-                f.latch.read()
-            } else {
-                match f.latch.try_read() {
-                    Some(g) => g,
-                    None => return Ok(false),
+            // buffer/README B7: one write per frame in flight
+            if f.writing
+                .compare_exchange(false, true, AcqRel, Acquire)
+                .is_err()
+            {
+                if !blocking {
+                    continue;
                 }
+                while f
+                    .writing
+                    .compare_exchange(false, true, AcqRel, Acquire)
+                    .is_err()
+                {
+                    std::thread::yield_now();
+                }
+            }
+            f.pin.fetch_add(1, AcqRel);
+            let g = if blocking {
+                Some(f.latch.read())
+            } else {
+                f.latch.try_read()
             };
-            if !g.valid || !f.dirty.load(Acquire) {
-                return Ok(false);
+            let taken = match g {
+                Some(g) if g.valid && f.dirty.load(Acquire) => {
+                    let copy: Box<PageBuf> = Box::new(*g.buf);
+                    f.dirty.store(false, Release);
+                    max_lsn = max_lsn.max(page::lsn(&copy));
+                    copies.push((g.pid, idx, copy));
+                    true
+                }
+                _ => false,
+            };
+            if !taken {
+                f.writing.store(false, Release);
+                self.unpin(idx);
             }
-            let mut copy: Box<PageBuf> = Box::new(*g.buf);
-            let pid = g.pid;
-            f.dirty.store(false, Release);
-            drop(g);
-            let lsn = page::lsn(&copy);
-            // WAL rule (wal/README W1): the log up to the page LSN is durable first.
-            if let Err(e) = self.log.flush_to(lsn) {
-                f.dirty.store(true, Release);
-                return Err(e);
+        }
+        if copies.is_empty() {
+            return Ok(0);
+        }
+        copies.sort_by_key(|c| c.0);
+        let res = (|| -> SqlResult<()> {
+            self.log.flush_to(max_lsn)?;
+            let mut k = 0;
+            let mut buf: Vec<u8> = Vec::new();
+            while k < copies.len() {
+                let start = copies[k].0;
+                let mut end = k;
+                while end + 1 < copies.len()
+                    && end + 1 - k < 64
+                    && copies[end + 1].0.file == start.file
+                    && copies[end + 1].0.page == start.page + (end + 1 - k) as u32
+                {
+                    end += 1;
+                }
+                buf.clear();
+                for c in &mut copies[k..=end] {
+                    page::seal(&mut c.2);
+                    buf.extend_from_slice(&c.2[..]);
+                }
+                self.file(start.file)?.write_pages(start.page, &buf)?;
+                k = end + 1;
             }
-            page::seal(&mut copy);
-            let file = self.file(pid.file)?;
-            if let Err(e) = file.write_pages(pid.page, &copy[..]) {
-                f.dirty.store(true, Release);
-                return Err(e);
-            }
-            Ok(true)
+            Ok(())
         })();
-        f.writing.store(false, Release);
-        self.unpin(idx);
-        res
+        let n = copies.len();
+        for (_, idx, _) in copies {
+            let f = &self.frames[idx];
+            if res.is_err() {
+                f.dirty.store(true, Release);
+            }
+            f.writing.store(false, Release);
+            self.unpin(idx);
+        }
+        res.map(|_| n)
     }
 
     /// Writes every dirty page (checkpoint). Data files are fsynced afterwards.
     pub fn flush_all(&self) -> SqlResult<()> {
-        for i in 0..self.frames.len() {
-            if self.frames[i].dirty.load(Acquire) {
-                self.flush_frame(i, true)?;
-            }
+        let dirty: Vec<usize> = (0..self.frames.len())
+            .filter(|&i| self.frames[i].dirty.load(Acquire))
+            .collect();
+        for chunk in dirty.chunks(4096) {
+            self.flush_frames(chunk, true)?;
         }
         for f in &self.files {
             f.sync()?;
@@ -484,6 +714,8 @@ impl BufferPool {
     /// contiguous or not) with as few multi-page reads as possible, at most 64 pages each.
     /// The caller holds no latch (buffer/README B5). Returns pages brought in.
     pub fn read_ahead(&self, pages: &[PageId]) -> SqlResult<usize> {
+        // never let read-ahead take more than 1/8 of the pool (buffer/README B5)
+        let pages = &pages[..pages.len().min((self.frames.len() / 8).max(1))];
         let Some(first) = pages.first() else {
             return Ok(0);
         };
@@ -563,5 +795,59 @@ impl BufferPool {
         }
         self.read_ahead_reads.fetch_add(loaded as u64, Relaxed);
         Ok(loaded)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pins_and_latch_guards() {
+        let dir = tempfile::tempdir().unwrap();
+        let (log, _, _) = Log::open(
+            &dir.path().join("log.ldf"),
+            std::time::Duration::ZERO,
+            false,
+        )
+        .unwrap();
+        let f = Arc::new(
+            DataFile::open(1, &dir.path().join("d.mdf"), std::time::Duration::ZERO).unwrap(),
+        );
+        let pool = BufferPool::new(64 * PAGE_SIZE, vec![f], Arc::new(log));
+        let pid = PageId::new(1, 9);
+        {
+            let mut w = pool.write_new(pid).unwrap();
+            page::init(&mut w, pid, page::PageType::Heap, 5, 0);
+        }
+        let pin = pool.pin(pid).unwrap();
+        {
+            let a = pin.sh().unwrap();
+            let b = pin.sh().unwrap();
+            assert_eq!(page::obj(&a), 5);
+            assert_eq!(page::obj(&b), 5);
+            assert!(
+                pool.frames[pin.idx].latch.try_write().is_none(),
+                "SH blocks EX"
+            );
+        }
+        {
+            let u = pin.up().unwrap();
+            let s = pin.sh().unwrap(); // UP is compatible with SH
+            assert_eq!(page::obj(&s), 5);
+            drop(s);
+            let x = u.upgrade();
+            assert_eq!(page::page_type(&x), Some(page::PageType::Heap));
+            assert!(
+                pool.frames[pin.idx].latch.try_read().is_none(),
+                "EX blocks SH"
+            );
+        }
+        assert_eq!(pool.frames[pin.idx].pin.load(Acquire), 1);
+        drop(pin);
+        assert_eq!(
+            pool.frames.iter().map(|f| f.pin.load(Acquire)).sum::<u32>(),
+            0
+        );
     }
 }

@@ -70,7 +70,7 @@ fn check_heap_page(p: &page::PageBuf, pid: PageId, m: &ObjMeta) -> SqlResult<()>
 /// Inserts a row; returns its RID.
 ///
 /// # Locking
-/// EX on the insert-target page, then IAM/GAM if a page is allocated (alloc/README A1).
+/// EX on the insert-target page, then IAM/GAM if a page is allocated (storage README A1).
 pub fn insert(db: &Inner, ctx: &mut Ctx<'_>, m: &ObjMeta, data: &[u8]) -> SqlResult<Rid> {
     let size = stored_size(data);
     let hint = db.heap_hint.lock().get(&m.obj).copied();
@@ -93,9 +93,20 @@ pub fn insert(db: &Inner, ctx: &mut Ctx<'_>, m: &ObjMeta, data: &[u8]) -> SqlRes
         }
     };
     let rec = on_page_form(db, &mut mtr, m, data)?;
-    let slot = page::heap_insert(mtr.page_mut(i), &rec).ok_or_else(|| bad(pid, "heap insert did not fit"))?;
-    let rid = Rid { page: pid, slot: slot as u16 };
-    db.commit_mtr(mtr, ctx, Some(UndoOp::HeapRemove { obj: m.obj, rid: rid.to_bytes() }))?;
+    let slot = page::heap_insert(mtr.page_mut(i), &rec)
+        .ok_or_else(|| bad(pid, "heap insert did not fit"))?;
+    let rid = Rid {
+        page: pid,
+        slot: slot as u16,
+    };
+    db.commit_mtr(
+        mtr,
+        ctx,
+        Some(UndoOp::HeapRemove {
+            obj: m.obj,
+            rid: rid.to_bytes(),
+        }),
+    )?;
     Ok(rid)
 }
 
@@ -128,7 +139,9 @@ fn free_lob(db: &Inner, mtr: &mut Mtr<'_>, m: &ObjMeta, rec: &[u8]) -> SqlResult
 pub fn delete(db: &Inner, ctx: &mut Ctx<'_>, m: &ObjMeta, rid: Rid) -> SqlResult<bool> {
     let mut mtr = Mtr::new(&db.pool);
     let i = mtr.latch(rid.page)?;
-    if check_heap_page(mtr.page(i), rid.page, m).is_err() || rid.slot as usize >= page::slot_count(mtr.page(i)) {
+    if check_heap_page(mtr.page(i), rid.page, m).is_err()
+        || rid.slot as usize >= page::slot_count(mtr.page(i))
+    {
         return Ok(false);
     }
     let rec = page::rec_checked(mtr.page(i), rid.page, rid.slot as usize)?.to_vec();
@@ -139,7 +152,15 @@ pub fn delete(db: &Inner, ctx: &mut Ctx<'_>, m: &ObjMeta, rid: Rid) -> SqlResult
     decode(db, m, rid.page, &rec, &mut old)?;
     free_lob(db, &mut mtr, m, &rec)?;
     page::heap_delete(mtr.page_mut(i), rid.slot as usize);
-    db.commit_mtr(mtr, ctx, Some(UndoOp::HeapRestore { obj: m.obj, rid: rid.to_bytes(), rec: old }))?;
+    db.commit_mtr(
+        mtr,
+        ctx,
+        Some(UndoOp::HeapRestore {
+            obj: m.obj,
+            rid: rid.to_bytes(),
+            rec: old,
+        }),
+    )?;
     Ok(true)
 }
 
@@ -165,7 +186,15 @@ pub fn update(db: &Inner, ctx: &mut Ctx<'_>, m: &ObjMeta, rid: Rid, data: &[u8])
             if !page::replace(mtr.page_mut(i), rid.slot as usize, &newrec) {
                 return Err(bad(rid.page, "in-place update did not fit"));
             }
-            db.commit_mtr(mtr, ctx, Some(UndoOp::HeapReplace { obj: m.obj, rid: rid.to_bytes(), rec: old }))?;
+            db.commit_mtr(
+                mtr,
+                ctx,
+                Some(UndoOp::HeapReplace {
+                    obj: m.obj,
+                    rid: rid.to_bytes(),
+                    rec: old,
+                }),
+            )?;
             return Ok(rid);
         }
     }
@@ -175,7 +204,9 @@ pub fn update(db: &Inner, ctx: &mut Ctx<'_>, m: &ObjMeta, rid: Rid, data: &[u8])
 
 /// Undo of an insert: remove the row.
 pub fn undo_remove(db: &Inner, ctx: &mut Ctx<'_>, m: &ObjMeta, rid: &[u8; 8]) -> SqlResult<()> {
-    let Some(rid) = Rid::from_bytes(rid) else { return Ok(()) };
+    let Some(rid) = Rid::from_bytes(rid) else {
+        return Ok(());
+    };
     let mut mtr = Mtr::new(&db.pool);
     let i = mtr.latch(rid.page)?;
     check_heap_page(mtr.page(i), rid.page, m)?;
@@ -190,8 +221,17 @@ pub fn undo_remove(db: &Inner, ctx: &mut Ctx<'_>, m: &ObjMeta, rid: &[u8; 8]) ->
 }
 
 /// Undo of a delete (`replace` false) or in-place update (`replace` true).
-pub fn undo_restore(db: &Inner, ctx: &mut Ctx<'_>, m: &ObjMeta, rid: &[u8; 8], data: &[u8], replace: bool) -> SqlResult<()> {
-    let Some(rid) = Rid::from_bytes(rid) else { return Ok(()) };
+pub fn undo_restore(
+    db: &Inner,
+    ctx: &mut Ctx<'_>,
+    m: &ObjMeta,
+    rid: &[u8; 8],
+    data: &[u8],
+    replace: bool,
+) -> SqlResult<()> {
+    let Some(rid) = Rid::from_bytes(rid) else {
+        return Ok(());
+    };
     let mut mtr = Mtr::new(&db.pool);
     let i = mtr.latch(rid.page)?;
     check_heap_page(mtr.page(i), rid.page, m)?;
@@ -228,6 +268,7 @@ pub fn object_pages(db: &Inner, m: &ObjMeta) -> SqlResult<Vec<PageId>> {
 pub struct Scan {
     pages: Vec<PageId>,
     next: usize,
+    ra: crate::buffer::ReadAhead,
 }
 
 impl Scan {
@@ -235,6 +276,7 @@ impl Scan {
         Ok(Scan {
             pages: object_pages(db, m)?,
             next: 0,
+            ra: Default::default(),
         })
     }
 
@@ -244,18 +286,8 @@ impl Scan {
         while self.next < self.pages.len() {
             let pid = self.pages[self.next];
             self.next += 1;
-            if !db.pool.contains(pid) {
-                // buffer/README B5: multi-page read of the following contiguous pages, no latch held
-                let run: Vec<PageId> = self.pages[self.next - 1..]
-                    .iter()
-                    .take(64)
-                    .take_while(|p| p.file == pid.file && p.page < pid.page + 64)
-                    .copied()
-                    .collect();
-                if run.len() > 1 {
-                    db.pool.read_ahead(&run)?;
-                }
-            }
+            // buffer/README B5/B9: no latch held while read-ahead runs
+            self.ra.advance(&db.pool, &self.pages, self.next - 1)?;
             let g = db.pool.read(pid)?;
             if page::page_type(&g) != Some(PageType::Heap) {
                 continue;
@@ -270,7 +302,14 @@ impl Scan {
                 }
                 val.clear();
                 decode(db, m, pid, rec, &mut val)?;
-                out.push(&[], &val, Some(Rid { page: pid, slot: s as u16 }));
+                out.push(
+                    &[],
+                    &val,
+                    Some(Rid {
+                        page: pid,
+                        slot: s as u16,
+                    }),
+                );
             }
             if !out.is_empty() {
                 return Ok(true);
@@ -287,7 +326,11 @@ pub fn check_heap(db: &Inner, m: &ObjMeta, errs: &mut Vec<String>) -> SqlResult<
         match page::page_type(&g) {
             Some(PageType::Heap) => {
                 if page::obj(&g) != m.obj {
-                    errs.push(format!("heap {}: page {pid} owned by object {}", m.obj, page::obj(&g)));
+                    errs.push(format!(
+                        "heap {}: page {pid} owned by object {}",
+                        m.obj,
+                        page::obj(&g)
+                    ));
                     continue;
                 }
                 if let Err(e) = page::validate_slots(&g) {

@@ -288,7 +288,7 @@ pub fn replace(p: &mut PageBuf, idx: usize, data: &[u8]) -> bool {
         p[o..o + data.len()].copy_from_slice(data);
         set_slot(p, idx, o, data.len());
         let fb = (free_bytes(p) + l - data.len()) as u16;
-    wr16(p, OFF_FREE_BYTES, fb);
+        wr16(p, OFF_FREE_BYTES, fb);
         return true;
     }
     if free_bytes(p) + l < data.len() {
@@ -352,7 +352,7 @@ pub fn heap_insert_at(p: &mut PageBuf, idx: usize, data: &[u8]) -> bool {
         }
         wr16(p, OFF_SLOTS, (idx + 1) as u16);
         let fb = (free_bytes(p) - need_slots) as u16;
-    wr16(p, OFF_FREE_BYTES, fb);
+        wr16(p, OFF_FREE_BYTES, fb);
     }
     match alloc_space(p, data.len().max(1), false) {
         Some(at) => {
