@@ -14,8 +14,30 @@ use crate::page::{self, PageBuf, PAGE_SIZE};
 use crate::wal::Log;
 
 /// Contents of one frame, protected by the frame's page latch.
+/// A frame's page buffer, allocated on first write: a large pool costs no memory (and no page
+/// faults at start-up) until its frames are used. Reading an unallocated buffer sees zeroes.
+pub struct FrameBuf(Option<Box<PageBuf>>);
+
+static ZERO_PAGE: PageBuf = [0u8; PAGE_SIZE];
+
+impl std::ops::Deref for FrameBuf {
+    type Target = PageBuf;
+    fn deref(&self) -> &PageBuf {
+        match &self.0 {
+            Some(b) => b,
+            None => &ZERO_PAGE,
+        }
+    }
+}
+
+impl std::ops::DerefMut for FrameBuf {
+    fn deref_mut(&mut self) -> &mut PageBuf {
+        self.0.get_or_insert_with(|| Box::new([0u8; PAGE_SIZE]))
+    }
+}
+
 pub struct FrameData {
-    pub buf: Box<PageBuf>,
+    pub buf: FrameBuf,
     pub pid: PageId,
     /// False while unloaded or after a failed read.
     pub valid: bool,
@@ -165,7 +187,6 @@ impl DerefMut for PageWrite<'_> {
 }
 
 // The guard is only None during drop; these exist to avoid unwrap in Deref.
-static ZERO_PAGE: PageBuf = [0u8; PAGE_SIZE];
 fn unreachable_page() -> &'static PageBuf {
     debug_assert!(false, "page guard used after release");
     &ZERO_PAGE
@@ -307,7 +328,7 @@ impl BufferPool {
         for _ in 0..n {
             frames.push(Frame {
                 latch: RwLock::new(FrameData {
-                    buf: Box::new([0u8; PAGE_SIZE]),
+                    buf: FrameBuf(None),
                     pid: PageId::INVALID,
                     valid: false,
                 }),
