@@ -37,7 +37,13 @@ fn main() {
                                 let cols: Vec<String> = r
                                     .cols
                                     .iter()
-                                    .map(|c| format!("{{\"name\":{},\"type\":\"{}\"}}", json_str(&c.name), c.data_type.sql_name()))
+                                    .map(|c| {
+                                        format!(
+                                            "{{\"name\":{},\"type\":\"{}\"}}",
+                                            json_str(&c.name),
+                                            c.data_type.sql_name()
+                                        )
+                                    })
                                     .collect();
                                 let rows: Vec<String> = r
                                     .rows
@@ -56,7 +62,8 @@ fn main() {
                                     cols.join(","),
                                     rows.join(",")
                                 ));
-                            } else if let Some(n) = r.count {
+                            }
+                            if let Some(n) = r.count {
                                 events.push(format!("{{\"type\":\"rowcount\",\"count\":{n}}}"));
                             }
                         }

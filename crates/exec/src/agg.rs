@@ -4,7 +4,7 @@
 //! `SUM(int)` is int with overflow 8115, `AVG(int)` is int, `SUM(decimal(p,s))` is
 //! decimal(38,s)); accumulators sum exactly in i128 for integer/decimal/money inputs.
 
-use std::collections::HashSet;
+use hashbrown::HashSet;
 
 use common::{SqlError, SqlResult};
 use plan::{AggCall, AggFunc};
@@ -38,7 +38,9 @@ enum SumKind {
 
 fn sum_kind(t: &DataType) -> SumKind {
     match t {
-        DataType::Decimal { scale, .. } | DataType::Numeric { scale, .. } => SumKind::Scaled(*scale),
+        DataType::Decimal { scale, .. } | DataType::Numeric { scale, .. } => {
+            SumKind::Scaled(*scale)
+        }
         DataType::Money | DataType::SmallMoney => SumKind::Scaled(4),
         DataType::Float | DataType::Real => SumKind::Float,
         _ => SumKind::Int,
@@ -63,6 +65,11 @@ impl AggState {
                 None
             },
         }
+    }
+
+    /// Adds `n` rows to a COUNT(*) / COUNT_BIG(*) (bulk counting).
+    pub fn add_count(&mut self, n: u64) {
+        self.count += n as i64;
     }
 
     /// Feeds one input row.
@@ -113,7 +120,19 @@ impl AggState {
                     }
                 }
                 SumKind::Int => {
-                    if let Value::BigInt(i) = valops::cast(&v, &DataType::BigInt)? {
+                    let fast = match &v {
+                        Value::Int(i) => Some(*i as i64),
+                        Value::BigInt(i) => Some(*i),
+                        Value::SmallInt(i) => Some(*i as i64),
+                        Value::TinyInt(i) => Some(*i as i64),
+                        _ => None,
+                    };
+                    if let Some(i) = fast {
+                        match self.isum.checked_add(i as i128) {
+                            Some(s) => self.isum = s,
+                            None => self.overflow = true,
+                        }
+                    } else if let Value::BigInt(i) = valops::cast(&v, &DataType::BigInt)? {
                         match self.isum.checked_add(i as i128) {
                             Some(s) => self.isum = s,
                             None => self.overflow = true,
@@ -121,9 +140,13 @@ impl AggState {
                     }
                 }
                 SumKind::Scaled(s) => {
-                    if let Value::Decimal { mantissa, .. } =
-                        valops::cast(&v, &DataType::Decimal { precision: 38, scale: s })?
-                    {
+                    if let Value::Decimal { mantissa, .. } = valops::cast(
+                        &v,
+                        &DataType::Decimal {
+                            precision: 38,
+                            scale: s,
+                        },
+                    )? {
                         match self.isum.checked_add(mantissa) {
                             Some(x) => self.isum = x,
                             None => self.overflow = true,
@@ -184,9 +207,9 @@ impl AggState {
         let t = &call.data_type;
         let ovf = || SqlError::new(8115, &[&"expression", &t.sql_name()]);
         match call.func {
-            AggFunc::CountStar | AggFunc::Count => Ok(Value::Int(
-                i32::try_from(self.count).map_err(|_| ovf())?,
-            )),
+            AggFunc::CountStar | AggFunc::Count => {
+                Ok(Value::Int(i32::try_from(self.count).map_err(|_| ovf())?))
+            }
             AggFunc::CountBigStar | AggFunc::CountBig => Ok(Value::BigInt(self.count)),
             AggFunc::Sum | AggFunc::Avg => {
                 if self.count == 0 {

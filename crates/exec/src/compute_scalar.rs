@@ -46,4 +46,8 @@ impl Operator for ComputeScalar<'_> {
     fn close(&mut self) {
         self.input.close()
     }
+
+    fn count_rows(&mut self, ctx: &mut ExecCtx) -> SqlResult<Option<u64>> {
+        self.input.count_rows(ctx)
+    }
 }

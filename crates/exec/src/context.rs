@@ -8,6 +8,9 @@ use types::Value;
 
 use crate::ExecEnv;
 
+/// Result of an uncorrelated `IN (subquery)`: value keys, had a NULL, was empty.
+pub(crate) type InSet = (hashbrown::HashSet<Vec<u8>>, bool, bool);
+
 /// Execution context: the session environment, correlated parameter slots, work tables of
 /// recursive CTEs, informational messages and caches of uncorrelated subquery results.
 pub struct ExecCtx<'e> {
@@ -20,6 +23,11 @@ pub struct ExecCtx<'e> {
     null_warning_sent: bool,
     /// Cached results of uncorrelated subqueries, keyed by the plan node address.
     pub(crate) subquery_cache: HashMap<usize, Rc<Vec<Vec<Value>>>>,
+    /// Hash sets of uncorrelated `IN (subquery)` results: (value keys, subquery had a NULL,
+    /// subquery was empty).
+    pub(crate) in_sets: HashMap<usize, Rc<InSet>>,
+    /// Results of correlated scalar / EXISTS subqueries keyed by (plan, all parameter values).
+    pub(crate) corr_cache: hashbrown::HashMap<(usize, Vec<u8>), Value>,
     rng: u64,
 }
 
@@ -32,6 +40,8 @@ impl<'e> ExecCtx<'e> {
             messages: Vec::new(),
             null_warning_sent: false,
             subquery_cache: HashMap::new(),
+            in_sets: HashMap::new(),
+            corr_cache: hashbrown::HashMap::new(),
             rng: 0x9E37_79B9_7F4A_7C15,
         }
     }

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use catalog::{name_eq, TableDef};
 use common::{SqlError, SqlResult};
 use plan::catalog;
-use plan::{BoundCheck, InsertColumn, PhysOp};
+use plan::{BoundCheck, InsertColumn, OutputSpec, PhysOp, VarAssign};
 use storage::Database;
 use types::{DataType, Value};
 
@@ -22,6 +22,7 @@ use crate::operator;
 use crate::row_format::encode_index_key;
 use crate::table_io::TableStore;
 use crate::valops;
+use crate::{ResultColumn, RowSink};
 
 fn full_name(t: &TableDef) -> String {
     format!("{}.{}.{}", t.database, t.schema, t.name)
@@ -123,11 +124,7 @@ fn check_foreign_keys(
         let store = TableStore::open(db.clone(), parent.clone())?;
         let found = parent_has(&store, &parent, &pcols, &probe)?;
         if !found {
-            let colname = fk
-                .ref_columns
-                .first()
-                .cloned()
-                .unwrap_or_default();
+            let colname = fk.ref_columns.first().cloned().unwrap_or_default();
             return Err(SqlError::new(
                 547,
                 &[
@@ -146,8 +143,79 @@ fn check_foreign_keys(
     Ok(())
 }
 
+/// REFERENCE side of foreign keys: a referenced row being deleted (or its referenced columns
+/// changed) must not be referenced by any child row (NO ACTION; 547).
+fn check_references(
+    t: &TableDef,
+    old: &[Value],
+    new: Option<&[Value]>,
+    stmt: &str,
+    db: &Arc<Database>,
+    ctx: &mut ExecCtx,
+) -> SqlResult<()> {
+    let children = ctx.env.referencing_tables(&t.database, t.object_id)?;
+    for child in children {
+        for fk in &child.foreign_keys {
+            if fk.disabled || fk.ref_object_id != t.object_id {
+                continue;
+            }
+            let pcols: Vec<usize> = fk
+                .ref_columns
+                .iter()
+                .filter_map(|n| t.column_index(n))
+                .collect();
+            if pcols.len() != fk.columns.len() || pcols.iter().any(|&c| old[c].is_null()) {
+                continue;
+            }
+            if let Some(new) = new {
+                if pcols.iter().all(|&c| old[c] == new[c]) {
+                    continue;
+                }
+            }
+            let store = TableStore::open(db.clone(), child.clone())?;
+            let mut found = false;
+            store.for_each_row(&mut |r, _| {
+                if !found
+                    && fk.columns.iter().zip(&pcols).all(|(&cc, &pc)| {
+                        valops::compare(&r[cc], &old[pc]) == Some(std::cmp::Ordering::Equal)
+                    })
+                {
+                    found = true;
+                }
+                Ok(())
+            })?;
+            if found {
+                let col = child
+                    .columns
+                    .get(fk.columns[0])
+                    .map(|c| c.name.clone())
+                    .unwrap_or_default();
+                return Err(SqlError::new(
+                    547,
+                    &[
+                        &stmt,
+                        &"REFERENCE",
+                        &fk.name,
+                        &child.database,
+                        &format!("{}.{}", child.schema, child.name),
+                        &", column '",
+                        &col,
+                        &"'",
+                    ],
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Does the parent table have a row whose `cols` equal `probe`'s?
-fn parent_has(store: &TableStore, parent: &TableDef, cols: &[usize], probe: &[Value]) -> SqlResult<bool> {
+fn parent_has(
+    store: &TableStore,
+    parent: &TableDef,
+    cols: &[usize],
+    probe: &[Value],
+) -> SqlResult<bool> {
     // a unique index on exactly these columns: point lookup
     for ix in &parent.indexes {
         if !ix.unique || ix.key_columns.len() != cols.len() {
@@ -163,7 +231,10 @@ fn parent_has(store: &TableStore, parent: &TableDef, cols: &[usize], probe: &[Va
                 return Ok(bt.get(&key)?.is_some());
             }
         } else if let Some((_, bt, _)) = store.nonclustered.iter().find(|(p, _, _)| {
-            parent.indexes.get(*p).is_some_and(|i| name_eq(&i.name, &ix.name))
+            parent
+                .indexes
+                .get(*p)
+                .is_some_and(|i| name_eq(&i.name, &ix.name))
         }) {
             return Ok(bt.get(&key)?.is_some());
         }
@@ -171,9 +242,9 @@ fn parent_has(store: &TableStore, parent: &TableDef, cols: &[usize], probe: &[Va
     let mut found = false;
     store.for_each_row(&mut |r, _| {
         if !found
-            && cols.iter().all(|&c| {
-                valops::compare(&r[c], &probe[c]) == Some(std::cmp::Ordering::Equal)
-            })
+            && cols
+                .iter()
+                .all(|&c| valops::compare(&r[c], &probe[c]) == Some(std::cmp::Ordering::Equal))
         {
             found = true;
         }
@@ -206,10 +277,106 @@ pub fn insert(
     source: &PhysOp,
     columns: &[InsertColumn],
     checks: &[BoundCheck],
+    output: Option<&OutputSpec>,
     ctx: &mut ExecCtx,
+    sink: &mut dyn RowSink,
 ) -> SqlResult<u64> {
     let rows = materialize(source, ctx)?;
-    insert_rows(table, rows, columns, checks, ctx)
+    let mut out = Output::new(output);
+    let n = insert_rows(table, rows, columns, checks, &mut out, ctx)?;
+    out.finish(ctx, sink)?;
+    Ok(n)
+}
+
+/// Inserts already-computed rows (see `crate::insert_rows`).
+pub fn insert_values(
+    table: &Arc<TableDef>,
+    rows: Vec<Vec<Value>>,
+    columns: &[InsertColumn],
+    checks: &[BoundCheck],
+    ctx: &mut ExecCtx,
+) -> SqlResult<u64> {
+    let mut none = Output::new(None);
+    insert_rows(table, rows, columns, checks, &mut none, ctx)
+}
+
+/// Collects OUTPUT rows and delivers them after the statement.
+struct Output<'a> {
+    spec: Option<&'a OutputSpec>,
+    rows: Vec<Vec<Value>>,
+    scratch: Vec<Value>,
+}
+
+impl<'a> Output<'a> {
+    fn new(spec: Option<&'a OutputSpec>) -> Self {
+        Output {
+            spec,
+            rows: Vec::new(),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Records the output row for one modified row (`inserted` / `deleted` images).
+    fn add(
+        &mut self,
+        inserted: Option<&[Value]>,
+        deleted: Option<&[Value]>,
+        n: usize,
+        ctx: &mut ExecCtx,
+    ) -> SqlResult<()> {
+        let Some(spec) = self.spec else {
+            return Ok(());
+        };
+        self.scratch.clear();
+        match inserted {
+            Some(r) => self.scratch.extend_from_slice(r),
+            None => self.scratch.extend(std::iter::repeat_n(Value::Null, n)),
+        }
+        match deleted {
+            Some(r) => self.scratch.extend_from_slice(r),
+            None => self.scratch.extend(std::iter::repeat_n(Value::Null, n)),
+        }
+        let mut row = Vec::with_capacity(spec.exprs.len());
+        for e in &spec.exprs {
+            row.push(eval(e, &self.scratch, ctx)?);
+        }
+        self.rows.push(row);
+        Ok(())
+    }
+
+    fn finish(self, ctx: &mut ExecCtx, sink: &mut dyn RowSink) -> SqlResult<()> {
+        let Some(spec) = self.spec else {
+            return Ok(());
+        };
+        match &spec.into {
+            Some((table, map)) => {
+                let columns: Vec<InsertColumn> = (0..table.columns.len())
+                    .map(|c| match map.iter().position(|&m| m == c) {
+                        Some(k) => InsertColumn::Source(k),
+                        None if table.columns[c].identity.is_some() => InsertColumn::Identity,
+                        None => InsertColumn::Null,
+                    })
+                    .collect();
+                let mut none = Output::new(None);
+                insert_rows(table, self.rows, &columns, &[], &mut none, ctx)?;
+            }
+            None => {
+                let cols: Vec<ResultColumn> = spec
+                    .columns
+                    .iter()
+                    .map(|c| ResultColumn {
+                        name: c.name.clone(),
+                        data_type: c.data_type.clone(),
+                    })
+                    .collect();
+                sink.columns(&cols)?;
+                for r in &self.rows {
+                    sink.row(r)?;
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 fn insert_rows(
@@ -217,6 +384,7 @@ fn insert_rows(
     rows: Vec<Vec<Value>>,
     columns: &[InsertColumn],
     checks: &[BoundCheck],
+    out: &mut Output,
     ctx: &mut ExecCtx,
 ) -> SqlResult<u64> {
     let db = ctx.env.storage(&table.database)?;
@@ -263,15 +431,19 @@ fn insert_rows(
             check_foreign_keys(table, &new, None, "INSERT", &db, ctx)?;
             let txn = ctx.env.txn(&dbname)?;
             store.insert_row(txn, &new)?;
+            out.add(Some(&new), None, new.len(), ctx)?;
             n += 1;
         }
         Ok(n)
     })
 }
 
-fn locator_of(row: &[Value], at: usize) -> SqlResult<Vec<u8>> {
+/// The target row's locator; None when the target side of an outer join is NULL-extended
+/// (no row to modify).
+fn locator_of(row: &[Value], at: usize) -> SqlResult<Option<Vec<u8>>> {
     match row.get(at) {
-        Some(Value::VarBinary(b)) | Some(Value::Binary(b)) => Ok(b.clone()),
+        Some(Value::VarBinary(b)) | Some(Value::Binary(b)) => Ok(Some(b.clone())),
+        Some(Value::Null) => Ok(None),
         _ => Err(SqlError::internal("DML input row without locator")),
     }
 }
@@ -285,18 +457,24 @@ pub fn update(
     sets: &[(usize, plan::ScalarExpr)],
     computed: &[(usize, plan::ScalarExpr)],
     checks: &[BoundCheck],
+    variables: &[VarAssign],
+    output: Option<&OutputSpec>,
     ctx: &mut ExecCtx,
+    sink: &mut dyn RowSink,
 ) -> SqlResult<u64> {
     let rows = materialize(input, ctx)?;
     let ncols = table.columns.len();
     let db = ctx.env.storage(&table.database)?;
     let mut store = TableStore::open(db.clone(), table.clone())?;
+    let mut out = Output::new(output);
     let dbname = table.database.clone();
     atomically(ctx, &dbname, &mut |ctx| {
         let mut seen: HashSet<Vec<u8>> = HashSet::new();
         let mut n = 0u64;
         for r in &rows {
-            let loc = locator_of(r, offset + ncols)?;
+            let Some(loc) = locator_of(r, offset + ncols)? else {
+                continue;
+            };
             if !seen.insert(loc.clone()) {
                 continue;
             }
@@ -308,37 +486,71 @@ pub fn update(
             }
             for (c, e) in computed {
                 let v = eval(e, &new, ctx)?;
-                new[*c] = if v.is_null() { v } else { v.cast(&table.columns[*c].data_type)? };
+                new[*c] = if v.is_null() {
+                    v
+                } else {
+                    v.cast(&table.columns[*c].data_type)?
+                };
+            }
+            for va in variables {
+                let v = match va.column {
+                    Some(c) if new[c].is_null() => Value::Null,
+                    Some(c) => new[c].cast(&va.expr.data_type)?,
+                    None => eval(&va.expr, r, ctx)?,
+                };
+                ctx.env.set_variable(&va.variable, v)?;
             }
             check_row(table, &new, checks, "UPDATE", ctx)?;
             check_foreign_keys(table, &new, Some(old), "UPDATE", &db, ctx)?;
+            check_references(table, old, Some(&new), "UPDATE", &db, ctx)?;
             let txn = ctx.env.txn(&dbname)?;
             store.update_row(txn, &loc, old, &new)?;
+            out.add(Some(&new), Some(old), ncols, ctx)?;
             n += 1;
         }
+        Ok(n)
+    })
+    .and_then(|n| {
+        out.finish(ctx, sink)?;
         Ok(n)
     })
 }
 
 /// DELETE.
-pub fn delete(table: &Arc<TableDef>, input: &PhysOp, offset: usize, ctx: &mut ExecCtx) -> SqlResult<u64> {
+pub fn delete(
+    table: &Arc<TableDef>,
+    input: &PhysOp,
+    offset: usize,
+    output: Option<&OutputSpec>,
+    ctx: &mut ExecCtx,
+    sink: &mut dyn RowSink,
+) -> SqlResult<u64> {
     let rows = materialize(input, ctx)?;
+    let mut out = Output::new(output);
     let ncols = table.columns.len();
     let db = ctx.env.storage(&table.database)?;
-    let mut store = TableStore::open(db, table.clone())?;
+    let mut store = TableStore::open(db.clone(), table.clone())?;
     let dbname = table.database.clone();
     atomically(ctx, &dbname, &mut |ctx| {
         let mut seen: HashSet<Vec<u8>> = HashSet::new();
         let mut n = 0u64;
         for r in &rows {
-            let loc = locator_of(r, offset + ncols)?;
+            let Some(loc) = locator_of(r, offset + ncols)? else {
+                continue;
+            };
             if !seen.insert(loc.clone()) {
                 continue;
             }
+            check_references(table, &r[offset..offset + ncols], None, "DELETE", &db, ctx)?;
             let txn = ctx.env.txn(&dbname)?;
             store.delete_row(txn, &loc, &r[offset..offset + ncols])?;
+            out.add(None, Some(&r[offset..offset + ncols]), ncols, ctx)?;
             n += 1;
         }
+        Ok(n)
+    })
+    .and_then(|n| {
+        out.finish(ctx, sink)?;
         Ok(n)
     })
 }
@@ -351,7 +563,11 @@ pub fn truncate(table: &Arc<TableDef>, ctx: &mut ExecCtx) -> SqlResult<()> {
 }
 
 /// SELECT ... INTO: the engine creates the table, then the rows are inserted.
-pub fn select_into(spec: &plan::NewTableSpec, source: &PhysOp, ctx: &mut ExecCtx) -> SqlResult<u64> {
+pub fn select_into(
+    spec: &plan::NewTableSpec,
+    source: &PhysOp,
+    ctx: &mut ExecCtx,
+) -> SqlResult<u64> {
     let rows = materialize(source, ctx)?;
     let table = ctx.env.create_table(spec)?;
     let columns: Vec<InsertColumn> = (0..table.columns.len())
@@ -363,7 +579,8 @@ pub fn select_into(spec: &plan::NewTableSpec, source: &PhysOp, ctx: &mut ExecCtx
             }
         })
         .collect();
-    insert_rows(&table, rows, &columns, &[], ctx)
+    let mut none = Output::new(None);
+    insert_rows(&table, rows, &columns, &[], &mut none, ctx)
 }
 
 #[allow(dead_code)]

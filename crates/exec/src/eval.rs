@@ -75,7 +75,11 @@ pub fn eval(e: &ScalarExpr, row: &[Value], ctx: &mut ExecCtx) -> SqlResult<Value
                     Some(true) => {}
                 }
             }
-            Ok(if unknown { Value::Null } else { Value::Bit(true) })
+            Ok(if unknown {
+                Value::Null
+            } else {
+                Value::Bit(true)
+            })
         }
         ScalarKind::Or(parts) => {
             let mut unknown = false;
@@ -113,7 +117,12 @@ pub fn eval(e: &ScalarExpr, row: &[Value], ctx: &mut ExecCtx) -> SqlResult<Value
             };
             let s = valops::to_text(&v);
             let p = valops::to_text(&p);
-            Ok(Value::Bit(like(&s, &p, esc)))
+            Ok(Value::Bit(types::functions::like_match(
+                &s,
+                &p,
+                esc,
+                types::Collation::DEFAULT,
+            )))
         }
         ScalarKind::InList { expr, list } => {
             let v = eval(expr, row, ctx)?;
@@ -162,6 +171,12 @@ pub fn eval(e: &ScalarExpr, row: &[Value], ctx: &mut ExecCtx) -> SqlResult<Value
         }
         ScalarKind::Function { func, name, args } => eval_function(*func, name, args, e, row, ctx),
         ScalarKind::ScalarSubquery(sq) => {
+            let key = correlated_key(sq, row, ctx)?;
+            if let Some(k) = &key {
+                if let Some(v) = ctx.corr_cache.get(k) {
+                    return Ok(v.clone());
+                }
+            }
             let mut result = Value::Null;
             let mut count = 0;
             for_each_subquery_row(sq, row, ctx, &mut |r| {
@@ -172,18 +187,30 @@ pub fn eval(e: &ScalarExpr, row: &[Value], ctx: &mut ExecCtx) -> SqlResult<Value
                 result = r.first().cloned().unwrap_or(Value::Null);
                 Ok(true)
             })?;
+            remember(key, &result, ctx);
             Ok(result)
         }
         ScalarKind::Exists(sq) => {
+            let key = correlated_key(sq, row, ctx)?;
+            if let Some(k) = &key {
+                if let Some(v) = ctx.corr_cache.get(k) {
+                    return Ok(v.clone());
+                }
+            }
             let mut found = false;
             for_each_subquery_row(sq, row, ctx, &mut |_| {
                 found = true;
                 Ok(false)
             })?;
-            Ok(Value::Bit(found))
+            let r = Value::Bit(found);
+            remember(key, &r, ctx);
+            Ok(r)
         }
         ScalarKind::InSubquery { expr, subquery } => {
             let v = eval(expr, row, ctx)?;
+            if subquery.uncorrelated {
+                return in_set(&v, subquery, row, ctx);
+            }
             quantified(&v, CmpOp::Eq, Quantifier::Any, subquery, row, ctx)
         }
         ScalarKind::Quantified {
@@ -199,9 +226,71 @@ pub fn eval(e: &ScalarExpr, row: &[Value], ctx: &mut ExecCtx) -> SqlResult<Value
 }
 
 /// Evaluates a predicate: true only when the result is TRUE (NULL/unknown = false).
-#[inline]
+///
+/// AND/OR are decided part by part (a conjunction is TRUE only if every part is TRUE; a
+/// disjunction if some part is), and `column op constant` on integers is compared in place,
+/// so the common filters allocate and clone nothing.
 pub fn eval_pred(e: &ScalarExpr, row: &[Value], ctx: &mut ExecCtx) -> SqlResult<bool> {
-    Ok(truth(&eval(e, row, ctx)?) == Some(true))
+    match &e.kind {
+        ScalarKind::And(parts) => {
+            for p in parts {
+                if !eval_pred(p, row, ctx)? {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        }
+        ScalarKind::Or(parts) => {
+            for p in parts {
+                if eval_pred(p, row, ctx)? {
+                    return Ok(true);
+                }
+            }
+            Ok(false)
+        }
+        ScalarKind::Compare(op, a, b) => {
+            if let Some(o) = int_compare_fast(a, b, row, ctx) {
+                return Ok(o.is_some_and(|o| cmp_holds(*op, o)));
+            }
+            Ok(truth(&eval(e, row, ctx)?) == Some(true))
+        }
+        _ => Ok(truth(&eval(e, row, ctx)?) == Some(true)),
+    }
+}
+
+/// Integer operand without cloning: a column, literal or parameter holding an integer.
+#[inline]
+fn int_operand(e: &ScalarExpr, row: &[Value], ctx: &ExecCtx) -> Option<Option<i64>> {
+    let v = match &e.kind {
+        ScalarKind::Column(i) => row.get(*i)?,
+        ScalarKind::Literal(v) => v,
+        ScalarKind::Param(s) => ctx.params.iter().find(|(k, _)| k == s).map(|p| &p.1)?,
+        _ => return None,
+    };
+    match v {
+        Value::Null => Some(None),
+        Value::Int(i) => Some(Some(*i as i64)),
+        Value::BigInt(i) => Some(Some(*i)),
+        Value::SmallInt(i) => Some(Some(*i as i64)),
+        Value::TinyInt(i) => Some(Some(*i as i64)),
+        _ => None,
+    }
+}
+
+/// `Some(None)` = unknown (NULL operand), `Some(Some(o))` = ordering, `None` = not applicable.
+#[inline]
+fn int_compare_fast(
+    a: &ScalarExpr,
+    b: &ScalarExpr,
+    row: &[Value],
+    ctx: &ExecCtx,
+) -> Option<Option<Ordering>> {
+    let x = int_operand(a, row, ctx)?;
+    let y = int_operand(b, row, ctx)?;
+    Some(match (x, y) {
+        (Some(x), Some(y)) => Some(x.cmp(&y)),
+        _ => None,
+    })
 }
 
 #[inline]
@@ -261,6 +350,95 @@ fn quantified(
     })
 }
 
+/// Most correlated subquery results remembered per statement.
+const CORR_CACHE_MAX: usize = 100_000;
+
+/// Cache key of a correlated subquery evaluation: the plan and every parameter value it can
+/// see (its own parameters evaluated on `row`, plus all slots already set by enclosing
+/// operators). None for uncorrelated subqueries (cached elsewhere).
+fn correlated_key(
+    sq: &Subquery,
+    row: &[Value],
+    ctx: &mut ExecCtx,
+) -> SqlResult<Option<(usize, Vec<u8>)>> {
+    if sq.uncorrelated {
+        return Ok(None);
+    }
+    let SubqueryPlan::Physical(plan) = &sq.plan else {
+        return Ok(None);
+    };
+    let mut key = Vec::new();
+    for (slot, e) in &sq.params {
+        key.extend_from_slice(&(*slot as u64).to_le_bytes());
+        let v = eval(e, row, ctx)?;
+        valops::hash_key(&v, &mut key);
+    }
+    key.push(0xEE);
+    for (slot, v) in &ctx.params {
+        if sq.params.iter().any(|(s, _)| s == slot) {
+            continue; // own parameters: already keyed by their fresh values
+        }
+        key.extend_from_slice(&(*slot as u64).to_le_bytes());
+        valops::hash_key(v, &mut key);
+    }
+    Ok(Some((std::sync::Arc::as_ptr(plan) as usize, key)))
+}
+
+fn remember(key: Option<(usize, Vec<u8>)>, v: &Value, ctx: &mut ExecCtx) {
+    if let Some(k) = key {
+        if ctx.corr_cache.len() < CORR_CACHE_MAX {
+            ctx.corr_cache.insert(k, v.clone());
+        }
+    }
+}
+
+/// `v IN (uncorrelated subquery)` through a hash set built once per statement.
+fn in_set(v: &Value, sq: &Subquery, row: &[Value], ctx: &mut ExecCtx) -> SqlResult<Value> {
+    let SubqueryPlan::Physical(plan) = &sq.plan else {
+        return Err(SqlError::internal("subquery was not planned"));
+    };
+    let k = std::sync::Arc::as_ptr(plan) as usize;
+    let set = match ctx.in_sets.get(&k) {
+        Some(s) => s.clone(),
+        None => {
+            let mut keys = hashbrown::HashSet::new();
+            let mut has_null = false;
+            let mut empty = true;
+            for_each_subquery_row(sq, row, ctx, &mut |r| {
+                empty = false;
+                let w = r.first().unwrap_or(&Value::Null);
+                if w.is_null() {
+                    has_null = true;
+                } else {
+                    let mut b = Vec::new();
+                    valops::hash_key(w, &mut b);
+                    keys.insert(b);
+                }
+                Ok(true)
+            })?;
+            let s = Rc::new((keys, has_null, empty));
+            ctx.in_sets.insert(k, s.clone());
+            s
+        }
+    };
+    let (keys, has_null, empty) = &*set;
+    if *empty {
+        return Ok(Value::Bit(false));
+    }
+    if v.is_null() {
+        return Ok(Value::Null);
+    }
+    let mut b = Vec::new();
+    valops::hash_key(v, &mut b);
+    Ok(if keys.contains(&b) {
+        Value::Bit(true)
+    } else if *has_null {
+        Value::Null
+    } else {
+        Value::Bit(false)
+    })
+}
+
 /// Runs a subquery, calling `f` per row until it returns false.
 pub fn for_each_subquery_row(
     sq: &Subquery,
@@ -269,7 +447,9 @@ pub fn for_each_subquery_row(
     f: &mut dyn FnMut(&[Value]) -> SqlResult<bool>,
 ) -> SqlResult<()> {
     let SubqueryPlan::Physical(plan) = &sq.plan else {
-        return Err(SqlError::internal("subquery was not optimized"));
+        return Err(SqlError::internal(
+            "subquery was not planned (call optimizer::optimize_scalar before eval_scalar)",
+        ));
     };
     for (slot, pe) in &sq.params {
         let v = eval(pe, row, ctx)?;
@@ -404,6 +584,12 @@ fn set_match(set: &[char], c: char) -> bool {
     hit != neg
 }
 
+/// Argument `i` (NULL when absent: never panics on a malformed plan).
+#[inline]
+fn at(v: &[Value], i: usize) -> &Value {
+    v.get(i).unwrap_or(&Value::Null)
+}
+
 fn str_result(s: String, ty: &DataType) -> Value {
     match ty {
         DataType::NVarChar(_) | DataType::NChar(_) => Value::NVarChar(s),
@@ -463,6 +649,14 @@ fn eval_function(
     let a0 = vals.first().cloned().unwrap_or(Value::Null);
     let null_in = vals.iter().any(Value::is_null);
     let ty = &e.data_type;
+    if func == ScalarFunc::Builtin {
+        let v = types::functions::call(name, &vals)?;
+        return if v.is_null() || v.data_type() == *ty {
+            Ok(v)
+        } else {
+            v.cast(ty)
+        };
+    }
     Ok(match func {
         ScalarFunc::Abs => match a0 {
             Value::Null => Value::Null,
@@ -554,15 +748,22 @@ fn eval_function(
                 }
             }
         }
-        ScalarFunc::Power | ScalarFunc::Sqrt | ScalarFunc::Square | ScalarFunc::Exp
-        | ScalarFunc::Log | ScalarFunc::Log10 | ScalarFunc::Sin | ScalarFunc::Cos
-        | ScalarFunc::Tan | ScalarFunc::Atan => {
+        ScalarFunc::Power
+        | ScalarFunc::Sqrt
+        | ScalarFunc::Square
+        | ScalarFunc::Exp
+        | ScalarFunc::Log
+        | ScalarFunc::Log10
+        | ScalarFunc::Sin
+        | ScalarFunc::Cos
+        | ScalarFunc::Tan
+        | ScalarFunc::Atan => {
             if null_in {
                 return Ok(Value::Null);
             }
             let x = arg_f64(&a0)?.unwrap_or(0.0);
             let r = match func {
-                ScalarFunc::Power => x.powf(arg_f64(&vals[1])?.unwrap_or(0.0)),
+                ScalarFunc::Power => x.powf(arg_f64(at(&vals, 1))?.unwrap_or(0.0)),
                 ScalarFunc::Sqrt => x.sqrt(),
                 ScalarFunc::Square => x * x,
                 ScalarFunc::Exp => x.exp(),
@@ -599,8 +800,12 @@ fn eval_function(
             Value::TinyInt(_) | Value::Bit(_) => Value::Int(1),
             _ => Value::Int(8),
         },
-        ScalarFunc::Upper | ScalarFunc::Lower | ScalarFunc::LTrim | ScalarFunc::RTrim
-        | ScalarFunc::Trim | ScalarFunc::Reverse => {
+        ScalarFunc::Upper
+        | ScalarFunc::Lower
+        | ScalarFunc::LTrim
+        | ScalarFunc::RTrim
+        | ScalarFunc::Trim
+        | ScalarFunc::Reverse => {
             if null_in {
                 return Ok(Value::Null);
             }
@@ -620,11 +825,15 @@ fn eval_function(
                 return Ok(Value::Null);
             }
             let s = valops::to_text(&a0);
-            let n = arg_i64(&vals[1])?.unwrap_or(0);
+            let n = arg_i64(at(&vals, 1))?.unwrap_or(0);
             if n < 0 {
                 return Err(SqlError::new(
                     536,
-                    &[&(if func == ScalarFunc::Left { "left" } else { "right" })],
+                    &[&(if func == ScalarFunc::Left {
+                        "left"
+                    } else {
+                        "right"
+                    })],
                 ));
             }
             let chars: Vec<char> = s.chars().collect();
@@ -641,7 +850,7 @@ fn eval_function(
                 return Ok(Value::Null);
             }
             let s = valops::to_text(&a0);
-            let start = arg_i64(&vals[1])?.unwrap_or(1);
+            let start = arg_i64(at(&vals, 1))?.unwrap_or(1);
             let len = arg_i64(vals.get(2).unwrap_or(&Value::BigInt(i64::MAX / 4)))?.unwrap_or(0);
             if len < 0 {
                 return Err(SqlError::new(537, &[]));
@@ -664,15 +873,15 @@ fn eval_function(
                 return Ok(Value::Null);
             }
             let s = valops::to_text(&a0);
-            let from = valops::to_text(&vals[1]);
-            let to = valops::to_text(&vals[2]);
+            let from = valops::to_text(at(&vals, 1));
+            let to = valops::to_text(at(&vals, 2));
             str_result(replace_ci(&s, &from, &to), ty)
         }
         ScalarFunc::Replicate => {
             if null_in {
                 return Ok(Value::Null);
             }
-            let n = arg_i64(&vals[1])?.unwrap_or(0);
+            let n = arg_i64(at(&vals, 1))?.unwrap_or(0);
             if n < 0 {
                 return Ok(Value::Null);
             }
@@ -683,11 +892,17 @@ fn eval_function(
             _ => Value::Null,
         },
         ScalarFunc::CharIndex => {
-            if vals.len() < 2 || vals[0].is_null() || vals[1].is_null() {
+            if vals.len() < 2 || at(&vals, 0).is_null() || at(&vals, 1).is_null() {
                 return Ok(Value::Null);
             }
-            let needle: Vec<char> = valops::to_text(&vals[0]).to_lowercase().chars().collect();
-            let hay: Vec<char> = valops::to_text(&vals[1]).to_lowercase().chars().collect();
+            let needle: Vec<char> = valops::to_text(at(&vals, 0))
+                .to_lowercase()
+                .chars()
+                .collect();
+            let hay: Vec<char> = valops::to_text(at(&vals, 1))
+                .to_lowercase()
+                .chars()
+                .collect();
             let start = match vals.get(2) {
                 Some(v) => arg_i64(v)?.unwrap_or(1).max(1) as usize,
                 None => 1,
@@ -714,7 +929,9 @@ fn eval_function(
         }
         ScalarFunc::ConcatWs => {
             let sep = valops::to_text(&a0);
-            let parts: Vec<String> = vals[1..]
+            let parts: Vec<String> = vals
+                .get(1..)
+                .unwrap_or(&[])
                 .iter()
                 .filter(|v| !v.is_null())
                 .map(valops::to_text)

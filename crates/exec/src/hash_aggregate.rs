@@ -3,7 +3,7 @@
 //! GROUPING SETS / ROLLUP / CUBE run one pass per set (absent group columns are NULL and
 //! `GROUPING()` reports 1 for them).
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 
 use common::SqlResult;
 use plan::{AggCall, AggFunc, ScalarExpr, ScalarKind};

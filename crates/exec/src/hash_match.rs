@@ -1,18 +1,27 @@
 //! Hash Match join. Builds a hash table on the right input, probes with the left input (so the
 //! output is left ++ right for every kind). Supports inner, left/right/full outer, left semi and
-//! left anti semi. Keys are encoded into a reused byte buffer (`valops::hash_key`), so probing
-//! allocates nothing; rows with a NULL key never match.
-
-use std::collections::HashMap;
+//! left anti semi, with a residual predicate. Rows with a NULL key never match.
+//!
+//! Build rows live in one vector; equal keys are chained through `next` (no per-key
+//! allocation). A single integer key uses an `i64`-keyed table; other keys are encoded into a
+//! reused byte buffer (`valops::hash_key`) and probed by slice, so probing allocates nothing.
 
 use common::SqlResult;
+use hashbrown::HashMap;
 use plan::{JoinKind, ScalarExpr};
-use types::Value;
+use types::{DataType, Value};
 
 use crate::context::ExecCtx;
 use crate::eval::{eval, eval_pred};
 use crate::operator::{BoxOp, Operator};
 use crate::valops;
+
+const END: u32 = u32::MAX;
+
+enum Table {
+    Int(HashMap<i64, u32>),
+    Bytes(HashMap<Box<[u8]>, u32>),
+}
 
 pub struct HashJoin<'p> {
     left: BoxOp<'p>,
@@ -23,18 +32,26 @@ pub struct HashJoin<'p> {
     residual: Option<&'p ScalarExpr>,
     left_arity: usize,
     right_arity: usize,
-    /// key bytes -> indexes into `build_rows`
-    table: HashMap<Box<[u8]>, Vec<u32>>,
+    table: Table,
+    /// chain: next build row with the same key
+    next: Vec<u32>,
     build_rows: Vec<Vec<Value>>,
     build_matched: Vec<bool>,
     keybuf: Vec<u8>,
     cur: Vec<Value>,
-    /// Current probe state: candidate list and position.
-    cand: Option<(Box<[u8]>, usize)>,
+    /// Current probe candidate (build row index) or END.
+    cand: u32,
     probe_matched: bool,
     probe_active: bool,
     /// Emitting unmatched build rows (right/full outer) from this index.
     tail: Option<usize>,
+}
+
+fn int_key_type(t: &DataType) -> bool {
+    matches!(
+        t,
+        DataType::Int | DataType::BigInt | DataType::SmallInt | DataType::TinyInt
+    )
 }
 
 impl<'p> HashJoin<'p> {
@@ -49,6 +66,10 @@ impl<'p> HashJoin<'p> {
         left_arity: usize,
         right_arity: usize,
     ) -> Self {
+        let int = left_keys.len() == 1
+            && right_keys.len() == 1
+            && int_key_type(&left_keys[0].data_type)
+            && int_key_type(&right_keys[0].data_type);
         HashJoin {
             left,
             right,
@@ -58,12 +79,17 @@ impl<'p> HashJoin<'p> {
             residual,
             left_arity,
             right_arity,
-            table: HashMap::new(),
+            table: if int {
+                Table::Int(HashMap::new())
+            } else {
+                Table::Bytes(HashMap::new())
+            },
+            next: Vec::new(),
             build_rows: Vec::new(),
             build_matched: Vec::new(),
             keybuf: Vec::new(),
             cur: Vec::new(),
-            cand: None,
+            cand: END,
             probe_matched: false,
             probe_active: false,
             tail: None,
@@ -80,49 +106,111 @@ pub(crate) fn encode_keys(
 ) -> SqlResult<bool> {
     out.clear();
     for k in keys {
-        let v = match k.as_column() {
+        match k.as_column() {
             Some(i) => {
                 let v = row.get(i).unwrap_or(&Value::Null);
                 if v.is_null() {
                     return Ok(false);
                 }
                 valops::hash_key(v, out);
-                continue;
             }
-            None => eval(k, row, ctx)?,
-        };
-        if v.is_null() {
-            return Ok(false);
+            None => {
+                let v = eval(k, row, ctx)?;
+                if v.is_null() {
+                    return Ok(false);
+                }
+                valops::hash_key(&v, out);
+            }
         }
-        valops::hash_key(&v, out);
     }
     Ok(true)
 }
 
+/// The integer key of `row` (None for NULL).
+fn int_key(key: &ScalarExpr, row: &[Value], ctx: &mut ExecCtx) -> SqlResult<Option<i64>> {
+    let owned;
+    let v = match key.as_column() {
+        Some(i) => row.get(i).unwrap_or(&Value::Null),
+        None => {
+            owned = eval(key, row, ctx)?;
+            &owned
+        }
+    };
+    Ok(match v {
+        Value::Int(i) => Some(*i as i64),
+        Value::BigInt(i) => Some(*i),
+        Value::SmallInt(i) => Some(*i as i64),
+        Value::TinyInt(i) => Some(*i as i64),
+        _ => None,
+    })
+}
+
+impl HashJoin<'_> {
+    /// Looks up the first build row matching the current probe row.
+    fn lookup(&mut self, ctx: &mut ExecCtx) -> SqlResult<u32> {
+        let row = self.left.row();
+        Ok(match &self.table {
+            Table::Int(m) => match int_key(&self.left_keys[0], row, ctx)? {
+                Some(k) => m.get(&k).copied().unwrap_or(END),
+                None => END,
+            },
+            Table::Bytes(m) => {
+                if encode_keys(self.left_keys, row, ctx, &mut self.keybuf)? {
+                    m.get(&self.keybuf[..]).copied().unwrap_or(END)
+                } else {
+                    END
+                }
+            }
+        })
+    }
+}
+
 impl Operator for HashJoin<'_> {
     fn open(&mut self, ctx: &mut ExecCtx) -> SqlResult<()> {
-        self.table.clear();
+        match &mut self.table {
+            Table::Int(m) => m.clear(),
+            Table::Bytes(m) => m.clear(),
+        }
+        self.next.clear();
         self.build_rows.clear();
         self.build_matched.clear();
-        self.cand = None;
+        self.cand = END;
         self.probe_active = false;
         self.tail = None;
         self.right.open(ctx)?;
         while self.right.next(ctx)? {
             let row = self.right.row();
             let idx = self.build_rows.len() as u32;
-            let has_key = encode_keys(self.right_keys, row, ctx, &mut self.keybuf)?;
-            self.build_rows.push(row.to_vec());
-            self.build_matched.push(false);
-            if has_key {
-                match self.table.get_mut(&self.keybuf[..]) {
-                    Some(v) => v.push(idx),
-                    None => {
-                        self.table
-                            .insert(self.keybuf.clone().into_boxed_slice(), vec![idx]);
+            let mut link = END;
+            let mut keyed = false;
+            match &mut self.table {
+                Table::Int(m) => {
+                    if let Some(k) = int_key(&self.right_keys[0], row, ctx)? {
+                        keyed = true;
+                        let head = m.entry(k).or_insert(END);
+                        link = *head;
+                        *head = idx;
+                    }
+                }
+                Table::Bytes(m) => {
+                    if encode_keys(self.right_keys, row, ctx, &mut self.keybuf)? {
+                        keyed = true;
+                        match m.get_mut(&self.keybuf[..]) {
+                            Some(head) => {
+                                link = *head;
+                                *head = idx;
+                            }
+                            None => {
+                                m.insert(self.keybuf.clone().into_boxed_slice(), idx);
+                            }
+                        }
                     }
                 }
             }
+            let _ = keyed;
+            self.build_rows.push(row.to_vec());
+            self.build_matched.push(false);
+            self.next.push(link);
         }
         self.right.close();
         self.left.open(ctx)
@@ -130,9 +218,8 @@ impl Operator for HashJoin<'_> {
 
     fn next(&mut self, ctx: &mut ExecCtx) -> SqlResult<bool> {
         loop {
-            if let Some(i) = self.tail {
+            if let Some(mut i) = self.tail {
                 // unmatched build rows for right / full outer
-                let mut i = i;
                 while i < self.build_rows.len() && self.build_matched[i] {
                     i += 1;
                 }
@@ -157,41 +244,54 @@ impl Operator for HashJoin<'_> {
                 }
                 self.probe_active = true;
                 self.probe_matched = false;
-                let has = encode_keys(self.left_keys, self.left.row(), ctx, &mut self.keybuf)?;
-                self.cand = if has && self.table.contains_key(&self.keybuf[..]) {
-                    Some((self.keybuf.clone().into_boxed_slice(), 0))
+                self.cand = if self.left_keys.is_empty() {
+                    // no keys (full outer with only a residual): every build row is a candidate
+                    if self.build_rows.is_empty() {
+                        END
+                    } else {
+                        u32::MAX - 1
+                    }
                 } else {
-                    None
+                    self.lookup(ctx)?
                 };
             }
             // walk candidates
-            if let Some((key, pos)) = &mut self.cand {
-                let list = self.table.get(key).map(|v| v.as_slice()).unwrap_or(&[]);
-                while *pos < list.len() {
-                    let bi = list[*pos] as usize;
-                    *pos += 1;
-                    self.cur.clear();
-                    self.cur.extend_from_slice(self.left.row());
-                    self.cur.extend_from_slice(&self.build_rows[bi]);
-                    if let Some(r) = self.residual {
-                        if !eval_pred(r, &self.cur, ctx)? {
-                            continue;
-                        }
+            while self.cand != END {
+                let bi = if self.left_keys.is_empty() {
+                    // sequential walk encoded as MAX-1-k
+                    let k = (u32::MAX - 1 - self.cand) as usize;
+                    self.cand = if k + 1 < self.build_rows.len() {
+                        u32::MAX - 2 - k as u32
+                    } else {
+                        END
+                    };
+                    k
+                } else {
+                    let b = self.cand as usize;
+                    self.cand = self.next[b];
+                    b
+                };
+                self.cur.clear();
+                self.cur.extend_from_slice(self.left.row());
+                self.cur.extend_from_slice(&self.build_rows[bi]);
+                if let Some(r) = self.residual {
+                    if !eval_pred(r, &self.cur, ctx)? {
+                        continue;
                     }
-                    self.probe_matched = true;
-                    self.build_matched[bi] = true;
-                    match self.kind {
-                        JoinKind::LeftSemi => {
-                            self.probe_active = false;
-                            self.cur.truncate(self.left_arity);
-                            return Ok(true);
-                        }
-                        JoinKind::LeftAntiSemi => {
-                            *pos = usize::MAX - 1;
-                            break;
-                        }
-                        _ => return Ok(true),
+                }
+                self.probe_matched = true;
+                self.build_matched[bi] = true;
+                match self.kind {
+                    JoinKind::LeftSemi => {
+                        self.probe_active = false;
+                        self.cur.truncate(self.left_arity);
+                        return Ok(true);
                     }
+                    JoinKind::LeftAntiSemi => {
+                        self.cand = END;
+                        break;
+                    }
+                    _ => return Ok(true),
                 }
             }
             self.probe_active = false;
@@ -221,7 +321,11 @@ impl Operator for HashJoin<'_> {
 
     fn close(&mut self) {
         self.left.close();
-        self.table = HashMap::new();
         self.build_rows = Vec::new();
+        self.next = Vec::new();
+        self.table = match self.table {
+            Table::Int(_) => Table::Int(HashMap::new()),
+            Table::Bytes(_) => Table::Bytes(HashMap::new()),
+        };
     }
 }

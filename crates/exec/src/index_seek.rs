@@ -16,6 +16,9 @@ use crate::operator::Operator;
 use crate::row_format::{encode_key_value, nc_locator};
 use crate::table_io::TableStore;
 
+/// Lower and upper byte bounds of a B-tree range scan.
+type ByteRange = (Bound<Vec<u8>>, Bound<Vec<u8>>);
+
 pub struct IndexSeek<'p> {
     source: &'p TableSource,
     index: usize,
@@ -54,7 +57,7 @@ impl<'p> IndexSeek<'p> {
     }
 
     /// Computes the byte bounds; None = the seek matches nothing.
-    fn bounds(&self, ctx: &mut ExecCtx) -> SqlResult<Option<(Bound<Vec<u8>>, Bound<Vec<u8>>)>> {
+    fn bounds(&self, ctx: &mut ExecCtx) -> SqlResult<Option<ByteRange>> {
         let table = &self.source.table;
         let ix = &table.indexes[self.index];
         let mut prefix = Vec::new();
@@ -182,14 +185,20 @@ impl Operator for IndexSeek<'_> {
                 self.row.clear();
                 let locator: Vec<u8>;
                 if clustered {
-                    store.format.decode_into(self.batch.record(i), &mut self.row)?;
+                    store
+                        .format
+                        .decode_into(self.batch.record(i), &mut self.row)?;
                     locator = self.batch.key(i).to_vec();
                 } else {
                     locator = nc_locator(self.batch.record(i))?.to_vec();
                     let Some(rec) = store.fetch(&locator)? else {
                         continue;
                     };
-                    store.format.decode_into(&rec, &mut self.row)?;
+                    store.format.decode_needed(
+                        &rec,
+                        self.source.needed.as_deref(),
+                        &mut self.row,
+                    )?;
                 }
                 if self.source.with_locator {
                     self.row.push(Value::VarBinary(locator));

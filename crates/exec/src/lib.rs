@@ -22,8 +22,8 @@ pub mod valops;
 
 mod compute_scalar;
 mod concatenation;
-mod dml;
 mod constant_scan;
+mod dml;
 mod filter;
 mod hash_aggregate;
 mod hash_match;
@@ -72,8 +72,21 @@ pub trait ExecEnv {
     fn call_function(&mut self, _name: &str, _args: &[Value]) -> SqlResult<Option<Value>> {
         Ok(None)
     }
+    /// Tables (in `database`) with a FOREIGN KEY referencing `object_id`, for REFERENCE checks
+    /// on DELETE/UPDATE of the referenced table. Default: none (checks skipped).
+    fn referencing_tables(
+        &mut self,
+        _database: &str,
+        _object_id: i32,
+    ) -> SqlResult<Vec<Arc<TableDef>>> {
+        Ok(Vec::new())
+    }
     /// The table definition of a referenced table (foreign key checks), by object id.
-    fn table_by_id(&mut self, _database: &str, _object_id: i32) -> SqlResult<Option<Arc<TableDef>>> {
+    fn table_by_id(
+        &mut self,
+        _database: &str,
+        _object_id: i32,
+    ) -> SqlResult<Option<Arc<TableDef>>> {
         Ok(None)
     }
 }
@@ -152,12 +165,15 @@ pub fn execute(
             checks,
             output,
             ..
-        } => {
-            if output.is_some() {
-                return Err(SqlError::unsupported("OUTPUT clause"));
-            }
-            Some(dml::insert(table, source, columns, checks, &mut ctx)?)
-        }
+        } => Some(dml::insert(
+            table,
+            source,
+            columns,
+            checks,
+            output.as_ref(),
+            &mut ctx,
+            sink,
+        )?),
         Statement::Update {
             table,
             input,
@@ -165,7 +181,8 @@ pub fn execute(
             sets,
             computed,
             checks,
-            ..
+            output,
+            variables,
         } => Some(dml::update(
             table,
             input,
@@ -173,14 +190,24 @@ pub fn execute(
             sets,
             computed,
             checks,
+            variables,
+            output.as_ref(),
             &mut ctx,
+            sink,
         )?),
         Statement::Delete {
             table,
             input,
             target_offset,
-            ..
-        } => Some(dml::delete(table, input, *target_offset, &mut ctx)?),
+            output,
+        } => Some(dml::delete(
+            table,
+            input,
+            *target_offset,
+            output.as_ref(),
+            &mut ctx,
+            sink,
+        )?),
         Statement::Truncate { table } => {
             dml::truncate(table, &mut ctx)?;
             None
@@ -193,6 +220,20 @@ pub fn execute(
         rows_affected: rows,
         messages: std::mem::take(&mut ctx.messages),
     })
+}
+
+/// Inserts rows produced outside a plan (`INSERT ... EXEC`, table-valued parameters) with the
+/// full INSERT semantics (conversions, identity, defaults, constraints, indexes); `columns` and
+/// `checks` come from `plan::bind_insert_target`. Returns the number of rows inserted.
+pub fn insert_rows(
+    table: &Arc<TableDef>,
+    rows: Vec<Vec<Value>>,
+    columns: &[plan::InsertColumn],
+    checks: &[plan::BoundCheck],
+    env: &mut dyn ExecEnv,
+) -> SqlResult<u64> {
+    let mut ctx = ExecCtx::new(env);
+    dml::insert_values(table, rows, columns, checks, &mut ctx)
 }
 
 /// Evaluates a standalone scalar expression (no input row).

@@ -58,7 +58,9 @@ impl<'p> NestedLoops<'p> {
 impl Operator for NestedLoops<'_> {
     fn open(&mut self, ctx: &mut ExecCtx) -> SqlResult<()> {
         if matches!(self.kind, JoinKind::RightOuter | JoinKind::FullOuter) {
-            return Err(SqlError::internal("nested loops cannot run right/full outer joins"));
+            return Err(SqlError::internal(
+                "nested loops cannot run right/full outer joins",
+            ));
         }
         self.in_outer = false;
         self.outer.open(ctx)

@@ -14,6 +14,11 @@ pub trait Operator {
     fn next(&mut self, ctx: &mut ExecCtx) -> SqlResult<bool>;
     fn row(&self) -> &[Value];
     fn close(&mut self) {}
+    /// Counts (and consumes) the remaining rows without producing them, when the operator can
+    /// do so cheaply (an unfiltered scan); `None` = not supported, nothing consumed.
+    fn count_rows(&mut self, _ctx: &mut ExecCtx) -> SqlResult<Option<u64>> {
+        Ok(None)
+    }
 }
 
 /// A boxed operator borrowing its plan.
@@ -24,9 +29,7 @@ pub fn build(op: &PhysOp) -> SqlResult<BoxOp<'_>> {
     use crate::*;
     Ok(match &op.kind {
         PhysKind::ConstantScan { rows } => Box::new(constant_scan::ConstantScan::new(rows)),
-        PhysKind::VirtualScan { table } => {
-            Box::new(constant_scan::VirtualScan::new(&table.rows))
-        }
+        PhysKind::VirtualScan { table } => Box::new(constant_scan::VirtualScan::new(&table.rows)),
         PhysKind::Filter { input, predicate } => {
             Box::new(filter::Filter::new(build(input)?, predicate))
         }
@@ -86,7 +89,12 @@ pub fn build(op: &PhysOp) -> SqlResult<BoxOp<'_>> {
             keys,
             top,
             distinct,
-        } => Box::new(sort::Sort::new(build(input)?, keys, top.as_ref(), *distinct)),
+        } => Box::new(sort::Sort::new(
+            build(input)?,
+            keys,
+            top.as_ref(),
+            *distinct,
+        )),
         PhysKind::HashAggregate {
             input,
             group_by,

@@ -45,7 +45,8 @@ impl Operator for RecursiveCte<'_> {
         let mut depth = 0u32;
         while !level.is_empty() {
             self.out.extend(level.iter().cloned());
-            ctx.work_tables.insert(self.id, Rc::new(std::mem::take(&mut level)));
+            ctx.work_tables
+                .insert(self.id, Rc::new(std::mem::take(&mut level)));
             self.recursive.open(ctx)?;
             while self.recursive.next(ctx)? {
                 level.push(self.recursive.row().to_vec());

@@ -68,6 +68,35 @@ impl RowFormat {
         Ok(self.builder.finish(&self.schema))
     }
 
+    /// Decodes only the columns flagged in `needed` (others become NULL).
+    pub fn decode_needed(
+        &self,
+        rec: &[u8],
+        needed: Option<&[bool]>,
+        out: &mut Vec<Value>,
+    ) -> SqlResult<()> {
+        let Some(needed) = needed else {
+            return self.decode_into(rec, out);
+        };
+        if !needed.iter().any(|b| *b) {
+            // nothing read above (COUNT(*)): no need to parse the record
+            out.extend(std::iter::repeat_n(Value::Null, self.types.len()));
+            return Ok(());
+        }
+        let view = RecordView::new(&self.schema, rec)?;
+        for (i, t) in self.types.iter().enumerate() {
+            if !needed.get(i).copied().unwrap_or(true) {
+                out.push(Value::Null);
+                continue;
+            }
+            match view.get(i)? {
+                None => out.push(Value::Null),
+                Some(b) => out.push(types::codec::decode_value(b, t)?),
+            }
+        }
+        Ok(())
+    }
+
     /// Decodes a record, appending one value per column to `out`.
     pub fn decode_into(&self, rec: &[u8], out: &mut Vec<Value>) -> SqlResult<()> {
         let view = RecordView::new(&self.schema, rec)?;
@@ -93,7 +122,12 @@ pub fn encode_index_key(
             .columns
             .get(c)
             .ok_or_else(|| SqlError::internal("index column out of range"))?;
-        encode_key_value(row.get(c).unwrap_or(&Value::Null), &col.data_type, desc, out)?;
+        encode_key_value(
+            row.get(c).unwrap_or(&Value::Null),
+            &col.data_type,
+            desc,
+            out,
+        )?;
     }
     Ok(())
 }

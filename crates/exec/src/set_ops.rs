@@ -1,6 +1,6 @@
 //! Hash-based EXCEPT / INTERSECT and Hash Match (Flow Distinct).
 
-use std::collections::HashSet;
+use hashbrown::HashSet;
 
 use common::SqlResult;
 use plan::SetOpKind;

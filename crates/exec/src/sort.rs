@@ -63,25 +63,48 @@ impl Operator for Sort<'_> {
             None => None,
         };
         self.input.open(ctx)?;
+        let keys = self.keys;
+        let mut kbuf: Vec<Value> = Vec::with_capacity(keys.len());
+        // TOP N: keep the best n rows sorted; a row not better than the worst is dropped
+        // without copying it
+        let bounded = limit.filter(|&n| n <= 4096 && !self.distinct);
         while self.input.next(ctx)? {
             let row = self.input.row();
-            let mut k = Vec::with_capacity(self.keys.len());
-            for key in self.keys {
-                k.push(match key.expr.as_column() {
+            kbuf.clear();
+            for key in keys {
+                kbuf.push(match key.expr.as_column() {
                     Some(i) => row.get(i).cloned().unwrap_or(Value::Null),
                     None => eval(&key.expr, row, ctx)?,
                 });
             }
-            self.rows.push((k, row.to_vec()));
+            if let Some(n) = bounded {
+                if n == 0 {
+                    continue;
+                }
+                if self.rows.len() == n {
+                    let worst = &self.rows[n - 1].0;
+                    if cmp_keys(keys, &kbuf, worst) != Ordering::Less {
+                        continue;
+                    }
+                    self.rows.pop();
+                }
+                // insert after equal keys (stable)
+                let pos = self
+                    .rows
+                    .partition_point(|r| cmp_keys(keys, &r.0, &kbuf) != Ordering::Greater);
+                self.rows.insert(pos, (kbuf.clone(), row.to_vec()));
+                continue;
+            }
+            self.rows.push((kbuf.clone(), row.to_vec()));
         }
         self.input.close();
-        let keys = self.keys;
-        self.rows.sort_by(|a, b| cmp_keys(keys, &a.0, &b.0));
+        if bounded.is_none() {
+            self.rows.sort_by(|a, b| cmp_keys(keys, &a.0, &b.0));
+        }
         if self.distinct {
             self.rows.dedup_by(|a, b| {
                 a.1.len() == b.1.len()
-                    && a
-                        .1
+                    && a.1
                         .iter()
                         .zip(&b.1)
                         .all(|(x, y)| valops::sort_cmp(x, y) == Ordering::Equal)

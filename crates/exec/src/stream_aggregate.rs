@@ -4,7 +4,7 @@
 use std::cmp::Ordering;
 
 use common::SqlResult;
-use plan::{AggCall, ScalarExpr};
+use plan::{AggCall, AggFunc, ScalarExpr};
 use types::Value;
 
 use crate::agg::AggState;
@@ -76,6 +76,25 @@ impl Operator for StreamAggregate<'_> {
     fn next(&mut self, ctx: &mut ExecCtx) -> SqlResult<bool> {
         if self.done {
             return Ok(false);
+        }
+        if !self.pending
+            && self.group_by.is_empty()
+            && !self.aggs.is_empty()
+            && self
+                .aggs
+                .iter()
+                .all(|a| matches!(a.func, AggFunc::CountStar | AggFunc::CountBigStar))
+        {
+            if let Some(n) = self.input.count_rows(ctx)? {
+                self.done = true;
+                self.keys.clear();
+                self.states = self.aggs.iter().map(AggState::new).collect();
+                for s in &mut self.states {
+                    s.add_count(n);
+                }
+                self.emit()?;
+                return Ok(true);
+            }
         }
         if !self.pending {
             // start the first group

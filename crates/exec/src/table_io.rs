@@ -13,6 +13,9 @@ use types::Value;
 
 use crate::row_format::{encode_index_key, key_value_text, nc_locator, nc_value, RowFormat};
 
+/// Callback receiving `(row values, locator)`.
+pub type RowVisitor<'a> = dyn FnMut(&[Value], &[u8]) -> SqlResult<()> + 'a;
+
 /// Open handles on a table's storage objects.
 pub struct TableStore {
     pub db: Arc<Database>,
@@ -78,7 +81,11 @@ impl TableStore {
         let obj = format!("{}.{}", self.table.schema, self.table.name);
         let key = key_value_text(&self.table, ix, row);
         if ix.primary_key || ix.unique_constraint {
-            let kind = if ix.primary_key { "PRIMARY KEY" } else { "UNIQUE KEY" };
+            let kind = if ix.primary_key {
+                "PRIMARY KEY"
+            } else {
+                "UNIQUE KEY"
+            };
             SqlError::new(2627, &[&kind, &ix.name, &obj, &key])
         } else {
             SqlError::new(2601, &[&obj, &ix.name, &key])
@@ -112,7 +119,13 @@ impl TableStore {
         Ok(locator)
     }
 
-    fn insert_nc(&mut self, txn: &mut Txn, k: usize, row: &[Value], locator: &[u8]) -> SqlResult<()> {
+    fn insert_nc(
+        &mut self,
+        txn: &mut Txn,
+        k: usize,
+        row: &[Value],
+        locator: &[u8],
+    ) -> SqlResult<()> {
         let (pos, bt, inc) = &mut self.nonclustered[k];
         let ix = &self.table.indexes[*pos];
         self.keybuf.clear();
@@ -150,7 +163,13 @@ impl TableStore {
         Ok(())
     }
 
-    fn delete_nc(&mut self, txn: &mut Txn, k: usize, row: &[Value], locator: &[u8]) -> SqlResult<()> {
+    fn delete_nc(
+        &mut self,
+        txn: &mut Txn,
+        k: usize,
+        row: &[Value],
+        locator: &[u8],
+    ) -> SqlResult<()> {
         let (pos, bt, _) = &self.nonclustered[k];
         let ix = &self.table.indexes[*pos];
         self.keybuf.clear();
@@ -188,7 +207,8 @@ impl TableStore {
         };
         let ix = self.table.indexes[pos].clone();
         let key_changed = ix.key_columns.iter().any(|&(c, _)| {
-            types::sort_cmp(&old[c], &new[c], types::Collation::DEFAULT) != std::cmp::Ordering::Equal
+            types::sort_cmp(&old[c], &new[c], types::Collation::DEFAULT)
+                != std::cmp::Ordering::Equal
                 || old[c].is_null() != new[c].is_null()
                 || old[c] != new[c]
         });
@@ -218,10 +238,7 @@ impl TableStore {
     }
 
     /// Calls `f(row, locator)` for every row in storage order.
-    pub fn for_each_row(
-        &self,
-        f: &mut dyn FnMut(&[Value], &[u8]) -> SqlResult<()>,
-    ) -> SqlResult<()> {
+    pub fn for_each_row(&self, f: &mut RowVisitor<'_>) -> SqlResult<()> {
         let mut batch = RowBatch::new();
         let mut row = Vec::new();
         if let Some(heap) = &self.heap {
@@ -299,7 +316,12 @@ pub fn create_table_storage(db: &Database, txn: &mut Txn, table: &mut TableDef) 
 }
 
 /// Creates the B-tree of a new nonclustered index `table.indexes[pos]` (sets `storage_id`).
-pub fn create_index_storage(db: &Database, txn: &mut Txn, table: &mut TableDef, pos: usize) -> SqlResult<()> {
+pub fn create_index_storage(
+    db: &Database,
+    txn: &mut Txn,
+    table: &mut TableDef,
+    pos: usize,
+) -> SqlResult<()> {
     let ix = table
         .indexes
         .get_mut(pos)
@@ -310,21 +332,33 @@ pub fn create_index_storage(db: &Database, txn: &mut Txn, table: &mut TableDef, 
 
 /// Fills the (empty, already created) nonclustered index `table.indexes[pos]` from the table's
 /// rows. Duplicate keys of a unique index raise 1505.
-pub fn build_index(db: &Arc<Database>, txn: &mut Txn, table: &Arc<TableDef>, pos: usize) -> SqlResult<()> {
+pub fn build_index(
+    db: &Arc<Database>,
+    txn: &mut Txn,
+    table: &Arc<TableDef>,
+    pos: usize,
+) -> SqlResult<()> {
     let ix = table
         .indexes
         .get(pos)
         .cloned()
         .ok_or_else(|| SqlError::internal("index position out of range"))?;
     if ix.clustered || !is_rowstore(&ix) {
-        return Err(SqlError::internal("build_index: use copy_rows for clustered indexes"));
+        return Err(SqlError::internal(
+            "build_index: use copy_rows for clustered indexes",
+        ));
     }
     let store = TableStore::open(db.clone(), table.clone())?;
     let bt = db.btree(ObjId(ix.storage_id))?;
     let mut inc = if ix.included.is_empty() {
         None
     } else {
-        Some(RowFormat::new(ix.included.iter().map(|&c| table.columns[c].data_type.clone()).collect()))
+        Some(RowFormat::new(
+            ix.included
+                .iter()
+                .map(|&c| table.columns[c].data_type.clone())
+                .collect(),
+        ))
     };
     let mut key = Vec::new();
     let mut val = Vec::new();

@@ -91,7 +91,9 @@ impl Operator for TableScan<'_> {
                 let i = self.pos;
                 self.pos += 1;
                 self.row.clear();
-                store.format.decode_into(self.batch.record(i), &mut self.row)?;
+                store
+                    .format
+                    .decode_into(self.batch.record(i), &mut self.row)?;
                 if self.source.with_locator {
                     let loc = match self.cursor {
                         Cursor::Heap(_) => self.batch.rid(i).to_bytes().to_vec(),
@@ -125,5 +127,24 @@ impl Operator for TableScan<'_> {
 
     fn close(&mut self) {
         self.cursor = Cursor::None;
+    }
+
+    fn count_rows(&mut self, _ctx: &mut ExecCtx) -> SqlResult<Option<u64>> {
+        if self.predicate.is_some() {
+            return Ok(None);
+        }
+        let mut n = (self.batch.len() - self.pos.min(self.batch.len())) as u64;
+        while self.more {
+            self.batch.clear();
+            self.more = match &mut self.cursor {
+                Cursor::Heap(s) => s.next_batch(&mut self.batch)?,
+                Cursor::BTree(s) => s.next_batch(&mut self.batch)?,
+                Cursor::None => false,
+            };
+            n += self.batch.len() as u64;
+        }
+        self.batch.clear();
+        self.pos = 0;
+        Ok(Some(n))
     }
 }

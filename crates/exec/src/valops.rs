@@ -292,8 +292,9 @@ fn local_arith(op: BinaryOp, a: &Value, b: &Value, ty: &DataType) -> SqlResult<V
         };
         return match i32::try_from(r) {
             Ok(v) if matches!(ty, DataType::Int) => Ok(Value::Int(v)),
-            _ => int_value(r as i128, ty)
-                .map_err(|_| SqlError::new(8115, &[&"expression", &"int"])),
+            _ => {
+                int_value(r as i128, ty).map_err(|_| SqlError::new(8115, &[&"expression", &"int"]))
+            }
         };
     }
     if op == BinaryOp::Concat {
@@ -578,7 +579,7 @@ fn fallback_text(v: &Value) -> String {
         Value::Int(i) => i.to_string(),
         Value::BigInt(i) => i.to_string(),
         Value::Decimal { mantissa, scale } => decimal_text(*mantissa, *scale),
-        Value::Money(m) | Value::SmallMoney(m) => decimal_text(*m as i128, 2.max(0) + 2),
+        Value::Money(m) | Value::SmallMoney(m) => decimal_text(*m as i128, 4),
         Value::Float(f) => format_float(*f),
         Value::Real(f) => format_float(*f as f64),
         Value::Char(s) | Value::VarChar(s) | Value::NChar(s) | Value::NVarChar(s) => s.clone(),
@@ -683,10 +684,7 @@ fn fallback_cast(v: &Value, ty: &DataType) -> SqlResult<Value> {
                 })
             }
             t if t.is_numeric() || matches!(t, DataType::Bit) => parse_num_text(s, ty, v),
-            _ => Err(SqlError::new(
-                529,
-                &[&type_name(v), &ty.sql_name()],
-            )),
+            _ => Err(SqlError::new(529, &[&type_name(v), &ty.sql_name()])),
         };
     }
     if ty.is_string() {
@@ -767,18 +765,37 @@ mod tests {
         );
         assert_eq!(compare(&Value::Null, &Value::Int(1)), None);
         assert_eq!(
-            compare(&Value::VarChar("abc ".into()), &Value::VarChar("ABC".into())),
+            compare(
+                &Value::VarChar("abc ".into()),
+                &Value::VarChar("ABC".into())
+            ),
             Some(Ordering::Equal)
         );
     }
 
     #[test]
     fn int_arith_overflow_and_div_zero() {
-        let r = arith(BinaryOp::Add, &Value::Int(i32::MAX), &Value::Int(1), &DataType::Int);
+        let r = arith(
+            BinaryOp::Add,
+            &Value::Int(i32::MAX),
+            &Value::Int(1),
+            &DataType::Int,
+        );
         assert_eq!(r.unwrap_err().number, 8115);
-        let r = arith(BinaryOp::Div, &Value::Int(1), &Value::Int(0), &DataType::Int);
+        let r = arith(
+            BinaryOp::Div,
+            &Value::Int(1),
+            &Value::Int(0),
+            &DataType::Int,
+        );
         assert_eq!(r.unwrap_err().number, 8134);
-        let r = arith(BinaryOp::Div, &Value::Int(7), &Value::Int(2), &DataType::Int).unwrap();
+        let r = arith(
+            BinaryOp::Div,
+            &Value::Int(7),
+            &Value::Int(2),
+            &DataType::Int,
+        )
+        .unwrap();
         assert_eq!(r, Value::Int(3));
     }
 

@@ -6,8 +6,8 @@
 use std::cmp::Ordering;
 
 use common::{SqlError, SqlResult};
-use plan::{Frame, FrameBound, FrameUnits, SortKey, WindowCall, WindowFunc};
 use plan::{AggCall, AggFunc};
+use plan::{Frame, FrameBound, FrameUnits, SortKey, WindowCall, WindowFunc};
 use types::{DataType, Value};
 
 use crate::agg::AggState;
@@ -131,19 +131,20 @@ impl Operator for Window<'_> {
     }
 }
 
-fn arg_value(
-    call: &WindowCall,
-    i: usize,
-    row: &[Value],
-    ctx: &mut ExecCtx,
-) -> SqlResult<Value> {
+fn arg_value(call: &WindowCall, i: usize, row: &[Value], ctx: &mut ExecCtx) -> SqlResult<Value> {
     match call.args.get(i) {
         Some(e) => eval(e, row, ctx),
         None => Ok(Value::Null),
     }
 }
 
-fn int_arg(call: &WindowCall, i: usize, row: &[Value], ctx: &mut ExecCtx, d: i64) -> SqlResult<i64> {
+fn int_arg(
+    call: &WindowCall,
+    i: usize,
+    row: &[Value],
+    ctx: &mut ExecCtx,
+    d: i64,
+) -> SqlResult<i64> {
     if call.args.get(i).is_none() {
         return Ok(d);
     }
@@ -249,7 +250,11 @@ fn compute(
                 let v = if lo > hi || lo >= m {
                     Value::Null
                 } else {
-                    let t = if call.func == WindowFunc::FirstValue { lo } else { hi };
+                    let t = if call.func == WindowFunc::FirstValue {
+                        lo
+                    } else {
+                        hi
+                    };
                     arg_value(call, 0, &rows[part[t]][..arity], ctx)?
                 };
                 out.push(v);
@@ -263,10 +268,7 @@ fn compute(
                 order_by: vec![],
                 data_type: call.data_type.clone(),
             };
-            let running = matches!(
-                effective_frame(call).start,
-                FrameBound::UnboundedPreceding
-            );
+            let running = matches!(effective_frame(call).start, FrameBound::UnboundedPreceding);
             let mut state = AggState::new(&agg);
             let mut fed = 0usize; // rows [0, fed) fed into running state
             for k in 0..m {
@@ -277,7 +279,11 @@ fn compute(
                         fed += 1;
                     }
                     let mut s = state.clone();
-                    out.push(if hi < lo { empty(&agg)? } else { s.finish(&agg)? });
+                    out.push(if hi < lo {
+                        empty(&agg)?
+                    } else {
+                        s.finish(&agg)?
+                    });
                 } else {
                     let mut s = AggState::new(&agg);
                     if lo <= hi {

@@ -10,20 +10,40 @@ pub fn explain(plan: &PhysicalPlan) -> String {
     match plan {
         Statement::Select { input, .. } => node(input, 0, &mut out),
         Statement::Insert { table, source, .. } => {
-            line(0, &format!("Clustered Index Insert(OBJECT:({}))", obj(table)), &mut out);
+            line(
+                0,
+                &format!("Clustered Index Insert(OBJECT:({}))", obj(table)),
+                &mut out,
+            );
             node(source, 1, &mut out);
         }
         Statement::Update { table, input, .. } => {
-            line(0, &format!("Clustered Index Update(OBJECT:({}))", obj(table)), &mut out);
+            line(
+                0,
+                &format!("Clustered Index Update(OBJECT:({}))", obj(table)),
+                &mut out,
+            );
             node(input, 1, &mut out);
         }
         Statement::Delete { table, input, .. } => {
-            line(0, &format!("Clustered Index Delete(OBJECT:({}))", obj(table)), &mut out);
+            line(
+                0,
+                &format!("Clustered Index Delete(OBJECT:({}))", obj(table)),
+                &mut out,
+            );
             node(input, 1, &mut out);
         }
-        Statement::Truncate { table } => line(0, &format!("Truncate Table(OBJECT:({}))", obj(table)), &mut out),
+        Statement::Truncate { table } => line(
+            0,
+            &format!("Truncate Table(OBJECT:({}))", obj(table)),
+            &mut out,
+        ),
         Statement::SelectInto { target, source } => {
-            line(0, &format!("Table Insert(OBJECT:([{}]))", target.name), &mut out);
+            line(
+                0,
+                &format!("Table Insert(OBJECT:([{}]))", target.name),
+                &mut out,
+            );
             node(source, 1, &mut out);
         }
     }
@@ -65,7 +85,11 @@ fn names_of(cols: &[ColumnMeta]) -> Vec<String> {
 }
 
 fn table_names(src: &TableSource) -> Vec<String> {
-    let a = if src.alias.is_empty() { &src.table.name } else { &src.alias };
+    let a = if src.alias.is_empty() {
+        &src.table.name
+    } else {
+        &src.alias
+    };
     let mut v: Vec<String> = src
         .table
         .columns
@@ -97,7 +121,10 @@ pub(crate) fn expr(e: &ScalarExpr, names: &[String]) -> String {
     let r = |x: &ScalarExpr| expr(x, names);
     match &e.kind {
         ScalarKind::Literal(v) => format!("({})", lit(v)),
-        ScalarKind::Column(i) => names.get(*i).cloned().unwrap_or_else(|| format!("[Col{i}]")),
+        ScalarKind::Column(i) => names
+            .get(*i)
+            .cloned()
+            .unwrap_or_else(|| format!("[Col{i}]")),
         ScalarKind::Param(s) => format!("[@p{s}]"),
         ScalarKind::Variable(v) => format!("[{v}]"),
         ScalarKind::Unary(UnaryOp::Neg, a) => format!("-{}", r(a)),
@@ -120,9 +147,15 @@ pub(crate) fn expr(e: &ScalarExpr, names: &[String]) -> String {
         ScalarKind::Or(v) => format!("({})", v.iter().map(r).collect::<Vec<_>>().join(" OR ")),
         ScalarKind::Not(a) => format!("NOT ({})", r(a)),
         ScalarKind::IsNull(a) => format!("{} IS NULL", r(a)),
-        ScalarKind::Like { expr: x, pattern, .. } => format!("{} like {}", r(x), r(pattern)),
+        ScalarKind::Like {
+            expr: x, pattern, ..
+        } => format!("{} like {}", r(x), r(pattern)),
         ScalarKind::InList { expr: x, list } => {
-            format!("{} IN ({})", r(x), list.iter().map(r).collect::<Vec<_>>().join(", "))
+            format!(
+                "{} IN ({})",
+                r(x),
+                list.iter().map(r).collect::<Vec<_>>().join(", ")
+            )
         }
         ScalarKind::Case { whens, else_ } => {
             let mut s = String::from("CASE");
@@ -135,7 +168,9 @@ pub(crate) fn expr(e: &ScalarExpr, names: &[String]) -> String {
             s.push_str(" END");
             s
         }
-        ScalarKind::Cast { expr: x, implicit, .. } => {
+        ScalarKind::Cast {
+            expr: x, implicit, ..
+        } => {
             if *implicit {
                 format!("CONVERT_IMPLICIT({},{})", type_text(&e.data_type), r(x))
             } else {
@@ -143,12 +178,21 @@ pub(crate) fn expr(e: &ScalarExpr, names: &[String]) -> String {
             }
         }
         ScalarKind::Function { name, args, .. } => {
-            format!("{}({})", name.to_lowercase(), args.iter().map(r).collect::<Vec<_>>().join(","))
+            format!(
+                "{}({})",
+                name.to_lowercase(),
+                args.iter().map(r).collect::<Vec<_>>().join(",")
+            )
         }
         ScalarKind::ScalarSubquery(_) => "[Subquery]".into(),
         ScalarKind::Exists(_) => "EXISTS([Subquery])".into(),
         ScalarKind::InSubquery { expr: x, .. } => format!("{} IN ([Subquery])", r(x)),
-        ScalarKind::Quantified { expr: x, op, quantifier, .. } => {
+        ScalarKind::Quantified {
+            expr: x,
+            op,
+            quantifier,
+            ..
+        } => {
             format!("{} {} {:?}([Subquery])", r(x), op.symbol(), quantifier)
         }
     }
@@ -157,23 +201,36 @@ pub(crate) fn expr(e: &ScalarExpr, names: &[String]) -> String {
 fn type_text(t: &types::DataType) -> String {
     use types::DataType as D;
     match t {
-        D::VarChar(Some(n)) | D::NVarChar(Some(n)) | D::Char(n) | D::NChar(n) => format!("{}({n})", t.sql_name()),
+        D::VarChar(Some(n)) | D::NVarChar(Some(n)) | D::Char(n) | D::NChar(n) => {
+            format!("{}({n})", t.sql_name())
+        }
         D::VarChar(None) | D::NVarChar(None) => format!("{}(max)", t.sql_name()),
-        D::Decimal { precision, scale } | D::Numeric { precision, scale } => format!("{}({precision},{scale})", t.sql_name()),
+        D::Decimal { precision, scale } | D::Numeric { precision, scale } => {
+            format!("{}({precision},{scale})", t.sql_name())
+        }
         _ => t.sql_name().to_string(),
     }
 }
 
 fn keys_text(keys: &[SortKey], names: &[String]) -> String {
     keys.iter()
-        .map(|k| format!("{} {}", expr(&k.expr, names), if k.desc { "DESC" } else { "ASC" }))
+        .map(|k| {
+            format!(
+                "{} {}",
+                expr(&k.expr, names),
+                if k.desc { "DESC" } else { "ASC" }
+            )
+        })
         .collect::<Vec<_>>()
         .join(", ")
 }
 
 fn node(op: &PhysOp, depth: usize, out: &mut String) {
     let child_names = |i: usize| -> Vec<String> {
-        op.children().get(i).map(|c| names_of(&c.columns)).unwrap_or_default()
+        op.children()
+            .get(i)
+            .map(|c| names_of(&c.columns))
+            .unwrap_or_default()
     };
     match &op.kind {
         PhysKind::ConstantScan { rows } => {
@@ -182,14 +239,25 @@ fn node(op: &PhysOp, depth: usize, out: &mut String) {
             } else {
                 let vals: Vec<String> = rows
                     .iter()
-                    .map(|r| format!("({})", r.iter().map(|e| expr(e, &[])).collect::<Vec<_>>().join(",")))
+                    .map(|r| {
+                        format!(
+                            "({})",
+                            r.iter().map(|e| expr(e, &[])).collect::<Vec<_>>().join(",")
+                        )
+                    })
                     .collect();
-                line(depth, &format!("Constant Scan(VALUES:({}))", vals.join(",")), out)
+                line(
+                    depth,
+                    &format!("Constant Scan(VALUES:({}))", vals.join(",")),
+                    out,
+                )
             }
         }
-        PhysKind::VirtualScan { table } => {
-            line(depth, &format!("Table Scan(OBJECT:([{}].[{}]))", table.schema, table.name), out)
-        }
+        PhysKind::VirtualScan { table } => line(
+            depth,
+            &format!("Table Scan(OBJECT:([{}].[{}]))", table.schema, table.name),
+            out,
+        ),
         PhysKind::TableScan { source, predicate } => {
             let mut s = format!("Table Scan(OBJECT:({}", obj(&source.table));
             if !source.alias.is_empty() && !catalog::name_eq(&source.alias, &source.table.name) {
@@ -202,7 +270,12 @@ fn node(op: &PhysOp, depth: usize, out: &mut String) {
             s.push(')');
             line(depth, &s, out)
         }
-        PhysKind::ClusteredIndexScan { source, predicate, ordered, backward } => {
+        PhysKind::ClusteredIndexScan {
+            source,
+            predicate,
+            ordered,
+            backward,
+        } => {
             let ci = match source.table.storage {
                 catalog::TableStorage::Clustered { index } => index,
                 _ => 0,
@@ -212,12 +285,22 @@ fn node(op: &PhysOp, depth: usize, out: &mut String) {
                 s.push_str(&format!(", WHERE:({})", expr(p, &table_names(source))));
             }
             if *ordered {
-                s.push_str(if *backward { " ORDERED BACKWARD" } else { " ORDERED FORWARD" });
+                s.push_str(if *backward {
+                    " ORDERED BACKWARD"
+                } else {
+                    " ORDERED FORWARD"
+                });
             }
             s.push(')');
             line(depth, &s, out)
         }
-        PhysKind::IndexSeek { source, index, range, predicate, backward } => {
+        PhysKind::IndexSeek {
+            source,
+            index,
+            range,
+            predicate,
+            backward,
+        } => {
             let names = table_names(source);
             let ix = &source.table.indexes[*index];
             let mut seek = Vec::new();
@@ -225,14 +308,32 @@ fn node(op: &PhysOp, depth: usize, out: &mut String) {
                 let col = names.get(ix.key_columns[k].0).cloned().unwrap_or_default();
                 seek.push(format!("{}={}", col, expr(v, &names)));
             }
-            let next = ix.key_columns.get(range.eq.len()).map(|c| names.get(c.0).cloned().unwrap_or_default()).unwrap_or_default();
+            let next = ix
+                .key_columns
+                .get(range.eq.len())
+                .map(|c| names.get(c.0).cloned().unwrap_or_default())
+                .unwrap_or_default();
             if let Some((v, inc)) = &range.lower {
-                seek.push(format!("{}{}{}", next, if *inc { ">=" } else { ">" }, expr(v, &names)));
+                seek.push(format!(
+                    "{}{}{}",
+                    next,
+                    if *inc { ">=" } else { ">" },
+                    expr(v, &names)
+                ));
             }
             if let Some((v, inc)) = &range.upper {
-                seek.push(format!("{}{}{}", next, if *inc { "<=" } else { "<" }, expr(v, &names)));
+                seek.push(format!(
+                    "{}{}{}",
+                    next,
+                    if *inc { "<=" } else { "<" },
+                    expr(v, &names)
+                ));
             }
-            let kind = if ix.clustered { "Clustered Index Seek" } else { "Index Seek" };
+            let kind = if ix.clustered {
+                "Clustered Index Seek"
+            } else {
+                "Index Seek"
+            };
             let mut s = format!(
                 "{}(OBJECT:({}), SEEK:({}) ORDERED {}",
                 kind,
@@ -254,14 +355,20 @@ fn node(op: &PhysOp, depth: usize, out: &mut String) {
                         index_obj(source, index)
                     ),
                 };
-                line(depth, "Nested Loops(Inner Join, OUTER REFERENCES:([Bmk1000]))", out);
+                line(
+                    depth,
+                    "Nested Loops(Inner Join, OUTER REFERENCES:([Bmk1000]))",
+                    out,
+                );
                 line(depth + 1, &s, out);
                 line(depth + 1, &lookup, out);
             }
         }
-        PhysKind::Filter { predicate, .. } => {
-            line(depth, &format!("Filter(WHERE:({}))", expr(predicate, &child_names(0))), out)
-        }
+        PhysKind::Filter { predicate, .. } => line(
+            depth,
+            &format!("Filter(WHERE:({}))", expr(predicate, &child_names(0))),
+            out,
+        ),
         PhysKind::ComputeScalar { exprs, .. } => {
             let names = child_names(0);
             let defs: Vec<String> = exprs
@@ -277,15 +384,28 @@ fn node(op: &PhysOp, depth: usize, out: &mut String) {
                 }
                 return;
             }
-            line(depth, &format!("Compute Scalar(DEFINE:({}))", defs.join(", ")), out)
+            line(
+                depth,
+                &format!("Compute Scalar(DEFINE:({}))", defs.join(", ")),
+                out,
+            )
         }
-        PhysKind::NestedLoops { kind, predicate, params, .. } => {
+        PhysKind::NestedLoops {
+            kind,
+            predicate,
+            params,
+            ..
+        } => {
             let mut s = format!("Nested Loops({}", kind.showplan());
             if !params.is_empty() {
                 let names = child_names(0);
                 s.push_str(&format!(
                     ", OUTER REFERENCES:({})",
-                    params.iter().map(|(_, e)| expr(e, &names)).collect::<Vec<_>>().join(", ")
+                    params
+                        .iter()
+                        .map(|(_, e)| expr(e, &names))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ));
             }
             if let Some(p) = predicate {
@@ -296,14 +416,28 @@ fn node(op: &PhysOp, depth: usize, out: &mut String) {
             s.push(')');
             line(depth, &s, out)
         }
-        PhysKind::HashJoin { kind, left_keys, right_keys, residual, .. } => {
+        PhysKind::HashJoin {
+            kind,
+            left_keys,
+            right_keys,
+            residual,
+            ..
+        } => {
             let ln = child_names(0);
             let rn = child_names(1);
             let mut s = format!(
                 "Hash Match({}, HASH:({})=({})",
                 kind.showplan(),
-                right_keys.iter().map(|e| expr(e, &rn)).collect::<Vec<_>>().join(", "),
-                left_keys.iter().map(|e| expr(e, &ln)).collect::<Vec<_>>().join(", ")
+                right_keys
+                    .iter()
+                    .map(|e| expr(e, &rn))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                left_keys
+                    .iter()
+                    .map(|e| expr(e, &ln))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             );
             if let Some(p) = residual {
                 let mut names = ln.clone();
@@ -318,14 +452,28 @@ fn node(op: &PhysOp, depth: usize, out: &mut String) {
             node(ch[0], depth + 1, out);
             return;
         }
-        PhysKind::MergeJoin { kind, left_keys, right_keys, residual, .. } => {
+        PhysKind::MergeJoin {
+            kind,
+            left_keys,
+            right_keys,
+            residual,
+            ..
+        } => {
             let ln = child_names(0);
             let rn = child_names(1);
             let mut s = format!(
                 "Merge Join({}, MERGE:({})=({})",
                 kind.showplan(),
-                left_keys.iter().map(|e| expr(e, &ln)).collect::<Vec<_>>().join(", "),
-                right_keys.iter().map(|e| expr(e, &rn)).collect::<Vec<_>>().join(", ")
+                left_keys
+                    .iter()
+                    .map(|e| expr(e, &ln))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                right_keys
+                    .iter()
+                    .map(|e| expr(e, &rn))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             );
             if let Some(p) = residual {
                 let mut names = ln.clone();
@@ -335,11 +483,22 @@ fn node(op: &PhysOp, depth: usize, out: &mut String) {
             s.push(')');
             line(depth, &s, out)
         }
-        PhysKind::Sort { keys, top, distinct, .. } => {
+        PhysKind::Sort {
+            keys,
+            top,
+            distinct,
+            ..
+        } => {
             let names = child_names(0);
             let s = match top {
-                Some(t) => format!("Sort(TOP {}, ORDER BY:({}))", expr(t, &[]), keys_text(keys, &names)),
-                None if *distinct => format!("Sort(DISTINCT ORDER BY:({}))", keys_text(keys, &names)),
+                Some(t) => format!(
+                    "Sort(TOP {}, ORDER BY:({}))",
+                    expr(t, &[]),
+                    keys_text(keys, &names)
+                ),
+                None if *distinct => {
+                    format!("Sort(DISTINCT ORDER BY:({}))", keys_text(keys, &names))
+                }
                 None => format!("Sort(ORDER BY:({}))", keys_text(keys, &names)),
             };
             line(depth, &s, out)
@@ -348,18 +507,38 @@ fn node(op: &PhysOp, depth: usize, out: &mut String) {
             let names = child_names(0);
             let mut s = String::from("Hash Match(Aggregate");
             if !group_by.is_empty() {
-                s.push_str(&format!(", HASH:({})", group_by.iter().map(|e| expr(e, &names)).collect::<Vec<_>>().join(", ")));
+                s.push_str(&format!(
+                    ", HASH:({})",
+                    group_by
+                        .iter()
+                        .map(|e| expr(e, &names))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
             }
-            s.push_str(&format!(", DEFINE:({}))", aggs_text(aggs, &names, group_by.len())));
+            s.push_str(&format!(
+                ", DEFINE:({}))",
+                aggs_text(aggs, &names, group_by.len())
+            ));
             line(depth, &s, out)
         }
         PhysKind::StreamAggregate { group_by, aggs, .. } => {
             let names = child_names(0);
             let mut s = String::from("Stream Aggregate(");
             if !group_by.is_empty() {
-                s.push_str(&format!("GROUP BY:({}) ", group_by.iter().map(|e| expr(e, &names)).collect::<Vec<_>>().join(", ")));
+                s.push_str(&format!(
+                    "GROUP BY:({}) ",
+                    group_by
+                        .iter()
+                        .map(|e| expr(e, &names))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
             }
-            s.push_str(&format!("DEFINE:({}))", aggs_text(aggs, &names, group_by.len())));
+            s.push_str(&format!(
+                "DEFINE:({}))",
+                aggs_text(aggs, &names, group_by.len())
+            ));
             line(depth, &s, out)
         }
         PhysKind::Top { spec, .. } => {
@@ -380,7 +559,14 @@ fn node(op: &PhysOp, depth: usize, out: &mut String) {
             line(depth, &s, out)
         }
         PhysKind::Window { calls, .. } => {
-            line(depth, &format!("Sequence Project(DEFINE:({} window function(s)))", calls.len()), out);
+            line(
+                depth,
+                &format!(
+                    "Sequence Project(DEFINE:({} window function(s)))",
+                    calls.len()
+                ),
+                out,
+            );
             line(depth + 1, "Segment", out);
             for c in op.children() {
                 node(c, depth + 2, out);
@@ -411,7 +597,11 @@ fn aggs_text(aggs: &[AggCall], names: &[String], base: usize) -> String {
             let arg = if a.args.is_empty() {
                 "*".to_string()
             } else {
-                a.args.iter().map(|e| expr(e, names)).collect::<Vec<_>>().join(",")
+                a.args
+                    .iter()
+                    .map(|e| expr(e, names))
+                    .collect::<Vec<_>>()
+                    .join(",")
             };
             format!(
                 "[Expr{}]={}({}{})",

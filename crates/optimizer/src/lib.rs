@@ -7,8 +7,10 @@
 //!
 //! What does NOT belong here: storage access or execution (exec), name binding (plan).
 
+mod decorrelate;
 mod explain;
 mod planner;
+mod prune;
 pub mod rules;
 
 use catalog::Catalog;
@@ -24,6 +26,18 @@ pub struct Options {
     pub disabled_rules: Vec<String>,
 }
 
+/// Prepares a standalone scalar expression from [`plan::bind_scalar`] for evaluation: plans the
+/// subqueries inside it (`SET @v = (SELECT ...)`, `IF EXISTS (...)`). Call it before
+/// `exec::eval_scalar` whenever the expression may contain a subquery (it is cheap otherwise).
+pub fn optimize_scalar(
+    expr: plan::ScalarExpr,
+    _catalog: &dyn Catalog,
+) -> SqlResult<plan::ScalarExpr> {
+    let opts = Options::default();
+    let mut p = planner::Planner::new(&opts);
+    p.expr(expr)
+}
+
 /// Optimizes a bound statement with default options.
 pub fn optimize(stmt: BoundStatement, catalog: &dyn Catalog) -> SqlResult<PhysicalPlan> {
     optimize_with(stmt, catalog, &Options::default())
@@ -36,5 +50,21 @@ pub fn optimize_with(
     options: &Options,
 ) -> SqlResult<PhysicalPlan> {
     let mut p = planner::Planner::new(options);
-    p.statement(stmt)
+    let mut plan = p.statement(stmt)?;
+    if !options
+        .disabled_rules
+        .iter()
+        .any(|r| r.eq_ignore_ascii_case("PruneColumns"))
+    {
+        match &mut plan {
+            plan::Statement::Select { input, .. }
+            | plan::Statement::Insert { source: input, .. }
+            | plan::Statement::SelectInto { source: input, .. } => {
+                let n = input.columns.len();
+                prune::prune(input, &vec![true; n]);
+            }
+            _ => {}
+        }
+    }
+    Ok(plan)
 }

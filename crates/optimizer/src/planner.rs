@@ -18,6 +18,9 @@ pub(crate) struct Planner<'o> {
 
 const OPT_SLOT_BASE: usize = 1 << 20;
 
+/// (index position, seek range, consumed conjuncts, score)
+type SeekChoice = (usize, SeekRange, Vec<usize>, (usize, bool, bool));
+
 fn est(kind: &PhysKind) -> f64 {
     match kind {
         PhysKind::ConstantScan { rows } => rows.len() as f64,
@@ -91,6 +94,7 @@ impl<'o> Planner<'o> {
                 computed,
                 checks,
                 output,
+                variables,
             } => Statement::Update {
                 table,
                 input: self.op(input)?,
@@ -102,6 +106,13 @@ impl<'o> Planner<'o> {
                 computed,
                 checks: self.checks(checks)?,
                 output,
+                variables: variables
+                    .into_iter()
+                    .map(|mut v| {
+                        v.expr = self.expr(v.expr)?;
+                        Ok(v)
+                    })
+                    .collect::<SqlResult<_>>()?,
             },
             Statement::Delete {
                 table,
@@ -147,7 +158,11 @@ impl<'o> Planner<'o> {
                         columns: vec![],
                     },
                 );
-                let p = self.op(l)?;
+                let mut p = self.op(l)?;
+                if self.enabled("PruneColumns") {
+                    let n = p.columns.len();
+                    crate::prune::prune(&mut p, &vec![true; n]);
+                }
                 sq.plan = SubqueryPlan::Physical(Arc::new(p));
             }
         }
@@ -343,10 +358,7 @@ impl<'o> Planner<'o> {
                         if all {
                             c
                         } else {
-                            self.node(
-                                PhysKind::HashDistinct { input: Box::new(c) },
-                                columns,
-                            )
+                            self.node(PhysKind::HashDistinct { input: Box::new(c) }, columns)
                         }
                     }
                     _ => self.node(
@@ -445,7 +457,39 @@ impl<'o> Planner<'o> {
         predicate: ScalarExpr,
         columns: Vec<ColumnMeta>,
     ) -> SqlResult<PhysOp> {
-        let conj = predicate.into_conjuncts();
+        let mut conj = predicate.into_conjuncts();
+        if self.enabled("SubqueryToSemiJoin") {
+            let la = input.arity();
+            let mut rest = Vec::new();
+            let mut semis = Vec::new();
+            for c in conj {
+                match crate::decorrelate::try_semi_join(&c, la) {
+                    Some(s) => semis.push(s),
+                    None => rest.push(c),
+                }
+            }
+            if !semis.is_empty() {
+                // the other conjuncts filter the outer input first (seeks stay possible)
+                let mut op = match ScalarExpr::conjunction(rest) {
+                    Some(p) => LogicalOp::Filter {
+                        input: Box::new(input),
+                        predicate: p,
+                    },
+                    None => input,
+                };
+                for (inner, kind, on) in semis {
+                    op = LogicalOp::Join {
+                        left: Box::new(op),
+                        right: Box::new(inner),
+                        kind,
+                        on: Some(on),
+                        hint: None,
+                    };
+                }
+                return self.op(op);
+            }
+            conj = rest;
+        }
         match input {
             LogicalOp::Get(src) => {
                 let conj = self.exprs(conj)?;
@@ -457,7 +501,8 @@ impl<'o> Planner<'o> {
             } => {
                 let mut all = p2.into_conjuncts();
                 all.extend(conj);
-                let p = ScalarExpr::conjunction(all).ok_or_else(|| common::SqlError::internal("empty filter"))?;
+                let p = ScalarExpr::conjunction(all)
+                    .ok_or_else(|| common::SqlError::internal("empty filter"))?;
                 self.filter(*inner, p, columns)
             }
             LogicalOp::Join {
@@ -511,7 +556,11 @@ impl<'o> Planner<'o> {
                     let mut all = on.map(|o| o.into_conjuncts()).unwrap_or_default();
                     all.extend(join_c);
                     (
-                        if kind == JoinKind::Cross { JoinKind::Inner } else { kind },
+                        if kind == JoinKind::Cross {
+                            JoinKind::Inner
+                        } else {
+                            kind
+                        },
                         ScalarExpr::conjunction(all),
                     )
                 };
@@ -563,10 +612,13 @@ impl<'o> Planner<'o> {
                 }
                 table.indexes.iter().position(|i| i.index_id == id)
             } else {
-                table.indexes.iter().position(|i| catalog::name_eq(&i.name, h))
+                table
+                    .indexes
+                    .iter()
+                    .position(|i| catalog::name_eq(&i.name, h))
             }
         });
-        let mut best: Option<(usize, SeekRange, Vec<usize>, (usize, bool, bool))> = None;
+        let mut best: Option<SeekChoice> = None;
         if self.enabled("SelToIdxSeek") && !src.hints.force_scan && forced != Some(usize::MAX) {
             for (ix, index) in table.indexes.iter().enumerate() {
                 if index.kind != IndexKind::RowStore || index.filter.is_some() {
@@ -592,8 +644,8 @@ impl<'o> Planner<'o> {
             }
         }
         if let Some((ix, range, used, _)) = best {
-            let full_unique = table.indexes[ix].unique
-                && range.eq.len() == table.indexes[ix].key_columns.len();
+            let full_unique =
+                table.indexes[ix].unique && range.eq.len() == table.indexes[ix].key_columns.len();
             let rest: Vec<ScalarExpr> = conj
                 .into_iter()
                 .enumerate()
@@ -787,8 +839,7 @@ impl<'o> Planner<'o> {
                 columns,
             ));
         }
-        if hint == Some(JoinHint::Merge) && kind == JoinKind::Inner && self.enabled("JoinToMerge")
-        {
+        if hint == Some(JoinHint::Merge) && kind == JoinKind::Inner && self.enabled("JoinToMerge") {
             let sort = |p: &mut Self, input: PhysOp, keys: &[ScalarExpr]| {
                 let cols = input.columns.clone();
                 let e = input.est_rows;
@@ -812,8 +863,20 @@ impl<'o> Planner<'o> {
             };
             let mut l = lphys;
             let mut r = rphys;
-            let lk: Vec<SortKey> = lkeys.iter().map(|k| SortKey { expr: k.clone(), desc: false }).collect();
-            let rk: Vec<SortKey> = rkeys.iter().map(|k| SortKey { expr: k.clone(), desc: false }).collect();
+            let lk: Vec<SortKey> = lkeys
+                .iter()
+                .map(|k| SortKey {
+                    expr: k.clone(),
+                    desc: false,
+                })
+                .collect();
+            let rk: Vec<SortKey> = rkeys
+                .iter()
+                .map(|k| SortKey {
+                    expr: k.clone(),
+                    desc: false,
+                })
+                .collect();
             if !try_ordered_scan(&mut l, &lk) {
                 l = sort(self, l, &lkeys);
             }
@@ -879,7 +942,10 @@ impl<'o> Planner<'o> {
                 let slot = self.next_slot;
                 self.next_slot += 1;
                 params.push((slot, lkeys[k].clone()));
-                eq.push(ScalarExpr::new(ScalarKind::Param(slot), lkeys[k].data_type.clone()));
+                eq.push(ScalarExpr::new(
+                    ScalarKind::Param(slot),
+                    lkeys[k].data_type.clone(),
+                ));
                 used.push(k);
             }
             if eq.is_empty() {
@@ -974,7 +1040,8 @@ fn match_index(
         let coltype = &table.columns[kc].data_type;
         let eq = conj.iter().enumerate().find_map(|(i, c)| {
             let (col, op, v) = norm(c)?;
-            (col == kc && op == CmpOp::Eq && seek_compatible(&v.data_type, coltype)).then_some((i, v))
+            (col == kc && op == CmpOp::Eq && seek_compatible(&v.data_type, coltype))
+                .then_some((i, v))
         });
         if let Some((i, v)) = eq {
             range.eq.push(v);
@@ -983,7 +1050,9 @@ fn match_index(
         }
         // range on this column
         for (i, c) in conj.iter().enumerate() {
-            let Some((col, op, v)) = norm(c) else { continue };
+            let Some((col, op, v)) = norm(c) else {
+                continue;
+            };
             if col != kc || !seek_compatible(&v.data_type, coltype) {
                 continue;
             }

@@ -16,6 +16,10 @@ pub const RULES: &[Rule] = &[
         doc: "Filter over an inner/cross join: conjuncts that read one side move below the join; equalities between the sides become join keys. Sound: a conjunct over one side's columns filters the same rows before or after an inner join.",
     },
     Rule {
+        name: "SubqueryToSemiJoin",
+        doc: "WHERE EXISTS / NOT EXISTS / IN (correlated subquery shaped [Project] Filter(pred) over a parameter-free input) becomes a left semi / anti semi join on pred with outer references replaced by outer columns. NOT IN is left alone (NULL semantics).",
+    },
+    Rule {
         name: "SelToIdxSeek",
         doc: "Filter over a table read whose conjuncts bind a prefix of an index key with equalities (plus an optional range on the next key column) becomes an index seek; remaining conjuncts stay as the seek's residual predicate.",
     },
@@ -38,6 +42,10 @@ pub const RULES: &[Rule] = &[
     Rule {
         name: "TopSortToTopNSort",
         doc: "TOP n (no ties, no percent, no offset) over a Sort becomes a TOP N Sort that keeps only n rows.",
+    },
+    Rule {
+        name: "PruneColumns",
+        doc: "Table accesses decode only the columns some operator above reads (others are NULL in the row buffer). Sound: unread positions are never observed.",
     },
     Rule {
         name: "GbAggToStrm",

@@ -51,6 +51,9 @@ pub struct TableSource {
     /// When true the scan appends one extra column after the table's columns: the row locator
     /// (`varbinary`: heap RID bytes or clustered B-tree key bytes). DML targets need it.
     pub with_locator: bool,
+    /// Columns the plan reads (set by the optimizer's column pruning; None = all). Scans leave
+    /// the others NULL instead of decoding them.
+    pub needed: Option<Vec<bool>>,
 }
 
 impl TableSource {
@@ -63,7 +66,11 @@ impl TableSource {
             .map(|c| ColumnMeta::new(c.name.clone(), c.data_type.clone(), c.nullable))
             .collect();
         if self.with_locator {
-            v.push(ColumnMeta::new("%%locator%%", DataType::VarBinary(None), false));
+            v.push(ColumnMeta::new(
+                "%%locator%%",
+                DataType::VarBinary(None),
+                false,
+            ));
         }
         v
     }
@@ -372,9 +379,7 @@ impl LogicalOp {
                 }
                 l
             }
-            LogicalOp::Aggregate {
-                group_by, aggs, ..
-            } => {
+            LogicalOp::Aggregate { group_by, aggs, .. } => {
                 let mut v: Vec<ColumnMeta> = group_by
                     .iter()
                     .enumerate()

@@ -24,6 +24,9 @@ pub struct SeekRange {
 }
 
 /// Physical operator kinds (names follow SQL Server's showplan operators).
+// Plan nodes are built once per statement and shared; boxing the larger variants would only
+// add indirection.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum PhysKind {
     /// Rows of constant expressions.
@@ -174,8 +177,19 @@ pub enum InsertColumn {
 pub struct OutputSpec {
     pub exprs: Vec<ScalarExpr>,
     pub columns: Vec<ColumnMeta>,
-    /// `OUTPUT ... INTO @t / table`: target table (None = rows go to the client).
-    pub into: Option<Arc<TableDef>>,
+    /// `OUTPUT ... INTO @t / table`: target table and, per output expression, the target
+    /// column ordinal (None = rows go to the client).
+    pub into: Option<(Arc<TableDef>, Vec<usize>)>,
+}
+
+/// A variable assignment inside UPDATE ... SET.
+#[derive(Clone, Debug)]
+pub struct VarAssign {
+    pub variable: String,
+    /// Value over the input row (converted to the variable's type).
+    pub expr: ScalarExpr,
+    /// `@v = col = expr`: take the new value of this column instead.
+    pub column: Option<usize>,
 }
 
 /// A CHECK constraint bound over the table's own columns (positions = column ordinals).
@@ -226,6 +240,9 @@ pub enum Statement<P> {
         computed: Vec<(usize, ScalarExpr)>,
         checks: Vec<BoundCheck>,
         output: Option<OutputSpec>,
+        /// `SET @v = expr` (expression over the input row) / `SET @v = col = expr` (the
+        /// column's new value): assigned per updated row, the last row wins.
+        variables: Vec<VarAssign>,
     },
     Delete {
         table: Arc<TableDef>,

@@ -101,6 +101,9 @@ pub struct Subquery {
     pub uncorrelated: bool,
 }
 
+/// Outer-reference parameters: (slot, expression that fills it).
+pub type Params = Vec<(usize, ScalarExpr)>;
+
 /// Evaluation-ready built-in function ids.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ScalarFunc {
@@ -193,7 +196,10 @@ pub enum ScalarFunc {
     ErrorState,
     ErrorLine,
     ErrorProcedure,
-    /// Any other function known by name to the types crate's function library.
+    /// A pure built-in evaluated by `types::functions::call` (result type from
+    /// `types::functions::function_result_type`).
+    Builtin,
+    /// Session/catalog/user functions the engine evaluates (`ExecEnv::call_function`).
     Named,
 }
 
@@ -454,19 +460,17 @@ impl ScalarExpr {
         match &self.kind {
             ScalarKind::Literal(_) => true,
             ScalarKind::Column(_) | ScalarKind::Param(_) | ScalarKind::Variable(_) => false,
-            ScalarKind::Function { func, .. }
-                if matches!(
-                    func,
+            ScalarKind::Function {
+                func:
                     ScalarFunc::Rand
-                        | ScalarFunc::NewId
-                        | ScalarFunc::GetDate
-                        | ScalarFunc::SysDateTime
-                        | ScalarFunc::GetUtcDate
-                        | ScalarFunc::Named
-                ) =>
-            {
-                false
-            }
+                    | ScalarFunc::NewId
+                    | ScalarFunc::GetDate
+                    | ScalarFunc::SysDateTime
+                    | ScalarFunc::GetUtcDate
+                    | ScalarFunc::Builtin
+                    | ScalarFunc::Named,
+                ..
+            } => false,
             _ if self.has_subquery() => false,
             _ => self.children().into_iter().all(|c| c.is_constant()),
         }

@@ -34,7 +34,11 @@ fn cap(p: i32, s: i32) -> DataType {
         };
     }
     let int_digits = p - s;
-    let s = if int_digits < 32 { (38 - int_digits).max(0) } else { s.min(6) };
+    let s = if int_digits < 32 {
+        (38 - int_digits).max(0)
+    } else {
+        s.min(6)
+    };
     DataType::Decimal {
         precision: 38,
         scale: s.clamp(0, 38) as u8,

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use common::{SqlError, SqlResult};
 use exec::{ExecEnv, ResultColumn, RowSink};
 use plan::catalog::{
-    Catalog, ColumnDef, IdentitySpec, IndexDef, IndexKind, QualifiedName, TableDef,
-    TableRef, TableStorage,
+    self, Catalog, ColumnDef, IdentitySpec, IndexDef, IndexKind, QualifiedName, TableDef, TableRef,
+    TableStorage,
 };
 use plan::BindEnv;
 use storage::{Database, StorageConfig, Txn};
@@ -19,7 +19,8 @@ pub struct Env {
     db: Arc<Database>,
     txn: Option<Txn>,
     pub tables: HashMap<String, Arc<TableDef>>,
-    vars: HashMap<String, (DataType, Value)>,
+    pub views: HashMap<String, Arc<catalog::ViewDef>>,
+    pub vars: HashMap<String, (DataType, Value)>,
     identity: HashMap<i32, i64>,
     next_id: i32,
 }
@@ -32,10 +33,11 @@ impl Catalog for Env {
         "dbo".into()
     }
     fn resolve_table(&self, name: &QualifiedName) -> SqlResult<Option<TableRef>> {
-        Ok(self
-            .tables
-            .get(&name.name.to_lowercase())
-            .map(|t| TableRef::Table(t.clone())))
+        let k = name.name.to_lowercase();
+        if let Some(v) = self.views.get(&k) {
+            return Ok(Some(TableRef::View(v.clone())));
+        }
+        Ok(self.tables.get(&k).map(|t| TableRef::Table(t.clone())))
     }
 }
 
@@ -53,7 +55,9 @@ impl ExecEnv for Env {
         if self.txn.is_none() {
             self.txn = Some(self.db.begin()?);
         }
-        self.txn.as_mut().ok_or_else(|| SqlError::internal("no txn"))
+        self.txn
+            .as_mut()
+            .ok_or_else(|| SqlError::internal("no txn"))
     }
     fn variable(&self, name: &str) -> Option<Value> {
         self.vars.get(&name.to_lowercase()).map(|v| v.1.clone())
@@ -68,10 +72,24 @@ impl ExecEnv for Env {
         51
     }
     fn next_identity(&mut self, table: &TableDef) -> SqlResult<i64> {
-        let spec = table.identity().map(|(_, s)| s).unwrap_or(IdentitySpec { seed: 1, increment: 1 });
-        let e = self.identity.entry(table.object_id).or_insert(spec.seed - spec.increment);
+        let spec = table.identity().map(|(_, s)| s).unwrap_or(IdentitySpec {
+            seed: 1,
+            increment: 1,
+        });
+        let e = self
+            .identity
+            .entry(table.object_id)
+            .or_insert(spec.seed - spec.increment);
         *e += spec.increment;
         Ok(*e)
+    }
+    fn referencing_tables(&mut self, _db: &str, id: i32) -> SqlResult<Vec<Arc<TableDef>>> {
+        Ok(self
+            .tables
+            .values()
+            .filter(|t| t.foreign_keys.iter().any(|f| f.ref_object_id == id))
+            .cloned()
+            .collect())
     }
     fn table_by_id(&mut self, _db: &str, id: i32) -> SqlResult<Option<Arc<TableDef>>> {
         Ok(self.tables.values().find(|t| t.object_id == id).cloned())
@@ -110,13 +128,20 @@ impl RowSink for Rows {
 impl Env {
     pub fn new() -> Env {
         let dir = tempfile::tempdir().expect("tempdir");
-        let db = Database::open(dir.path(), StorageConfig { sync_commit: false, ..StorageConfig::default() })
-            .expect("open db");
+        let db = Database::open(
+            dir.path(),
+            StorageConfig {
+                sync_commit: false,
+                ..StorageConfig::default()
+            },
+        )
+        .expect("open db");
         Env {
             _dir: dir,
             db,
             txn: None,
             tables: HashMap::new(),
+            views: HashMap::new(),
             vars: HashMap::new(),
             identity: HashMap::new(),
             next_id: 100,
@@ -179,7 +204,13 @@ impl Env {
     }
 
     /// Adds a nonclustered index on `cols` and builds it.
-    pub fn add_index(&mut self, table: &str, name: &str, cols: &[usize], unique: bool) -> SqlResult<()> {
+    pub fn add_index(
+        &mut self,
+        table: &str,
+        name: &str,
+        cols: &[usize],
+        unique: bool,
+    ) -> SqlResult<()> {
         let mut t = (*self.tables[&table.to_lowercase()]).clone();
         t.indexes.push(IndexDef {
             index_id: t.indexes.len() as i32 + 2,
@@ -235,7 +266,44 @@ impl Env {
                 self.add_index(&t, &ci.index.name.value, &cols, ci.index.unique)?;
                 return Ok(Rows::default());
             }
-            K::Drop { object_type: parser::ast::ObjectType::Table, names, .. } => {
+            K::CreateView(cv) => {
+                let k = cv.name.name_str().to_lowercase();
+                if self.views.contains_key(&k) || self.tables.contains_key(&k) {
+                    return Err(SqlError::new(2714, &[&cv.name.name_str()]));
+                }
+                self.next_id += 1;
+                self.views.insert(
+                    k,
+                    Arc::new(catalog::ViewDef {
+                        object_id: self.next_id,
+                        database: "testdb".into(),
+                        schema: "dbo".into(),
+                        name: cv.name.name_str().into(),
+                        text: cv.text.clone(),
+                        columns: cv.columns.iter().map(|c| c.value.clone()).collect(),
+                        schemabinding: false,
+                        create_date: String::new(),
+                    }),
+                );
+                return Ok(Rows::default());
+            }
+            K::Drop {
+                object_type: parser::ast::ObjectType::View,
+                names,
+                ..
+            } => {
+                for n in names {
+                    if self.views.remove(&n.name_str().to_lowercase()).is_none() {
+                        return Err(SqlError::custom(3701, 11, 1, format!("Cannot drop the view '{}', because it does not exist or you do not have permission.", n.name_str())));
+                    }
+                }
+                return Ok(Rows::default());
+            }
+            K::Drop {
+                object_type: parser::ast::ObjectType::Table,
+                names,
+                ..
+            } => {
                 for n in names {
                     if let Some(t) = self.tables.remove(&n.name_str().to_lowercase()) {
                         let db = self.db.clone();
@@ -259,6 +327,10 @@ impl Env {
                 sink.messages = sum.messages;
                 if matches!(phys, plan::Statement::Select { assign: None, .. }) {
                     sink.is_query = true;
+                } else if !sink.cols.is_empty() {
+                    // OUTPUT rows, then the row count
+                    sink.is_query = true;
+                    sink.count = sum.rows_affected;
                 } else {
                     sink.count = sum.rows_affected;
                     sink.rows = vec![vec![Value::BigInt(sum.rows_affected.unwrap_or(0) as i64)]];
@@ -300,7 +372,10 @@ impl Env {
             if let TableConstraintKind::PrimaryKey { columns, .. } = &tc.kind {
                 let v: Vec<usize> = columns
                     .iter()
-                    .filter_map(|c| cols.iter().position(|x| x.0.eq_ignore_ascii_case(&c.name.value)))
+                    .filter_map(|c| {
+                        cols.iter()
+                            .position(|x| x.0.eq_ignore_ascii_case(&c.name.value))
+                    })
                     .collect();
                 for &i in &v {
                     cols[i].2 = false;
@@ -308,7 +383,10 @@ impl Env {
                 pk = Some(v);
             }
         }
-        let refs: Vec<(&str, DataType, bool)> = cols.iter().map(|(n, t, b)| (n.as_str(), t.clone(), *b)).collect();
+        let refs: Vec<(&str, DataType, bool)> = cols
+            .iter()
+            .map(|(n, t, b)| (n.as_str(), t.clone(), *b))
+            .collect();
         self.create(&name, &refs, pk.as_deref())?;
         Ok(())
     }
@@ -338,7 +416,13 @@ impl Env {
                 .iter()
                 .map(|row| {
                     row.iter()
-                        .map(|v| if v.is_null() { "NULL".to_string() } else { v.to_sql_text() })
+                        .map(|v| {
+                            if v.is_null() {
+                                "NULL".to_string()
+                            } else {
+                                v.to_sql_text()
+                            }
+                        })
                         .collect::<Vec<_>>()
                         .join("|")
                 })
@@ -354,4 +438,3 @@ impl Env {
         }
     }
 }
-

@@ -18,15 +18,25 @@ impl Binder<'_> {
         let qn = qualified_name(name);
         match self.env.resolve_table(&qn)? {
             Some(CatRef::Table(t)) => Ok(t),
-            Some(CatRef::View(v)) => Err(SqlError::unsupported(format!("modifying view {}", v.name))),
+            Some(CatRef::View(v)) => {
+                Err(SqlError::unsupported(format!("modifying view {}", v.name)))
+            }
             Some(CatRef::Virtual(v)) => Err(SqlError::custom(
                 259,
                 16,
                 1,
-                format!("Ad hoc updates to system catalogs are not allowed. ({})", v.name),
+                format!(
+                    "Ad hoc updates to system catalogs are not allowed. ({})",
+                    v.name
+                ),
             )),
             None => Err(SqlError::invalid_object(
-                &name.parts.iter().map(|p| p.value.as_str()).collect::<Vec<_>>().join("."),
+                &name
+                    .parts
+                    .iter()
+                    .map(|p| p.value.as_str())
+                    .collect::<Vec<_>>()
+                    .join("."),
             )),
         }
     }
@@ -65,19 +75,24 @@ impl Binder<'_> {
     }
 
     pub fn bind_insert(&self, ins: &ast::Insert) -> SqlResult<BoundStatement> {
-        let ast::DmlTarget::Table(name) = &ins.target else {
-            return Err(SqlError::unsupported("INSERT into a table variable"));
+        if let Some(r) = self.rewrite_insert_view(ins)? {
+            return self.bind_insert(&r);
+        }
+        let name = match &ins.target {
+            ast::DmlTarget::Table(n) => n.clone(),
+            ast::DmlTarget::Variable(v) => ast::ObjectName::single(v.clone()),
         };
         self.push_ctes(&ins.with);
-        let r = self.bind_insert_inner(ins, name);
+        let r = self.bind_insert_inner(ins, &name);
         self.pop_ctes(&ins.with);
         r
     }
 
-    fn bind_insert_inner(&self, ins: &ast::Insert, name: &ast::ObjectName) -> SqlResult<BoundStatement> {
-        if ins.output.is_some() {
-            return Err(SqlError::unsupported("OUTPUT clause"));
-        }
+    fn bind_insert_inner(
+        &self,
+        ins: &ast::Insert,
+        name: &ast::ObjectName,
+    ) -> SqlResult<BoundStatement> {
         let table = self.resolve_target_table(name)?;
         let identity_insert = self.env.identity_insert(table.object_id);
         let identity_col = table.identity().map(|(i, _)| i);
@@ -113,10 +128,16 @@ impl Binder<'_> {
             ast::InsertSource::Values(rows) => {
                 for r in rows {
                     if r.len() > target_cols.len() {
-                        return Err(SqlError::new(if ins.columns.is_empty() { 213 } else { 110 }, &[]));
+                        return Err(SqlError::new(
+                            if ins.columns.is_empty() { 213 } else { 110 },
+                            &[],
+                        ));
                     }
                     if r.len() < target_cols.len() {
-                        return Err(SqlError::new(if ins.columns.is_empty() { 213 } else { 109 }, &[]));
+                        return Err(SqlError::new(
+                            if ins.columns.is_empty() { 213 } else { 109 },
+                            &[],
+                        ));
                     }
                 }
                 if rows.len() > 1000 {
@@ -128,7 +149,11 @@ impl Binder<'_> {
                 r?
             }
             ast::InsertSource::Query(q) => {
-                let (op, _, _) = self.bind_query_level(q, false)?;
+                // INSERT ... SELECT ... ORDER BY is allowed (no 1033 check here)
+                self.push_level(Scope::default(), false);
+                let r = self.bind_query(q);
+                self.pop_level();
+                let (op, _) = r?;
                 let n = op.arity();
                 if n > target_cols.len() {
                     return Err(SqlError::new(121, &[]));
@@ -138,7 +163,10 @@ impl Binder<'_> {
                 }
                 op
             }
-            ast::InsertSource::DefaultValues => LogicalOp::Values { rows: vec![vec![]], columns: vec![] },
+            ast::InsertSource::DefaultValues => LogicalOp::Values {
+                rows: vec![vec![]],
+                columns: vec![],
+            },
             ast::InsertSource::Exec(_) => return Err(SqlError::unsupported("INSERT ... EXEC")),
         };
         let source = match &ins.top {
@@ -146,18 +174,37 @@ impl Binder<'_> {
                 let count = self.bind_expr(&t.quantity, &mut ExprCtx::plain())?;
                 LogicalOp::Top {
                     input: Box::new(source),
-                    spec: TopSpec { count: Some(count), percent: t.percent, with_ties: vec![], offset: None },
+                    spec: TopSpec {
+                        count: Some(count),
+                        percent: t.percent,
+                        with_ties: vec![],
+                        offset: None,
+                    },
                 }
             }
             None => source,
         };
         let columns = self.insert_columns(&table, &target_cols)?;
         let checks = self.bind_checks(&table)?;
-        Ok(Statement::Insert { table, source, columns, identity_insert, checks, output: None })
+        Ok(Statement::Insert {
+            table: table.clone(),
+            source,
+            columns,
+            identity_insert,
+            checks,
+            output: match &ins.output {
+                Some(o) => Some(self.bind_output(&table, o, true, false)?),
+                None => None,
+            },
+        })
     }
 
     /// How each table column gets its value.
-    fn insert_columns(&self, table: &TableDef, target_cols: &[usize]) -> SqlResult<Vec<InsertColumn>> {
+    pub(crate) fn insert_columns(
+        &self,
+        table: &TableDef,
+        target_cols: &[usize],
+    ) -> SqlResult<Vec<InsertColumn>> {
         let mut out = Vec::with_capacity(table.columns.len());
         for (i, c) in table.columns.iter().enumerate() {
             if let Some(k) = target_cols.iter().position(|&t| t == i) {
@@ -175,8 +222,116 @@ impl Binder<'_> {
         Ok(out)
     }
 
+    /// Binds an OUTPUT clause over `inserted.*` (positions 0..n) and `deleted.*` (n..2n).
+    fn bind_output(
+        &self,
+        table: &TableDef,
+        o: &ast::OutputClause,
+        has_inserted: bool,
+        has_deleted: bool,
+    ) -> SqlResult<crate::physical::OutputSpec> {
+        let n = table.columns.len();
+        let mut sc = Scope::default();
+        for (k, (nm, on)) in [("inserted", has_inserted), ("deleted", has_deleted)]
+            .iter()
+            .enumerate()
+        {
+            sc.tables.push(ScopeTable {
+                exposed: if *on { nm.to_string() } else { String::new() },
+                has_alias: true,
+                schema: None,
+                database: None,
+                start: k * n,
+                len: n,
+            });
+            for c in &table.columns {
+                sc.cols.push(ScopeCol {
+                    name: c.name.clone(),
+                    table: Some(k),
+                    data_type: c.data_type.clone(),
+                    nullable: true,
+                    hidden: !*on,
+                });
+            }
+        }
+        self.push_level(sc.clone(), true);
+        let r = (|| {
+            let mut exprs = Vec::new();
+            let mut columns = Vec::new();
+            for it in &o.items {
+                match it {
+                    ast::SelectItem::Expr { expr, alias } => {
+                        let e = self.bind_expr(expr, &mut ExprCtx::plain())?;
+                        let name = match (alias, super::query::strip(expr)) {
+                            (Some(a), _) => a.value.clone(),
+                            (None, ast::Expr::Column(c)) => c.name_str().to_string(),
+                            _ => String::new(),
+                        };
+                        columns.push(ColumnMeta::new(name, e.data_type.clone(), true));
+                        exprs.push(e);
+                    }
+                    ast::SelectItem::QualifiedWildcard(q) => {
+                        let which = q.name_str();
+                        let k = if name_eq(which, "inserted") && has_inserted {
+                            0
+                        } else if name_eq(which, "deleted") && has_deleted {
+                            1
+                        } else {
+                            return Err(SqlError::new(4104, &[&format!("{which}.*")]));
+                        };
+                        for (i, c) in table.columns.iter().enumerate() {
+                            exprs.push(ScalarExpr::column(k * n + i, c.data_type.clone()));
+                            columns.push(ColumnMeta::new(
+                                c.name.clone(),
+                                c.data_type.clone(),
+                                true,
+                            ));
+                        }
+                    }
+                    _ => return Err(SqlError::syntax_near("*")),
+                }
+            }
+            let into = match &o.into {
+                None => None,
+                Some((target, cols)) => {
+                    let tname = match target {
+                        ast::DmlTarget::Table(t) => t.clone(),
+                        ast::DmlTarget::Variable(v) => ast::ObjectName::single(v.clone()),
+                    };
+                    let t = self.resolve_target_table(&tname)?;
+                    let map: Vec<usize> = if cols.is_empty() {
+                        (0..t.columns.len())
+                            .filter(|&i| t.columns[i].identity.is_none())
+                            .collect()
+                    } else {
+                        cols.iter()
+                            .map(|c| {
+                                t.column_index(&c.value)
+                                    .ok_or_else(|| SqlError::new(207, &[&c.value]))
+                            })
+                            .collect::<SqlResult<_>>()?
+                    };
+                    if map.len() != exprs.len() {
+                        return Err(SqlError::new(213, &[]));
+                    }
+                    Some((t, map))
+                }
+            };
+            Ok(crate::physical::OutputSpec {
+                exprs,
+                columns,
+                into,
+            })
+        })();
+        self.pop_level();
+        r
+    }
+
     /// Binds the table's enabled CHECK constraints.
-    fn bind_checks(&self, table: &TableDef) -> SqlResult<Vec<crate::physical::BoundCheck>> {
+    pub(crate) fn bind_checks(
+        &self,
+        table: &TableDef,
+    ) -> SqlResult<Vec<crate::physical::BoundCheck>> {
         let mut out = Vec::new();
         for c in &table.checks {
             if c.disabled {
@@ -185,13 +340,21 @@ impl Binder<'_> {
             out.push(crate::physical::BoundCheck {
                 name: c.name.clone(),
                 expr: self.bind_table_expr(table, &c.text)?,
-                column: c.column.and_then(|i| table.columns.get(i)).map(|col| col.name.clone()),
+                column: c
+                    .column
+                    .and_then(|i| table.columns.get(i))
+                    .map(|col| col.name.clone()),
             });
         }
         Ok(out)
     }
 
-    fn bind_insert_values(&self, table: &TableDef, target_cols: &[usize], rows: &[Vec<ast::Expr>]) -> SqlResult<LogicalOp> {
+    fn bind_insert_values(
+        &self,
+        table: &TableDef,
+        target_cols: &[usize],
+        rows: &[Vec<ast::Expr>],
+    ) -> SqlResult<LogicalOp> {
         let mut bound = Vec::new();
         for r in rows {
             let mut br = Vec::new();
@@ -216,8 +379,14 @@ impl Binder<'_> {
             }
         }
         // keep each value's own type; exec converts per column (assignment semantics)
-        let columns = tys.iter().map(|t| ColumnMeta::new("", t.clone(), true)).collect();
-        Ok(LogicalOp::Values { rows: bound, columns })
+        let columns = tys
+            .iter()
+            .map(|t| ColumnMeta::new("", t.clone(), true))
+            .collect();
+        Ok(LogicalOp::Values {
+            rows: bound,
+            columns,
+        })
     }
 
     fn push_ctes(&self, with: &[ast::Cte]) {
@@ -249,21 +418,61 @@ impl Binder<'_> {
         hints: &[ast::TableHint],
         from: &[ast::TableRef],
     ) -> SqlResult<(LogicalOp, Scope, Arc<TableDef>, usize)> {
-        let ast::DmlTarget::Table(name) = target else {
-            return Err(SqlError::unsupported("UPDATE/DELETE of a table variable"));
+        let vname;
+        let name = match target {
+            ast::DmlTarget::Table(n) => n,
+            ast::DmlTarget::Variable(v) => {
+                vname = ast::ObjectName::single(v.clone());
+                &vname
+            }
         };
         let (plan, scope) = if from.is_empty() {
-            let tref = ast::TableRef::Table { name: name.clone(), alias: None, hints: hints.to_vec() };
+            let tref = ast::TableRef::Table {
+                name: name.clone(),
+                alias: None,
+                hints: hints.to_vec(),
+            };
             self.bind_from(std::slice::from_ref(&tref))?
         } else {
             self.bind_from(from)?
         };
-        // find the target instance: alias / exposed name first
+        // find the target instance: alias / exposed name first, then the only instance of
+        // that base table; a target absent from FROM is cross joined (SQL Server semantics)
         let tname = name.name_str();
-        let found = scope.tables.iter().position(|t| name_eq(&t.exposed, tname));
+        let mut found = scope.tables.iter().position(|t| name_eq(&t.exposed, tname));
+        if found.is_none() {
+            let same: Vec<usize> = scope
+                .tables
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| {
+                    find_get(&plan, t.start, &scope).is_some_and(|d| name_eq(&d.name, tname))
+                })
+                .map(|(i, _)| i)
+                .collect();
+            if same.len() == 1 {
+                found = Some(same[0]);
+            } else if same.len() > 1 {
+                return Err(SqlError::custom(
+                    8154,
+                    16,
+                    1,
+                    format!("The table '{tname}' is ambiguous."),
+                ));
+            }
+        }
         let Some(ti) = found else {
-            // target not in FROM: SQL Server cross joins it; we require it to be present
-            return Err(SqlError::unsupported("UPDATE/DELETE target not named in its FROM clause"));
+            let mut all = vec![ast::TableRef::Table {
+                name: name.clone(),
+                alias: None,
+                hints: hints.to_vec(),
+            }];
+            all.extend(from.iter().cloned());
+            let (plan, scope) = self.bind_from(&all)?;
+            let table = find_get(&plan, 0, &scope).ok_or_else(|| {
+                SqlError::custom(4405, 16, 1, format!("View or function '{tname}' is not updatable because the modification affects multiple base tables."))
+            })?;
+            return Ok((plan, scope, table, 0));
         };
         let st = &scope.tables[ti];
         let table = match find_get(&plan, st.start, &scope) {
@@ -274,8 +483,8 @@ impl Binder<'_> {
     }
 
     pub fn bind_update(&self, u: &ast::Update) -> SqlResult<BoundStatement> {
-        if u.output.is_some() {
-            return Err(SqlError::unsupported("OUTPUT clause"));
+        if let Some(r) = self.rewrite_update_view(u)? {
+            return self.bind_update(&r);
         }
         if u.current_of.is_some() {
             return Err(SqlError::unsupported("WHERE CURRENT OF"));
@@ -284,14 +493,19 @@ impl Binder<'_> {
         self.push_level(Scope::default(), false);
         *self.dml_locators.borrow_mut() = true;
         let r = (|| {
-            let (mut plan, scope, table, offset) = self.bind_dml_source(&u.target, &u.hints, &u.from)?;
+            let (mut plan, scope, table, offset) =
+                self.bind_dml_source(&u.target, &u.hints, &u.from)?;
             *self.dml_locators.borrow_mut() = false;
             self.set_scope(scope);
             if let Some(w) = &u.selection {
                 let p = self.bind_predicate(w, &mut ExprCtx::plain())?;
-                plan = LogicalOp::Filter { input: Box::new(plan), predicate: p };
+                plan = LogicalOp::Filter {
+                    input: Box::new(plan),
+                    predicate: p,
+                };
             }
             let mut sets = Vec::new();
+            let mut variables = Vec::new();
             for item in &u.set {
                 match item {
                     ast::SetItem::Column { column, op, value } => {
@@ -300,7 +514,15 @@ impl Binder<'_> {
                             return Err(SqlError::new(207, &[&cname]));
                         };
                         if table.columns[ci].identity.is_some() {
-                            return Err(SqlError::custom(8102, 16, 1, format!("Cannot update identity column '{}'.", table.columns[ci].name)));
+                            return Err(SqlError::custom(
+                                8102,
+                                16,
+                                1,
+                                format!(
+                                    "Cannot update identity column '{}'.",
+                                    table.columns[ci].name
+                                ),
+                            ));
                         }
                         if table.columns[ci].computed.is_some() {
                             return Err(SqlError::custom(271, 16, 1, format!("The column \"{}\" cannot be modified because it is either a computed column or is the result of a UNION operator.", table.columns[ci].name)));
@@ -313,9 +535,18 @@ impl Binder<'_> {
                             _ => self.bind_expr(value, &mut ExprCtx::plain())?,
                         };
                         if *op != ast::AssignOp::Assign {
-                            let cur = ScalarExpr::column(offset + ci, table.columns[ci].data_type.clone());
+                            let cur = ScalarExpr::column(
+                                offset + ci,
+                                table.columns[ci].data_type.clone(),
+                            );
                             let bop = match op {
-                                ast::AssignOp::Add => if cur.data_type.is_string() { BinaryOp::Concat } else { BinaryOp::Add },
+                                ast::AssignOp::Add => {
+                                    if cur.data_type.is_string() {
+                                        BinaryOp::Concat
+                                    } else {
+                                        BinaryOp::Add
+                                    }
+                                }
                                 ast::AssignOp::Sub => BinaryOp::Sub,
                                 ast::AssignOp::Mul => BinaryOp::Mul,
                                 ast::AssignOp::Div => BinaryOp::Div,
@@ -325,19 +556,61 @@ impl Binder<'_> {
                                 _ => BinaryOp::BitXor,
                             };
                             let t = typing::binary_result(bop, &cur.data_type, &v.data_type);
-                            v = ScalarExpr::new(crate::scalar::ScalarKind::Binary(bop, Box::new(cur), Box::new(v)), t);
+                            v = ScalarExpr::new(
+                                crate::scalar::ScalarKind::Binary(bop, Box::new(cur), Box::new(v)),
+                                t,
+                            );
                         }
                         if sets.iter().any(|(c, _)| *c == ci) {
                             return Err(SqlError::custom(264, 16, 1, format!("The column name '{}' is specified more than once in the SET clause or column list of an INSERT. A column cannot be assigned more than one value in the same clause. Modify the clause to make sure that a column is updated only once. If this statement updates or inserts columns into a view, column aliasing can conceal the duplication in your code.", table.columns[ci].name)));
                         }
                         sets.push((ci, v));
                     }
-                    _ => return Err(SqlError::unsupported("variable assignment in UPDATE SET")),
+                    ast::SetItem::Variable { name, op, value } => {
+                        let Some(vt) = self.env.variable_type(name) else {
+                            return Err(SqlError::new(137, &[name]));
+                        };
+                        let e = super::query::compound_assign(name, *op, value.clone());
+                        let b = self.bind_expr(&e, &mut ExprCtx::plain())?;
+                        variables.push(crate::physical::VarAssign {
+                            variable: name.clone(),
+                            expr: super::convert_to(b, &vt),
+                            column: None,
+                        });
+                    }
+                    ast::SetItem::VariableColumn {
+                        variable,
+                        column,
+                        value,
+                    } => {
+                        let Some(vt) = self.env.variable_type(variable) else {
+                            return Err(SqlError::new(137, &[variable]));
+                        };
+                        let cname = column.name_str();
+                        let Some(ci) = table.column_index(cname) else {
+                            return Err(SqlError::new(207, &[&cname]));
+                        };
+                        let v = self.bind_expr(value, &mut ExprCtx::plain())?;
+                        sets.push((ci, v));
+                        variables.push(crate::physical::VarAssign {
+                            variable: variable.clone(),
+                            expr: ScalarExpr::literal(types::Value::Null, vt),
+                            column: Some(ci),
+                        });
+                    }
                 }
             }
             if let Some(t) = &u.top {
                 let count = self.bind_expr(&t.quantity, &mut ExprCtx::plain())?;
-                plan = LogicalOp::Top { input: Box::new(plan), spec: TopSpec { count: Some(count), percent: t.percent, with_ties: vec![], offset: None } };
+                plan = LogicalOp::Top {
+                    input: Box::new(plan),
+                    spec: TopSpec {
+                        count: Some(count),
+                        percent: t.percent,
+                        with_ties: vec![],
+                        offset: None,
+                    },
+                };
             }
             let mut computed = Vec::new();
             for (i, c) in table.columns.iter().enumerate() {
@@ -346,7 +619,19 @@ impl Binder<'_> {
                 }
             }
             let checks = self.bind_checks(&table)?;
-            Ok(Statement::Update { table, input: plan, target_offset: offset, sets, computed, checks, output: None })
+            Ok(Statement::Update {
+                table: table.clone(),
+                input: plan,
+                target_offset: offset,
+                sets,
+                computed,
+                checks,
+                output: match &u.output {
+                    Some(o) => Some(self.bind_output(&table, o, true, true)?),
+                    None => None,
+                },
+                variables,
+            })
         })();
         *self.dml_locators.borrow_mut() = false;
         self.pop_level();
@@ -355,8 +640,8 @@ impl Binder<'_> {
     }
 
     pub fn bind_delete(&self, d: &ast::Delete) -> SqlResult<BoundStatement> {
-        if d.output.is_some() {
-            return Err(SqlError::unsupported("OUTPUT clause"));
+        if let Some(r) = self.rewrite_delete_view(d)? {
+            return self.bind_delete(&r);
         }
         if d.current_of.is_some() {
             return Err(SqlError::unsupported("WHERE CURRENT OF"));
@@ -365,18 +650,38 @@ impl Binder<'_> {
         self.push_level(Scope::default(), false);
         *self.dml_locators.borrow_mut() = true;
         let r = (|| {
-            let (mut plan, scope, table, offset) = self.bind_dml_source(&d.target, &d.hints, &d.from)?;
+            let (mut plan, scope, table, offset) =
+                self.bind_dml_source(&d.target, &d.hints, &d.from)?;
             *self.dml_locators.borrow_mut() = false;
             self.set_scope(scope);
             if let Some(w) = &d.selection {
                 let p = self.bind_predicate(w, &mut ExprCtx::plain())?;
-                plan = LogicalOp::Filter { input: Box::new(plan), predicate: p };
+                plan = LogicalOp::Filter {
+                    input: Box::new(plan),
+                    predicate: p,
+                };
             }
             if let Some(t) = &d.top {
                 let count = self.bind_expr(&t.quantity, &mut ExprCtx::plain())?;
-                plan = LogicalOp::Top { input: Box::new(plan), spec: TopSpec { count: Some(count), percent: t.percent, with_ties: vec![], offset: None } };
+                plan = LogicalOp::Top {
+                    input: Box::new(plan),
+                    spec: TopSpec {
+                        count: Some(count),
+                        percent: t.percent,
+                        with_ties: vec![],
+                        offset: None,
+                    },
+                };
             }
-            Ok(Statement::Delete { table, input: plan, target_offset: offset, output: None })
+            Ok(Statement::Delete {
+                table: table.clone(),
+                input: plan,
+                target_offset: offset,
+                output: match &d.output {
+                    Some(o) => Some(self.bind_output(&table, o, false, true)?),
+                    None => None,
+                },
+            })
         })();
         *self.dml_locators.borrow_mut() = false;
         self.pop_level();
@@ -402,7 +707,9 @@ fn find_get(plan: &LogicalOp, start: usize, _scope: &Scope) -> Option<Arc<TableD
         match op {
             LogicalOp::Get(s) if base == start => Some(s.table.clone()),
             LogicalOp::Filter { input, .. } => walk(input, base, start),
-            LogicalOp::Join { left, right, kind, .. } => {
+            LogicalOp::Join {
+                left, right, kind, ..
+            } => {
                 let la = left.arity();
                 if start < base + la {
                     walk(left, base, start)
@@ -424,4 +731,239 @@ fn find_get(plan: &LogicalOp, start: usize, _scope: &Scope) -> Option<Arc<TableD
         }
     }
     walk(plan, 0, start)
+}
+
+/// A simple updatable view: one base table, plain column select list.
+struct ViewTarget {
+    base: ast::ObjectName,
+    base_alias: Option<ast::Ident>,
+    selection: Option<ast::Expr>,
+    /// (view column name, base column name)
+    columns: Vec<(String, String)>,
+}
+
+fn view_target(v: &catalog::ViewDef) -> SqlResult<ViewTarget> {
+    let not_updatable = || {
+        SqlError::custom(
+            4403,
+            16,
+            1,
+            format!("Cannot update the view or function '{}' because it contains aggregates, or a DISTINCT or GROUP BY clause, or PIVOT or UNPIVOT operator.", v.name),
+        )
+    };
+    let stmts = parser::parse_batch(&v.text)?;
+    let q = stmts
+        .iter()
+        .find_map(|s| match &s.kind {
+            ast::StatementKind::CreateView(cv) => Some(cv.query.clone()),
+            _ => None,
+        })
+        .ok_or_else(|| SqlError::internal(format!("view {} has no query", v.name)))?;
+    let ast::QueryBody::Select(s) = &q.body else {
+        return Err(not_updatable());
+    };
+    if s.distinct
+        || !s.group_by.is_empty()
+        || s.having.is_some()
+        || s.top.is_some()
+        || s.from.len() != 1
+    {
+        return Err(not_updatable());
+    }
+    let ast::TableRef::Table { name, alias, .. } = &s.from[0] else {
+        return Err(SqlError::custom(4405, 16, 1, format!("View or function '{}' is not updatable because the modification affects multiple base tables.", v.name)));
+    };
+    let mut columns = Vec::new();
+    for it in &s.items {
+        match it {
+            ast::SelectItem::Expr { expr, alias: a } => match super::query::strip(expr) {
+                ast::Expr::Column(n) => {
+                    let base = n.name_str().to_string();
+                    let shown = a
+                        .as_ref()
+                        .map(|i| i.value.clone())
+                        .unwrap_or_else(|| base.clone());
+                    columns.push((shown, base));
+                }
+                _ => return Err(not_updatable()),
+            },
+            ast::SelectItem::Wildcard => columns.push(("*".into(), "*".into())),
+            _ => return Err(not_updatable()),
+        }
+    }
+    let mut names: Vec<String> = v.columns.clone();
+    if names.len() == columns.len() {
+        for (c, n) in columns.iter_mut().zip(names.drain(..)) {
+            c.0 = n;
+        }
+    }
+    Ok(ViewTarget {
+        base: name.clone(),
+        base_alias: alias.clone(),
+        selection: s.selection.clone(),
+        columns,
+    })
+}
+
+/// Renames view column references in `e` to base column names.
+fn map_columns(e: &mut ast::Expr, cols: &[(String, String)]) {
+    use ast::Expr as E;
+    match e {
+        E::Column(n) if n.parts.len() == 1 => {
+            if let Some((_, b)) = cols.iter().find(|(v, _)| name_eq(v, n.name_str())) {
+                n.parts[0].value = b.clone();
+            }
+        }
+        E::Unary { expr, .. }
+        | E::Nested(expr)
+        | E::IsNull { expr, .. }
+        | E::Cast { expr, .. }
+        | E::Collate { expr, .. } => map_columns(expr, cols),
+        E::Binary { left, right, .. } => {
+            map_columns(left, cols);
+            map_columns(right, cols);
+        }
+        E::Between {
+            expr, low, high, ..
+        } => {
+            map_columns(expr, cols);
+            map_columns(low, cols);
+            map_columns(high, cols);
+        }
+        E::InList { expr, list, .. } => {
+            map_columns(expr, cols);
+            list.iter_mut().for_each(|x| map_columns(x, cols));
+        }
+        E::Like { expr, pattern, .. } => {
+            map_columns(expr, cols);
+            map_columns(pattern, cols);
+        }
+        E::Function(f) => f.args.iter_mut().for_each(|x| map_columns(x, cols)),
+        E::Case {
+            operand,
+            when_then,
+            else_result,
+        } => {
+            if let Some(o) = operand {
+                map_columns(o, cols);
+            }
+            for (w, t) in when_then {
+                map_columns(w, cols);
+                map_columns(t, cols);
+            }
+            if let Some(x) = else_result {
+                map_columns(x, cols);
+            }
+        }
+        E::Convert { expr, .. } => map_columns(expr, cols),
+        _ => {}
+    }
+}
+
+fn and(a: Option<ast::Expr>, b: Option<ast::Expr>) -> Option<ast::Expr> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(ast::Expr::Binary {
+            op: ast::BinaryOp::And,
+            left: Box::new(ast::Expr::Nested(Box::new(a))),
+            right: Box::new(ast::Expr::Nested(Box::new(b))),
+        }),
+        (a, None) => a,
+        (None, b) => b,
+    }
+}
+
+impl Binder<'_> {
+    /// The view behind a DML target name, if it is one (and the statement has no FROM).
+    fn dml_view(&self, target: &ast::DmlTarget) -> SqlResult<Option<ViewTarget>> {
+        let ast::DmlTarget::Table(name) = target else {
+            return Ok(None);
+        };
+        match self.env.resolve_table(&qualified_name(name))? {
+            Some(CatRef::View(v)) => Ok(Some(view_target(&v)?)),
+            _ => Ok(None),
+        }
+    }
+
+    /// Rewrites UPDATE/DELETE/INSERT through a simple view onto its base table.
+    pub(crate) fn rewrite_update_view(&self, u: &ast::Update) -> SqlResult<Option<ast::Update>> {
+        if !u.from.is_empty() {
+            return Ok(None);
+        }
+        let Some(v) = self.dml_view(&u.target)? else {
+            return Ok(None);
+        };
+        let mut n = u.clone();
+        n.target = ast::DmlTarget::Table(v.base.clone());
+        let mut sel = u.selection.clone();
+        if let Some(s) = &mut sel {
+            map_columns(s, &v.columns);
+        }
+        n.selection = and(v.selection.clone(), sel);
+        for it in &mut n.set {
+            if let ast::SetItem::Column { column, value, .. } = it {
+                let mut c = ast::Expr::Column(column.clone());
+                map_columns(&mut c, &v.columns);
+                if let ast::Expr::Column(cn) = c {
+                    *column = cn;
+                }
+                map_columns(value, &v.columns);
+            }
+        }
+        if let Some(a) = &v.base_alias {
+            n.from = vec![ast::TableRef::Table {
+                name: v.base.clone(),
+                alias: Some(a.clone()),
+                hints: vec![],
+            }];
+            n.target = ast::DmlTarget::Table(ast::ObjectName::single(a.value.clone()));
+        }
+        Ok(Some(n))
+    }
+
+    pub(crate) fn rewrite_delete_view(&self, d: &ast::Delete) -> SqlResult<Option<ast::Delete>> {
+        if !d.from.is_empty() {
+            return Ok(None);
+        }
+        let Some(v) = self.dml_view(&d.target)? else {
+            return Ok(None);
+        };
+        let mut n = d.clone();
+        n.target = ast::DmlTarget::Table(v.base.clone());
+        let mut sel = d.selection.clone();
+        if let Some(s) = &mut sel {
+            map_columns(s, &v.columns);
+        }
+        n.selection = and(v.selection.clone(), sel);
+        if let Some(a) = &v.base_alias {
+            n.from = vec![ast::TableRef::Table {
+                name: v.base.clone(),
+                alias: Some(a.clone()),
+                hints: vec![],
+            }];
+            n.target = ast::DmlTarget::Table(ast::ObjectName::single(a.value.clone()));
+        }
+        Ok(Some(n))
+    }
+
+    pub(crate) fn rewrite_insert_view(&self, i: &ast::Insert) -> SqlResult<Option<ast::Insert>> {
+        let Some(v) = self.dml_view(&i.target)? else {
+            return Ok(None);
+        };
+        let mut n = i.clone();
+        n.target = ast::DmlTarget::Table(v.base.clone());
+        if n.columns.is_empty() && !v.columns.iter().any(|c| c.0 == "*") {
+            n.columns = v
+                .columns
+                .iter()
+                .map(|c| ast::Ident::new(c.1.clone()))
+                .collect();
+        } else {
+            for c in &mut n.columns {
+                if let Some((_, b)) = v.columns.iter().find(|(x, _)| name_eq(x, &c.value)) {
+                    c.value = b.clone();
+                }
+            }
+        }
+        Ok(Some(n))
+    }
 }

@@ -19,29 +19,45 @@ fn bit(kind: ScalarKind) -> ScalarExpr {
 pub(crate) fn literal(l: &ast::Literal) -> SqlResult<ScalarExpr> {
     Ok(match l {
         ast::Literal::Integer(t) => match t.parse::<i64>() {
-            Ok(v) if i32::try_from(v).is_ok() => ScalarExpr::literal(Value::Int(v as i32), DataType::Int),
+            Ok(v) if i32::try_from(v).is_ok() => {
+                ScalarExpr::literal(Value::Int(v as i32), DataType::Int)
+            }
             _ => {
                 let m: i128 = t
                     .parse()
                     .map_err(|_| SqlError::custom(1007, 15, 1, format!("The number '{t}' is out of the range for numeric representation (maximum precision 38).")))?;
                 let p = t.trim_start_matches('0').len().clamp(1, 38) as u8;
                 ScalarExpr::literal(
-                    Value::Decimal { mantissa: m, scale: 0 },
-                    DataType::Numeric { precision: p, scale: 0 },
+                    Value::Decimal {
+                        mantissa: m,
+                        scale: 0,
+                    },
+                    DataType::Numeric {
+                        precision: p,
+                        scale: 0,
+                    },
                 )
             }
         },
         ast::Literal::Decimal(t) => {
             let (ip, fp) = t.split_once('.').unwrap_or((t.as_str(), ""));
             let digits: String = format!("{ip}{fp}");
-            let m: i128 = if digits.is_empty() { 0 } else {
+            let m: i128 = if digits.is_empty() {
+                0
+            } else {
                 digits.parse().map_err(|_| SqlError::custom(1007, 15, 1, format!("The number '{t}' is out of the range for numeric representation (maximum precision 38).")))?
             };
             let s = fp.len() as u8;
             let p = (ip.trim_start_matches('0').len() as u8 + s).max(s).max(1);
             ScalarExpr::literal(
-                Value::Decimal { mantissa: m, scale: s },
-                DataType::Numeric { precision: p.min(38), scale: s },
+                Value::Decimal {
+                    mantissa: m,
+                    scale: s,
+                },
+                DataType::Numeric {
+                    precision: p.min(38),
+                    scale: s,
+                },
             )
         }
         ast::Literal::Float(t) => {
@@ -55,9 +71,15 @@ pub(crate) fn literal(l: &ast::Literal) -> SqlResult<ScalarExpr> {
         ast::Literal::String { value, national } => {
             let n = value.chars().count().max(1) as u32;
             if *national {
-                ScalarExpr::literal(Value::NVarChar(value.clone()), DataType::NVarChar(Some(n.min(4000))))
+                ScalarExpr::literal(
+                    Value::NVarChar(value.clone()),
+                    DataType::NVarChar(Some(n.min(4000))),
+                )
             } else {
-                ScalarExpr::literal(Value::VarChar(value.clone()), DataType::VarChar(Some(n.min(8000))))
+                ScalarExpr::literal(
+                    Value::VarChar(value.clone()),
+                    DataType::VarChar(Some(n.min(8000))),
+                )
             }
         }
         ast::Literal::Binary(b) => ScalarExpr::literal(
@@ -88,8 +110,16 @@ pub(crate) fn compare(op: CmpOp, a: ScalarExpr, b: ScalarExpr) -> ScalarExpr {
 
 pub(crate) fn unify_for_compare(a: ScalarExpr, b: ScalarExpr) -> (ScalarExpr, ScalarExpr) {
     let t = typing::comparison_type(&a.data_type, &b.data_type);
-    let a = if typing::needs_conversion(&a.data_type, &t) { convert_to(a, &t) } else { a };
-    let b = if typing::needs_conversion(&b.data_type, &t) { convert_to(b, &t) } else { b };
+    let a = if typing::needs_conversion(&a.data_type, &t) {
+        convert_to(a, &t)
+    } else {
+        a
+    };
+    let b = if typing::needs_conversion(&b.data_type, &t) {
+        convert_to(b, &t)
+    } else {
+        b
+    };
     (a, b)
 }
 
@@ -119,7 +149,20 @@ pub fn decl_type_impl(t: &ast::DataTypeName) -> SqlResult<DataType> {
     DataType::from_name(&t.name, &params)
 }
 
+/// A NULL literal, possibly under casts / unary minus.
+pub(crate) fn is_null_const(e: &ScalarExpr) -> bool {
+    match &e.kind {
+        ScalarKind::Literal(v) => v.is_null(),
+        ScalarKind::Cast { expr, .. } | ScalarKind::Unary(_, expr) => is_null_const(expr),
+        _ => false,
+    }
+}
+
 fn is_predicate(e: &ScalarExpr) -> bool {
+    // a comparison folded to UNKNOWN
+    if matches!(&e.kind, ScalarKind::Literal(Value::Null)) && e.data_type == DataType::Bit {
+        return true;
+    }
     matches!(
         e.kind,
         ScalarKind::Compare(..)
@@ -162,15 +205,20 @@ impl Binder<'_> {
                     let parts: Vec<String> = n.parts.iter().map(|p| p.value.clone()).collect();
                     let b = self.resolve_column(&parts)?;
                     return match b.kind {
-                        ScalarKind::Column(c) => match g.group_cols.iter().position(|x| *x == Some(c)) {
-                            Some(gi) => Ok(ScalarExpr::column(gi, b.data_type)),
-                            None => Err(SqlError::new(8120, &[&self.column_display(c)])),
-                        },
+                        ScalarKind::Column(c) => {
+                            match g.group_cols.iter().position(|x| *x == Some(c)) {
+                                Some(gi) => Ok(ScalarExpr::column(gi, b.data_type)),
+                                None => Err(SqlError::new(8120, &[&self.column_display(c)])),
+                            }
+                        }
                         _ => Ok(b),
                     };
                 }
                 if let ast::Expr::Function(f) = s {
-                    if f.over.is_none() && f.name.parts.len() == 1 && is_aggregate_name(f.name.name_str()) {
+                    if f.over.is_none()
+                        && f.name.parts.len() == 1
+                        && is_aggregate_name(f.name.name_str())
+                    {
                         if let Some(k) = g.agg_asts.iter().position(|x| x == s) {
                             let t = g.aggs[k].data_type.clone();
                             return Ok(ScalarExpr::column(g.group_exprs.len() + k, t));
@@ -182,7 +230,10 @@ impl Binder<'_> {
                         let t = call.data_type.clone();
                         g.aggs.push(call);
                         g.agg_asts.push(s.clone());
-                        return Ok(ScalarExpr::column(g.group_exprs.len() + g.aggs.len() - 1, t));
+                        return Ok(ScalarExpr::column(
+                            g.group_exprs.len() + g.aggs.len() - 1,
+                            t,
+                        ));
                     }
                 }
             }
@@ -212,10 +263,21 @@ impl Binder<'_> {
                             }
                         }
                     }
-                    if matches!(l, ast::Literal::Integer(_) | ast::Literal::Decimal(_) | ast::Literal::Float(_) | ast::Literal::Money(_)) {
+                    if matches!(
+                        l,
+                        ast::Literal::Integer(_)
+                            | ast::Literal::Decimal(_)
+                            | ast::Literal::Float(_)
+                            | ast::Literal::Money(_)
+                    ) {
                         let p = literal(l)?;
                         let v = match p.kind {
-                            ScalarKind::Literal(Value::Decimal { mantissa, scale }) => Value::Decimal { mantissa: -mantissa, scale },
+                            ScalarKind::Literal(Value::Decimal { mantissa, scale }) => {
+                                Value::Decimal {
+                                    mantissa: -mantissa,
+                                    scale,
+                                }
+                            }
                             ScalarKind::Literal(Value::Int(i)) => Value::Int(-i),
                             ScalarKind::Literal(Value::Float(f)) => Value::Float(-f),
                             ScalarKind::Literal(Value::Money(m)) => Value::Money(-m),
@@ -226,6 +288,10 @@ impl Binder<'_> {
                     }
                 }
                 let inner = self.bind_expr(expr, ctx)?;
+                if matches!(op, ast::UnaryOp::Minus | ast::UnaryOp::BitNot) && is_null_const(&inner)
+                {
+                    return Ok(ScalarExpr::literal(Value::Null, inner.data_type));
+                }
                 match op {
                     ast::UnaryOp::Plus => Ok(inner),
                     ast::UnaryOp::Minus => {
@@ -233,11 +299,17 @@ impl Binder<'_> {
                             DataType::TinyInt | DataType::Bit => DataType::SmallInt,
                             ref t => t.clone(),
                         };
-                        Ok(ScalarExpr::new(ScalarKind::Unary(UnaryOp::Neg, Box::new(inner)), t))
+                        Ok(ScalarExpr::new(
+                            ScalarKind::Unary(UnaryOp::Neg, Box::new(inner)),
+                            t,
+                        ))
                     }
                     ast::UnaryOp::BitNot => {
                         let t = inner.data_type.clone();
-                        Ok(ScalarExpr::new(ScalarKind::Unary(UnaryOp::BitNot, Box::new(inner)), t))
+                        Ok(ScalarExpr::new(
+                            ScalarKind::Unary(UnaryOp::BitNot, Box::new(inner)),
+                            t,
+                        ))
                     }
                     ast::UnaryOp::Not => {
                         if !is_predicate(&inner) {
@@ -261,13 +333,32 @@ impl Binder<'_> {
                                 _ => parts.push(x),
                             }
                         }
-                        return Ok(bit(if is_and { ScalarKind::And(parts) } else { ScalarKind::Or(parts) }));
+                        return Ok(bit(if is_and {
+                            ScalarKind::And(parts)
+                        } else {
+                            ScalarKind::Or(parts)
+                        }));
                     }
                     _ => {}
                 }
-                let l = self.bind_expr(left, ctx)?;
-                let r = self.bind_expr(right, ctx)?;
+                // an operand that is a NULL constant makes the whole operation NULL; SQL Server
+                // folds it before checking the other operand against GROUP BY (8120)
+                let (l, r) = match (self.bind_expr(left, ctx), self.bind_expr(right, ctx)) {
+                    (Ok(l), Ok(r)) => (l, r),
+                    (Ok(n), Err(e)) | (Err(e), Ok(n)) if e.number == 8120 && is_null_const(&n) => {
+                        let t = if cmp_op(*op).is_some() {
+                            DataType::Bit
+                        } else {
+                            n.data_type.clone()
+                        };
+                        return Ok(ScalarExpr::literal(Value::Null, t));
+                    }
+                    (Err(e), _) | (_, Err(e)) => return Err(e),
+                };
                 if let Some(c) = cmp_op(*op) {
+                    if is_null_const(&l) || is_null_const(&r) {
+                        return Ok(ScalarExpr::literal(Value::Null, DataType::Bit));
+                    }
                     return Ok(compare(c, l, r));
                 }
                 let bop = match op {
@@ -291,14 +382,31 @@ impl Binder<'_> {
                     _ => return Err(SqlError::internal("unexpected binary operator")),
                 };
                 let t = typing::arith_result(bop, &l.data_type, &r.data_type)?;
-                Ok(ScalarExpr::new(ScalarKind::Binary(bop, Box::new(l), Box::new(r)), t))
+                // constant folding as SQL Server does: an operator with a NULL constant operand
+                // is NULL (the other operand is never evaluated)
+                if is_null_const(&l) || is_null_const(&r) {
+                    return Ok(ScalarExpr::literal(Value::Null, t));
+                }
+                Ok(ScalarExpr::new(
+                    ScalarKind::Binary(bop, Box::new(l), Box::new(r)),
+                    t,
+                ))
             }
             E::IsNull { expr, negated } => {
                 let x = self.bind_expr(expr, ctx)?;
                 let p = bit(ScalarKind::IsNull(Box::new(x)));
-                Ok(if *negated { bit(ScalarKind::Not(Box::new(p))) } else { p })
+                Ok(if *negated {
+                    bit(ScalarKind::Not(Box::new(p)))
+                } else {
+                    p
+                })
             }
-            E::Between { expr, negated, low, high } => {
+            E::Between {
+                expr,
+                negated,
+                low,
+                high,
+            } => {
                 let x = self.bind_expr(expr, ctx)?;
                 let lo = self.bind_expr(low, ctx)?;
                 let hi = self.bind_expr(high, ctx)?;
@@ -306,9 +414,17 @@ impl Binder<'_> {
                     compare(CmpOp::Ge, x.clone(), lo),
                     compare(CmpOp::Le, x, hi),
                 ]));
-                Ok(if *negated { bit(ScalarKind::Not(Box::new(p))) } else { p })
+                Ok(if *negated {
+                    bit(ScalarKind::Not(Box::new(p)))
+                } else {
+                    p
+                })
             }
-            E::InList { expr, negated, list } => {
+            E::InList {
+                expr,
+                negated,
+                list,
+            } => {
                 let x = self.bind_expr(expr, ctx)?;
                 let mut items = Vec::new();
                 let mut t = x.data_type.clone();
@@ -317,36 +433,81 @@ impl Binder<'_> {
                     t = typing::comparison_type(&t, &b.data_type);
                     items.push(b);
                 }
-                let x = if typing::needs_conversion(&x.data_type, &t) { convert_to(x, &t) } else { x };
+                let x = if typing::needs_conversion(&x.data_type, &t) {
+                    convert_to(x, &t)
+                } else {
+                    x
+                };
                 let items = items
                     .into_iter()
-                    .map(|b| if typing::needs_conversion(&b.data_type, &t) { convert_to(b, &t) } else { b })
+                    .map(|b| {
+                        if typing::needs_conversion(&b.data_type, &t) {
+                            convert_to(b, &t)
+                        } else {
+                            b
+                        }
+                    })
                     .collect();
-                let p = bit(ScalarKind::InList { expr: Box::new(x), list: items });
-                Ok(if *negated { bit(ScalarKind::Not(Box::new(p))) } else { p })
+                let p = bit(ScalarKind::InList {
+                    expr: Box::new(x),
+                    list: items,
+                });
+                Ok(if *negated {
+                    bit(ScalarKind::Not(Box::new(p)))
+                } else {
+                    p
+                })
             }
-            E::InSubquery { expr, negated, query } => {
+            E::InSubquery {
+                expr,
+                negated,
+                query,
+            } => {
                 let x = self.bind_expr(expr, ctx)?;
                 let sq = self.bind_subquery(query, ctx, true)?;
                 let st = sq.1.clone();
                 let t = typing::comparison_type(&x.data_type, &st);
-                let x = if typing::needs_conversion(&x.data_type, &t) { convert_to(x, &t) } else { x };
+                let x = if typing::needs_conversion(&x.data_type, &t) {
+                    convert_to(x, &t)
+                } else {
+                    x
+                };
                 let mut sub = sq.0;
                 if typing::needs_conversion(&st, &t) {
                     convert_subquery_output(&mut sub, &t);
                 }
-                let p = bit(ScalarKind::InSubquery { expr: Box::new(x), subquery: Box::new(sub) });
-                Ok(if *negated { bit(ScalarKind::Not(Box::new(p))) } else { p })
+                let p = bit(ScalarKind::InSubquery {
+                    expr: Box::new(x),
+                    subquery: Box::new(sub),
+                });
+                Ok(if *negated {
+                    bit(ScalarKind::Not(Box::new(p)))
+                } else {
+                    p
+                })
             }
-            E::Like { expr, negated, pattern, escape } => {
+            E::Like {
+                expr,
+                negated,
+                pattern,
+                escape,
+            } => {
                 let x = self.bind_expr(expr, ctx)?;
                 let p = self.bind_expr(pattern, ctx)?;
                 let esc = match escape {
                     Some(e) => Some(Box::new(self.bind_expr(e, ctx)?)),
                     None => None,
                 };
-                let l = bit(ScalarKind::Like { expr: Box::new(x), pattern: Box::new(p), escape: esc });
-                Ok(if *negated { bit(ScalarKind::Not(Box::new(l))) } else { l })
+                let l = bit(ScalarKind::Like {
+                    expr: Box::new(x),
+                    pattern: Box::new(p),
+                    escape: esc,
+                });
+                Ok(if *negated {
+                    bit(ScalarKind::Not(Box::new(l)))
+                } else {
+                    l
+                })
             }
             E::Exists(q) => {
                 let (sq, _) = self.bind_subquery(q, ctx, false)?;
@@ -356,23 +517,40 @@ impl Binder<'_> {
                 let (sq, t) = self.bind_subquery(q, ctx, true)?;
                 Ok(ScalarExpr::new(ScalarKind::ScalarSubquery(Box::new(sq)), t))
             }
-            E::Quantified { left, op, quantifier, query } => {
+            E::Quantified {
+                left,
+                op,
+                quantifier,
+                query,
+            } => {
                 let x = self.bind_expr(left, ctx)?;
                 let (mut sq, st) = self.bind_subquery(query, ctx, true)?;
                 let c = cmp_op(*op).ok_or_else(|| SqlError::internal("quantified operator"))?;
                 let t = typing::comparison_type(&x.data_type, &st);
-                let x = if typing::needs_conversion(&x.data_type, &t) { convert_to(x, &t) } else { x };
+                let x = if typing::needs_conversion(&x.data_type, &t) {
+                    convert_to(x, &t)
+                } else {
+                    x
+                };
                 if typing::needs_conversion(&st, &t) {
                     convert_subquery_output(&mut sq, &t);
                 }
                 Ok(bit(ScalarKind::Quantified {
                     expr: Box::new(x),
                     op: c,
-                    quantifier: if *quantifier == ast::Quantifier::All { Quantifier::All } else { Quantifier::Any },
+                    quantifier: if *quantifier == ast::Quantifier::All {
+                        Quantifier::All
+                    } else {
+                        Quantifier::Any
+                    },
                     subquery: Box::new(sq),
                 }))
             }
-            E::Case { operand, when_then, else_result } => {
+            E::Case {
+                operand,
+                when_then,
+                else_result,
+            } => {
                 let op = match operand {
                     Some(o) => Some(self.bind_expr(o, ctx)?),
                     None => None,
@@ -399,19 +577,36 @@ impl Binder<'_> {
                     }
                     None => None,
                 };
-                let whens = whens.into_iter().map(|(c, r)| (c, convert_to(r, &t))).collect();
+                let whens = whens
+                    .into_iter()
+                    .map(|(c, r)| (c, convert_to(r, &t)))
+                    .collect();
                 let els = els.map(|r| Box::new(convert_to(r, &t)));
                 Ok(ScalarExpr::new(ScalarKind::Case { whens, else_: els }, t))
             }
-            E::Cast { expr, data_type, try_cast } => {
+            E::Cast {
+                expr,
+                data_type,
+                try_cast,
+            } => {
                 let x = self.bind_expr(expr, ctx)?;
                 let t = cast_type(data_type)?;
                 Ok(ScalarExpr::new(
-                    ScalarKind::Cast { expr: Box::new(x), style: None, try_: *try_cast, implicit: false },
+                    ScalarKind::Cast {
+                        expr: Box::new(x),
+                        style: None,
+                        try_: *try_cast,
+                        implicit: false,
+                    },
                     t,
                 ))
             }
-            E::Convert { data_type, expr, style, try_convert } => {
+            E::Convert {
+                data_type,
+                expr,
+                style,
+                try_convert,
+            } => {
                 let x = self.bind_expr(expr, ctx)?;
                 let t = cast_type(data_type)?;
                 let style = match style {
@@ -422,7 +617,12 @@ impl Binder<'_> {
                     None => None,
                 };
                 Ok(ScalarExpr::new(
-                    ScalarKind::Cast { expr: Box::new(x), style, try_: *try_convert, implicit: false },
+                    ScalarKind::Cast {
+                        expr: Box::new(x),
+                        style,
+                        try_: *try_convert,
+                        implicit: false,
+                    },
                     t,
                 ))
             }
@@ -433,10 +633,35 @@ impl Binder<'_> {
                     "SYSTEM_USER" => (ScalarFunc::SuserSname, DataType::NVarChar(Some(128))),
                     _ => (ScalarFunc::UserName, DataType::NVarChar(Some(128))),
                 };
-                Ok(ScalarExpr::new(ScalarKind::Function { func: f, name: n.clone(), args: vec![] }, t))
+                Ok(ScalarExpr::new(
+                    ScalarKind::Function {
+                        func: f,
+                        name: n.clone(),
+                        args: vec![],
+                    },
+                    t,
+                ))
             }
             E::Default => Err(SqlError::syntax_near_keyword("DEFAULT")),
-            E::NextValueFor(n) => Err(SqlError::unsupported(format!("NEXT VALUE FOR {}", n.name_str()))),
+            E::NextValueFor(n) => {
+                // evaluated by the engine (`ExecEnv::call_function("NEXT VALUE FOR", [name])`)
+                let qn = super::qualified_name(n);
+                let Some(seq) = self.env.resolve_sequence(&qn)? else {
+                    return Err(SqlError::invalid_object(&qn.display()));
+                };
+                let full = format!("{}.{}.{}", seq.database, seq.schema, seq.name);
+                Ok(ScalarExpr::new(
+                    ScalarKind::Function {
+                        func: ScalarFunc::Named,
+                        name: "NEXT VALUE FOR".into(),
+                        args: vec![ScalarExpr::literal(
+                            Value::NVarChar(full),
+                            DataType::NVarChar(Some(386)),
+                        )],
+                    },
+                    seq.data_type.clone(),
+                ))
+            }
             E::IdentityFunction { .. } => Err(SqlError::unsupported("IDENTITY() function")),
             E::Function(f) => {
                 if let Some(over) = &f.over {
@@ -459,14 +684,22 @@ impl Binder<'_> {
         let up = name.to_ascii_uppercase();
         let t = match up.as_str() {
             "ROWCOUNT" | "ERROR" | "TRANCOUNT" | "FETCH_STATUS" | "NESTLEVEL" | "DATEFIRST"
-            | "PROCID" | "MAX_PRECISION" | "TEXTSIZE" | "LOCK_TIMEOUT" | "CURSOR_ROWS" | "OPTIONS" => DataType::Int,
+            | "PROCID" | "MAX_PRECISION" | "TEXTSIZE" | "LOCK_TIMEOUT" | "CURSOR_ROWS"
+            | "OPTIONS" => DataType::Int,
             "SPID" | "LANGID" => DataType::SmallInt,
-            "IDENTITY" => DataType::Numeric { precision: 38, scale: 0 },
+            "IDENTITY" => DataType::Numeric {
+                precision: 38,
+                scale: 0,
+            },
             "DBTS" => DataType::VarBinary(Some(8)),
             _ => DataType::NVarChar(Some(128)),
         };
         ScalarExpr::new(
-            ScalarKind::Function { func: ScalarFunc::Named, name: format!("@@{up}"), args: vec![] },
+            ScalarKind::Function {
+                func: ScalarFunc::Named,
+                name: format!("@@{up}"),
+                args: vec![],
+            },
             t,
         )
     }
@@ -474,8 +707,12 @@ impl Binder<'_> {
     /// Display name for error 8120 (`table.column`).
     fn column_display(&self, col: usize) -> String {
         let levels = self.levels.borrow();
-        let Some(l) = levels.last() else { return String::new() };
-        let Some(c) = l.scope.cols.get(col) else { return String::new() };
+        let Some(l) = levels.last() else {
+            return String::new();
+        };
+        let Some(c) = l.scope.cols.get(col) else {
+            return String::new();
+        };
         match c.table.and_then(|t| l.scope.tables.get(t)) {
             Some(t) if !t.exposed.is_empty() => format!("{}.{}", t.exposed, c.name),
             _ => c.name.clone(),
@@ -489,6 +726,7 @@ impl Binder<'_> {
         ctx: &mut ExprCtx,
         single_column: bool,
     ) -> SqlResult<(Subquery, DataType)> {
+        super::check_nested_order_by(q)?;
         self.push_level(Scope::default(), false);
         let r = self.bind_query(q);
         let (mut params, correlated) = self.pop_level_full();
@@ -510,7 +748,10 @@ impl Binder<'_> {
                 }
             }
         }
-        let t = cols.first().map(|c| c.data_type.clone()).unwrap_or(DataType::Int);
+        let t = cols
+            .first()
+            .map(|c| c.data_type.clone())
+            .unwrap_or(DataType::Int);
         Ok((
             Subquery {
                 plan: SubqueryPlan::Logical(Box::new(op)),
@@ -552,8 +793,15 @@ impl Binder<'_> {
         for a in &f.args {
             args.push(self.bind_expr(a, ctx)?);
         }
-        let arg_t = args.first().map(|a| a.data_type.clone()).unwrap_or(DataType::Int);
-        let arg_t = if arg_t == DataType::Null { DataType::Int } else { arg_t };
+        let arg_t = args
+            .first()
+            .map(|a| a.data_type.clone())
+            .unwrap_or(DataType::Int);
+        let arg_t = if arg_t == DataType::Null {
+            DataType::Int
+        } else {
+            arg_t
+        };
         let need = |n: usize| -> SqlResult<()> {
             if args.len() != n && !(f.star && n == 1) {
                 return Err(SqlError::new(174, &[&name.to_lowercase(), &n]));
@@ -571,7 +819,13 @@ impl Binder<'_> {
             "SUM" | "AVG" => {
                 need(1)?;
                 if !arg_t.is_numeric() {
-                    return Err(SqlError::new(8117, &[&arg_t.sql_name(), &(if name == "SUM" { "sum" } else { "avg" })]));
+                    return Err(SqlError::new(
+                        8117,
+                        &[
+                            &arg_t.sql_name(),
+                            &(if name == "SUM" { "sum" } else { "avg" }),
+                        ],
+                    ));
                 }
                 if name == "SUM" {
                     (AggFunc::Sum, typing::sum_type(&arg_t))
@@ -588,16 +842,36 @@ impl Binder<'_> {
             "CHECKSUM_AGG" => (AggFunc::ChecksumAgg, DataType::Int),
             "STRING_AGG" => {
                 need(2)?;
-                let t = if arg_t.is_unicode() { DataType::NVarChar(None) } else { DataType::VarChar(None) };
+                let t = if arg_t.is_unicode() {
+                    DataType::NVarChar(None)
+                } else {
+                    DataType::VarChar(None)
+                };
                 (AggFunc::StringAgg, t)
             }
-            _ => return Err(SqlError::custom(195, 15, 1, format!("'{name}' is not a recognized built-in function name."))),
+            _ => {
+                return Err(SqlError::custom(
+                    195,
+                    15,
+                    1,
+                    format!("'{name}' is not a recognized built-in function name."),
+                ))
+            }
         };
         let mut order_by = Vec::new();
         for o in &f.within_group {
-            order_by.push(SortKey { expr: self.bind_expr(&o.expr, ctx)?, desc: o.desc });
+            order_by.push(SortKey {
+                expr: self.bind_expr(&o.expr, ctx)?,
+                desc: o.desc,
+            });
         }
-        Ok(AggCall { func, args, distinct: f.distinct, order_by, data_type: t })
+        Ok(AggCall {
+            func,
+            args,
+            distinct: f.distinct,
+            order_by,
+            data_type: t,
+        })
     }
 
     fn bind_window(
@@ -620,9 +894,15 @@ impl Binder<'_> {
         }
         let mut order_by = Vec::new();
         for o in &over.order_by {
-            order_by.push(SortKey { expr: self.bind_window_operand(&o.expr, ctx)?, desc: o.desc });
+            order_by.push(SortKey {
+                expr: self.bind_window_operand(&o.expr, ctx)?,
+                desc: o.desc,
+            });
         }
-        let arg_t = args.first().map(|a| a.data_type.clone()).unwrap_or(DataType::Int);
+        let arg_t = args
+            .first()
+            .map(|a| a.data_type.clone())
+            .unwrap_or(DataType::Int);
         let (func, t) = match name.as_str() {
             "ROW_NUMBER" => (WindowFunc::RowNumber, DataType::BigInt),
             "RANK" => (WindowFunc::Rank, DataType::BigInt),
@@ -639,14 +919,42 @@ impl Binder<'_> {
                 let call = self.bind_aggregate_typed(f, args.clone(), &mut plain)?;
                 (WindowFunc::Agg(call.func), call.data_type)
             }
-            _ => return Err(SqlError::custom(195, 15, 1, format!("'{name}' is not a recognized windowing function."))),
+            _ => {
+                return Err(SqlError::custom(
+                    195,
+                    15,
+                    1,
+                    format!("'{name}' is not a recognized windowing function."),
+                ))
+            }
         };
-        if matches!(func, WindowFunc::RowNumber | WindowFunc::Rank | WindowFunc::DenseRank | WindowFunc::Ntile | WindowFunc::Lag | WindowFunc::Lead) && order_by.is_empty() {
-            return Err(SqlError::custom(4112, 16, 1, format!("The function '{}' must have an OVER clause with ORDER BY.", name.to_lowercase())));
+        if matches!(
+            func,
+            WindowFunc::RowNumber
+                | WindowFunc::Rank
+                | WindowFunc::DenseRank
+                | WindowFunc::Ntile
+                | WindowFunc::Lag
+                | WindowFunc::Lead
+        ) && order_by.is_empty()
+        {
+            return Err(SqlError::custom(
+                4112,
+                16,
+                1,
+                format!(
+                    "The function '{}' must have an OVER clause with ORDER BY.",
+                    name.to_lowercase()
+                ),
+            ));
         }
         let frame = match &over.frame {
             Some(fr) => Some(Frame {
-                units: if fr.units == ast::FrameUnits::Rows { FrameUnits::Rows } else { FrameUnits::Range },
+                units: if fr.units == ast::FrameUnits::Rows {
+                    FrameUnits::Rows
+                } else {
+                    FrameUnits::Range
+                },
                 start: self.frame_bound(&fr.start)?,
                 end: match &fr.end {
                     Some(e) => self.frame_bound(e)?,
@@ -655,21 +963,50 @@ impl Binder<'_> {
             }),
             None => None,
         };
-        let w = ctx.windows.as_deref_mut().ok_or_else(|| SqlError::new(4108, &[]))?;
-        w.calls.push(WindowCall { func, args, distinct: f.distinct, partition_by, order_by, frame, data_type: t.clone() });
+        let w = ctx
+            .windows
+            .as_deref_mut()
+            .ok_or_else(|| SqlError::new(4108, &[]))?;
+        w.calls.push(WindowCall {
+            func,
+            args,
+            distinct: f.distinct,
+            partition_by,
+            order_by,
+            frame,
+            data_type: t.clone(),
+        });
         w.asts.push(ast::Expr::Function(Box::new(f.clone())));
         Ok(ScalarExpr::column(WINDOW_BASE + w.calls.len() - 1, t))
     }
 
     /// Window operands are bound in the current (possibly grouped) context without windows.
     fn bind_window_operand(&self, e: &ast::Expr, ctx: &mut ExprCtx) -> SqlResult<ScalarExpr> {
-        let mut inner = ExprCtx { grouping: ctx.grouping.as_deref_mut(), windows: None, aggregates_allowed: ctx.aggregates_allowed };
-        self.bind_expr(e, &mut inner).map_err(|err| if err.number == 4108 { SqlError::new(4109, &[]) } else { err })
+        let mut inner = ExprCtx {
+            grouping: ctx.grouping.as_deref_mut(),
+            windows: None,
+            aggregates_allowed: ctx.aggregates_allowed,
+        };
+        self.bind_expr(e, &mut inner).map_err(|err| {
+            if err.number == 4108 {
+                SqlError::new(4109, &[])
+            } else {
+                err
+            }
+        })
     }
 
-    fn bind_aggregate_typed(&self, f: &ast::FunctionCall, args: Vec<ScalarExpr>, _ctx: &mut ExprCtx) -> SqlResult<AggCall> {
+    fn bind_aggregate_typed(
+        &self,
+        f: &ast::FunctionCall,
+        args: Vec<ScalarExpr>,
+        _ctx: &mut ExprCtx,
+    ) -> SqlResult<AggCall> {
         let name = f.name.name_str().to_ascii_uppercase();
-        let arg_t = args.first().map(|a| a.data_type.clone()).unwrap_or(DataType::Int);
+        let arg_t = args
+            .first()
+            .map(|a| a.data_type.clone())
+            .unwrap_or(DataType::Int);
         let (func, t) = match name.as_str() {
             "COUNT" if f.star => (AggFunc::CountStar, DataType::Int),
             "COUNT" => (AggFunc::Count, DataType::Int),
@@ -683,9 +1020,22 @@ impl Binder<'_> {
             "STDEVP" => (AggFunc::StdevP, DataType::Float),
             "VAR" => (AggFunc::Var, DataType::Float),
             "VARP" => (AggFunc::VarP, DataType::Float),
-            _ => return Err(SqlError::custom(195, 15, 1, format!("'{name}' is not a recognized windowing function."))),
+            _ => {
+                return Err(SqlError::custom(
+                    195,
+                    15,
+                    1,
+                    format!("'{name}' is not a recognized windowing function."),
+                ))
+            }
         };
-        Ok(AggCall { func, args, distinct: f.distinct, order_by: vec![], data_type: t })
+        Ok(AggCall {
+            func,
+            args,
+            distinct: f.distinct,
+            order_by: vec![],
+            data_type: t,
+        })
     }
 
     fn frame_bound(&self, b: &ast::FrameBound) -> SqlResult<FrameBound> {
@@ -722,7 +1072,13 @@ fn op_word(op: BinaryOp) -> &'static str {
 /// Converts the single output column of a (logical) subquery to `t`.
 fn convert_subquery_output(sq: &mut Subquery, t: &DataType) {
     if let SubqueryPlan::Logical(op) = &mut sq.plan {
-        let inner = std::mem::replace(&mut **op, LogicalOp::Values { rows: vec![], columns: vec![] });
+        let inner = std::mem::replace(
+            &mut **op,
+            LogicalOp::Values {
+                rows: vec![],
+                columns: vec![],
+            },
+        );
         **op = super::query::cast_columns(inner, std::slice::from_ref(t));
     }
 }

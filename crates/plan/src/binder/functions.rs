@@ -19,7 +19,11 @@ fn str_type_of(t: &DataType) -> DataType {
 }
 
 impl Binder<'_> {
-    pub(crate) fn bind_function(&self, f: &ast::FunctionCall, ctx: &mut ExprCtx) -> SqlResult<ScalarExpr> {
+    pub(crate) fn bind_function(
+        &self,
+        f: &ast::FunctionCall,
+        ctx: &mut ExprCtx,
+    ) -> SqlResult<ScalarExpr> {
         let name = f.name.name_str().to_ascii_uppercase();
         if f.name.parts.len() > 1 {
             // user-defined (schema-qualified) function: resolved by the engine at run time
@@ -39,23 +43,62 @@ impl Binder<'_> {
                     ))
                 }
             };
-            let full = f.name.parts.iter().map(|p| p.value.as_str()).collect::<Vec<_>>().join(".");
-            return Ok(ScalarExpr::new(ScalarKind::Function { func: ScalarFunc::Named, name: full, args }, t));
+            let full = f
+                .name
+                .parts
+                .iter()
+                .map(|p| p.value.as_str())
+                .collect::<Vec<_>>()
+                .join(".");
+            return Ok(ScalarExpr::new(
+                ScalarKind::Function {
+                    func: ScalarFunc::Named,
+                    name: full,
+                    args,
+                },
+                t,
+            ));
+        }
+        // COALESCE / ISNULL whose first argument is a non-NULL constant is that constant
+        // (SQL Server simplifies it while binding: the other arguments are never evaluated,
+        // nor checked against GROUP BY)
+        if matches!(name.as_str(), "COALESCE" | "ISNULL") && f.args.len() >= 2 {
+            let first = self.bind_expr(&f.args[0], ctx)?;
+            if matches!(&first.kind, ScalarKind::Literal(v) if !v.is_null()) {
+                let mut t = first.data_type.clone();
+                if name == "COALESCE" {
+                    for a in &f.args[1..] {
+                        if let Ok(b) = self.bind_expr(a, ctx) {
+                            t = typing::unify(&t, &b.data_type);
+                        }
+                    }
+                }
+                return Ok(super::convert_to(first, &t));
+            }
         }
         // date-part keyword arguments stay as text literals
-        let datepart_first = matches!(name.as_str(), "DATEADD" | "DATEDIFF" | "DATEDIFF_BIG" | "DATEPART" | "DATENAME" | "DATETRUNC");
+        let datepart_first = matches!(
+            name.as_str(),
+            "DATEADD" | "DATEDIFF" | "DATEDIFF_BIG" | "DATEPART" | "DATENAME" | "DATETRUNC"
+        );
         let mut args = Vec::new();
         for (i, a) in f.args.iter().enumerate() {
             if i == 0 && datepart_first {
                 if let ast::Expr::Column(n) = a {
-                    args.push(ScalarExpr::literal(types::Value::VarChar(n.name_str().to_ascii_lowercase()), DataType::VarChar(Some(30))));
+                    args.push(ScalarExpr::literal(
+                        types::Value::VarChar(n.name_str().to_ascii_lowercase()),
+                        DataType::VarChar(Some(30)),
+                    ));
                     continue;
                 }
             }
             args.push(self.bind_expr(a, ctx)?);
         }
         let n = args.len();
-        let t0 = args.first().map(|a| a.data_type.clone()).unwrap_or(DataType::Int);
+        let t0 = args
+            .first()
+            .map(|a| a.data_type.clone())
+            .unwrap_or(DataType::Int);
         let arity = |lo: usize, hi: usize| -> SqlResult<()> {
             if n < lo || n > hi {
                 return Err(SqlError::new(174, &[&name.to_lowercase(), &lo]));
@@ -63,14 +106,117 @@ impl Binder<'_> {
             Ok(())
         };
         use ScalarFunc as F;
+        const SPECIAL: &[&str] = &[
+            "ISNULL",
+            "COALESCE",
+            "NULLIF",
+            "IIF",
+            "CHOOSE",
+            "OBJECT_ID",
+            "OBJECT_NAME",
+            "DB_NAME",
+            "DB_ID",
+            "SCHEMA_NAME",
+            "USER_NAME",
+            "SUSER_SNAME",
+            "SUSER_NAME",
+            "HOST_NAME",
+            "APP_NAME",
+            "SCOPE_IDENTITY",
+            "IDENT_CURRENT",
+            "SERVERPROPERTY",
+            "DATABASEPROPERTYEX",
+            "COLUMNPROPERTY",
+            "TYPE_NAME",
+            "ERROR_NUMBER",
+            "ERROR_MESSAGE",
+            "ERROR_SEVERITY",
+            "ERROR_STATE",
+            "ERROR_LINE",
+            "ERROR_PROCEDURE",
+            "XACT_STATE",
+            "IS_SRVROLEMEMBER",
+            "IS_MEMBER",
+            "INDEXPROPERTY",
+            "SESSIONPROPERTY",
+            "ROWCOUNT_BIG",
+            "USER_ID",
+            "SUSER_ID",
+            "SUSER_SID",
+            "OBJECTPROPERTY",
+            "OBJECTPROPERTYEX",
+            "DATABASE_PRINCIPAL_ID",
+            "HAS_PERMS_BY_NAME",
+            "CONTEXT_INFO",
+            "FORMATMESSAGE",
+            "FULLTEXTSERVICEPROPERTY",
+            "APPLOCK_MODE",
+            "APPLOCK_TEST",
+            "SCHEMA_ID",
+            "TYPE_ID",
+            "COL_NAME",
+            "COL_LENGTH",
+            "OBJECT_SCHEMA_NAME",
+            "ORIGINAL_LOGIN",
+            "OBJECT_DEFINITION",
+            "CONNECTIONPROPERTY",
+            "IDENT_SEED",
+            "IDENT_INCR",
+            "CURRENT_TRANSACTION_ID",
+        ];
+        if !SPECIAL.contains(&name.as_str()) {
+            let arg_types: Vec<DataType> = args.iter().map(|a| a.data_type.clone()).collect();
+            match types::functions::function_result_type(&name, &arg_types) {
+                Ok(t) => {
+                    return Ok(ScalarExpr::new(
+                        ScalarKind::Function {
+                            func: F::Builtin,
+                            name,
+                            args,
+                        },
+                        t,
+                    ))
+                }
+                Err(e) if e.number != 195 => return Err(e),
+                Err(_) => {}
+            }
+        }
         let (func, t) = match name.as_str() {
-            "ABS" => { arity(1, 1)?; (F::Abs, t0.clone()) }
-            "CEILING" => { arity(1, 1)?; (F::Ceiling, ceil_type(&t0)) }
-            "FLOOR" => { arity(1, 1)?; (F::Floor, ceil_type(&t0)) }
-            "ROUND" => { arity(2, 3)?; (F::Round, round_type(&t0)) }
-            "POWER" => { arity(2, 2)?; (F::Power, if t0.is_integer() { t0.clone() } else { DataType::Float }) }
-            "SQRT" => { arity(1, 1)?; (F::Sqrt, DataType::Float) }
-            "SQUARE" => { arity(1, 1)?; (F::Square, DataType::Float) }
+            "ABS" => {
+                arity(1, 1)?;
+                (F::Abs, t0.clone())
+            }
+            "CEILING" => {
+                arity(1, 1)?;
+                (F::Ceiling, ceil_type(&t0))
+            }
+            "FLOOR" => {
+                arity(1, 1)?;
+                (F::Floor, ceil_type(&t0))
+            }
+            "ROUND" => {
+                arity(2, 3)?;
+                (F::Round, round_type(&t0))
+            }
+            "POWER" => {
+                arity(2, 2)?;
+                (
+                    F::Power,
+                    if t0.is_integer() {
+                        t0.clone()
+                    } else {
+                        DataType::Float
+                    },
+                )
+            }
+            "SQRT" => {
+                arity(1, 1)?;
+                (F::Sqrt, DataType::Float)
+            }
+            "SQUARE" => {
+                arity(1, 1)?;
+                (F::Square, DataType::Float)
+            }
             "EXP" => (F::Exp, DataType::Float),
             "LOG" => (F::Log, DataType::Float),
             "LOG10" => (F::Log10, DataType::Float),
@@ -78,28 +224,101 @@ impl Binder<'_> {
             "COS" => (F::Cos, DataType::Float),
             "TAN" => (F::Tan, DataType::Float),
             "ATAN" => (F::Atan, DataType::Float),
-            "SIGN" => { arity(1, 1)?; (F::Sign, if t0.is_integer() { DataType::Int } else { t0.clone() }) }
+            "SIGN" => {
+                arity(1, 1)?;
+                (
+                    F::Sign,
+                    if t0.is_integer() {
+                        DataType::Int
+                    } else {
+                        t0.clone()
+                    },
+                )
+            }
             "PI" => (F::Pi, DataType::Float),
             "RAND" => (F::Rand, DataType::Float),
-            "LEN" => { arity(1, 1)?; (F::Len, if matches!(t0, DataType::VarChar(None) | DataType::NVarChar(None) | DataType::VarBinary(None)) { DataType::BigInt } else { DataType::Int }) }
-            "DATALENGTH" => { arity(1, 1)?; (F::DataLength, DataType::Int) }
-            "UPPER" => { arity(1, 1)?; (F::Upper, str_type_of(&t0)) }
-            "LOWER" => { arity(1, 1)?; (F::Lower, str_type_of(&t0)) }
+            "LEN" => {
+                arity(1, 1)?;
+                (
+                    F::Len,
+                    if matches!(
+                        t0,
+                        DataType::VarChar(None)
+                            | DataType::NVarChar(None)
+                            | DataType::VarBinary(None)
+                    ) {
+                        DataType::BigInt
+                    } else {
+                        DataType::Int
+                    },
+                )
+            }
+            "DATALENGTH" => {
+                arity(1, 1)?;
+                (F::DataLength, DataType::Int)
+            }
+            "UPPER" => {
+                arity(1, 1)?;
+                (F::Upper, str_type_of(&t0))
+            }
+            "LOWER" => {
+                arity(1, 1)?;
+                (F::Lower, str_type_of(&t0))
+            }
             "LTRIM" => (F::LTrim, str_type_of(&t0)),
             "RTRIM" => (F::RTrim, str_type_of(&t0)),
             "TRIM" => (F::Trim, str_type_of(&t0)),
             "REVERSE" => (F::Reverse, str_type_of(&t0)),
-            "LEFT" => { arity(2, 2)?; (F::Left, str_type_of(&t0)) }
-            "RIGHT" => { arity(2, 2)?; (F::Right, str_type_of(&t0)) }
-            "SUBSTRING" => { arity(3, 3)?; (F::Substring, str_type_of(&t0)) }
-            "REPLACE" => { arity(3, 3)?; (F::Replace, if t0.is_unicode() { DataType::NVarChar(Some(4000)) } else { DataType::VarChar(Some(8000)) }) }
-            "REPLICATE" => { arity(2, 2)?; (F::Replicate, if t0.is_unicode() { DataType::NVarChar(Some(4000)) } else { DataType::VarChar(Some(8000)) }) }
+            "LEFT" => {
+                arity(2, 2)?;
+                (F::Left, str_type_of(&t0))
+            }
+            "RIGHT" => {
+                arity(2, 2)?;
+                (F::Right, str_type_of(&t0))
+            }
+            "SUBSTRING" => {
+                arity(3, 3)?;
+                (F::Substring, str_type_of(&t0))
+            }
+            "REPLACE" => {
+                arity(3, 3)?;
+                (
+                    F::Replace,
+                    if t0.is_unicode() {
+                        DataType::NVarChar(Some(4000))
+                    } else {
+                        DataType::VarChar(Some(8000))
+                    },
+                )
+            }
+            "REPLICATE" => {
+                arity(2, 2)?;
+                (
+                    F::Replicate,
+                    if t0.is_unicode() {
+                        DataType::NVarChar(Some(4000))
+                    } else {
+                        DataType::VarChar(Some(8000))
+                    },
+                )
+            }
             "SPACE" => (F::Space, DataType::VarChar(Some(8000))),
-            "CHARINDEX" => { arity(2, 3)?; (F::CharIndex, DataType::Int) }
+            "CHARINDEX" => {
+                arity(2, 3)?;
+                (F::CharIndex, DataType::Int)
+            }
             "PATINDEX" => (F::PatIndex, DataType::Int),
             "CONCAT" => {
                 let uni = args.iter().any(|a| a.data_type.is_unicode());
-                (F::Concat, if uni { DataType::NVarChar(Some(4000)) } else { DataType::VarChar(Some(8000)) })
+                (
+                    F::Concat,
+                    if uni {
+                        DataType::NVarChar(Some(4000))
+                    } else {
+                        DataType::VarChar(Some(8000))
+                    },
+                )
             }
             "CONCAT_WS" => (F::ConcatWs, DataType::VarChar(Some(8000))),
             "STUFF" => (F::Stuff, str_type_of(&t0)),
@@ -112,12 +331,21 @@ impl Binder<'_> {
             "FORMAT" => (F::Format, DataType::NVarChar(Some(4000))),
             "ISNULL" => {
                 arity(2, 2)?;
-                let t = if t0 == DataType::Null { args[1].data_type.clone() } else { t0.clone() };
+                let t = if t0 == DataType::Null {
+                    args[1].data_type.clone()
+                } else {
+                    t0.clone()
+                };
                 (F::IsNull, t)
             }
             "COALESCE" => {
                 if n < 1 {
-                    return Err(SqlError::custom(189, 15, 1, "The coalesce function requires 1 argument(s)."));
+                    return Err(SqlError::custom(
+                        189,
+                        15,
+                        1,
+                        "The coalesce function requires 1 argument(s).",
+                    ));
                 }
                 let mut t = DataType::Null;
                 for a in &args {
@@ -125,10 +353,16 @@ impl Binder<'_> {
                 }
                 (F::Coalesce, t)
             }
-            "NULLIF" => { arity(2, 2)?; (F::NullIf, t0.clone()) }
+            "NULLIF" => {
+                arity(2, 2)?;
+                (F::NullIf, t0.clone())
+            }
             "IIF" => {
                 arity(3, 3)?;
-                (F::Iif, typing::unify(&args[1].data_type, &args[2].data_type))
+                (
+                    F::Iif,
+                    typing::unify(&args[1].data_type, &args[2].data_type),
+                )
             }
             "CHOOSE" => {
                 let mut t = DataType::Null;
@@ -140,7 +374,18 @@ impl Binder<'_> {
             "GETDATE" | "CURRENT_TIMESTAMP" => (F::GetDate, DataType::DateTime),
             "SYSDATETIME" => (F::SysDateTime, DataType::DateTime2(7)),
             "GETUTCDATE" => (F::GetUtcDate, DataType::DateTime),
-            "DATEADD" => (F::DateAdd, args.get(2).map(|a| if a.data_type.is_string() { DataType::DateTime } else { a.data_type.clone() }).unwrap_or(DataType::DateTime)),
+            "DATEADD" => (
+                F::DateAdd,
+                args.get(2)
+                    .map(|a| {
+                        if a.data_type.is_string() {
+                            DataType::DateTime
+                        } else {
+                            a.data_type.clone()
+                        }
+                    })
+                    .unwrap_or(DataType::DateTime),
+            ),
             "DATEDIFF" => (F::DateDiff, DataType::Int),
             "DATEDIFF_BIG" => (F::Named, DataType::BigInt),
             "DATEPART" => (F::DatePart, DataType::Int),
@@ -162,8 +407,20 @@ impl Binder<'_> {
             "SUSER_SNAME" | "SUSER_NAME" => (F::SuserSname, DataType::NVarChar(Some(128))),
             "HOST_NAME" => (F::HostName, DataType::NVarChar(Some(128))),
             "APP_NAME" => (F::AppName, DataType::NVarChar(Some(128))),
-            "SCOPE_IDENTITY" => (F::ScopeIdentity, DataType::Numeric { precision: 38, scale: 0 }),
-            "IDENT_CURRENT" => (F::Named, DataType::Numeric { precision: 38, scale: 0 }),
+            "SCOPE_IDENTITY" => (
+                F::ScopeIdentity,
+                DataType::Numeric {
+                    precision: 38,
+                    scale: 0,
+                },
+            ),
+            "IDENT_CURRENT" => (
+                F::Named,
+                DataType::Numeric {
+                    precision: 38,
+                    scale: 0,
+                },
+            ),
             "SERVERPROPERTY" => (F::ServerProperty, DataType::NVarChar(Some(128))),
             "DATABASEPROPERTYEX" => (F::DatabasePropertyEx, DataType::NVarChar(Some(128))),
             "COLUMNPROPERTY" => (F::ColumnProperty, DataType::Int),
@@ -174,24 +431,75 @@ impl Binder<'_> {
             "ERROR_STATE" => (F::ErrorState, DataType::Int),
             "ERROR_LINE" => (F::ErrorLine, DataType::Int),
             "ERROR_PROCEDURE" => (F::ErrorProcedure, DataType::NVarChar(Some(128))),
+            // session / catalog functions evaluated by the engine (ExecEnv::call_function)
+            "XACT_STATE" => (F::Named, DataType::SmallInt),
+            "IS_SRVROLEMEMBER"
+            | "IS_MEMBER"
+            | "INDEXPROPERTY"
+            | "USER_ID"
+            | "SUSER_ID"
+            | "OBJECTPROPERTY"
+            | "DATABASE_PRINCIPAL_ID"
+            | "HAS_PERMS_BY_NAME"
+            | "FULLTEXTSERVICEPROPERTY"
+            | "APPLOCK_TEST"
+            | "SCHEMA_ID"
+            | "TYPE_ID" => (F::Named, DataType::Int),
+            "ROWCOUNT_BIG" => (F::Named, DataType::BigInt),
+            "COL_LENGTH" => (F::Named, DataType::SmallInt),
+            "IDENT_SEED" | "IDENT_INCR" => (
+                F::Named,
+                DataType::Numeric {
+                    precision: 38,
+                    scale: 0,
+                },
+            ),
+            "CURRENT_TRANSACTION_ID" => (F::Named, DataType::BigInt),
+            "SUSER_SID" => (F::Named, DataType::VarBinary(Some(85))),
+            "CONTEXT_INFO" => (F::Named, DataType::VarBinary(Some(128))),
+            "SESSIONPROPERTY" | "OBJECTPROPERTYEX" | "CONNECTIONPROPERTY" => {
+                (F::Named, DataType::NVarChar(Some(128)))
+            }
+            "FORMATMESSAGE" => (F::Named, DataType::NVarChar(Some(2047))),
+            "APPLOCK_MODE" => (F::Named, DataType::NVarChar(Some(32))),
+            "COL_NAME" | "OBJECT_SCHEMA_NAME" | "ORIGINAL_LOGIN" => {
+                (F::Named, DataType::NVarChar(Some(128)))
+            }
+            "OBJECT_DEFINITION" => (F::Named, DataType::NVarChar(None)),
             _ => {
                 // user-defined function in the default schema?
                 let qn = catalog::QualifiedName::bare(name.clone());
                 match self.env.resolve_module(&qn)? {
                     Some(m) => (F::Named, m.returns.clone().unwrap_or(DataType::Int)),
                     None => {
-                        return Err(SqlError::custom(195, 15, 1, format!("'{}' is not a recognized built-in function name.", f.name.name_str())))
+                        return Err(SqlError::custom(
+                            195,
+                            15,
+                            1,
+                            format!(
+                                "'{}' is not a recognized built-in function name.",
+                                f.name.name_str()
+                            ),
+                        ))
                     }
                 }
             }
         };
-        Ok(ScalarExpr::new(ScalarKind::Function { func, name, args }, t))
+        Ok(ScalarExpr::new(
+            ScalarKind::Function { func, name, args },
+            t,
+        ))
     }
 }
 
 fn ceil_type(t: &DataType) -> DataType {
     match t {
-        DataType::Decimal { precision, .. } | DataType::Numeric { precision, .. } => DataType::Decimal { precision: *precision, scale: 0 },
+        DataType::Decimal { precision, .. } | DataType::Numeric { precision, .. } => {
+            DataType::Decimal {
+                precision: *precision,
+                scale: 0,
+            }
+        }
         DataType::Real => DataType::Float,
         DataType::Bit | DataType::Null => DataType::Int,
         other => other.clone(),
@@ -200,7 +508,12 @@ fn ceil_type(t: &DataType) -> DataType {
 
 fn round_type(t: &DataType) -> DataType {
     match t {
-        DataType::Decimal { precision, scale } | DataType::Numeric { precision, scale } => DataType::Decimal { precision: (*precision + 1).min(38), scale: *scale },
+        DataType::Decimal { precision, scale } | DataType::Numeric { precision, scale } => {
+            DataType::Decimal {
+                precision: (*precision + 1).min(38),
+                scale: *scale,
+            }
+        }
         DataType::Real => DataType::Float,
         DataType::Bit | DataType::Null => DataType::Int,
         other => other.clone(),

@@ -43,9 +43,46 @@ pub fn bind_statement(stmt: &ast::Statement, env: &dyn BindEnv) -> SqlResult<Bou
         ast::StatementKind::Update(u) => b.bind_update(u),
         ast::StatementKind::Delete(d) => b.bind_delete(d),
         ast::StatementKind::Truncate(name) => b.bind_truncate(name),
-        _ => Err(SqlError::internal("bind_statement: not a query or DML statement")),
+        _ => Err(SqlError::internal(
+            "bind_statement: not a query or DML statement",
+        )),
     };
     r.map_err(|e| e.at_line(stmt.line))
+}
+
+/// For inserting rows produced outside a query plan (`INSERT ... EXEC`, table-valued
+/// parameters): how each column of `table` is filled when the rows carry the columns named in
+/// `columns` (all insertable columns when empty), plus the table's CHECK constraints. Feed the
+/// result to `exec::insert_rows`.
+pub fn bind_insert_target(
+    table: &catalog::TableDef,
+    columns: &[String],
+    env: &dyn BindEnv,
+) -> SqlResult<(
+    Vec<crate::physical::InsertColumn>,
+    Vec<crate::physical::BoundCheck>,
+)> {
+    let b = Binder::new(env);
+    let identity_col = table.identity().map(|(i, _)| i);
+    let identity_insert = env.identity_insert(table.object_id);
+    let target: Vec<usize> = if columns.is_empty() {
+        (0..table.columns.len())
+            .filter(|&i| Some(i) != identity_col && table.columns[i].computed.is_none())
+            .collect()
+    } else {
+        let mut v = Vec::new();
+        for c in columns {
+            let i = table
+                .column_index(c)
+                .ok_or_else(|| SqlError::new(207, &[c]))?;
+            if Some(i) == identity_col && !identity_insert {
+                return Err(SqlError::new(544, &[&table.name]));
+            }
+            v.push(i);
+        }
+        v
+    };
+    Ok((b.insert_columns(table, &target)?, b.bind_checks(table)?))
 }
 
 /// Binds a standalone scalar expression (SET @v = expr, IF cond, PRINT expr, RETURN expr).
@@ -302,7 +339,12 @@ impl<'e> Binder<'e> {
         }
     }
 
-    fn resolve_at(&self, level: usize, qual: &[String], name: &str) -> SqlResult<Option<ScalarExpr>> {
+    fn resolve_at(
+        &self,
+        level: usize,
+        qual: &[String],
+        name: &str,
+    ) -> SqlResult<Option<ScalarExpr>> {
         if let Some((i, t)) = self.find_in_level(level, qual, name)? {
             return Ok(Some(ScalarExpr::column(i, t)));
         }
@@ -369,13 +411,32 @@ impl<'e> Binder<'e> {
         &self,
         q: &ast::Query,
         barrier: bool,
-    ) -> SqlResult<(LogicalOp, Vec<String>, Vec<(usize, ScalarExpr)>)> {
+    ) -> SqlResult<(LogicalOp, Vec<String>, crate::scalar::Params)> {
+        check_nested_order_by(q)?;
         self.push_level(Scope::default(), barrier);
         let r = self.bind_query(q);
         let params = self.pop_level();
         let (op, names) = r?;
         Ok((op, names, params))
     }
+}
+
+/// ORDER BY in a derived table, subquery, view or CTE needs TOP or OFFSET (1033).
+pub(crate) fn check_nested_order_by(q: &ast::Query) -> SqlResult<()> {
+    if q.order_by.is_empty() || q.offset.is_some() {
+        return Ok(());
+    }
+    if let ast::QueryBody::Select(s) = &q.body {
+        if s.top.is_some() {
+            return Ok(());
+        }
+    }
+    Err(SqlError::custom(
+        1033,
+        15,
+        1,
+        "The ORDER BY clause is invalid in views, inline functions, derived tables, subqueries, and common table expressions, unless TOP, OFFSET or FOR XML is also specified.",
+    ))
 }
 
 fn table_matches(t: &ScopeTable, qual: &[String]) -> bool {
@@ -407,6 +468,11 @@ pub(crate) fn convert_to(e: ScalarExpr, t: &DataType) -> ScalarExpr {
     if let ScalarKind::Literal(v) = &e.kind {
         if v.is_null() {
             return ScalarExpr::literal(types::Value::Null, t.clone());
+        }
+        // fold constant conversions; a failing one stays a runtime conversion (its error is
+        // raised only if the expression is evaluated)
+        if let Ok(c) = v.cast(t) {
+            return ScalarExpr::literal(c, t.clone());
         }
     }
     ScalarExpr::new(

@@ -64,8 +64,7 @@ pub(crate) fn has_aggregate(e: &ast::Expr) -> bool {
     use ast::Expr as E;
     match e {
         E::Function(f) => {
-            if f.over.is_none() && f.name.parts.len() == 1 && is_aggregate_name(f.name.name_str())
-            {
+            if f.over.is_none() && f.name.parts.len() == 1 && is_aggregate_name(f.name.name_str()) {
                 return true;
             }
             f.args.iter().any(has_aggregate)
@@ -115,9 +114,15 @@ impl Binder<'_> {
         for h in &q.options {
             match h {
                 ast::QueryHint::MaxRecursion(n) => *self.max_recursion.borrow_mut() = Some(*n),
-                ast::QueryHint::HashJoin => *self.query_join_hint.borrow_mut() = Some(JoinHint::Hash),
-                ast::QueryHint::LoopJoin => *self.query_join_hint.borrow_mut() = Some(JoinHint::Loop),
-                ast::QueryHint::MergeJoin => *self.query_join_hint.borrow_mut() = Some(JoinHint::Merge),
+                ast::QueryHint::HashJoin => {
+                    *self.query_join_hint.borrow_mut() = Some(JoinHint::Hash)
+                }
+                ast::QueryHint::LoopJoin => {
+                    *self.query_join_hint.borrow_mut() = Some(JoinHint::Loop)
+                }
+                ast::QueryHint::MergeJoin => {
+                    *self.query_join_hint.borrow_mut() = Some(JoinHint::Merge)
+                }
                 _ => {}
             }
         }
@@ -382,7 +387,9 @@ impl Binder<'_> {
                     .iter()
                     .zip(&types)
                     .zip(lc.iter().zip(&rc))
-                    .map(|((n, t), (a, b))| ColumnMeta::new(n.clone(), t.clone(), a.nullable || b.nullable))
+                    .map(|((n, t), (a, b))| {
+                        ColumnMeta::new(n.clone(), t.clone(), a.nullable || b.nullable)
+                    })
                     .collect();
                 let kind = match op {
                     ast::SetOperator::Union => SetOpKind::Union,
@@ -463,7 +470,12 @@ impl Binder<'_> {
                 }
                 ast::SelectItem::Wildcard => {
                     if s.from.is_empty() {
-                        return Err(SqlError::custom(263, 16, 1, "Must specify table to select from."));
+                        return Err(SqlError::custom(
+                            263,
+                            16,
+                            1,
+                            "Must specify table to select from.",
+                        ));
                     }
                     for c in scope.cols.iter().filter(|c| !c.hidden) {
                         let mut parts = Vec::new();
@@ -482,7 +494,11 @@ impl Binder<'_> {
                 }
                 ast::SelectItem::QualifiedWildcard(q) => {
                     let qual: Vec<String> = q.parts.iter().map(|p| p.value.clone()).collect();
-                    let Some(t) = scope.tables.iter().find(|t| super::table_matches(t, &qual[qual.len().saturating_sub(2)..])) else {
+                    let Some(t) = scope
+                        .tables
+                        .iter()
+                        .find(|t| super::table_matches(t, &qual[qual.len().saturating_sub(2)..]))
+                    else {
                         return Err(SqlError::custom(107, 16, 1, format!("The column prefix '{}' does not match with a table name or alias name used in the query.", qual.join("."))));
                     };
                     for c in &scope.cols[t.start..t.start + t.len] {
@@ -686,7 +702,12 @@ impl Binder<'_> {
         }
         if let Some(off) = offset {
             if keys.is_empty() {
-                return Err(SqlError::custom(10741, 15, 1, "A TOP can not be used in the same query or sub-query as a OFFSET."));
+                return Err(SqlError::custom(
+                    10741,
+                    15,
+                    1,
+                    "A TOP can not be used in the same query or sub-query as a OFFSET.",
+                ));
             }
             plan = LogicalOp::Top {
                 input: Box::new(plan),
@@ -711,7 +732,7 @@ impl Binder<'_> {
     pub(crate) fn bind_from(&self, from: &[ast::TableRef]) -> SqlResult<(LogicalOp, Scope)> {
         let mut acc: Option<(LogicalOp, Scope)> = None;
         for t in from {
-            let (op, sc, params) = self.bind_table_ref(t, acc.as_ref().map(|a| &a.1))?;
+            let (op, sc, params) = self.bind_table_ref(t)?;
             acc = Some(match acc {
                 None => {
                     self.forward_params(params);
@@ -746,7 +767,10 @@ impl Binder<'_> {
                 continue;
             }
             for b in &scope.tables[i + 1..] {
-                if name_eq(&a.exposed, &b.exposed) && a.schema.as_deref().map(str::to_lowercase) == b.schema.as_deref().map(str::to_lowercase) {
+                if name_eq(&a.exposed, &b.exposed)
+                    && a.schema.as_deref().map(str::to_lowercase)
+                        == b.schema.as_deref().map(str::to_lowercase)
+                {
                     return Err(SqlError::new(1013, &[&a.exposed, &b.exposed]));
                 }
             }
@@ -759,14 +783,13 @@ impl Binder<'_> {
     fn bind_table_ref(
         &self,
         t: &ast::TableRef,
-        left: Option<&Scope>,
-    ) -> SqlResult<(LogicalOp, Scope, Vec<(usize, ScalarExpr)>)> {
+    ) -> SqlResult<(LogicalOp, Scope, crate::scalar::Params)> {
         match t {
             ast::TableRef::Table { name, alias, hints } => {
                 let (op, sc) = self.bind_named_table(name, alias.as_ref(), hints)?;
                 Ok((op, sc, vec![]))
             }
-            ast::TableRef::Nested(inner) => self.bind_table_ref(inner, left),
+            ast::TableRef::Nested(inner) => self.bind_table_ref(inner),
             ast::TableRef::Derived {
                 query,
                 alias,
@@ -784,18 +807,39 @@ impl Binder<'_> {
                 columns,
             } => {
                 let alias = alias.as_ref().map(|a| a.value.clone()).unwrap_or_default();
-                let op = self.bind_values(rows)?;
+                // its own level: references to the left side of an APPLY become parameters
+                self.push_level(Scope::default(), false);
+                let r = self.bind_values(rows);
+                let params = self.pop_level();
+                let op = r?;
                 let n = op.arity();
                 let names: Vec<String> = (0..n).map(|_| String::new()).collect();
                 let (op, sc) = self.derived_scope(op, names, &alias, columns)?;
+                Ok((op, sc, params))
+            }
+            ast::TableRef::Variable { name, alias } => {
+                // table variables resolve through the catalog under their `@name`
+                let on = ast::ObjectName::single(name.clone());
+                let alias = alias
+                    .clone()
+                    .or_else(|| Some(ast::Ident::new(name.clone())));
+                let (op, sc) = self
+                    .bind_named_table(&on, alias.as_ref(), &[])
+                    .map_err(|e| {
+                        if e.number == 208 {
+                            SqlError::new(137, &[name])
+                        } else {
+                            e
+                        }
+                    })?;
                 Ok((op, sc, vec![]))
             }
-            ast::TableRef::Variable { name, .. } => Err(SqlError::unsupported(format!(
-                "table variable {name} in FROM"
-            ))),
-            ast::TableRef::Function { name, .. } => {
-                Err(SqlError::custom(208, 16, 1, format!("Invalid object name '{}'.", name.name_str())))
-            }
+            ast::TableRef::Function { name, .. } => Err(SqlError::custom(
+                208,
+                16,
+                1,
+                format!("Invalid object name '{}'.", name.name_str()),
+            )),
             ast::TableRef::Join {
                 left: l,
                 right: r,
@@ -803,18 +847,18 @@ impl Binder<'_> {
                 hint,
                 on,
             } => {
-                let (lop, lsc, lparams) = self.bind_table_ref(l, left)?;
+                let (lop, lsc, lparams) = self.bind_table_ref(l)?;
                 self.forward_params(lparams);
                 let apply = matches!(kind, ast::JoinKind::CrossApply | ast::JoinKind::OuterApply);
                 let (rop, rsc, rparams) = if apply {
                     // the right side sees the left side's columns as outer references
                     self.push_level(lsc.clone(), false);
-                    let r = self.bind_table_ref(r, Some(&lsc));
+                    let r = self.bind_table_ref(r);
                     let through = self.pop_level();
                     self.forward_params(through);
                     r?
                 } else {
-                    self.bind_table_ref(r, left)?
+                    self.bind_table_ref(r)?
                 };
                 let mut sc = lsc.clone();
                 sc.append(rsc);
@@ -835,12 +879,14 @@ impl Binder<'_> {
                     }
                     None => None,
                 };
-                let hint = hint.and_then(|h| match h {
-                    ast::JoinHint::Hash => Some(JoinHint::Hash),
-                    ast::JoinHint::Loop => Some(JoinHint::Loop),
-                    ast::JoinHint::Merge => Some(JoinHint::Merge),
-                    ast::JoinHint::Remote => None,
-                }).or(*self.query_join_hint.borrow());
+                let hint = hint
+                    .and_then(|h| match h {
+                        ast::JoinHint::Hash => Some(JoinHint::Hash),
+                        ast::JoinHint::Loop => Some(JoinHint::Loop),
+                        ast::JoinHint::Merge => Some(JoinHint::Merge),
+                        ast::JoinHint::Remote => None,
+                    })
+                    .or(*self.query_join_hint.borrow());
                 let op = if !rparams.is_empty() {
                     let mut inner = rop;
                     if let Some(p) = on {
@@ -854,7 +900,11 @@ impl Binder<'_> {
                     LogicalOp::Apply {
                         outer: Box::new(lop),
                         inner: Box::new(inner),
-                        kind: if jk == JoinKind::Cross { JoinKind::Inner } else { jk },
+                        kind: if jk == JoinKind::Cross {
+                            JoinKind::Inner
+                        } else {
+                            jk
+                        },
                         params: rparams,
                     }
                 } else {
@@ -884,7 +934,12 @@ impl Binder<'_> {
             names
         } else {
             if columns.len() != cols.len() {
-                return Err(SqlError::custom(8158, 16, 1, format!("'{alias}' has more columns than were specified in the column list.")));
+                return Err(SqlError::custom(
+                    8158,
+                    16,
+                    1,
+                    format!("'{alias}' has more columns than were specified in the column list."),
+                ));
             }
             columns.iter().map(|c| c.value.clone()).collect()
         };
@@ -990,6 +1045,7 @@ impl Binder<'_> {
                     alias: exposed.clone(),
                     hints: th,
                     with_locator,
+                    needed: None,
                 };
                 let mut sc = Scope::default();
                 sc.tables.push(ScopeTable {
@@ -1104,7 +1160,15 @@ impl Binder<'_> {
                 names
             } else {
                 if cte.columns.len() != cols.len() {
-                    return Err(SqlError::custom(8158, 16, 1, format!("'{}' has more columns than were specified in the column list.", cte.name)));
+                    return Err(SqlError::custom(
+                        8158,
+                        16,
+                        1,
+                        format!(
+                            "'{}' has more columns than were specified in the column list.",
+                            cte.name
+                        ),
+                    ));
                 }
                 cte.columns.clone()
             };
@@ -1195,7 +1259,7 @@ fn shift_to_right(mut p: ScalarExpr, left_arity: usize) -> ScalarExpr {
     p
 }
 
-fn compound_assign(var: &str, op: ast::AssignOp, e: ast::Expr) -> ast::Expr {
+pub(crate) fn compound_assign(var: &str, op: ast::AssignOp, e: ast::Expr) -> ast::Expr {
     let bop = match op {
         ast::AssignOp::Assign => return e,
         ast::AssignOp::Add => ast::BinaryOp::Add,
@@ -1300,10 +1364,7 @@ fn flatten_group_by(items: &[ast::GroupByItem]) -> (Vec<ast::Expr>, Option<Vec<V
                     .iter()
                     .map(|g| g.iter().map(|e| pos(e, &mut exprs)).collect())
                     .collect();
-                (0..=gs.len())
-                    .rev()
-                    .map(|k| gs[..k].concat())
-                    .collect()
+                (0..=gs.len()).rev().map(|k| gs[..k].concat()).collect()
             }
             ast::GroupByItem::Cube(groups) => {
                 special = true;
@@ -1363,7 +1424,9 @@ fn query_references(q: &ast::Query, name: &str) -> bool {
     }
     fn tref(t: &ast::TableRef, name: &str) -> bool {
         match t {
-            ast::TableRef::Table { name: n, .. } => n.parts.len() == 1 && name_eq(n.name_str(), name),
+            ast::TableRef::Table { name: n, .. } => {
+                n.parts.len() == 1 && name_eq(n.name_str(), name)
+            }
             ast::TableRef::Derived { query, .. } => query_references(query, name),
             ast::TableRef::Join { left, right, .. } => tref(left, name) || tref(right, name),
             ast::TableRef::Nested(i) => tref(i, name),
