@@ -993,7 +993,10 @@ fn make_dt(
         }
         DataType::DateTimeOffset(s) => {
             let (d, tk) = carry(days, datetime::round_ticks(ticks, *s));
-            if d > DAY_9999 {
+            let off = offset.unwrap_or(0);
+            // the UTC instant (local - offset) must lie within 0001-01-01 .. 9999-12-31 too
+            let utc = d as i64 * TICKS_PER_DAY + tk - off as i64 * datetime::TICKS_PER_MIN;
+            if d > DAY_9999 || utc < 0 || utc >= (DAY_9999 as i64 + 1) * TICKS_PER_DAY {
                 return Err(range_err());
             }
             Ok(Value::DateTimeOffset {

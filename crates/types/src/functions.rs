@@ -21,6 +21,10 @@ use crate::decimal;
 use crate::{DataType, Value};
 use common::{SqlError, SqlResult};
 
+#[path = "functions_dt.rs"]
+mod dt;
+pub use dt::format_message;
+
 // ------------------------------------------------------------------ signatures
 
 fn argc_err(name: &str, n: usize) -> SqlError {
@@ -344,7 +348,10 @@ pub fn function_result_type(name: &str, args: &[DataType]) -> SqlResult<DataType
             check_count(&up, n, 0, 0)?;
             T::DateTimeOffset(7)
         }
-        _ => return Err(SqlError::new(195, &[&name, &"built-in function name"])),
+        _ => match dt::result_type(&up, args) {
+            Some(r) => r?,
+            None => return Err(SqlError::new(195, &[&name, &"built-in function name"])),
+        },
     })
 }
 
@@ -2254,7 +2261,10 @@ pub fn call(name: &str, args: &[Value]) -> SqlResult<Value> {
                 offset_minutes: 0,
             })
         }
-        _ => Err(SqlError::new(195, &[&name, &"built-in function name"])),
+        _ => match dt::call(&up, args) {
+            Some(r) => r,
+            None => Err(SqlError::new(195, &[&name, &"built-in function name"])),
+        },
     }
 }
 
