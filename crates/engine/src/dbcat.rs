@@ -214,6 +214,7 @@ impl DbCatalog {
 
     /// Adds or replaces an object (cache and B-tree).
     pub fn put(&mut self, tree: &BTree, txn: &mut Txn, o: SchemaObject) -> SqlResult<()> {
+        bump_schema_generation();
         let (kind, bytes) = match &o {
             SchemaObject::Table(t) => (ObjectKind::Table, serial::encode_table(t)),
             SchemaObject::View(v) => (ObjectKind::View, serial::encode_view(v)),
@@ -230,6 +231,7 @@ impl DbCatalog {
 
     /// Removes an object (cache and B-tree).
     pub fn remove(&mut self, tree: &BTree, txn: &mut Txn, id: ObjectId) -> SqlResult<()> {
+        bump_schema_generation();
         if let Some(o) = self.objects.remove(&id) {
             let kind = match o {
                 SchemaObject::Table(_) => ObjectKind::Table,
@@ -248,6 +250,7 @@ impl DbCatalog {
 
     /// Adds a schema.
     pub fn put_schema(&mut self, tree: &BTree, txn: &mut Txn, name: &str) -> SqlResult<i32> {
+        bump_schema_generation();
         let id = self.next_schema_id;
         self.next_schema_id += 1;
         let s = SchemaDef {
@@ -267,6 +270,7 @@ impl DbCatalog {
 
     /// Removes a schema.
     pub fn remove_schema(&mut self, tree: &BTree, txn: &mut Txn, id: i32) -> SqlResult<()> {
+        bump_schema_generation();
         tree.delete(txn, &serial::object_key(ObjectKind::Schema, id))?;
         self.schemas.retain(|s| s.schema_id != id);
         Ok(())
@@ -274,6 +278,7 @@ impl DbCatalog {
 
     /// Adds a user-defined type.
     pub fn put_type(&mut self, tree: &BTree, txn: &mut Txn, mut t: TypeDef) -> SqlResult<()> {
+        bump_schema_generation();
         if t.user_type_id == 0 {
             t.user_type_id = self.next_type_id;
             self.next_type_id += 1;
@@ -291,6 +296,7 @@ impl DbCatalog {
 
     /// Removes a user-defined type.
     pub fn remove_type(&mut self, tree: &BTree, txn: &mut Txn, id: i32) -> SqlResult<()> {
+        bump_schema_generation();
         tree.delete(txn, &serial::object_key(ObjectKind::Type, id))?;
         self.types.retain(|t| t.user_type_id != id);
         Ok(())
@@ -327,6 +333,7 @@ impl DbCatalog {
 
     /// Registers a database (master only).
     pub fn put_database(&mut self, tree: &BTree, txn: &mut Txn, d: DatabaseDef) -> SqlResult<()> {
+        bump_schema_generation();
         tree.upsert(
             txn,
             &serial::object_key(ObjectKind::Database, d.database_id),
@@ -339,6 +346,7 @@ impl DbCatalog {
 
     /// Unregisters a database (master only).
     pub fn remove_database(&mut self, tree: &BTree, txn: &mut Txn, id: i32) -> SqlResult<()> {
+        bump_schema_generation();
         tree.delete(txn, &serial::object_key(ObjectKind::Database, id))?;
         self.databases.retain(|x| x.database_id != id);
         Ok(())
@@ -366,4 +374,19 @@ impl DbCatalog {
         v.sort_by_key(|o| o.object_id());
         v
     }
+}
+
+/// Schema generation: bumped by every catalog change, reload and `sp_recompile`; cached bound
+/// expressions and plans (compile.rs) tagged with an older value are re-bound.
+static SCHEMA_GEN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+/// The current schema generation.
+#[inline]
+pub fn schema_generation() -> u64 {
+    SCHEMA_GEN.load(std::sync::atomic::Ordering::Acquire)
+}
+
+/// Invalidates every cached plan.
+pub fn bump_schema_generation() {
+    SCHEMA_GEN.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
 }

@@ -146,7 +146,7 @@ impl Session {
             StatementKind::CreateTrigger(ct) => self.create_trigger(ct),
             StatementKind::AlterTable(at) => self.alter_table(at),
             StatementKind::CreateSequence(cs) => self.create_sequence(cs),
-            StatementKind::AlterSequence(_) => Err(SqlError::unsupported("ALTER SEQUENCE")),
+            StatementKind::AlterSequence(a) => self.alter_sequence(&a.name, &a.options),
             StatementKind::AlterIndex(_)
             | StatementKind::CreateStatistics(_)
             | StatementKind::UpdateStatistics(_) => Ok(()),
@@ -994,7 +994,18 @@ impl Session {
     ) -> SqlResult<()> {
         let q = qualified(name);
         let (h, schema) = self.target_of(&q)?;
-        let existing = h.cat.read().lookup(&schema, &q.name).cloned();
+        // `#proc`: private to the session, stored under a unique name like a #temp table.
+        let local_temp = q.is_temp() && !q.name.starts_with("##");
+        let existing = if local_temp {
+            self.find_object(&q)?.map(|(_, o)| o)
+        } else {
+            h.cat.read().lookup(&schema, &q.name).cloned()
+        };
+        let stored_name = match (&existing, local_temp) {
+            (Some(SchemaObject::Module(m)), true) => m.name.clone(),
+            (_, true) => self.temp_storage_name(&q.name),
+            _ => q.name.clone(),
+        };
         let object_id = match (mode, existing) {
             (ast::CreateMode::Create, Some(_)) => return Err(SqlError::new(2714, &[&q.name])),
             (ast::CreateMode::Alter, None) => {
@@ -1031,7 +1042,7 @@ impl Session {
             object_id,
             database: db.clone(),
             schema,
-            name: q.name.clone(),
+            name: stored_name,
             kind,
             text: text.to_string(),
             parameters,
@@ -1044,6 +1055,9 @@ impl Session {
             .write()
             .put(&tree, txn, SchemaObject::Module(Arc::new(m)))?;
         self.touch_catalog(&db);
+        if local_temp {
+            self.temp_tables.insert(q.name.to_lowercase(), object_id);
+        }
         Ok(())
     }
 
@@ -1109,6 +1123,8 @@ impl Session {
                 ast::SequenceOption::MaxValue(Some(e)) => max = num(self, e)?,
                 ast::SequenceOption::Cycle(c) => cycle = *c,
                 ast::SequenceOption::Cache(Some(Some(e))) => cache = Some(num(self, e)? as i64),
+                // NO CACHE: every value is persisted (sequence.rs treats 0 as a block of 1).
+                ast::SequenceOption::Cache(None) => cache = Some(0),
                 _ => {}
             }
         }
@@ -1136,6 +1152,50 @@ impl Session {
             .write()
             .put(&tree, txn, SchemaObject::Sequence(Arc::new(s)))?;
         self.touch_catalog(&db);
+        Ok(())
+    }
+
+    /// ALTER SEQUENCE: new options; RESTART [WITH n] forgets the values handed out.
+    fn alter_sequence(
+        &mut self,
+        name: &ast::ObjectName,
+        options: &[ast::SequenceOption],
+    ) -> SqlResult<()> {
+        let q = qualified(name);
+        let Some((h, SchemaObject::Sequence(cur))) = self.find_object(&q)? else {
+            return Err(SqlError::invalid_object(&q.display()));
+        };
+        let mut s = (*cur).clone();
+        s.current = crate::sequence::current_value(&h, &cur);
+        for o in options {
+            let num = |me: &mut Session, e: &ast::Expr| -> SqlResult<i128> {
+                Ok(crate::interp::value_to_i64(&me.eval(e)?)? as i128)
+            };
+            match o {
+                ast::SequenceOption::Restart(Some(e)) => {
+                    s.start = num(self, e)?;
+                    s.current = None;
+                }
+                ast::SequenceOption::Restart(None) => s.current = None,
+                ast::SequenceOption::StartWith(e) => s.start = num(self, e)?,
+                ast::SequenceOption::IncrementBy(e) => s.increment = num(self, e)?,
+                ast::SequenceOption::MinValue(Some(e)) => s.min = num(self, e)?,
+                ast::SequenceOption::MaxValue(Some(e)) => s.max = num(self, e)?,
+                ast::SequenceOption::Cycle(c) => s.cycle = *c,
+                ast::SequenceOption::Cache(Some(Some(e))) => s.cache = Some(num(self, e)? as i64),
+                ast::SequenceOption::Cache(Some(None)) => s.cache = None,
+                ast::SequenceOption::Cache(None) => s.cache = Some(0),
+                _ => {}
+            }
+        }
+        let db = h.def.name.clone();
+        let tree = h.store.catalog_btree()?;
+        let txn = self.txn_for(&db)?;
+        h.cat
+            .write()
+            .put(&tree, txn, SchemaObject::Sequence(Arc::new(s)))?;
+        self.touch_catalog(&db);
+        h.sequences.lock().remove(&cur.object_id);
         Ok(())
     }
 

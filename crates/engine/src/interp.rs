@@ -28,6 +28,8 @@ pub(crate) enum Flow {
     Break,
     Continue,
     Return(Option<i32>),
+    /// `GOTO label` (label id of the program) unwinding to the list that holds the label.
+    Goto(usize),
 }
 
 /// Converts a value to a declared type (variable assignment, parameters).
@@ -66,27 +68,44 @@ pub(crate) fn is_batch_abort(e: &SqlError) -> bool {
 
 /// Marker put into `SqlError::state` handling: errors raised by THROW carry this flag through
 /// the interpreter so they abort the batch (E3).
-const THROW_MARK: &str = "\u{1}throw";
+pub(crate) const THROW_MARK: &str = "\u{1}throw";
 
 impl Session {
     /// Runs one batch, emitting its events into `sink` (ENGINE_INTERFACE.md).
     pub fn execute_batch(&mut self, text: &str, sink: &mut dyn EventSink) {
-        let stmts = match parser::parse_batch(text) {
-            Ok(s) => s,
+        self.request = Some(crate::session::RequestInfo {
+            start: std::time::Instant::now(),
+            start_time: crate::ddl::now_text(),
+            cpu_us: crate::run::thread_cpu_us(),
+            io: self.io_totals(),
+        });
+        let prog = match parser::parse_batch(text)
+            .and_then(|stmts| self.compile_program(stmts, Vec::new(), false))
+        {
+            Ok(p) => p,
             Err(e) => {
                 self.error = e.number;
                 sink.error(&e);
                 return;
             }
         };
-        self.frames.push(Default::default());
-        let r = self.exec_block(&stmts, sink);
-        self.frames.pop();
+        let mut rc = crate::compile::RunCache::for_program(&prog);
+        let (r, _) = self.run_program(&prog, &mut rc, Vec::new(), sink);
         if self.frames.is_empty() {
             self.frames.push(Default::default());
         }
         if let Err(e) = r {
             self.report_batch_abort(e, sink);
+        }
+        if self.doomed && self.trancount > 0 {
+            self.trancount = 0;
+            let _ = self.abort_all();
+            sink.error(&SqlError::custom(
+                3998,
+                16,
+                1,
+                "Uncommittable transaction is detected at the end of the batch. The transaction is rolled back.",
+            ));
         }
         self.modules.clear();
         self.try_depth = 0;
@@ -139,7 +158,7 @@ impl Session {
         Ok(Flow::Normal)
     }
 
-    fn exec_stmt(&mut self, s: &Statement, sink: &mut dyn EventSink) -> SqlResult<Flow> {
+    pub(crate) fn exec_stmt(&mut self, s: &Statement, sink: &mut dyn EventSink) -> SqlResult<Flow> {
         use StatementKind as K;
         match &s.kind {
             K::Select(_) | K::Insert(_) | K::Update(_) | K::Delete(_) | K::Merge(_) => {
@@ -183,6 +202,7 @@ impl Session {
             K::Use(db) => {
                 let h = self.db(&db.value)?;
                 self.database = h.def.name.clone();
+                crate::dbcat::bump_schema_generation();
                 sink.message(&InfoMessage {
                     text: format!("Changed database context to '{}'.", h.def.name),
                     number: 5701,
@@ -225,7 +245,10 @@ impl Session {
                 self.rowcount = 1;
                 self.error = 0;
             }
-            K::SetOption(opt) => self.set_option(opt)?,
+            K::SetOption(opt) => {
+                self.set_option(opt)?;
+                self.rowcount = 0;
+            }
             K::If {
                 condition,
                 then_stmt,
@@ -245,7 +268,7 @@ impl Session {
                 match self.exec_block(std::slice::from_ref(body), sink)? {
                     Flow::Break => break,
                     Flow::Continue | Flow::Normal => {}
-                    r @ Flow::Return(_) => return Ok(r),
+                    r => return Ok(r),
                 }
             },
             K::Block(stmts) => return self.exec_block(stmts, sink),
@@ -258,20 +281,8 @@ impl Session {
                 self.try_depth -= 1;
                 match r {
                     Ok(f) => return Ok(f),
-                    Err(mut e) => {
-                        if e.procedure == THROW_MARK {
-                            e.procedure.clear();
-                        }
-                        if e.severity >= 20 {
-                            return Err(e);
-                        }
-                        self.error = e.number;
-                        if self.options.xact_abort && self.trancount > 0 {
-                            self.doomed = true;
-                        }
-                        if self.trancount == 0 && !self.txns.is_empty() {
-                            self.abort_all()?;
-                        }
+                    Err(e) => {
+                        let e = self.enter_catch(e)?;
                         self.caught.push(CaughtError { error: e });
                         let r = self.exec_block(catch_block, sink);
                         self.caught.pop();
@@ -303,6 +314,7 @@ impl Session {
             K::BeginTransaction { .. } => {
                 self.trancount += 1;
                 self.error = 0;
+                self.rowcount = 0;
             }
             K::Commit { .. } => {
                 if self.trancount == 0 {
@@ -412,7 +424,12 @@ impl Session {
             (Ok(_), _) => self.end_statement(true)?,
             (Err(_), None) => self.end_statement(false)?,
             (Err(_), Some(marks)) => {
-                if self.options.xact_abort {
+                if self.options.xact_abort && self.try_depth > 0 {
+                    // Inside TRY the transaction becomes uncommittable (XACT_STATE() = -1);
+                    // the CATCH block must roll it back.
+                    self.undo_statement(marks)?;
+                    self.doomed = true;
+                } else if self.options.xact_abort {
                     self.trancount = 0;
                     self.abort_all()?;
                 } else {
@@ -492,6 +509,8 @@ impl Session {
                         "QUOTED_IDENTIFIER" => self.options.quoted_identifier = on,
                         "ARITHABORT" => self.options.arithabort = on,
                         "XACT_ABORT" => self.options.xact_abort = on,
+                        "STATISTICS IO" => self.options.statistics_io = on,
+                        "STATISTICS TIME" => self.options.statistics_time = on,
                         "IMPLICIT_TRANSACTIONS" => self.options.implicit_transactions = on,
                         "ANSI_DEFAULTS" => {
                             self.options.ansi_nulls = on;
@@ -532,6 +551,8 @@ impl Session {
                         ),
                     ));
                 }
+                // The binder reads IDENTITY_INSERT: cached INSERT plans must be re-bound.
+                crate::dbcat::bump_schema_generation();
                 self.options.identity_insert = if *on {
                     Some((h.def.name.clone(), t.object_id))
                 } else {
@@ -761,130 +782,18 @@ impl Session {
         }
     }
 
-    /// Runs dynamic SQL in a new variable scope (sp_executesql passes `params`).
-    pub(crate) fn run_dynamic(
+    pub(crate) fn sp_executesql(
         &mut self,
-        text: &str,
-        params: Vec<(String, crate::session::Variable)>,
-        sink: &mut dyn EventSink,
-    ) -> SqlResult<()> {
-        let stmts = parser::parse_batch(text)?;
-        let mut frame = std::collections::HashMap::new();
-        for (n, v) in params {
-            frame.insert(n.to_lowercase(), v);
-        }
-        self.frames.push(frame);
-        let r = self.exec_block(&stmts, sink);
-        self.frames.pop();
-        r.map(|_| ())
-    }
-
-    fn call_procedure(
-        &mut self,
-        name: &catalog::QualifiedName,
         args: &[ast::ExecArg],
         sink: &mut dyn EventSink,
-    ) -> SqlResult<i32> {
-        if name.name.eq_ignore_ascii_case("sp_executesql") {
-            return self.sp_executesql(args, sink).map(|_| 0);
-        }
-        let module = match self.find_object(name)? {
-            Some((_, catalog::SchemaObject::Module(m)))
-                if m.kind == catalog::ModuleKind::Procedure =>
-            {
-                m
-            }
-            _ => return Err(SqlError::new(2812, &[&name.display()])),
-        };
-        if self.modules.len() >= 32 {
-            return Err(SqlError::new(217, &[&32]));
-        }
-        let stmts = parser::parse_batch(&module.text)?;
-        let Some(StatementKind::CreateProcedure(cp)) =
-            stmts.into_iter().find_map(|s| match s.kind {
-                k @ StatementKind::CreateProcedure(_) => Some(k),
-                _ => None,
-            })
-        else {
-            return Err(SqlError::internal(
-                "procedure text does not define a procedure",
-            ));
-        };
-        // Evaluate arguments in the caller's scope.
-        if args.len() > cp.params.len() {
-            return Err(SqlError::new(8144, &[&module.name]));
-        }
-        let mut frame = std::collections::HashMap::new();
-        let mut outputs: Vec<(String, String)> = Vec::new();
-        let mut positional = true;
-        for (i, p) in cp.params.iter().enumerate() {
-            let t = self.resolve_type_name(&p.data_type)?;
-            let arg = args.iter().enumerate().find(|(j, a)| match &a.name {
-                Some(n) => {
-                    positional = false;
-                    n.eq_ignore_ascii_case(&p.name)
-                }
-                None => positional && *j == i,
-            });
-            let value = match arg {
-                Some((_, a)) if !matches!(a.value, ast::Expr::Default) => {
-                    if a.output && p.output {
-                        if let ast::Expr::Variable(v) = &a.value {
-                            outputs.push((p.name.clone(), v.clone()));
-                        }
-                    }
-                    self.eval(&a.value)?
-                }
-                _ => match &p.default {
-                    Some(d) => self.eval(d)?,
-                    None => {
-                        return Err(SqlError::new(201, &[&module.name, &p.name]));
-                    }
-                },
-            };
-            let value = convert_value(value, &t)?;
-            frame.insert(
-                p.name.to_lowercase(),
-                crate::session::Variable {
-                    data_type: t,
-                    value,
-                },
-            );
-        }
-        self.frames.push(frame);
-        self.modules.push(module.name.clone());
-        let saved_scope_identity = self.scope_identity.take();
-        let trancount = self.trancount;
-        let r = self.exec_block(&cp.body, sink);
-        self.modules.pop();
-        let frame = self.frames.pop().unwrap_or_default();
-        self.scope_identity = saved_scope_identity;
-        let status = match r {
-            Ok(Flow::Return(Some(n))) => n,
-            Ok(_) => 0,
-            Err(e) => return Err(e),
-        };
-        for (p, v) in outputs {
-            if let Some(var) = frame.get(&p.to_lowercase()) {
-                self.assign_var(&v, var.value.clone())?;
-            }
-        }
-        if self.trancount != trancount && self.try_depth == 0 {
-            sink.error(
-                &SqlError::new(266, &[&trancount, &self.trancount])
-                    .in_procedure(module.name.clone()),
-            );
-        }
-        Ok(status)
-    }
-
-    fn sp_executesql(&mut self, args: &[ast::ExecArg], sink: &mut dyn EventSink) -> SqlResult<()> {
+    ) -> SqlResult<()> {
         let Some(first) = args.first() else {
             return Err(SqlError::new(201, &[&"sp_executesql", &"@statement"]));
         };
         let v = self.eval(&first.value)?;
         let text = crate::render::value_text(&v, &DataType::NVarChar(None)).unwrap_or_default();
         let mut params = Vec::new();
+        let mut outputs: Vec<(usize, String)> = Vec::new();
         if let Some(decl) = args.get(1) {
             let d = self.eval(&decl.value)?;
             let d = crate::render::value_text(&d, &DataType::NVarChar(None)).unwrap_or_default();
@@ -910,7 +819,14 @@ impl Session {
                     None => *j == i,
                 });
                 let value = match arg {
-                    Some((_, a)) => convert_value(self.eval(&a.value)?, t)?,
+                    Some((_, a)) => {
+                        if a.output {
+                            if let ast::Expr::Variable(v) = &a.value {
+                                outputs.push((i, v.clone()));
+                            }
+                        }
+                        convert_value(self.eval(&a.value)?, t)?
+                    }
                     None => return Err(SqlError::new(201, &[&"sp_executesql", name])),
                 };
                 params.push((
@@ -922,12 +838,18 @@ impl Session {
                 ));
             }
         }
-        self.run_dynamic(&text, params, sink)
+        let values = self.run_dynamic(&text, params, sink)?;
+        for (i, var) in outputs {
+            if let Some(v) = values.get(i) {
+                self.assign_var(&var, v.clone())?;
+            }
+        }
+        Ok(())
     }
 }
 
 /// `@v op= e` as `@v op e`.
-fn compound(name: &str, op: ast::AssignOp, value: &ast::Expr) -> ast::Expr {
+pub(crate) fn compound(name: &str, op: ast::AssignOp, value: &ast::Expr) -> ast::Expr {
     let bop = match op {
         ast::AssignOp::Assign | ast::AssignOp::Add => ast::BinaryOp::Add,
         ast::AssignOp::Sub => ast::BinaryOp::Sub,
@@ -1005,7 +927,33 @@ pub(crate) fn format_printf(template: &str, args: &[Value]) -> String {
                 }
             }
         };
-        out.push_str(&text);
+        // Flags and width: `-` left-justifies, `0` zero-pads numbers; `*` takes the width
+        // from the arguments (not supported: treated as no width).
+        let spec: String = chars[i + 1..j].iter().collect();
+        let left = spec.contains('-');
+        let digits: String = spec
+            .trim_start_matches(['-', '+', ' ', '#'])
+            .chars()
+            .take_while(|c| c.is_ascii_digit())
+            .collect();
+        let zero = digits.starts_with('0') && !left;
+        let width: usize = digits.parse().unwrap_or(0);
+        let len = text.chars().count();
+        if len < width {
+            let pad = width - len;
+            if left {
+                out.push_str(&text);
+                out.extend(std::iter::repeat_n(' ', pad));
+            } else if zero && matches!(conv, 'd' | 'i' | 'u' | 'x' | 'X' | 'o') {
+                out.extend(std::iter::repeat_n('0', pad));
+                out.push_str(&text);
+            } else {
+                out.extend(std::iter::repeat_n(' ', pad));
+                out.push_str(&text);
+            }
+        } else {
+            out.push_str(&text);
+        }
         i = j + 1;
     }
     out

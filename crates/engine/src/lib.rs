@@ -10,18 +10,25 @@
 //!   SQL Server's statement- vs batch-aborting error rules; query.rs — the glue to
 //!   plan/optimizer/exec and the session's `ExecEnv`; ddl.rs — DDL; sysviews.rs — `sys.*` and
 //!   `INFORMATION_SCHEMA` views; bootstrap.rs — `master.dbo.spt_values`.
+//! * compile.rs / run.rs — batches, procedures, scalar functions and dynamic SQL are compiled
+//!   once into a program (variable slots, cached bound expressions and plans invalidated by the
+//!   schema generation) and run by a node walker; [`sequence`] — sequence generators with
+//!   crash-safe cache blocks.
 //! * [`render`] — value text for clients (jsonl encoding, sqlcmd-like text).
 //!
 //! What does NOT belong here: parsing (parser), binding and plans (plan/optimizer), operators
 //! and row formats (exec), pages and logging (storage), the wire protocol (tds/server).
 
 pub mod bootstrap;
+mod compile;
 pub mod dbcat;
 pub mod ddl;
 pub mod events;
 mod interp;
 mod query;
 pub mod render;
+mod run;
+pub mod sequence;
 pub mod server;
 pub mod session;
 pub mod sysviews;

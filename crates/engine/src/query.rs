@@ -18,10 +18,30 @@ pub(crate) fn cast_value(v: Value, t: &DataType) -> SqlResult<Value> {
 }
 
 /// Streams exec's result rows into the event sink.
+/// With `defer`, the column metadata is held back until the first row (or the successful end):
+/// a table-less SELECT (`SELECT 1/0`) that fails sends only its error, as SQL Server does when
+/// it folds constants at compile time; a query over tables sends its metadata first.
 struct SinkAdapter<'a> {
     sink: &'a mut dyn EventSink,
     started: bool,
+    defer: bool,
+    pending: Option<Vec<OutColumn>>,
     rows: u64,
+}
+
+impl SinkAdapter<'_> {
+    fn flush_columns(&mut self) {
+        if let Some(cols) = self.pending.take() {
+            self.sink.result_start(&cols);
+            self.started = true;
+        }
+    }
+}
+
+/// Whether a statement is a SELECT without any table (see [`SinkAdapter`]).
+pub(crate) fn defer_metadata(s: &ast::Statement) -> bool {
+    matches!(&s.kind, ast::StatementKind::Select(q)
+        if matches!(&q.body, ast::QueryBody::Select(sel) if sel.from.is_empty()))
 }
 
 impl RowSink for SinkAdapter<'_> {
@@ -33,11 +53,14 @@ impl RowSink for SinkAdapter<'_> {
                 data_type: c.data_type.clone(),
             })
             .collect();
-        self.sink.result_start(&out);
-        self.started = true;
+        self.pending = Some(out);
+        if !self.defer {
+            self.flush_columns();
+        }
         Ok(())
     }
     fn row(&mut self, row: &[Value]) -> SqlResult<()> {
+        self.flush_columns();
         self.sink.row(row);
         self.rows += 1;
         Ok(())
@@ -70,18 +93,40 @@ impl Session {
         s: &ast::Statement,
         sink: &mut dyn EventSink,
     ) -> SqlResult<()> {
+        let (physical, is_dml) = self.plan_statement(s)?;
+        self.execute_plan(&physical, is_dml, defer_metadata(s), sink)
+    }
+
+    /// Binds and optimizes a query / DML statement; the flag tells whether it is DML.
+    pub(crate) fn plan_statement(
+        &mut self,
+        s: &ast::Statement,
+    ) -> SqlResult<(plan::PhysicalPlan, bool)> {
         let bound = plan::bind_statement(s, self)?;
         let is_dml = !matches!(bound, plan::Statement::Select { .. });
-        let physical = optimizer::optimize(bound, self)?;
+        Ok((optimizer::optimize(bound, self)?, is_dml))
+    }
+
+    /// Executes a physical plan, emitting its result set or row count.
+    pub(crate) fn execute_plan(
+        &mut self,
+        physical: &plan::PhysicalPlan,
+        is_dml: bool,
+        defer: bool,
+        sink: &mut dyn EventSink,
+    ) -> SqlResult<()> {
         let mut adapter = SinkAdapter {
             sink,
             started: false,
+            defer,
+            pending: None,
             rows: 0,
         };
-        let r = exec::execute(&physical, self, &mut adapter);
+        let r = exec::execute(physical, self, &mut adapter);
         let show = !self.options.nocount;
         match r {
             Ok(summary) => {
+                adapter.flush_columns();
                 let (started, rows) = (adapter.started, adapter.rows);
                 if started {
                     adapter.sink.result_end(rows, false, show);
@@ -273,6 +318,17 @@ impl Session {
             "HOST_NAME" => Value::NVarChar("localhost".into()),
             "APP_NAME" => Value::NVarChar("latchkey".into()),
             "IS_SRVROLEMEMBER" | "IS_MEMBER" => Value::Int(1),
+            // `NEXT VALUE FOR seq`: the binder passes the sequence name as text.
+            "NEXT VALUE FOR" | "NEXT_VALUE_FOR" => {
+                let Some(name) = args.first().and_then(text) else {
+                    return Ok(Some(Value::Null));
+                };
+                let q = crate::ddl::qualified_from_text(&name);
+                match self.find_object(&q)? {
+                    Some((h, SchemaObject::Sequence(s))) => crate::sequence::next_value(&h, &s)?,
+                    _ => return Err(SqlError::invalid_object(&q.display())),
+                }
+            }
             "IDENT_CURRENT" => {
                 let Some(name) = args.first().and_then(text) else {
                     return Ok(Some(Value::Null));
@@ -292,7 +348,31 @@ impl Session {
                     _ => Value::Null,
                 }
             }
-            _ => return Ok(None),
+            "OBJECT_DEFINITION" => {
+                let Some(id) = args.first().filter(|v| !v.is_null()) else {
+                    return Ok(Some(Value::Null));
+                };
+                let id = crate::interp::value_to_i64(id)? as i32;
+                let h = self.current_db()?;
+                let cat = h.cat.read();
+                match cat.objects.get(&id) {
+                    Some(SchemaObject::Module(m)) => Value::NVarChar(m.text.clone()),
+                    Some(SchemaObject::View(v)) => Value::NVarChar(v.text.clone()),
+                    _ => Value::Null,
+                }
+            }
+            _ => {
+                // A scalar user-defined function (the binder passes its name as written).
+                let q = crate::ddl::qualified_from_text(name);
+                return match self.find_object(&q)? {
+                    Some((h, SchemaObject::Module(m)))
+                        if m.kind == catalog::ModuleKind::ScalarFunction =>
+                    {
+                        self.call_scalar_function(&h, &m, args).map(Some)
+                    }
+                    _ => Ok(None),
+                };
+            }
         }))
     }
 

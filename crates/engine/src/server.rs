@@ -30,11 +30,14 @@ pub struct DbHandle {
     pub def: DatabaseDef,
     pub store: Arc<storage::Database>,
     pub cat: RwLock<DbCatalog>,
+    /// Sequence generators of this database (sequence.rs), by object id.
+    pub sequences: Mutex<std::collections::HashMap<common::ObjectId, crate::sequence::SeqState>>,
 }
 
 impl DbHandle {
     /// Reloads the catalog cache from storage (after a rollback, dbcat C2).
     pub fn reload_catalog(&self) -> SqlResult<()> {
+        crate::dbcat::bump_schema_generation();
         let tree = self.store.catalog_btree()?;
         let fresh = DbCatalog::load(&self.def.name, self.def.database_id, &tree)?;
         *self.cat.write() = fresh;
@@ -104,6 +107,7 @@ impl Engine {
             def,
             store,
             cat: RwLock::new(cat),
+            sequences: Mutex::new(std::collections::HashMap::new()),
         });
         self.dbs.lock().push(h.clone());
         Ok(h)

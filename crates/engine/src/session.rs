@@ -45,6 +45,10 @@ pub struct SessionOptions {
     pub identity_insert: Option<(String, ObjectId)>,
     /// Other ON/OFF options (upper case) for `@@OPTIONS`-style queries and SHOWPLAN/STATISTICS.
     pub flags: HashMap<String, bool>,
+    /// `SET STATISTICS IO ON`.
+    pub statistics_io: bool,
+    /// `SET STATISTICS TIME ON`.
+    pub statistics_time: bool,
 }
 
 impl Default for SessionOptions {
@@ -68,6 +72,8 @@ impl Default for SessionOptions {
             textsize: 2_147_483_647,
             identity_insert: None,
             flags: HashMap::new(),
+            statistics_io: false,
+            statistics_time: false,
         }
     }
 }
@@ -77,6 +83,75 @@ impl Default for SessionOptions {
 pub struct Variable {
     pub data_type: DataType,
     pub value: Value,
+}
+
+/// One variable scope (a batch, a module call, a dynamic SQL execution): values in slots
+/// assigned at compile time (compile.rs), plus a name index for by-name lookups.
+#[derive(Clone, Debug, Default)]
+pub struct Frame {
+    pub(crate) names: HashMap<String, usize>,
+    pub(crate) vars: Vec<Variable>,
+    /// Backing tempdb tables of table variables declared in this frame (slot, object id).
+    pub(crate) tables: Vec<(usize, ObjectId)>,
+    /// Definitions of the frame's table variables (slot, definition).
+    pub(crate) table_defs: Vec<(usize, parser::ast::TableDefinition)>,
+}
+
+impl Frame {
+    /// A frame with one NULL slot per declared variable of `p`.
+    pub(crate) fn for_program(p: &crate::compile::Program) -> Frame {
+        let mut f = Frame {
+            names: HashMap::with_capacity(p.vars.len()),
+            vars: Vec::with_capacity(p.vars.len()),
+            tables: Vec::new(),
+            table_defs: Vec::new(),
+        };
+        for (i, v) in p.vars.iter().enumerate() {
+            if let Some(d) = &v.table {
+                f.table_defs.push((i, d.clone()));
+            }
+            f.names.insert(v.name.clone(), i);
+            f.vars.push(Variable {
+                data_type: v.data_type.clone(),
+                value: Value::Null,
+            });
+        }
+        f
+    }
+
+    /// Slot of `name` (with `@`, any case).
+    #[inline]
+    pub(crate) fn slot(&self, name: &str) -> Option<usize> {
+        if let Some(s) = self.names.get(name) {
+            return Some(*s);
+        }
+        if name.bytes().any(|b| b.is_ascii_uppercase()) || !name.is_ascii() {
+            return self.names.get(&name.to_lowercase()).copied();
+        }
+        None
+    }
+
+    pub(crate) fn get(&self, name: &str) -> Option<&Variable> {
+        self.slot(name).map(|s| &self.vars[s])
+    }
+
+    pub(crate) fn get_mut(&mut self, name: &str) -> Option<&mut Variable> {
+        self.slot(name).map(|s| &mut self.vars[s])
+    }
+
+    pub(crate) fn contains(&self, name: &str) -> bool {
+        self.slot(name).is_some()
+    }
+
+    pub(crate) fn insert(&mut self, name: &str, v: Variable) {
+        match self.slot(name) {
+            Some(s) => self.vars[s] = v,
+            None => {
+                self.names.insert(name.to_lowercase(), self.vars.len());
+                self.vars.push(v);
+            }
+        }
+    }
 }
 
 /// Information about the error being handled in a CATCH block.
@@ -92,7 +167,7 @@ pub struct Session {
     pub(crate) database: String,
     pub options: SessionOptions,
     /// Variable frames: one per batch / module call (innermost last).
-    pub(crate) frames: Vec<HashMap<String, Variable>>,
+    pub(crate) frames: Vec<Frame>,
     /// `#name` (lower case) → tempdb object id.
     pub(crate) temp_tables: HashMap<String, ObjectId>,
     /// Open storage transactions, by database name.
@@ -114,6 +189,37 @@ pub struct Session {
     /// Module nesting (`@@NESTLEVEL`) and names for error reports.
     pub(crate) modules: Vec<String>,
     pub(crate) temp_counter: u64,
+    /// Compiled procedures: (database, object id) → program and its caches (run.rs).
+    pub(crate) proc_cache: HashMap<(String, ObjectId), crate::run::ProcEntry>,
+    /// The running request (batch) for `sys.dm_exec_requests`.
+    pub(crate) request: Option<RequestInfo>,
+    /// Scalar function nesting (RETURN expr yields a value) and the value returned.
+    pub(crate) function_depth: u32,
+    pub(crate) function_result: Option<Value>,
+}
+
+/// Counters at the start of the current batch (`sys.dm_exec_requests`).
+#[derive(Clone, Debug)]
+pub struct RequestInfo {
+    pub start: std::time::Instant,
+    pub start_time: String,
+    pub cpu_us: u64,
+    /// Summed over all databases: logical reads, physical reads, page writes.
+    pub io: (u64, u64, u64),
+}
+
+impl Session {
+    /// Buffer pool counters summed over all databases (logical, physical reads, writes).
+    pub(crate) fn io_totals(&self) -> (u64, u64, u64) {
+        let mut t = (0, 0, 0);
+        for h in self.engine.databases() {
+            let s = h.store.io_stats();
+            t.0 += s.logical_reads;
+            t.1 += s.physical_reads;
+            t.2 += s.files.iter().map(|f| f.num_of_writes).sum::<u64>();
+        }
+        t
+    }
 }
 
 impl Session {
@@ -125,7 +231,7 @@ impl Session {
             spid,
             database: "master".into(),
             options: SessionOptions::default(),
-            frames: vec![HashMap::new()],
+            frames: vec![Frame::default()],
             temp_tables: HashMap::new(),
             txns: Vec::new(),
             trancount: 0,
@@ -140,6 +246,10 @@ impl Session {
             try_depth: 0,
             modules: Vec::new(),
             temp_counter: 0,
+            proc_cache: HashMap::new(),
+            request: None,
+            function_depth: 0,
+            function_result: None,
         }
     }
 
@@ -307,21 +417,19 @@ impl Session {
 
     /// Looks a variable up (case-insensitive, with `@`).
     pub fn var(&self, name: &str) -> Option<&Variable> {
-        let key = name.to_lowercase();
-        self.frames.last().and_then(|f| f.get(&key))
+        self.frames.last().and_then(|f| f.get(name))
     }
 
     pub(crate) fn declare_var(&mut self, name: &str, data_type: DataType) -> SqlResult<()> {
-        let key = name.to_lowercase();
         let frame = self
             .frames
             .last_mut()
             .ok_or_else(|| SqlError::internal("no variable frame"))?;
-        if frame.contains_key(&key) {
+        if frame.contains(name) {
             return Err(SqlError::new(134, &[&name]));
         }
         frame.insert(
-            key,
+            name,
             Variable {
                 data_type,
                 value: Value::Null,
@@ -332,12 +440,11 @@ impl Session {
 
     /// Assigns a variable, converting to its declared type.
     pub fn assign_var(&mut self, name: &str, v: Value) -> SqlResult<()> {
-        let key = name.to_lowercase();
         let frame = self
             .frames
             .last_mut()
             .ok_or_else(|| SqlError::internal("no variable frame"))?;
-        let Some(var) = frame.get_mut(&key) else {
+        let Some(var) = frame.get_mut(name) else {
             return Err(SqlError::new(137, &[&name]));
         };
         var.value = crate::interp::convert_value(v, &var.data_type)?;
@@ -364,8 +471,18 @@ impl Session {
     /// Drops a table (storage objects and catalog row) in the open txn.
     pub(crate) fn drop_table_by_id(&mut self, database: &str, id: ObjectId) -> SqlResult<()> {
         let h = self.db(database)?;
-        let table = match h.cat.read().objects.get(&id) {
-            Some(SchemaObject::Table(t)) => t.clone(),
+        let obj = h.cat.read().objects.get(&id).cloned();
+        let table = match obj {
+            Some(SchemaObject::Table(t)) => t,
+            Some(SchemaObject::Module(_)) => {
+                // A #temp procedure.
+                let tree = h.store.catalog_btree()?;
+                let txn = self.txn_for(database)?;
+                h.cat.write().remove(&tree, txn, id)?;
+                self.touch_catalog(database);
+                self.temp_tables.retain(|_, v| *v != id);
+                return Ok(());
+            }
             _ => return Ok(()),
         };
         let tree = h.store.catalog_btree()?;
@@ -408,6 +525,18 @@ impl Session {
         &self,
         name: &QualifiedName,
     ) -> SqlResult<Option<(Arc<DbHandle>, SchemaObject)>> {
+        if name.name.starts_with('@') {
+            // Table variable: its backing tempdb table (compile.rs / run.rs).
+            let id = self.frames.last().and_then(|f| {
+                let slot = f.slot(&name.name)?;
+                f.tables.iter().find(|(s, _)| *s == slot).map(|(_, id)| *id)
+            });
+            let Some(h) = self.engine.database("tempdb") else {
+                return Ok(None);
+            };
+            let found = id.and_then(|id| h.cat.read().objects.get(&id).cloned());
+            return Ok(found.map(|o| (h.clone(), o)));
+        }
         let (dbname, schema) = self.resolve_parts(name);
         let Some(h) = self.engine.database(&dbname) else {
             return Ok(None);
@@ -426,6 +555,54 @@ impl Session {
         }
         let found = h.cat.read().lookup(&schema, &name.name).cloned();
         Ok(found.map(|o| (h, o)))
+    }
+}
+
+impl Session {
+    /// `DECLARE @t TABLE (...)`: creates the backing tempdb table of slot `slot` of the current
+    /// frame (once per frame; a DECLARE in a loop does not re-create it).
+    pub(crate) fn declare_table_variable(&mut self, slot: usize) -> SqlResult<()> {
+        let Some(frame) = self.frames.last() else {
+            return Err(SqlError::internal("no variable frame"));
+        };
+        if frame.tables.iter().any(|(s, _)| *s == slot) {
+            return Ok(());
+        }
+        let def = self
+            .frame_table_definition(slot)
+            .ok_or_else(|| SqlError::internal("table variable without definition"))?;
+        self.temp_counter += 1;
+        let tmp_name = format!("#tv{}_{}", self.spid, self.temp_counter);
+        let ct = parser::ast::CreateTable {
+            name: parser::ast::ObjectName::single(tmp_name.clone()),
+            definition: def,
+            on: None,
+            textimage_on: None,
+            with_options: Vec::new(),
+        };
+        let t = self.autocommit(|me| me.create_table(&ct))?;
+        self.temp_tables.remove(&tmp_name.to_lowercase());
+        if let Some(f) = self.frames.last_mut() {
+            f.tables.push((slot, t.object_id));
+        }
+        Ok(())
+    }
+
+    fn frame_table_definition(&self, slot: usize) -> Option<parser::ast::TableDefinition> {
+        self.frames
+            .last()?
+            .table_defs
+            .iter()
+            .find(|(s, _)| *s == slot)
+            .map(|(_, d)| d.clone())
+    }
+
+    /// Drops the backing tables of a frame's table variables (end of batch / module).
+    pub(crate) fn drop_table_variables(&mut self, frame: &Frame) {
+        for (_, id) in &frame.tables {
+            let id = *id;
+            let _ = self.autocommit(|me| me.drop_table_by_id("tempdb", id));
+        }
     }
 }
 

@@ -1,0 +1,1254 @@
+//! Runs compiled programs (compile.rs): the node walker, cached expression evaluation with
+//! variable slots, cached query plans, procedure calls with a per-session module cache.
+
+use std::sync::Arc;
+
+use common::{SqlError, SqlResult};
+use parser::ast::{self, Statement, StatementKind};
+use plan::CmpOp;
+use types::{DataType, Value};
+
+use crate::compile::{self, CExpr, ExprRef, Node, NodeKind, Program, RunCache, VarDecl};
+use crate::events::{EventSink, InfoMessage};
+use crate::interp::{is_batch_abort, value_to_i64, Flow, THROW_MARK};
+use crate::session::{CaughtError, Frame, Session, Variable};
+
+/// Results inside the node walker carry boxed errors: the hot path moves small values.
+type RunResult<T> = Result<T, Box<SqlError>>;
+
+/// A compiled procedure in the session's module cache.
+pub(crate) struct ProcEntry {
+    pub text: String,
+    pub prog: Arc<Program>,
+    pub params: Vec<ast::ProcParam>,
+    pub cache: Option<RunCache>,
+}
+
+#[inline]
+fn cmp_holds(op: CmpOp, o: std::cmp::Ordering) -> bool {
+    use std::cmp::Ordering::*;
+    match op {
+        CmpOp::Eq => o == Equal,
+        CmpOp::Ne => o != Equal,
+        CmpOp::Lt => o == Less,
+        CmpOp::Le => o != Greater,
+        CmpOp::Gt => o == Greater,
+        CmpOp::Ge => o != Less,
+    }
+}
+
+/// Whether `v` already has type `t` exactly (no conversion needed on assignment).
+#[inline]
+fn same_type(v: &Value, t: &DataType) -> bool {
+    matches!(
+        (v, t),
+        (Value::Null, _)
+            | (Value::Int(_), DataType::Int)
+            | (Value::BigInt(_), DataType::BigInt)
+            | (Value::SmallInt(_), DataType::SmallInt)
+            | (Value::TinyInt(_), DataType::TinyInt)
+            | (Value::Bit(_), DataType::Bit)
+            | (Value::Float(_), DataType::Float)
+    )
+}
+
+/// The name of a module as users wrote it (`#p` for a temp procedure's storage name).
+pub(crate) fn module_display_name(stored: &str) -> String {
+    if stored.starts_with('#') && stored.chars().count() == 128 {
+        let head: String = stored.chars().take(116).collect();
+        return head.trim_end_matches('_').to_string();
+    }
+    stored.to_string()
+}
+
+/// Errors that end only the scope (procedure, dynamic SQL) they occur in: compilation and
+/// name-resolution errors. The caller goes on with its next statement.
+fn is_scope_abort(e: &SqlError) -> bool {
+    matches!(
+        e.number,
+        102 | 105 | 137 | 156 | 207 | 208 | 4104 | 2812 | 134 | 133 | 132
+    )
+}
+
+impl Session {
+    /// Runs a nested scope (procedure body, dynamic SQL): drops the #temp tables it created
+    /// when it ends, and turns scope-aborting errors (outside TRY) into reported errors.
+    pub(crate) fn nested_scope<T>(
+        &mut self,
+        sink: &mut dyn EventSink,
+        f: impl FnOnce(&mut Session, &mut dyn EventSink) -> SqlResult<T>,
+    ) -> SqlResult<Option<T>> {
+        let before: std::collections::HashSet<common::ObjectId> =
+            self.temp_tables.values().copied().collect();
+        let r = f(self, sink);
+        let created: Vec<common::ObjectId> = self
+            .temp_tables
+            .values()
+            .copied()
+            .filter(|id| !before.contains(id))
+            .collect();
+        for id in created {
+            let _ = self.autocommit(|me| me.drop_table_by_id("tempdb", id));
+        }
+        match r {
+            Ok(v) => Ok(Some(v)),
+            Err(e)
+                if self.try_depth == 0
+                    && !self.options.xact_abort
+                    && e.procedure != THROW_MARK
+                    && is_scope_abort(&e) =>
+            {
+                self.error = e.number;
+                sink.error(&e);
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Compiles a statement list with this session's type resolution.
+    pub(crate) fn compile_program(
+        &self,
+        stmts: Vec<Statement>,
+        params: Vec<VarDecl>,
+        recompile: bool,
+    ) -> SqlResult<Program> {
+        compile::compile(stmts, params, recompile, &|t| self.resolve_type_name(t))
+    }
+
+    /// Runs `prog` in a new variable frame whose parameter slots hold `args`.
+    pub(crate) fn run_program(
+        &mut self,
+        prog: &Program,
+        rc: &mut RunCache,
+        args: Vec<Value>,
+        sink: &mut dyn EventSink,
+    ) -> (SqlResult<Flow>, Frame) {
+        let mut frame = Frame::for_program(prog);
+        for (i, v) in args.into_iter().enumerate() {
+            if let Some(var) = frame.vars.get_mut(i) {
+                var.value = v;
+            }
+        }
+        self.frames.push(frame);
+        let r = self.run_nodes(&prog.nodes, rc, sink);
+        let r = match r {
+            Ok(Flow::Goto(_)) => Err(SqlError::unsupported("GOTO into a nested block")),
+            Ok(f) => Ok(f),
+            Err(e) => Err(*e),
+        };
+        let frame = self.frames.pop().unwrap_or_default();
+        self.drop_table_variables(&frame);
+        (r, frame)
+    }
+
+    /// Runs a node list. Statement-terminating errors are reported here (E2); batch-aborting
+    /// ones and errors inside TRY are returned (E3, E4).
+    pub(crate) fn run_nodes(
+        &mut self,
+        nodes: &[Node],
+        rc: &mut RunCache,
+        sink: &mut dyn EventSink,
+    ) -> RunResult<Flow> {
+        let mut i = 0;
+        while i < nodes.len() {
+            let n = &nodes[i];
+            let stats = if self.options.statistics_io || self.options.statistics_time {
+                match &n.kind {
+                    NodeKind::Query { .. } => Some(self.stat_start()),
+                    NodeKind::Other(s) if matches!(s.kind, StatementKind::Exec(_)) => {
+                        Some(self.stat_start())
+                    }
+                    _ => None,
+                }
+            } else {
+                None
+            };
+            let r = self.run_node(n, rc, sink);
+            if let Some(st) = stats {
+                self.stat_end(st, n, sink);
+            }
+            match r {
+                Ok(Flow::Normal) => {}
+                Ok(Flow::Goto(l)) => {
+                    if let Some(p) = nodes
+                        .iter()
+                        .position(|x| matches!(x.kind, NodeKind::Label(k) if k == l))
+                    {
+                        i = p + 1;
+                        continue;
+                    }
+                    return Ok(Flow::Goto(l));
+                }
+                Ok(f) => return Ok(f),
+                Err(e) => {
+                    // Parameter errors of a call are reported by SQL Server as
+                    // "Procedure p, Line 0".
+                    let call_error = e.line == 0
+                        && !e.procedure.is_empty()
+                        && matches!(e.number, 201 | 8144 | 8145);
+                    let e = if call_error { e } else { e.at_line(n.line) };
+                    let e = match self.modules.last() {
+                        Some(m) if e.procedure.is_empty() => e.in_procedure(m.clone()),
+                        _ => e,
+                    };
+                    if self.try_depth > 0
+                        || is_batch_abort(&e)
+                        || self.options.xact_abort
+                        || e.procedure == THROW_MARK
+                    {
+                        return Err(Box::new(e));
+                    }
+                    self.error = e.number;
+                    sink.error(&e);
+                }
+            }
+            i += 1;
+        }
+        Ok(Flow::Normal)
+    }
+
+    fn run_node(
+        &mut self,
+        n: &Node,
+        rc: &mut RunCache,
+        sink: &mut dyn EventSink,
+    ) -> SqlResult<Flow> {
+        match &n.kind {
+            NodeKind::Set { slot, expr } => {
+                // Integer fast path: computed and stored in place, no Value moves.
+                if let Some(r) = self.fast_int_ref(expr, rc) {
+                    if self.store_int(*slot, r) {
+                        self.rowcount = 1;
+                        self.error = 0;
+                        return Ok(Flow::Normal);
+                    }
+                }
+                match self.fast_ref(expr, rc) {
+                    Some(v) => self.assign_slot(*slot, v)?,
+                    None => {
+                        let v = self.eval_ref(expr, rc)?;
+                        self.assign_slot(*slot, v)?;
+                    }
+                }
+                self.rowcount = 1;
+                self.error = 0;
+            }
+            NodeKind::While { cond, body } => loop {
+                let c = match self.fast_bool_ref(cond, rc) {
+                    Some(b) => b,
+                    None => self.truth_ref(cond, rc)?,
+                };
+                if !c {
+                    break;
+                }
+                match self.run_nodes(body, rc, sink).map_err(|e| *e)? {
+                    Flow::Break => break,
+                    Flow::Continue | Flow::Normal => {}
+                    r => return Ok(r),
+                }
+            },
+            NodeKind::If { cond, then, els } => {
+                let r = if self.truth_ref(cond, rc)? {
+                    self.run_nodes(then, rc, sink)
+                } else {
+                    self.run_nodes(els, rc, sink)
+                };
+                return r.map_err(|e| *e);
+            }
+            NodeKind::Block(b) => return self.run_nodes(b, rc, sink).map_err(|e| *e),
+            NodeKind::Declare(inits) => {
+                for (slot, e) in inits {
+                    let v = self.eval_ref(e, rc)?;
+                    self.assign_slot(*slot, v)?;
+                }
+            }
+            NodeKind::DeclareTable(slot) => self.declare_table_variable(*slot)?,
+            NodeKind::Query {
+                stmt,
+                plan,
+                recompile,
+            } if matches!(&stmt.kind, StatementKind::Insert(i) if matches!(i.source, ast::InsertSource::Exec(_))) =>
+            {
+                let _ = (plan, recompile);
+                self.insert_exec(stmt, sink)?;
+                self.error = 0;
+            }
+            NodeKind::Query {
+                stmt,
+                plan,
+                recompile,
+            } => {
+                let recompile = *recompile;
+                let read_only = matches!(&stmt.kind, StatementKind::Select(q)
+                    if matches!(&q.body, ast::QueryBody::Select(s) if s.into.is_none()));
+                if self.doomed && read_only {
+                    // An uncommittable transaction still allows reads.
+                    self.run_query_cached(stmt, *plan, recompile, rc, sink)?;
+                } else {
+                    self.autocommit(|me| me.run_query_cached(stmt, *plan, recompile, rc, sink))?;
+                }
+                self.error = 0;
+            }
+            NodeKind::Try { body, catch } => {
+                self.try_depth += 1;
+                let r = self.run_nodes(body, rc, sink);
+                self.try_depth -= 1;
+                match r {
+                    Ok(f) => return Ok(f),
+                    Err(e) => {
+                        let e = self.enter_catch(*e)?;
+                        self.caught.push(CaughtError { error: e });
+                        let r = self.run_nodes(catch, rc, sink);
+                        self.caught.pop();
+                        return r.map_err(|e| *e);
+                    }
+                }
+            }
+            NodeKind::Break => return Ok(Flow::Break),
+            NodeKind::Continue => return Ok(Flow::Continue),
+            NodeKind::Goto(l) => return Ok(Flow::Goto(*l)),
+            NodeKind::Label(_) => {}
+            NodeKind::Return(v) if self.function_depth > 0 => {
+                // RETURN expr of a scalar function: the value, not a status.
+                let r = match v {
+                    Some(e) => self.eval_ref(e, rc)?,
+                    None => Value::Null,
+                };
+                self.function_result = Some(r);
+                return Ok(Flow::Return(None));
+            }
+            NodeKind::Return(v) => {
+                let v = match v {
+                    Some(e) => match self.eval_ref(e, rc)? {
+                        Value::Null => Some(0),
+                        v => Some(value_to_i64(&v)? as i32),
+                    },
+                    None => None,
+                };
+                return Ok(Flow::Return(v));
+            }
+            NodeKind::Print(e) => {
+                let v = self.eval_ref(e, rc)?;
+                let text =
+                    crate::render::value_text(&v, &DataType::VarChar(None)).unwrap_or_default();
+                sink.message(&InfoMessage::print(text));
+                self.error = 0;
+                self.rowcount = 0;
+            }
+            NodeKind::Other(s) => return self.exec_stmt(s, sink),
+        }
+        Ok(Flow::Normal)
+    }
+
+    /// Common CATCH entry: clears the THROW mark, re-raises fatal errors, dooms or ends the
+    /// transaction as SQL Server does.
+    pub(crate) fn enter_catch(&mut self, mut e: SqlError) -> SqlResult<SqlError> {
+        if e.procedure == THROW_MARK {
+            e.procedure.clear();
+        }
+        if e.severity >= 20 {
+            return Err(e);
+        }
+        self.error = e.number;
+        if self.trancount > 0 && (self.options.xact_abort || is_batch_abort(&e)) {
+            self.doomed = true;
+        }
+        if self.trancount == 0 && !self.txns.is_empty() {
+            self.abort_all()?;
+        }
+        Ok(e)
+    }
+
+    /// Assigns slot `slot` of the current frame, converting to the declared type.
+    #[inline]
+    pub(crate) fn assign_slot(&mut self, slot: usize, v: Value) -> SqlResult<()> {
+        let Some(var) = self.frames.last_mut().and_then(|f| f.vars.get_mut(slot)) else {
+            return Err(SqlError::internal("variable slot out of range"));
+        };
+        var.value = if same_type(&v, &var.data_type) {
+            v
+        } else {
+            crate::interp::convert_value(v, &var.data_type)?
+        };
+        Ok(())
+    }
+
+    #[inline]
+    fn truth_ref(&mut self, e: &ExprRef, rc: &mut RunCache) -> SqlResult<bool> {
+        Ok(matches!(self.eval_ref(e, rc)?, Value::Bit(true)))
+    }
+
+    /// Evaluates a program expression, binding it on first use (or after a schema change).
+    #[inline]
+    pub(crate) fn eval_ref(&mut self, e: &ExprRef, rc: &mut RunCache) -> SqlResult<Value> {
+        let gen = crate::dbcat::schema_generation();
+        if let Some(Some((g, c))) = rc.exprs.get(e.id) {
+            if *g == gen {
+                return self.eval_c(c);
+            }
+        }
+        // Fast paths that need no binding (and must not fail at bind time).
+        match &e.ast {
+            ast::Expr::Literal(ast::Literal::Null) => return Ok(Value::Null),
+            ast::Expr::Variable(n) if self.var(n).is_none() => {
+                return Err(SqlError::new(137, &[n]));
+            }
+            _ => {}
+        }
+        let bound = plan::bind_scalar(&e.ast, self)?;
+        let c = {
+            let frame = self.frames.last();
+            compile::lower(bound, &|n| frame.and_then(|f| f.slot(n)))
+        };
+        let v = self.eval_c(&c);
+        if let Some(slot) = rc.exprs.get_mut(e.id) {
+            *slot = Some((gen, c));
+        }
+        v
+    }
+
+    /// Allocation-free evaluation of a cached integer expression (None: use
+    /// [`Self::eval_ref`], which also produces the overflow errors).
+    #[inline(always)]
+    fn fast_ref(&self, e: &ExprRef, rc: &RunCache) -> Option<Value> {
+        let Some(Some((g, c))) = rc.exprs.get(e.id) else {
+            return None;
+        };
+        if *g != crate::dbcat::schema_generation() {
+            return None;
+        }
+        self.fast_c(c)
+    }
+
+    /// Integer arithmetic of a cached expression, as i64 (None: not an integer fast case).
+    #[inline(always)]
+    fn fast_int_ref(&self, e: &ExprRef, rc: &RunCache) -> Option<i64> {
+        let Some(Some((g, c))) = rc.exprs.get(e.id) else {
+            return None;
+        };
+        if *g != crate::dbcat::schema_generation() {
+            return None;
+        }
+        let CExpr::Arith(op, a, b, t) = c else {
+            return None;
+        };
+        let (x, y) = (self.peek_int(a)?, self.peek_int(b)?);
+        let r = match op {
+            plan::BinaryOp::Add => x.checked_add(y),
+            plan::BinaryOp::Sub => x.checked_sub(y),
+            plan::BinaryOp::Mul => x.checked_mul(y),
+            _ => None,
+        }?;
+        match t {
+            DataType::Int if i32::try_from(r).is_ok() => Some(r),
+            DataType::BigInt => Some(r),
+            _ => None,
+        }
+    }
+
+    /// A cached integer comparison (None: not an integer fast case).
+    #[inline(always)]
+    fn fast_bool_ref(&self, e: &ExprRef, rc: &RunCache) -> Option<bool> {
+        let Some(Some((g, c))) = rc.exprs.get(e.id) else {
+            return None;
+        };
+        if *g != crate::dbcat::schema_generation() {
+            return None;
+        }
+        let CExpr::Cmp(op, a, b) = c else {
+            return None;
+        };
+        let (x, y) = (self.peek_int(a)?, self.peek_int(b)?);
+        Some(cmp_holds(*op, x.cmp(&y)))
+    }
+
+    /// Stores an integer into an int / bigint slot in place (false: other type or range).
+    #[inline(always)]
+    fn store_int(&mut self, slot: usize, r: i64) -> bool {
+        let Some(var) = self.frames.last_mut().and_then(|f| f.vars.get_mut(slot)) else {
+            return false;
+        };
+        match var.data_type {
+            DataType::Int => match i32::try_from(r) {
+                Ok(v) => {
+                    var.value = Value::Int(v);
+                    true
+                }
+                Err(_) => false,
+            },
+            DataType::BigInt => {
+                var.value = Value::BigInt(r);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    #[inline(always)]
+    fn fast_c(&self, c: &CExpr) -> Option<Value> {
+        match c {
+            CExpr::Arith(op, a, b, t) => {
+                let (x, y) = (self.peek_int(a)?, self.peek_int(b)?);
+                let r = match op {
+                    plan::BinaryOp::Add => x.checked_add(y),
+                    plan::BinaryOp::Sub => x.checked_sub(y),
+                    plan::BinaryOp::Mul => x.checked_mul(y),
+                    _ => None,
+                }?;
+                match t {
+                    DataType::Int => i32::try_from(r).ok().map(Value::Int),
+                    DataType::BigInt => Some(Value::BigInt(r)),
+                    _ => None,
+                }
+            }
+            CExpr::Cmp(op, a, b) => {
+                let (x, y) = (self.peek_int(a)?, self.peek_int(b)?);
+                Some(Value::Bit(cmp_holds(*op, x.cmp(&y))))
+            }
+            _ => None,
+        }
+    }
+
+    /// The integer value of a constant or variable operand (int, bigint, smallint, tinyint),
+    /// without cloning.
+    #[inline(always)]
+    fn peek_int(&self, c: &CExpr) -> Option<i64> {
+        let v = match c {
+            CExpr::Const(v) => v,
+            CExpr::Var(s) => &self.frames.last()?.vars.get(*s)?.value,
+            _ => return None,
+        };
+        match v {
+            Value::Int(v) => Some(*v as i64),
+            Value::BigInt(v) => Some(*v),
+            Value::SmallInt(v) => Some(*v as i64),
+            Value::TinyInt(v) => Some(*v as i64),
+            _ => None,
+        }
+    }
+
+    fn eval_c(&mut self, c: &CExpr) -> SqlResult<Value> {
+        use exec::valops;
+        match c {
+            CExpr::Const(v) => Ok(v.clone()),
+            CExpr::Var(s) => Ok(self
+                .frames
+                .last()
+                .and_then(|f| f.vars.get(*s))
+                .map(|v| v.value.clone())
+                .unwrap_or(Value::Null)),
+            CExpr::Arith(op, a, b, t) => {
+                if let Some(v) = self.fast_c(c) {
+                    return Ok(v);
+                }
+                let x = self.eval_c(a)?;
+                if x.is_null() {
+                    return Ok(Value::Null);
+                }
+                let y = self.eval_c(b)?;
+                valops::arith(*op, &x, &y, t)
+            }
+            CExpr::Cmp(op, a, b) => {
+                if let Some(v) = self.fast_c(c) {
+                    return Ok(v);
+                }
+                let x = self.eval_c(a)?;
+                if x.is_null() {
+                    return Ok(Value::Null);
+                }
+                let y = self.eval_c(b)?;
+                Ok(match valops::compare_checked(&x, &y)? {
+                    None => Value::Null,
+                    Some(o) => Value::Bit(cmp_holds(*op, o)),
+                })
+            }
+            CExpr::And(parts) => {
+                let mut unknown = false;
+                for p in parts {
+                    match valops::truth(&self.eval_c(p)?) {
+                        Some(false) => return Ok(Value::Bit(false)),
+                        None => unknown = true,
+                        Some(true) => {}
+                    }
+                }
+                Ok(if unknown {
+                    Value::Null
+                } else {
+                    Value::Bit(true)
+                })
+            }
+            CExpr::Or(parts) => {
+                let mut unknown = false;
+                for p in parts {
+                    match valops::truth(&self.eval_c(p)?) {
+                        Some(true) => return Ok(Value::Bit(true)),
+                        None => unknown = true,
+                        Some(false) => {}
+                    }
+                }
+                Ok(if unknown {
+                    Value::Null
+                } else {
+                    Value::Bit(false)
+                })
+            }
+            CExpr::Not(a) => Ok(match valops::truth(&self.eval_c(a)?) {
+                None => Value::Null,
+                Some(b) => Value::Bit(!b),
+            }),
+            CExpr::IsNull(a) => Ok(Value::Bit(self.eval_c(a)?.is_null())),
+            CExpr::Cast(a, t) => {
+                let v = self.eval_c(a)?;
+                valops::cast(&v, t)
+            }
+            CExpr::General(s) => exec::eval_scalar(s, self),
+        }
+    }
+
+    /// Runs a query statement with a cached plan (compile.rs).
+    fn run_query_cached(
+        &mut self,
+        s: &Statement,
+        id: usize,
+        recompile: bool,
+        rc: &mut RunCache,
+        sink: &mut dyn EventSink,
+    ) -> SqlResult<()> {
+        let gen = crate::dbcat::schema_generation();
+        let cached = match rc.plans.get(id) {
+            Some(Some((g, p, dml))) if *g == gen && !recompile => Some((p.clone(), *dml)),
+            _ => None,
+        };
+        let (plan, is_dml) = match cached {
+            Some(c) => c,
+            None => {
+                let (p, dml) = self.plan_statement(s)?;
+                let p = Arc::new(p);
+                if !recompile {
+                    if let Some(slot) = rc.plans.get_mut(id) {
+                        *slot = Some((gen, p.clone(), dml));
+                    }
+                }
+                (p, dml)
+            }
+        };
+        self.execute_plan(&plan, is_dml, crate::query::defer_metadata(s), sink)
+    }
+
+    /// EXEC of a stored procedure: compiled once per session and text version.
+    pub(crate) fn call_procedure(
+        &mut self,
+        name: &catalog::QualifiedName,
+        args: &[ast::ExecArg],
+        sink: &mut dyn EventSink,
+    ) -> SqlResult<i32> {
+        if name.name.eq_ignore_ascii_case("sp_executesql") {
+            return self.sp_executesql(args, sink).map(|_| 0);
+        }
+        if name.name.eq_ignore_ascii_case("sp_recompile") {
+            crate::dbcat::bump_schema_generation();
+            self.proc_cache.clear();
+            if let Some(a) = args.first() {
+                let v = self.eval(&a.value)?;
+                let t =
+                    crate::render::value_text(&v, &DataType::NVarChar(None)).unwrap_or_default();
+                sink.message(&InfoMessage {
+                    text: format!("Object '{t}' was successfully marked for recompilation."),
+                    number: 15070,
+                    severity: 0,
+                    state: 1,
+                });
+            }
+            return Ok(0);
+        }
+        if name.name.eq_ignore_ascii_case("sp_sequence_get_range") {
+            self.sp_sequence_get_range(args)?;
+            return Ok(0);
+        }
+        let (h, module) = match self.find_object(name)? {
+            Some((h, catalog::SchemaObject::Module(m)))
+                if m.kind == catalog::ModuleKind::Procedure =>
+            {
+                (h, m)
+            }
+            _ => return Err(SqlError::new(2812, &[&name.display()])),
+        };
+        if self.modules.len() >= 32 {
+            return Err(SqlError::new(217, &[&32]));
+        }
+        let key = (h.def.name.clone(), module.object_id);
+        let display = module_display_name(&module.name);
+        let (prog, params, cache) = match self.proc_cache.get_mut(&key) {
+            Some(e) if e.text == module.text => (e.prog.clone(), e.params.clone(), e.cache.take()),
+            _ => {
+                let stmts = parser::parse_batch(&module.text)?;
+                let Some(StatementKind::CreateProcedure(cp)) =
+                    stmts.into_iter().find_map(|s| match s.kind {
+                        k @ StatementKind::CreateProcedure(_) => Some(k),
+                        _ => None,
+                    })
+                else {
+                    return Err(SqlError::internal(
+                        "procedure text does not define a procedure",
+                    ));
+                };
+                let mut decls = Vec::new();
+                for p in &cp.params {
+                    decls.push(VarDecl {
+                        name: p.name.to_lowercase(),
+                        data_type: self.resolve_type_name(&p.data_type)?,
+                        table: None,
+                    });
+                }
+                let recompile = cp.options.iter().any(|o| o == "RECOMPILE");
+                let prog = Arc::new(
+                    self.compile_program(cp.body, decls, recompile)
+                        .map_err(|e| e.in_procedure(display.clone()))?,
+                );
+                self.proc_cache.insert(
+                    key.clone(),
+                    ProcEntry {
+                        text: module.text.clone(),
+                        prog: prog.clone(),
+                        params: cp.params.clone(),
+                        cache: None,
+                    },
+                );
+                (prog, cp.params, None)
+            }
+        };
+        let mut rc = match cache {
+            Some(c) if !prog.recompile => c,
+            _ => RunCache::for_program(&prog),
+        };
+        // Evaluate arguments in the caller's scope.
+        if args.len() > params.len() {
+            return Err(SqlError::new(8144, &[&display]).in_procedure(display.clone()));
+        }
+        for a in args {
+            if let Some(n) = &a.name {
+                if !params.iter().any(|p| p.name.eq_ignore_ascii_case(n)) {
+                    return Err(SqlError::custom(
+                        8145,
+                        16,
+                        2,
+                        format!("{n} is not a parameter for procedure {display}."),
+                    )
+                    .in_procedure(display.clone()));
+                }
+            }
+        }
+        let mut values = Vec::with_capacity(params.len());
+        let mut outputs: Vec<(usize, String)> = Vec::new();
+        let mut positional = true;
+        for (i, p) in params.iter().enumerate() {
+            let t = prog.vars[i].data_type.clone();
+            let arg = args.iter().enumerate().find(|(j, a)| match &a.name {
+                Some(n) => {
+                    positional = false;
+                    n.eq_ignore_ascii_case(&p.name)
+                }
+                None => positional && *j == i,
+            });
+            let value = match arg {
+                Some((_, a)) if !matches!(a.value, ast::Expr::Default) => {
+                    if a.output && p.output {
+                        if let ast::Expr::Variable(v) = &a.value {
+                            outputs.push((i, v.clone()));
+                        }
+                    }
+                    self.eval(&a.value)?
+                }
+                _ => match &p.default {
+                    Some(d) => self.eval(d)?,
+                    None => {
+                        let mut e =
+                            SqlError::new(201, &[&display, &p.name]).in_procedure(display.clone());
+                        e.state = 4;
+                        return Err(e);
+                    }
+                },
+            };
+            values.push(crate::interp::convert_value(value, &t)?);
+        }
+        self.modules.push(display.clone());
+        let saved_scope_identity = self.scope_identity.take();
+        let trancount = self.trancount;
+        let saved_options = self.options.clone();
+        let mut frame = crate::session::Frame::default();
+        let r = self
+            .nested_scope(sink, |me, sink| {
+                let (r, f) = me.run_program(&prog, &mut rc, values, sink);
+                frame = f;
+                r
+            })
+            .map(|f| f.unwrap_or(Flow::Return(None)));
+        // SET options changed inside a procedure revert when it returns.
+        self.options = saved_options;
+        self.modules.pop();
+        self.scope_identity = saved_scope_identity;
+        if let Some(e) = self.proc_cache.get_mut(&key) {
+            if Arc::ptr_eq(&e.prog, &prog) {
+                e.cache = Some(rc);
+            }
+        }
+        let status = match r {
+            Ok(Flow::Return(Some(n))) => n,
+            Ok(_) => 0,
+            Err(e) => return Err(e),
+        };
+        for (slot, v) in outputs {
+            if let Some(var) = frame.vars.get(slot) {
+                self.assign_var(&v, var.value.clone())?;
+            }
+        }
+        if self.trancount != trancount && self.try_depth == 0 {
+            sink.error(&SqlError::new(266, &[&trancount, &self.trancount]).in_procedure(display));
+        }
+        Ok(status)
+    }
+
+    /// Calls a scalar user-defined function (exec reaches it through `ExecEnv::call_function`).
+    pub(crate) fn call_scalar_function(
+        &mut self,
+        h: &Arc<crate::server::DbHandle>,
+        module: &Arc<catalog::ModuleDef>,
+        args: &[Value],
+    ) -> SqlResult<Value> {
+        let display = module_display_name(&module.name);
+        if self.modules.len() >= 32 {
+            return Err(SqlError::new(217, &[&32]));
+        }
+        let key = (h.def.name.clone(), module.object_id);
+        let (prog, params, cache) = match self.proc_cache.get_mut(&key) {
+            Some(e) if e.text == module.text => (e.prog.clone(), e.params.clone(), e.cache.take()),
+            _ => {
+                let stmts = parser::parse_batch(&module.text)?;
+                let Some(StatementKind::CreateFunction(cf)) =
+                    stmts.into_iter().find_map(|s| match s.kind {
+                        k @ StatementKind::CreateFunction(_) => Some(k),
+                        _ => None,
+                    })
+                else {
+                    return Err(SqlError::internal(
+                        "function text does not define a function",
+                    ));
+                };
+                let ast::FunctionBody::Scalar { body, .. } = cf.body else {
+                    return Err(SqlError::unsupported(
+                        "table-valued function in a scalar context",
+                    ));
+                };
+                let mut decls = Vec::new();
+                for p in &cf.params {
+                    decls.push(VarDecl {
+                        name: p.name.to_lowercase(),
+                        data_type: self.resolve_type_name(&p.data_type)?,
+                        table: None,
+                    });
+                }
+                let prog = Arc::new(
+                    self.compile_program(body, decls, false)
+                        .map_err(|e| e.in_procedure(display.clone()))?,
+                );
+                self.proc_cache.insert(
+                    key.clone(),
+                    ProcEntry {
+                        text: module.text.clone(),
+                        prog: prog.clone(),
+                        params: cf.params.clone(),
+                        cache: None,
+                    },
+                );
+                (prog, cf.params, None)
+            }
+        };
+        if args.len() != params.len() {
+            return Err(SqlError::custom(
+                if args.len() > params.len() { 8144 } else { 313 },
+                16,
+                1,
+                if args.len() > params.len() {
+                    format!("Procedure or function {display} has too many arguments specified.")
+                } else {
+                    format!("An insufficient number of arguments were supplied for the procedure or function {display}.")
+                },
+            ));
+        }
+        let mut values = Vec::with_capacity(args.len());
+        for (i, a) in args.iter().enumerate() {
+            values.push(crate::interp::convert_value(
+                a.clone(),
+                &prog.vars[i].data_type,
+            )?);
+        }
+        let mut rc = match cache {
+            Some(c) => c,
+            None => RunCache::for_program(&prog),
+        };
+        self.modules.push(display.clone());
+        self.function_depth += 1;
+        let saved = self.function_result.take();
+        let mut sink = crate::events::CollectSink::default();
+        let (r, _) = self.run_program(&prog, &mut rc, values, &mut sink);
+        let result = std::mem::replace(&mut self.function_result, saved);
+        self.function_depth -= 1;
+        self.modules.pop();
+        if let Some(e) = self.proc_cache.get_mut(&key) {
+            if Arc::ptr_eq(&e.prog, &prog) {
+                e.cache = Some(rc);
+            }
+        }
+        r?;
+        if let Some(e) = sink.errors().first() {
+            return Err((*e).clone());
+        }
+        let v = result.unwrap_or(Value::Null);
+        match &module.returns {
+            Some(t) => crate::interp::convert_value(v, t),
+            None => Ok(v),
+        }
+    }
+
+    /// `sp_sequence_get_range @sequence_name, @range_size, @range_first_value OUTPUT
+    /// [, @range_last_value OUTPUT, @range_cycle_count OUTPUT, @sequence_increment OUTPUT,
+    /// @sequence_min_value OUTPUT, @sequence_max_value OUTPUT]`.
+    fn sp_sequence_get_range(&mut self, args: &[ast::ExecArg]) -> SqlResult<()> {
+        const NAMES: [&str; 8] = [
+            "@sequence_name",
+            "@range_size",
+            "@range_first_value",
+            "@range_last_value",
+            "@range_cycle_count",
+            "@sequence_increment",
+            "@sequence_min_value",
+            "@sequence_max_value",
+        ];
+        let mut slots: Vec<Option<&ast::ExecArg>> = vec![None; NAMES.len()];
+        for (i, a) in args.iter().enumerate() {
+            let pos = match &a.name {
+                Some(n) => NAMES.iter().position(|x| x.eq_ignore_ascii_case(n)),
+                None => Some(i),
+            };
+            match pos {
+                Some(p) if p < NAMES.len() => slots[p] = Some(a),
+                _ => {
+                    return Err(SqlError::custom(
+                        8145,
+                        16,
+                        2,
+                        format!(
+                            "{} is not a parameter for procedure sp_sequence_get_range.",
+                            a.name.clone().unwrap_or_default()
+                        ),
+                    ))
+                }
+            }
+        }
+        let (Some(name_arg), Some(size_arg)) = (slots[0], slots[1]) else {
+            return Err(SqlError::new(
+                201,
+                &[&"sp_sequence_get_range", &"@sequence_name"],
+            ));
+        };
+        let v = self.eval(&name_arg.value)?;
+        let text = crate::render::value_text(&v, &DataType::NVarChar(None)).unwrap_or_default();
+        let q = crate::ddl::qualified_from_text(&text);
+        let Some((h, catalog::SchemaObject::Sequence(s))) = self.find_object(&q)? else {
+            return Err(SqlError::invalid_object(&q.display()));
+        };
+        let size = value_to_i64(&self.eval(&size_arg.value)?)? as i128;
+        let (first, last) = crate::sequence::next_values(&h, &s, size).map_err(|e| {
+            if e.number == 11728 {
+                SqlError::custom(
+                    11732,
+                    16,
+                    1,
+                    format!("The requested range for sequence object '{}' exceeds the maximum or minimum limit. Retry with a smaller range.", s.name),
+                )
+            } else {
+                e
+            }
+        })?;
+        let outs: [Option<i128>; 8] = [
+            None,
+            None,
+            Some(first),
+            Some(last),
+            Some(0),
+            Some(s.increment),
+            Some(s.min),
+            Some(s.max),
+        ];
+        for (i, o) in outs.iter().enumerate() {
+            if let (Some(v), Some(a)) = (o, slots[i]) {
+                if let ast::Expr::Variable(var) = &a.value {
+                    if a.output {
+                        let val = crate::sequence::to_value(*v, &DataType::BigInt)?;
+                        self.assign_var(var, val)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs dynamic SQL in a new variable scope (sp_executesql passes `params`); returns the
+    /// final values of the parameters (for OUTPUT).
+    pub(crate) fn run_dynamic(
+        &mut self,
+        text: &str,
+        params: Vec<(String, Variable)>,
+        sink: &mut dyn EventSink,
+    ) -> SqlResult<Vec<Value>> {
+        let r = self.nested_scope(sink, |me, sink| {
+            let stmts = parser::parse_batch(text)?;
+            let mut decls = Vec::new();
+            let mut values = Vec::new();
+            for (n, v) in params {
+                decls.push(VarDecl {
+                    name: n.to_lowercase(),
+                    data_type: v.data_type,
+                    table: None,
+                });
+                values.push(v.value);
+            }
+            let prog = me.compile_program(stmts, decls, false)?;
+            let mut rc = RunCache::for_program(&prog);
+            let n = values.len();
+            let (r, frame) = me.run_program(&prog, &mut rc, values, sink);
+            r?;
+            Ok(frame.vars.into_iter().take(n).map(|v| v.value).collect())
+        })?;
+        Ok(r.unwrap_or_default())
+    }
+}
+
+/// Collects the result rows of the EXEC of an `INSERT ... EXEC`; everything else goes through.
+struct InsertExecSink<'a> {
+    inner: &'a mut dyn EventSink,
+    columns: Option<Vec<crate::events::OutColumn>>,
+    rows: Vec<Vec<Value>>,
+}
+
+impl EventSink for InsertExecSink<'_> {
+    fn result_start(&mut self, columns: &[crate::events::OutColumn]) {
+        if self.columns.is_none() {
+            self.columns = Some(columns.to_vec());
+        }
+    }
+    fn row(&mut self, row: &[Value]) {
+        self.rows.push(row.to_vec());
+    }
+    fn result_end(&mut self, _rows: u64, _incomplete: bool, _show_count: bool) {}
+    fn row_count(&mut self, count: u64) {
+        self.inner.row_count(count);
+    }
+    fn message(&mut self, msg: &InfoMessage) {
+        self.inner.message(msg);
+    }
+    fn error(&mut self, err: &SqlError) {
+        self.inner.error(err);
+    }
+}
+
+impl Session {
+    /// `INSERT [INTO] t [(cols)] EXEC ...`: runs the EXEC collecting its result rows, then
+    /// inserts them through one bound `INSERT ... VALUES (@__ie0, ...)` executed per row, all
+    /// in one statement (atomic).
+    fn insert_exec(&mut self, stmt: &Statement, sink: &mut dyn EventSink) -> SqlResult<()> {
+        let StatementKind::Insert(ins) = &stmt.kind else {
+            return Err(SqlError::internal("insert_exec: not an INSERT"));
+        };
+        let ast::InsertSource::Exec(ex) = &ins.source else {
+            return Err(SqlError::internal("insert_exec: not INSERT ... EXEC"));
+        };
+        let mut collect = InsertExecSink {
+            inner: sink,
+            columns: None,
+            rows: Vec::new(),
+        };
+        self.exec_exec(ex, &mut collect)?;
+        let InsertExecSink { columns, rows, .. } = collect;
+        let Some(columns) = columns else {
+            if !self.options.nocount {
+                sink.row_count(0);
+            }
+            self.rowcount = 0;
+            return Ok(());
+        };
+        let names: Vec<String> = (0..columns.len()).map(|i| format!("@__ie{i}")).collect();
+        {
+            let Some(frame) = self.frames.last_mut() else {
+                return Err(SqlError::internal("no variable frame"));
+            };
+            for (n, c) in names.iter().zip(&columns) {
+                frame.insert(
+                    n,
+                    Variable {
+                        data_type: c.data_type.clone(),
+                        value: Value::Null,
+                    },
+                );
+            }
+        }
+        let mut values_stmt = stmt.clone();
+        if let StatementKind::Insert(i) = &mut values_stmt.kind {
+            i.source = ast::InsertSource::Values(vec![names
+                .iter()
+                .map(|n| ast::Expr::Variable(n.clone()))
+                .collect()]);
+        }
+        let nocount = self.options.nocount;
+        let total = self.autocommit(|me| {
+            let (plan, _) = me.plan_statement(&values_stmt)?;
+            let mut quiet = crate::events::CollectSink::default();
+            me.options.nocount = true;
+            let mut total = 0u64;
+            let mut r = Ok(());
+            for row in &rows {
+                if row.len() != names.len() {
+                    r = Err(SqlError::custom(
+                        213,
+                        16,
+                        7,
+                        "Column name or number of supplied values does not match table definition.",
+                    ));
+                    break;
+                }
+                for (n, v) in names.iter().zip(row) {
+                    if let Some(var) = me.frames.last_mut().and_then(|f| f.get_mut(n)) {
+                        var.value = v.clone();
+                    }
+                }
+                if let Err(e) = me.execute_plan(&plan, true, false, &mut quiet) {
+                    r = Err(e);
+                    break;
+                }
+                total += me.rowcount.max(0) as u64;
+            }
+            me.options.nocount = nocount;
+            r.map(|_| total)
+        })?;
+        self.rowcount = total as i64;
+        if !nocount {
+            sink.row_count(total);
+        }
+        Ok(())
+    }
+}
+
+/// CPU time of the current thread in microseconds (`/proc/thread-self/schedstat`; 0 when
+/// unavailable). Only read while `SET STATISTICS TIME ON`.
+pub(crate) fn thread_cpu_us() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .map(|ns| ns / 1000)
+        .unwrap_or(0)
+}
+
+/// Counters at the start of a statement for `SET STATISTICS TIME|IO ON`.
+pub(crate) struct StatStart {
+    wall: std::time::Instant,
+    cpu_us: u64,
+    io: Vec<(String, storage::IoStats)>,
+}
+
+/// First base table a statement reads or writes (for the `Table 'x'.` line).
+fn statement_table(s: &Statement) -> Option<String> {
+    fn from_ref(t: &ast::TableRef) -> Option<String> {
+        match t {
+            ast::TableRef::Table { name, .. } => name.parts.last().map(|p| p.value.clone()),
+            ast::TableRef::Variable { name, .. } => Some(name.clone()),
+            ast::TableRef::Join { left, right, .. } => from_ref(left).or_else(|| from_ref(right)),
+            ast::TableRef::Nested(t) => from_ref(t),
+            _ => None,
+        }
+    }
+    fn from_body(b: &ast::QueryBody) -> Option<String> {
+        match b {
+            ast::QueryBody::Select(s) => s.from.iter().find_map(from_ref),
+            ast::QueryBody::SetOp { left, right, .. } => {
+                from_body(left).or_else(|| from_body(right))
+            }
+            _ => None,
+        }
+    }
+    let target = |t: &ast::DmlTarget| match t {
+        ast::DmlTarget::Table(n) => n.parts.last().map(|p| p.value.clone()),
+        ast::DmlTarget::Variable(v) => Some(v.clone()),
+    };
+    match &s.kind {
+        StatementKind::Select(q) => from_body(&q.body),
+        StatementKind::Insert(i) => target(&i.target),
+        StatementKind::Update(u) => target(&u.target),
+        StatementKind::Delete(d) => target(&d.target),
+        _ => None,
+    }
+}
+
+impl Session {
+    pub(crate) fn stat_start(&self) -> StatStart {
+        let io = if self.options.statistics_io {
+            self.engine
+                .databases()
+                .into_iter()
+                .map(|h| (h.def.name.clone(), h.store.io_stats()))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        StatStart {
+            wall: std::time::Instant::now(),
+            cpu_us: if self.options.statistics_time {
+                thread_cpu_us()
+            } else {
+                0
+            },
+            io,
+        }
+    }
+
+    /// Emits SQL Server's STATISTICS IO / TIME messages for one statement.
+    pub(crate) fn stat_end(&self, st: StatStart, n: &Node, sink: &mut dyn EventSink) {
+        if self.options.statistics_io {
+            let table = match &n.kind {
+                NodeKind::Query { stmt, .. } => statement_table(stmt),
+                _ => None,
+            };
+            if let Some(table) = table {
+                let (mut l, mut p, mut ra) = (0, 0, 0);
+                for (db, before) in &st.io {
+                    if let Some(h) = self.engine.database(db) {
+                        let now = h.store.io_stats();
+                        l += now.logical_reads.saturating_sub(before.logical_reads);
+                        p += now.physical_reads.saturating_sub(before.physical_reads);
+                        ra += now.read_ahead_reads.saturating_sub(before.read_ahead_reads);
+                    }
+                }
+                sink.message(&InfoMessage {
+                    text: format!(
+                        "Table '{table}'. Scan count 1, logical reads {l}, physical reads {p}, page server reads 0, read-ahead reads {ra}, page server read-ahead reads 0, lob logical reads 0, lob physical reads 0, lob page server reads 0, lob page server read-ahead reads 0."
+                    ),
+                    number: 3615,
+                    severity: 0,
+                    state: 1,
+                });
+            }
+        }
+        if self.options.statistics_time {
+            let cpu = thread_cpu_us().saturating_sub(st.cpu_us) / 1000;
+            let wall = st.wall.elapsed().as_millis();
+            sink.message(&InfoMessage {
+                text: format!(
+                    "\n SQL Server Execution Times:\n   CPU time = {cpu} ms,  elapsed time = {wall} ms."
+                ),
+                number: 0,
+                severity: 0,
+                state: 1,
+            });
+        }
+    }
+}

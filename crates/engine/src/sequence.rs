@@ -1,0 +1,137 @@
+//! Sequence generators (`CREATE SEQUENCE`, `NEXT VALUE FOR`, `sp_sequence_get_range`).
+//!
+//! Values are not transactional (a rollback does not give them back), so the generator state
+//! lives in the [`crate::DbHandle`], outside the session's transactions.
+//!
+//! Crash safety (invariant S1): before the first value of a new cache block is handed out, the
+//! block's last value (the high-water mark) is written to the sequence's catalog row in its own
+//! storage transaction, which commits (durably) first. After a crash the generator resumes after
+//! the persisted mark, so no value is handed out twice; at most one cache block is skipped, as
+//! in SQL Server. `NO CACHE` persists every value.
+
+use std::sync::Arc;
+
+use catalog::SequenceDef;
+use common::{SqlError, SqlResult};
+use types::Value;
+
+use crate::server::DbHandle;
+
+/// In-memory state of one sequence.
+#[derive(Clone, Debug)]
+pub struct SeqState {
+    /// Last value handed out (None: none yet).
+    pub last: Option<i128>,
+    /// Values left in the persisted cache block after `last`.
+    pub remaining: i128,
+}
+
+fn exhausted(s: &SequenceDef) -> SqlError {
+    SqlError::custom(
+        11728,
+        16,
+        1,
+        format!(
+            "The sequence object '{}' has reached its minimum or maximum value. Restart the sequence object to allow new values to be generated.",
+            s.name
+        ),
+    )
+}
+
+/// The value after `last` (cycling or failing at the bounds).
+fn step(s: &SequenceDef, last: Option<i128>) -> SqlResult<i128> {
+    let Some(last) = last else {
+        return Ok(s.start);
+    };
+    let next = last + s.increment;
+    if next > s.max || next < s.min {
+        if !s.cycle {
+            return Err(exhausted(s));
+        }
+        return Ok(if s.increment > 0 { s.min } else { s.max });
+    }
+    Ok(next)
+}
+
+/// Persists `hwm` as the sequence's `current` in its own committed transaction (S1).
+fn persist(h: &DbHandle, s: &SequenceDef, hwm: i128) -> SqlResult<()> {
+    let mut def = s.clone();
+    def.current = Some(hwm);
+    let tree = h.store.catalog_btree()?;
+    let mut txn = h.store.begin()?;
+    let r = tree.upsert(
+        &mut txn,
+        &catalog::serial::object_key(catalog::serial::ObjectKind::Sequence, s.object_id),
+        &catalog::serial::encode_sequence(&def),
+    );
+    match r {
+        Ok(_) => txn.commit(),
+        Err(e) => {
+            let _ = txn.abort();
+            Err(e)
+        }
+    }
+}
+
+/// Hands out `count` consecutive values; returns the first and the last one.
+pub fn next_values(h: &DbHandle, s: &Arc<SequenceDef>, count: i128) -> SqlResult<(i128, i128)> {
+    if count < 1 {
+        return Err(SqlError::custom(
+            11732,
+            16,
+            1,
+            "The requested range for sequence object '' exceeds the maximum or minimum limit. Retry with a smaller range.".replace("''", &format!("'{}'", s.name)),
+        ));
+    }
+    let mut map = h.sequences.lock();
+    let st = map.entry(s.object_id).or_insert_with(|| SeqState {
+        last: s.current,
+        remaining: 0,
+    });
+    let first = step(s, st.last)?;
+    let mut last = first;
+    for _ in 1..count {
+        last = step(s, Some(last))?;
+    }
+    let used = count;
+    if st.remaining < used {
+        // New block: persist its end before handing anything out (S1).
+        let cache = s.cache.unwrap_or(50).max(1) as i128;
+        let mut hwm = last;
+        for _ in 1..cache {
+            match step(s, Some(hwm)) {
+                Ok(v) if (s.increment > 0 && v > hwm) || (s.increment < 0 && v < hwm) => hwm = v,
+                _ => break,
+            }
+        }
+        persist(h, s, hwm)?;
+        st.remaining = (hwm - last) / s.increment;
+    } else {
+        st.remaining -= used;
+    }
+    st.last = Some(last);
+    Ok((first, last))
+}
+
+/// `NEXT VALUE FOR` as a value of the sequence's type.
+pub fn next_value(h: &DbHandle, s: &Arc<SequenceDef>) -> SqlResult<Value> {
+    let (v, _) = next_values(h, s, 1)?;
+    to_value(v, &s.data_type)
+}
+
+/// An i128 as a value of `t`.
+pub fn to_value(v: i128, t: &types::DataType) -> SqlResult<Value> {
+    let big = Value::Decimal {
+        mantissa: v,
+        scale: 0,
+    };
+    crate::query::cast_value(big, t)
+}
+
+/// Last value handed out (for `sys.sequences.current_value`).
+pub fn current_value(h: &DbHandle, s: &SequenceDef) -> Option<i128> {
+    match h.sequences.lock().get(&s.object_id) {
+        Some(st) => st.last,
+        None => s.current,
+    }
+}

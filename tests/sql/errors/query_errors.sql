@@ -1,0 +1,29 @@
+CREATE TABLE p (id int PRIMARY KEY, code varchar(3) NOT NULL)
+CREATE UNIQUE INDEX ux_code ON p (code)
+CREATE TABLE c (id int, pid int REFERENCES p(id))
+INSERT INTO p VALUES (1, 'a')
+GO
+SELECT 1 / 0
+GO
+SELECT CAST(300 AS tinyint)
+GO
+SELECT 'abc' + 1
+GO
+SELECT id FROM p WHERE id = (SELECT id FROM p UNION ALL SELECT 5)
+GO
+SELECT nosuch FROM p
+GO
+SELECT * FROM nosuch_table
+GO
+SELECT id FROM p JOIN c ON p.id = c.pid
+GO
+SELECT zz.id FROM p
+GO
+SELECT id, COUNT(*) FROM p GROUP BY code
+GO
+SELECT FROM p
+GO
+SELECT * FROM p WHERE id = = 1
+GO
+SELECT id FROM p WHERE SUM(id) > 1
+GO
