@@ -155,6 +155,10 @@ impl Binder<'_> {
                 self.pop_level();
                 let (op, _) = r?;
                 let n = op.arity();
+                // without a column list SQL Server reports 213, with one 121 / 120
+                if n != target_cols.len() && ins.columns.is_empty() {
+                    return Err(SqlError::new(213, &[]));
+                }
                 if n > target_cols.len() {
                     return Err(SqlError::new(121, &[]));
                 }

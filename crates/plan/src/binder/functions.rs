@@ -79,7 +79,13 @@ impl Binder<'_> {
         // date-part keyword arguments stay as text literals
         let datepart_first = matches!(
             name.as_str(),
-            "DATEADD" | "DATEDIFF" | "DATEDIFF_BIG" | "DATEPART" | "DATENAME" | "DATETRUNC"
+            "DATEADD"
+                | "DATEDIFF"
+                | "DATEDIFF_BIG"
+                | "DATEPART"
+                | "DATENAME"
+                | "DATETRUNC"
+                | "DATE_BUCKET"
         );
         let mut args = Vec::new();
         for (i, a) in f.args.iter().enumerate() {
@@ -148,7 +154,6 @@ impl Binder<'_> {
             "DATABASE_PRINCIPAL_ID",
             "HAS_PERMS_BY_NAME",
             "CONTEXT_INFO",
-            "FORMATMESSAGE",
             "FULLTEXTSERVICEPROPERTY",
             "APPLOCK_MODE",
             "APPLOCK_TEST",

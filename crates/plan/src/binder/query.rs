@@ -652,15 +652,54 @@ impl Binder<'_> {
             for e in &mut exprs {
                 shift_window_refs(e, arity);
             }
+            // `SELECT TOP (n) ROW_NUMBER() OVER (ORDER BY (SELECT NULL)) FROM big CROSS JOIN
+            // big` (every seed script's row generator): with no ORDER BY/DISTINCT/grouping and
+            // only unpartitioned ROW_NUMBERs over a row-independent order, numbering the first n
+            // input rows gives what numbering all rows and keeping n would, so the TOP is also
+            // applied below the window (SQL Server's Sequence Project streams the same way).
+            if let Some(t) = &s.top {
+                let streamable = !t.percent
+                    && !t.with_ties
+                    && sort_keys.is_empty()
+                    && offset.is_none()
+                    && !s.distinct
+                    && windows.calls.iter().all(|c| {
+                        c.func == WindowFunc::RowNumber
+                            && c.partition_by.is_empty()
+                            && c.order_by.iter().all(|k| !k.expr.any_column(&mut |_| true))
+                    });
+                if streamable {
+                    let count = self.bind_expr(&t.quantity, &mut ExprCtx::plain())?;
+                    plan = LogicalOp::Top {
+                        input: Box::new(plan),
+                        spec: TopSpec {
+                            count: Some(convert_to(count, &DataType::BigInt)),
+                            percent: false,
+                            with_ties: vec![],
+                            offset: None,
+                        },
+                    };
+                }
+            }
             plan = LogicalOp::Window {
                 input: Box::new(plan),
                 calls: windows.calls,
             };
         }
+        // nullability (SELECT INTO copies it): a plain column keeps its input's, a non-NULL
+        // literal is NOT NULL, anything else is nullable
+        let input_cols = plan.columns();
         let columns: Vec<ColumnMeta> = exprs
             .iter()
             .zip(&names)
-            .map(|(e, n)| ColumnMeta::new(n.clone(), e.data_type.clone(), true))
+            .map(|(e, n)| {
+                let nullable = match &e.kind {
+                    ScalarKind::Column(i) => input_cols.get(*i).is_none_or(|c| c.nullable),
+                    ScalarKind::Literal(v) => v.is_null(),
+                    _ => true,
+                };
+                ColumnMeta::new(n.clone(), e.data_type.clone(), nullable)
+            })
             .collect();
         plan = LogicalOp::Project {
             input: Box::new(plan),

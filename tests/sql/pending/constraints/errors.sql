@@ -1,3 +1,6 @@
+-- PENDING (engine/exec): after each constraint error SQL Server prints "The statement has been
+-- terminated." (Msg 3621, level 0); the column CHECK constraint must be named CK__child__n__<hex>
+-- and its 547 message must end with ", column 'n'."
 CREATE TABLE parent (id int PRIMARY KEY, code varchar(5) UNIQUE)
 CREATE TABLE child (id int PRIMARY KEY, parent_id int REFERENCES parent(id), n int CHECK (n >= 0), label varchar(3) NOT NULL)
 GO

@@ -1,3 +1,4 @@
+-- PENDING (parser): `c.precision` (a reserved keyword after a qualifier) must parse, as in SQL Server.
 CREATE TABLE cv (id int IDENTITY PRIMARY KEY, name nvarchar(50) NOT NULL, price decimal(9,2) NULL, created datetime2(3))
 GO
 SELECT c.name, c.column_id, c.system_type_id, c.max_length, c.precision, c.scale, c.is_nullable, c.is_identity

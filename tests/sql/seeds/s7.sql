@@ -1,6 +1,6 @@
 -- S7 (seed 002): OUTER_HEAP / INNER_CI, verbatim except TOP (1000000) -> TOP (2000),
 -- TOP (2000000) -> TOP (4000) and the offsets 1500000 / 500000 -> 3000 / 1000 (same shape:
--- every outer ID exists in the inner table, so the NOT EXISTS query returns no row).
+-- every outer ID exists in the inner table, so the NOT EXISTS queries return no row).
 DROP TABLE IF EXISTS dbo.OUTER_HEAP;
 CREATE TABLE dbo.OUTER_HEAP (
 ID VARCHAR(10)
@@ -32,6 +32,18 @@ OPTION (MAXDOP 1);
 CREATE STATISTICS S1 ON dbo.INNER_CI (ID)
 WITH FULLSCAN;
 GO
+SELECT COUNT(*) AS outer_rows, MIN(ID) AS lo, MAX(ID) AS hi FROM dbo.OUTER_HEAP
+SELECT COUNT(*) AS inner_rows, MIN(ID) AS lo, MAX(ID) AS hi FROM dbo.INNER_CI
+GO
+SELECT *
+FROM dbo.OUTER_HEAP o
+WHERE NOT EXISTS
+(
+SELECT 1
+FROM dbo.INNER_CI i
+WHERE i.ID = o.ID
+);
+GO
 SELECT TOP (1) 1
 FROM dbo.OUTER_HEAP o
 WHERE NOT EXISTS
@@ -41,6 +53,17 @@ FROM dbo.INNER_CI i
 WHERE i.ID = o.ID
 );
 GO
-SELECT COUNT(*) AS outer_rows FROM dbo.OUTER_HEAP
-SELECT COUNT(*) AS inner_rows FROM dbo.INNER_CI
+SELECT TOP (1) 1
+FROM dbo.OUTER_HEAP o
+WHERE NOT EXISTS
+(
+SELECT 1
+FROM dbo.INNER_CI i
+WHERE i.ID = o.ID
+)
+OPTION (USE HINT ('DISABLE_OPTIMIZER_ROWGOAL'));
+GO
+-- one outer row without a match: the anti semi join must find it
+INSERT INTO dbo.OUTER_HEAP VALUES ('999999');
+SELECT TOP (1) ID FROM dbo.OUTER_HEAP o WHERE NOT EXISTS (SELECT 1 FROM dbo.INNER_CI i WHERE i.ID = o.ID);
 GO

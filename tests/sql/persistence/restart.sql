@@ -15,7 +15,7 @@ SELECT * FROM #temp_gone
 GO
 SELECT z FROM otherdb.dbo.in_other
 GO
-SELECT name FROM sys.databases ORDER BY database_id
+SELECT name FROM sys.databases WHERE name IN ('master', 'tempdb', 'otherdb') ORDER BY database_id
 GO
 DROP DATABASE otherdb
 GO

@@ -1,0 +1,65 @@
+-- S1 (seeds 000/001): tbl_1 setup verbatim except TOP (2000000) -> TOP (1000) and
+-- RN % 100000 -> RN % 500 (debug-build CI time; keeps exactly 2 rows with ID2 < 1).
+DROP TABLE IF EXISTS tbl_1;
+
+CREATE TABLE tbl_1 (
+ID BIGINT NOT NULL,
+ID2 BIGINT NOT NULL,
+PAGE_FILLER VARCHAR(5000) NOT NULL,
+PRIMARY KEY (ID)
+);
+
+INSERT INTO tbl_1 WITH (TABLOCK)
+SELECT RN, RN % 500, REPLICATE('Z', 5000)
+FROM
+(
+	SELECT TOP (1000) ROW_NUMBER() OVER (ORDER BY (SELECT NULL)) RN
+	FROM master..spt_values t1
+	CROSS JOIN master..spt_values t2
+) q
+OPTION (MAXDOP 1);
+
+CREATE INDEX IX2 ON tbl_1 (ID2);
+GO
+SELECT COUNT(*) AS total, MIN(ID) AS lo, MAX(ID) AS hi, MAX(LEN(PAGE_FILLER)) AS filler FROM tbl_1
+SELECT COUNT(*) AS id2_below_1 FROM tbl_1 WHERE ID2 < 1
+GO
+Select ID
+from tbl_1
+WHERE ID2 < 1
+ORDER BY ID;
+GO
+CREATE OR ALTER PROCEDURE CURSOR_WITH_FF
+AS
+BEGIN
+SET NOCOUNT ON;
+
+Declare @ID BIGINT;
+
+Declare FF Cursor FAST_FORWARD for
+Select ID
+from tbl_1
+WHERE ID2 < 1
+ORDER BY ID;
+
+Open FF;
+Fetch Next from FF into @ID;
+WHILE @@FETCH_STATUS = 0
+BEGIN
+	Fetch Next from FF into @ID;
+END;
+Close FF;
+Deallocate FF;
+END;
+GO
+EXEC CURSOR_WITH_FF;
+GO
+CHECKPOINT;
+DBCC DROPCLEANBUFFERS;
+
+Select ID
+from tbl_1 WITH (INDEX(1))
+WHERE ID2 < 1
+ORDER BY ID
+OPTION (MAXDOP 1);
+GO

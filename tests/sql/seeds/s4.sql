@@ -1,0 +1,257 @@
+-- S4 (seed 000): the trillion-row operator. Setups verbatim except every TOP (1000000) ->
+-- TOP (1000), TOP (2000000) -> TOP (800), TOP (4000000) -> TOP (1600), TOP (62500) ->
+-- TOP (250), TOP (100000000) -> TOP (1000), the 8 x TOP (125000) loop -> 8 x TOP (125) and
+-- TOP (500000) -> TOP (500) (the seed counts up to 10^12 joined rows).
+DROP TABLE IF EXISTS #loop_test;
+
+CREATE TABLE #loop_test (
+ID TINYINT NOT NULL
+);
+
+INSERT INTO #loop_test WITH (TABLOCK)
+SELECT TOP (1000) CAST(0 AS TINYINT) ID
+FROM master..spt_values t1
+CROSS JOIN master..spt_values t2
+OPTION (MAXDOP 1);
+
+CREATE STATISTICS S1 ON #loop_test (ID) WITH FULLSCAN, NORECOMPUTE;
+GO
+SELECT COUNT_BIG(*)
+FROM #loop_test t1 WITH (TABLOCK)
+CROSS JOIN #loop_test t2 WITH (TABLOCK)
+OPTION (RECOMPILE, MAXDOP 8);
+GO
+SELECT COUNT_BIG(*)
+FROM #loop_test t1 WITH (TABLOCK)
+CROSS JOIN #loop_test t2 WITH (TABLOCK)
+OPTION (RECOMPILE, MAXDOP 8, QueryRuleOff LocalAggBelowJoin);
+GO
+DROP TABLE IF EXISTS #cci;
+CREATE TABLE #cci (ID INT, INDEX CCI CLUSTERED COLUMNSTORE)
+
+SELECT COUNT_BIG(*)
+FROM #loop_test t1 WITH (TABLOCK)
+CROSS JOIN #loop_test t2 WITH (TABLOCK)
+LEFT OUTER JOIN #cci ON 1 = 0
+OPTION (RECOMPILE, MAXDOP 8, QueryRuleOff LocalAggBelowJoin);
+GO
+-- latchkey has no columnstore yet: a rowstore #cci stands in so the joins below run
+CREATE TABLE #cci (ID INT)
+GO
+DROP TABLE IF EXISTS #merge_serial;
+
+CREATE TABLE #merge_serial (
+ID TINYINT NOT NULL
+);
+
+INSERT INTO #merge_serial WITH (TABLOCK)
+SELECT TOP (1000) 0 ID
+FROM master..spt_values t1
+CROSS JOIN master..spt_values t2
+OPTION (MAXDOP 1);
+
+CREATE CLUSTERED INDEX CI ON #merge_serial (ID);
+GO
+SELECT COUNT_BIG(*)
+FROM #merge_serial t1 WITH (TABLOCK)
+INNER JOIN #merge_serial t2 WITH (TABLOCK) ON t1.ID = t2.ID
+LEFT OUTER JOIN #cci ON 1 = 0
+OPTION (RECOMPILE, MERGE JOIN, MAXDOP 1, QueryRuleOff LocalAggBelowJoin);
+GO
+DROP TABLE IF EXISTS #hash_maxdop_1;
+CREATE TABLE #hash_maxdop_1 (
+	ID TINYINT NULL
+);
+
+INSERT INTO #hash_maxdop_1 WITH (TABLOCK)
+SELECT TOP (1000) 0 
+FROM master..spt_values t1
+CROSS JOIN master..spt_values t2
+OPTION (MAXDOP 1);
+
+CREATE STATISTICS S1 ON #hash_maxdop_1 (ID) WITH FULLSCAN, NORECOMPUTE;
+GO
+SELECT COUNT_BIG(*)
+FROM #hash_maxdop_1 t1 WITH (TABLOCK)
+INNER HASH JOIN #hash_maxdop_1 t2 WITH (TABLOCK) ON t1.ID = t2.ID OR (t1.ID IS NULL AND t2.ID IS NULL)
+LEFT OUTER JOIN #cci ON 1 = 0
+OPTION (MAXDOP 1, RECOMPILE)
+GO
+DROP TABLE IF EXISTS #row_hash_join_repartition_8_build;
+CREATE TABLE #row_hash_join_repartition_8_build (
+	ID TINYINT NULL
+);
+
+INSERT INTO #row_hash_join_repartition_8_build
+SELECT TOP (800) CASE ROW_NUMBER() OVER (ORDER BY (SELECT NULL)) % 8 
+WHEN 0 THEN 0
+WHEN 1 THEN 1
+WHEN 2 THEN 4
+WHEN 3 THEN 5
+WHEN 4 THEN 7
+WHEN 5 THEN 9
+WHEN 6 THEN 14
+ELSE 17
+END
+FROM master..spt_values t1
+CROSS JOIN master..spt_values t2
+OPTION (MAXDOP 1);
+
+CREATE STATISTICS S1 ON #row_hash_join_repartition_8_build (ID) WITH FULLSCAN, NORECOMPUTE;
+
+DROP TABLE IF EXISTS #row_hash_join_repartition_8_probe;
+CREATE TABLE #row_hash_join_repartition_8_probe (
+	ID TINYINT NULL
+);
+
+INSERT INTO #row_hash_join_repartition_8_probe
+SELECT TOP (1600) CASE ROW_NUMBER() OVER (ORDER BY (SELECT NULL)) % 8 
+WHEN 0 THEN 0
+WHEN 1 THEN 1
+WHEN 2 THEN 4
+WHEN 3 THEN 5
+WHEN 4 THEN 7
+WHEN 5 THEN 9
+WHEN 6 THEN 14
+ELSE 17
+END
+FROM master..spt_values t1
+CROSS JOIN master..spt_values t2
+CROSS JOIN master..spt_values t3
+OPTION (MAXDOP 1);
+
+CREATE STATISTICS S1 ON #row_hash_join_repartition_8_probe (ID) WITH FULLSCAN, NORECOMPUTE;
+GO
+SELECT ID, COUNT(*) AS n FROM #row_hash_join_repartition_8_build GROUP BY ID ORDER BY ID
+GO
+SELECT COUNT_BIG(*)
+FROM #row_hash_join_repartition_8_build t1 WITH (TABLOCK)
+INNER JOIN #row_hash_join_repartition_8_probe t2 WITH (TABLOCK) ON t1.ID = t2.ID OR (t1.ID IS NULL AND t2.ID IS NULL)
+LEFT OUTER JOIN #cci ON 1 = 0
+OPTION (RECOMPILE, HASH JOIN, MAXDOP 8, QueryRuleOff LocalAggBelowJoin);
+GO
+DROP TABLE IF EXISTS #hash_join_demand_62500_rows;
+CREATE TABLE #hash_join_demand_62500_rows (
+	ID TINYINT NOT NULL
+);
+
+INSERT INTO #hash_join_demand_62500_rows WITH (TABLOCK)
+SELECT TOP (250) ISNULL(CAST(0 AS TINYINT), 0) ID
+FROM master..spt_values t1
+CROSS JOIN master..spt_values t2
+OPTION (MAXDOP 1);
+
+CREATE STATISTICS S1 ON #hash_join_demand_62500_rows (ID);
+GO
+SELECT COUNT_BIG(*)
+FROM
+(VALUES
+	  (0),(0),(0),(0),(0),(0),(0),(0)
+	, (0),(0),(0),(0),(0),(0),(0),(0)
+) v(v)
+CROSS JOIN (
+	SELECT 1 c
+	FROM #hash_join_demand_62500_rows t1 WITH (TABLOCK)
+	INNER HASH JOIN #hash_join_demand_62500_rows t2 WITH (TABLOCK) ON t1.ID = t2.ID
+) ca
+LEFT OUTER JOIN #cci ON 1 = 0
+OPTION (RECOMPILE, FORCE ORDER, MAXDOP 8, MIN_GRANT_PERCENT = 99, NO_PERFORMANCE_SPOOL);
+GO
+DROP TABLE IF EXISTS #count_test;
+
+CREATE TABLE #count_test (
+ID TINYINT NOT NULL,
+INDEX CCI CLUSTERED COLUMNSTORE
+);
+GO
+CREATE TABLE #count_test (ID TINYINT NOT NULL);
+INSERT INTO #count_test WITH (TABLOCK)
+SELECT TOP (1000) 0 ID
+FROM master..spt_values t1
+CROSS JOIN master..spt_values t2
+CROSS JOIN master..spt_values t3
+OPTION (MAXDOP 1);
+
+CREATE STATISTICS S1 ON #count_test (ID);
+GO
+SELECT COUNT_BIG(*)
+FROM
+(
+	SELECT ID
+	FROM #count_test
+	UNION ALL
+	SELECT ID
+	FROM #count_test
+) q
+OPTION (RECOMPILE, MAXDOP 8, FORCE ORDER)
+GO
+DROP TABLE IF EXISTS #CCI_1M_ONE_COLUMN;
+
+CREATE TABLE #CCI_1M_ONE_COLUMN (ID TINYINT NOT NULL);
+
+DECLARE @insert_count TINYINT = 0;
+WHILE @insert_count < 8
+BEGIN
+	INSERT INTO #CCI_1M_ONE_COLUMN
+	SELECT TOP (125) 0
+	FROM master..spt_values t1
+	CROSS JOIN master..spt_values t2
+	OPTION (MAXDOP 1);
+
+	SET @insert_count = @insert_count + 1;
+END;
+
+DROP TABLE IF EXISTS #C;
+
+CREATE TABLE #C (I TINYINT NOT NULL);
+
+INSERT INTO #C WITH (TABLOCK)
+SELECT TOP (500) 0
+FROM #CCI_1M_ONE_COLUMN
+OPTION (MAXDOP 1);
+
+CREATE STATISTICS S ON #C (I) WITH NORECOMPUTE, FULLSCAN;
+
+WITH C13 AS (
+	SELECT ID FROM #CCI_1M_ONE_COLUMN
+	UNION ALL
+	SELECT ID FROM #CCI_1M_ONE_COLUMN
+	UNION ALL
+	SELECT ID FROM #CCI_1M_ONE_COLUMN
+)
+, C312 AS
+ (
+	SELECT ID FROM C13
+	UNION ALL
+	SELECT ID FROM C13
+)
+INSERT INTO #C WITH (TABLOCK)
+SELECT 0
+FROM C312
+OPTION (MAXDOP 4, FORCE ORDER, QueryRuleOff GenLGAgg, QueryRuleOff EnforceBatch, QueryRuleOff GbAggToStrm);
+GO
+SELECT COUNT_BIG(*) AS c_rows FROM #C
+GO
+DBCC TRACEON(10204);
+GO
+ALTER INDEX I ON #C REORGANIZE WITH (COMPRESS_ALL_ROW_GROUPS = ON);
+GO
+DBCC TRACEOFF(10204);
+GO
+WITH C8 AS (
+	SELECT I FROM #C WITH (TABLOCK)
+	UNION ALL
+	SELECT I  FROM #C WITH (TABLOCK)
+)
+, C160 AS
+ (
+	SELECT I FROM C8
+	UNION ALL
+	SELECT I FROM C8
+	UNION ALL
+	SELECT I FROM C8
+)
+SELECT COUNT_BIG(*)
+FROM C160
+OPTION (RECOMPILE, MAXDOP 8, FORCE ORDER, QueryRuleOff GenLGAgg, QueryRuleOff EnforceBatch, QueryRuleOff GbAggToStrm);
+GO
