@@ -8,7 +8,7 @@ use std::sync::Arc;
 use catalog::*;
 use common::{ObjectId, SqlError, SqlResult};
 use parser::ast::{self, StatementKind};
-use types::DataType;
+use types::{DataType, Value};
 
 use crate::events::EventSink;
 use crate::server::DbHandle;
@@ -722,20 +722,24 @@ impl Session {
         };
         let mut table = (*t).clone();
         let pos = self.add_index_def(&mut table, ix, &q.name)?;
-        if table.indexes[pos].clustered {
-            return Err(SqlError::unsupported(
-                "CREATE CLUSTERED INDEX on an existing table",
-            ));
-        }
         let db = h.def.name.clone();
         let tree = h.store.catalog_btree()?;
-        {
-            let txn = self.txn_for(&db)?;
-            table.indexes[pos].storage_id = h.store.create_btree(txn)?.0;
-        }
-        let table = Arc::new(table);
-        let index = table.indexes[pos].clone();
-        self.fill_index(&h, &table, &index)?;
+        let table = if table.indexes[pos].clustered {
+            // A heap becomes a clustered B-tree: every row moves and every nonclustered index
+            // is rebuilt (its locators change from RIDs to clustered keys).
+            table.storage = TableStorage::Clustered { index: pos };
+            let map: Vec<Option<usize>> = (0..table.columns.len()).map(Some).collect();
+            let old = t.clone();
+            Arc::new(self.rebuild_table(&h, &old, table, &map, &[])?)
+        } else {
+            {
+                let txn = self.txn_for(&db)?;
+                table.indexes[pos].storage_id = h.store.create_btree(txn)?.0;
+            }
+            let table = Arc::new(table);
+            self.fill_index(&h, &table, pos)?;
+            table
+        };
         let txn = self.txn_for(&db)?;
         h.cat.write().put(&tree, txn, SchemaObject::Table(table))?;
         self.touch_catalog(&db);
@@ -1228,12 +1232,34 @@ impl Session {
                                         format!("ALTER TABLE only allows columns to be added that can contain nulls, or have a DEFAULT definition specified, or the column being added is an identity or timestamp column, or alternatively if none of the previous conditions are satisfied the table must be empty to allow addition of this column. Column '{}' cannot be added to non-empty table '{}' because it does not satisfy these conditions.", c.name.value, q.name),
                                     ));
                                 }
-                                return Err(SqlError::unsupported(
-                                    "ALTER TABLE ADD column on a non-empty table",
-                                ));
+                                if col.identity.is_some() {
+                                    return Err(SqlError::unsupported(
+                                        "ALTER TABLE ADD of an IDENTITY column on a non-empty table",
+                                    ));
+                                }
+                                // Existing rows get NULL in a nullable new column (no WITH
+                                // VALUES), the default in a NOT NULL one.
+                                let mut fill = Vec::new();
+                                if !col.nullable {
+                                    if let Some(d) = &col.default {
+                                        let e = parser::parse_expression(d)?;
+                                        let v = self.eval(&e)?;
+                                        let v = exec::valops::cast(&v, &col.data_type)?;
+                                        fill.push((table.columns.len(), v));
+                                    }
+                                }
+                                let before = Arc::new(table.clone());
+                                let mut after = table.clone();
+                                after.columns.push(col);
+                                let map: Vec<Option<usize>> = (0..before.columns.len())
+                                    .map(Some)
+                                    .chain(std::iter::once(None))
+                                    .collect();
+                                table = self.rebuild_table(&h, &before, after, &map, &fill)?;
+                            } else {
+                                let col = self.column_def(c, &q.name)?;
+                                table.columns.push(col);
                             }
-                            let col = self.column_def(c, &q.name)?;
-                            table.columns.push(col);
                             let i = table.columns.len() - 1;
                             if table.columns[i].default.is_some()
                                 && table.columns[i].default_name.is_none()
@@ -1283,12 +1309,18 @@ impl Session {
                                 let before = table.indexes.len();
                                 self.add_constraint(&h, &mut table, c, &q.name, salt)?;
                                 let pos = before;
-                                if table.indexes[pos].clustered {
-                                    if self.table_has_rows(&h, &table)? {
-                                        return Err(SqlError::unsupported(
-                                            "adding a clustered constraint to a non-empty table",
-                                        ));
-                                    }
+                                if table.indexes[pos].clustered
+                                    && self.table_has_rows(&h, &table)?
+                                {
+                                    // Heap → clustered B-tree: move every row.
+                                    let mut before = table.clone();
+                                    before.indexes.truncate(pos);
+                                    let before = Arc::new(before);
+                                    table.storage = TableStorage::Clustered { index: pos };
+                                    let map: Vec<Option<usize>> =
+                                        (0..table.columns.len()).map(Some).collect();
+                                    table = self.rebuild_table(&h, &before, table, &map, &[])?;
+                                } else if table.indexes[pos].clustered {
                                     // Empty heap: switch to a clustered B-tree.
                                     let txn = self.txn_for(&db)?;
                                     if let TableStorage::Heap(hid) = table.storage {
@@ -1300,8 +1332,7 @@ impl Session {
                                     let txn = self.txn_for(&db)?;
                                     table.indexes[pos].storage_id = h.store.create_btree(txn)?.0;
                                     let snapshot = Arc::new(table.clone());
-                                    let index = table.indexes[pos].clone();
-                                    self.fill_index(&h, &snapshot, &index)?;
+                                    self.fill_index(&h, &snapshot, pos)?;
                                 }
                             } else {
                                 self.add_constraint(&h, &mut table, c, &q.name, salt)?;
@@ -1312,8 +1343,7 @@ impl Session {
                             let txn = self.txn_for(&db)?;
                             table.indexes[pos].storage_id = h.store.create_btree(txn)?.0;
                             let snapshot = Arc::new(table.clone());
-                            let index = table.indexes[pos].clone();
-                            self.fill_index(&h, &snapshot, &index)?;
+                            self.fill_index(&h, &snapshot, pos)?;
                         }
                     }
                 }
@@ -1375,11 +1405,7 @@ impl Session {
                             format!("ALTER TABLE DROP COLUMN failed because column '{}' does not exist in table '{}'.", n.value, q.name),
                         ));
                     };
-                    if self.table_has_rows(&h, &table)? {
-                        return Err(SqlError::unsupported(
-                            "ALTER TABLE DROP COLUMN on a non-empty table",
-                        ));
-                    }
+                    let has_rows = self.table_has_rows(&h, &table)?;
                     if table.indexes.iter().any(|ix| {
                         ix.key_columns.iter().any(|(c, _)| *c == i) || ix.included.contains(&i)
                     }) {
@@ -1409,6 +1435,7 @@ impl Session {
                             ));
                         }
                     }
+                    let old_columns = table.columns.clone();
                     table.columns.remove(i);
                     let fix = |c: &mut usize| {
                         if *c > i {
@@ -1427,6 +1454,17 @@ impl Session {
                         for c in fk.columns.iter_mut() {
                             fix(c);
                         }
+                    }
+                    if has_rows {
+                        // The row format changes: rewrite the rows without the column.
+                        let mut before = table.clone();
+                        before.columns = old_columns;
+                        let map: Vec<Option<usize>> = (0..before.columns.len())
+                            .filter(|&j| j != i)
+                            .map(Some)
+                            .collect();
+                        let before = Arc::new(before);
+                        table = self.rebuild_table(&h, &before, table, &map, &[])?;
                     }
                 }
             }
@@ -1477,14 +1515,59 @@ impl Session {
     /// Building an index over existing rows needs exec's row format (`exec::table_io`, not yet
     /// published); until then only empty tables can get a new index, and a non-empty table gets
     /// a clear error instead of an index that silently misses rows.
-    fn fill_index(&mut self, h: &DbHandle, table: &TableDef, index: &IndexDef) -> SqlResult<()> {
-        let _ = index;
-        if self.table_has_rows(h, table)? {
-            return Err(SqlError::unsupported(
-                "CREATE INDEX on a non-empty table (index build over existing rows)",
-            ));
+    /// Fills the freshly created nonclustered index `table.indexes[pos]` from the table's rows
+    /// (1505 on duplicate keys of a unique index).
+    fn fill_index(&mut self, h: &DbHandle, table: &Arc<TableDef>, pos: usize) -> SqlResult<()> {
+        if !self.table_has_rows(h, table)? {
+            return Ok(());
         }
-        Ok(())
+        let db = h.def.name.clone();
+        let txn = self.txn_for(&db)?;
+        exec::table_io::build_index(&h.store, txn, table, pos)
+    }
+
+    /// Moves a table's rows into new storage organised as `new` describes (a clustered index
+    /// created on a heap, columns added / dropped / retyped): creates fresh storage for `new`,
+    /// copies the rows (`map`: per column of `new`, its source column in `old`; None = NULL;
+    /// `fill`: columns of `new` set to a constant instead, e.g. an added column's default) and
+    /// drops the old storage. Returns `new` with its storage ids filled in.
+    fn rebuild_table(
+        &mut self,
+        h: &DbHandle,
+        old: &Arc<TableDef>,
+        mut new: TableDef,
+        map: &[Option<usize>],
+        fill: &[(usize, Value)],
+    ) -> SqlResult<TableDef> {
+        let db = h.def.name.clone();
+        let txn = self.txn_for(&db)?;
+        exec::table_io::create_table_storage(&h.store, txn, &mut new)?;
+        let new = Arc::new(new);
+        if fill.is_empty() {
+            exec::table_io::copy_rows(&h.store, txn, old, &new, map)?;
+        } else {
+            let src = exec::table_io::TableStore::open(h.store.clone(), old.clone())?;
+            let mut rows: Vec<Vec<Value>> = Vec::new();
+            src.for_each_row(&mut |row, _| {
+                let mut r: Vec<Value> = map
+                    .iter()
+                    .map(|m| m.and_then(|i| row.get(i).cloned()).unwrap_or(Value::Null))
+                    .collect();
+                for (i, v) in fill {
+                    if let Some(slot) = r.get_mut(*i) {
+                        *slot = v.clone();
+                    }
+                }
+                rows.push(r);
+                Ok(())
+            })?;
+            let mut dst = exec::table_io::TableStore::open(h.store.clone(), new.clone())?;
+            for r in rows {
+                dst.insert_row(txn, &r)?;
+            }
+        }
+        exec::table_io::drop_table_storage(&h.store, txn, old)?;
+        Ok((*new).clone())
     }
 
     fn table_has_rows(&mut self, h: &DbHandle, t: &TableDef) -> SqlResult<bool> {

@@ -83,6 +83,7 @@ impl Session {
             _ => {}
         }
         let bound = plan::bind_scalar(e, self)?;
+        let bound = optimizer::optimize_scalar(bound, self)?;
         exec::eval_scalar(&bound, self)
     }
 
@@ -521,6 +522,31 @@ impl ExecEnv for Session {
 
     fn call_function(&mut self, name: &str, args: &[Value]) -> SqlResult<Option<Value>> {
         self.session_function(name, args)
+    }
+
+    fn referencing_tables(
+        &mut self,
+        database: &str,
+        object_id: i32,
+    ) -> SqlResult<Vec<Arc<TableDef>>> {
+        let h = self.db(database)?;
+        let cat = h.cat.read();
+        let mut v: Vec<Arc<TableDef>> = cat
+            .objects
+            .values()
+            .filter_map(|o| match o {
+                SchemaObject::Table(t)
+                    if t.foreign_keys
+                        .iter()
+                        .any(|fk| fk.ref_object_id == object_id) =>
+                {
+                    Some(t.clone())
+                }
+                _ => None,
+            })
+            .collect();
+        v.sort_by_key(|t| t.object_id);
+        Ok(v)
     }
 
     fn table_by_id(&mut self, database: &str, object_id: i32) -> SqlResult<Option<Arc<TableDef>>> {

@@ -397,6 +397,7 @@ impl Session {
             _ => {}
         }
         let bound = plan::bind_scalar(&e.ast, self)?;
+        let bound = optimizer::optimize_scalar(bound, self)?;
         let c = {
             let frame = self.frames.last();
             compile::lower(bound, &|n| frame.and_then(|f| f.slot(n)))

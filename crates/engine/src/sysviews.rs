@@ -579,6 +579,82 @@ pub fn system_view(
             }
             (c, rows)
         }
+        (false, "views") => {
+            let c = vec![
+                col("TABLE_CATALOG", sysname(), true),
+                col("TABLE_SCHEMA", sysname(), true),
+                col("TABLE_NAME", sysname(), false),
+                col("VIEW_DEFINITION", DataType::NVarChar(Some(4000)), true),
+                col("CHECK_OPTION", DataType::VarChar(Some(7)), true),
+                col("IS_UPDATABLE", DataType::VarChar(Some(2)), true),
+            ];
+            let rows = objs
+                .iter()
+                .filter_map(|o| match o {
+                    SchemaObject::View(v) => Some(vec![
+                        s(&h.def.name),
+                        s(&v.schema),
+                        s(&v.name),
+                        s(&truncate_chars(&v.text, 4000)),
+                        vs(if has_check_option(&v.text) { "CASCADE" } else { "NONE" }),
+                        vs("NO"),
+                    ]),
+                    _ => None,
+                })
+                .collect();
+            (c, rows)
+        }
+        (false, "routines") => {
+            let c = vec![
+                col("SPECIFIC_CATALOG", sysname(), true),
+                col("SPECIFIC_SCHEMA", sysname(), true),
+                col("SPECIFIC_NAME", sysname(), false),
+                col("ROUTINE_CATALOG", sysname(), true),
+                col("ROUTINE_SCHEMA", sysname(), true),
+                col("ROUTINE_NAME", sysname(), false),
+                col("ROUTINE_TYPE", DataType::NVarChar(Some(20)), true),
+                col("DATA_TYPE", sysname(), true),
+                col("ROUTINE_BODY", DataType::NVarChar(Some(30)), true),
+                col("ROUTINE_DEFINITION", DataType::NVarChar(Some(4000)), true),
+                col("IS_DETERMINISTIC", DataType::NVarChar(Some(10)), true),
+                col("SQL_DATA_ACCESS", DataType::NVarChar(Some(30)), true),
+                col("CREATED", DataType::DateTime, false),
+                col("LAST_ALTERED", DataType::DateTime, false),
+            ];
+            let rows = objs
+                .iter()
+                .filter_map(|o| match o {
+                    SchemaObject::Module(m) if m.kind != catalog::ModuleKind::Trigger => {
+                        let is_proc = m.kind == catalog::ModuleKind::Procedure;
+                        let data_type = match m.kind {
+                            catalog::ModuleKind::Procedure | catalog::ModuleKind::Trigger => Value::Null,
+                            catalog::ModuleKind::ScalarFunction => {
+                                m.returns.as_ref().map(|t| s(t.sql_name())).unwrap_or(Value::Null)
+                            }
+                            _ => s("TABLE"),
+                        };
+                        Some(vec![
+                            s(&h.def.name),
+                            s(&m.schema),
+                            s(&m.name),
+                            s(&h.def.name),
+                            s(&m.schema),
+                            s(&m.name),
+                            s(if is_proc { "PROCEDURE" } else { "FUNCTION" }),
+                            data_type,
+                            s("SQL"),
+                            s(&truncate_chars(&m.text, 4000)),
+                            s("NO"),
+                            s(if is_proc { "MODIFIES" } else { "READS" }),
+                            dt(&m.create_date),
+                            dt(&m.create_date),
+                        ])
+                    }
+                    _ => None,
+                })
+                .collect();
+            (c, rows)
+        }
         _ => return Ok(None),
     };
     Ok(Some(VirtualTable {
@@ -703,4 +779,20 @@ fn info_column_row(db: &str, t: &TableDef, i: usize, cd: &ColumnDef) -> Vec<Valu
             Value::Null
         },
     ]
+}
+
+/// The first `n` characters of `text` (INFORMATION_SCHEMA definitions are nvarchar(4000)).
+fn truncate_chars(text: &str, n: usize) -> String {
+    text.chars().take(n).collect()
+}
+
+/// Whether a `CREATE VIEW` text ends with `WITH CHECK OPTION` (INFORMATION_SCHEMA.VIEWS.CHECK_OPTION).
+fn has_check_option(text: &str) -> bool {
+    let words: Vec<String> = text
+        .split_whitespace()
+        .rev()
+        .take(3)
+        .map(|w| w.trim_end_matches(';').to_ascii_uppercase())
+        .collect();
+    words.len() == 3 && words[0] == "OPTION" && words[1] == "CHECK" && words[2] == "WITH"
 }
