@@ -18,7 +18,16 @@ fn allowed() -> BTreeMap<&'static str, &'static [&'static str]> {
     m.insert("tds", &["common", "types"]);
     m.insert(
         "engine",
-        &["common", "types", "parser", "storage", "catalog", "plan", "optimizer", "exec"],
+        &[
+            "common",
+            "types",
+            "parser",
+            "storage",
+            "catalog",
+            "plan",
+            "optimizer",
+            "exec",
+        ],
     );
     m.insert("server", &["common", "types", "engine", "tds"]);
     m.insert("cli", &["common", "types", "engine", "server"]);
@@ -55,7 +64,13 @@ fn crates_depend_only_downwards() {
     for entry in std::fs::read_dir(&crates_dir).expect("crates dir") {
         let path = entry.expect("entry").path().join("Cargo.toml");
         if let Ok(text) = std::fs::read_to_string(&path) {
-            let name = path.parent().unwrap().file_name().unwrap().to_string_lossy().to_string();
+            let name = path
+                .parent()
+                .unwrap()
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .to_string();
             manifests.insert(name, text);
         }
     }
@@ -73,5 +88,9 @@ fn crates_depend_only_downwards() {
             }
         }
     }
-    assert!(violations.is_empty(), "layering violations:\n{}", violations.join("\n"));
+    assert!(
+        violations.is_empty(),
+        "layering violations:\n{}",
+        violations.join("\n")
+    );
 }
