@@ -8,12 +8,42 @@
 //!    SQLite: reopen the connection; the OS page cache stays warm for both).
 //!
 //! Page caches are sized alike (--pool-mb, default 256).
+//! `--cpu` also prints the on-CPU time of the benchmark thread per workload (Linux
+//! `/proc/thread-self/schedstat`): steadier than wall time on a shared machine.
 
 use std::ops::Bound;
 use std::time::{Duration, Instant};
 
 use rusqlite::{params, Connection};
 use storage::{Database, RowBatch, ScanDirection, StorageConfig};
+
+/// On-CPU nanoseconds of the calling thread (0 where unavailable).
+fn thread_cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().and_then(|v| v.parse().ok()))
+        .unwrap_or(0)
+}
+
+/// Wall-clock and on-CPU time of one workload.
+#[derive(Clone, Copy, Default)]
+struct Timer {
+    wall: Duration,
+    cpu: Duration,
+}
+
+struct Started(Instant, u64);
+impl Started {
+    fn now() -> Started {
+        Started(Instant::now(), thread_cpu_ns())
+    }
+    fn elapsed(&self) -> Timer {
+        Timer {
+            wall: self.0.elapsed(),
+            cpu: Duration::from_nanos(thread_cpu_ns().saturating_sub(self.1)),
+        }
+    }
+}
 
 struct Rng(u64);
 impl Rng {
@@ -37,6 +67,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut pool_mb: usize = 256;
     let mut only: Option<String> = None;
     let mut sync = true;
+    let mut cpu = false;
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
     while i < args.len() {
@@ -46,6 +77,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 dir = args.get(i).map(Into::into);
             }
             "--no-sync" => sync = false,
+            "--cpu" => cpu = true,
             "--only" => {
                 i += 1;
                 only = args.get(i).cloned();
@@ -82,16 +114,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         Default::default()
     };
-    print_table(&[
+    let rows = [
         ("ascending inserts (txn of 1000)", lk.0, sq.0),
         ("random point lookups", lk.1, sq.1),
         ("full scan, warm", lk.2, sq.2),
         ("full scan, cold", lk.3, sq.3),
-    ]);
+    ];
+    print_table(&rows.map(|(n, a, b)| (n, a.wall, b.wall)));
+    if cpu {
+        println!("on-CPU time of the benchmark thread:");
+        print_table(&rows.map(|(n, a, b)| (n, a.cpu, b.cpu)));
+    }
     Ok(())
 }
 
-type Times = (Duration, Duration, Duration, Duration);
+type Times = (Timer, Timer, Timer, Timer);
 type BenchResult<T> = Result<T, Box<dyn std::error::Error>>;
 
 fn latchkey(rows: u64, lk_dir: &std::path::Path, pool_mb: usize, sync: bool) -> BenchResult<Times> {
@@ -105,7 +142,7 @@ fn latchkey(rows: u64, lk_dir: &std::path::Path, pool_mb: usize, sync: bool) -> 
     let id = db.create_btree(&mut t)?;
     t.commit()?;
     let bt = db.btree(id)?;
-    let s = Instant::now();
+    let s = Started::now();
     let mut t = db.begin()?;
     for i in 0..rows {
         bt.insert(&mut t, &i.to_be_bytes(), &value(i))?;
@@ -118,7 +155,7 @@ fn latchkey(rows: u64, lk_dir: &std::path::Path, pool_mb: usize, sync: bool) -> 
     let lk_insert = s.elapsed();
 
     let mut rng = Rng(0x1234_5678);
-    let s = Instant::now();
+    let s = Started::now();
     let mut found = 0u64;
     for _ in 0..rows {
         let k = rng.next() % rows;
@@ -129,8 +166,8 @@ fn latchkey(rows: u64, lk_dir: &std::path::Path, pool_mb: usize, sync: bool) -> 
     let lk_lookup = s.elapsed();
     assert_eq!(found, rows, "latchkey lookups missed rows");
 
-    let lk_scan = |db: &Database| -> Result<(Duration, u64), Box<dyn std::error::Error>> {
-        let s = Instant::now();
+    let lk_scan = |db: &Database| -> Result<(Timer, u64), Box<dyn std::error::Error>> {
+        let s = Started::now();
         let mut sc =
             db.btree(id)?
                 .range(Bound::Unbounded, Bound::Unbounded, ScanDirection::Forward)?;
@@ -179,7 +216,7 @@ fn sqlite(rows: u64, sq_path: &std::path::Path, pool_mb: usize, sync: bool) -> B
         "CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB NOT NULL)",
         [],
     )?;
-    let s = Instant::now();
+    let s = Started::now();
     let mut i = 0u64;
     while i < rows {
         let tx = c.transaction()?;
@@ -196,7 +233,7 @@ fn sqlite(rows: u64, sq_path: &std::path::Path, pool_mb: usize, sync: bool) -> B
     let sq_insert = s.elapsed();
 
     let mut rng = Rng(0x1234_5678);
-    let s = Instant::now();
+    let s = Started::now();
     let mut found = 0u64;
     {
         let mut st = c.prepare_cached("SELECT v FROM t WHERE id = ?1")?;
@@ -214,8 +251,8 @@ fn sqlite(rows: u64, sq_path: &std::path::Path, pool_mb: usize, sync: bool) -> B
     let sq_lookup = s.elapsed();
     assert_eq!(found, rows, "sqlite lookups missed rows");
 
-    let sq_scan = |c: &Connection| -> rusqlite::Result<Duration> {
-        let s = Instant::now();
+    let sq_scan = |c: &Connection| -> rusqlite::Result<Timer> {
+        let s = Started::now();
         let mut st = c.prepare("SELECT id, v FROM t ORDER BY id")?;
         let mut q = st.query([])?;
         let mut n = 0u64;

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use common::{PageId, SqlError, SqlResult};
 use parking_lot::{Mutex, RwLock};
 
-use crate::buffer::BufferPool;
+use crate::buffer::{BufferPool, PidHash};
 use crate::file::DataFile;
 use crate::mtr::{Mtr, NOT_CLR};
 use crate::page::{self, rd16, rd32, rd64, wr16, wr32, wr64, PageBuf, PageType, HEADER, PAGE_SIZE};
@@ -102,9 +102,12 @@ pub struct Inner {
     pub config: StorageConfig,
     pub pool: Arc<BufferPool>,
     pub log: Arc<Log>,
-    pub objects: RwLock<HashMap<u64, ObjMeta>>,
+    pub objects: RwLock<HashMap<u64, ObjMeta, PidHash>>,
     pub next_txn: AtomicU64,
-    pub heap_hint: Mutex<HashMap<u64, PageId>>,
+    pub heap_hint: Mutex<HashMap<u64, PageId, PidHash>>,
+    /// B-tree object -> (root, last leaf seen as the rightmost): the append fast path
+    /// (btree/README S3). Validated under the leaf's EX latch; cleared with `heap_hint`.
+    pub btree_hint: Mutex<HashMap<u64, (PageId, PageId), PidHash>>,
     alloc_rr: AtomicUsize,
     gam_hint: Vec<AtomicU64>,
     dir_lock: Mutex<()>,
@@ -161,9 +164,10 @@ impl Inner {
             config,
             pool,
             log,
-            objects: RwLock::new(HashMap::new()),
+            objects: RwLock::new(HashMap::default()),
             next_txn: AtomicU64::new(1),
-            heap_hint: Mutex::new(HashMap::new()),
+            heap_hint: Mutex::new(HashMap::default()),
+            btree_hint: Mutex::new(HashMap::default()),
             alloc_rr: AtomicUsize::new(0),
             gam_hint: (0..nfiles).map(|_| AtomicU64::new(1)).collect(),
             dir_lock: Mutex::new(()),
@@ -394,7 +398,7 @@ impl Inner {
 
     /// Re-reads the directory pages into the in-memory object table.
     pub fn reload_objects(&self) -> SqlResult<()> {
-        let mut map = HashMap::new();
+        let mut map: HashMap<u64, ObjMeta, PidHash> = HashMap::default();
         let mut pid = DIR_PAGE;
         let mut guard = 0;
         while pid.is_valid() {
@@ -566,6 +570,7 @@ impl Inner {
             o.insert(zombie, z);
         }
         self.heap_hint.lock().remove(&obj);
+        self.btree_hint.lock().remove(&obj);
         st.post_commit.push(zombie);
         Ok(())
     }
@@ -593,6 +598,7 @@ impl Inner {
         o.insert(obj, restored);
         o.remove(&zombie);
         self.heap_hint.lock().remove(&obj);
+        self.btree_hint.lock().remove(&obj);
         Ok(())
     }
 
@@ -610,6 +616,7 @@ impl Inner {
         self.commit_mtr(mtr, ctx, None)?;
         self.objects.write().remove(&obj);
         self.heap_hint.lock().remove(&obj);
+        self.btree_hint.lock().remove(&obj);
         Ok(())
     }
 

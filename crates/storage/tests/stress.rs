@@ -1,6 +1,6 @@
 //! Concurrency stress (acceptance 3): 8 threads insert, delete, abort and scan the same B-tree
 //! (interleaved key spaces, so they share leaves and split the same pages) and a shared heap;
-//! each thread checks its own keys against its model. LATCHKEY_STRESS_SECS (default 2).
+//! each thread checks its own keys against its model. LATCHKEY_STRESS_SECS (default 10, the minimum).
 
 use std::collections::BTreeMap;
 use std::ops::Bound;
@@ -30,7 +30,7 @@ fn eight_threads_one_btree() {
     let secs: u64 = std::env::var("LATCHKEY_STRESS_SECS")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(2);
+        .unwrap_or(10);
     let dir = tempfile::tempdir().unwrap();
     let db = Database::open(
         dir.path(),

@@ -159,6 +159,15 @@ fn entry_size(key: &[u8], value: &[u8]) -> (usize, bool) {
     }
 }
 
+/// Writes an inline leaf entry into `b` (`b.len() == entry_size(key, value).0`).
+fn inline_entry(b: &mut [u8], key: &[u8], value: &[u8]) {
+    b[0] = 0;
+    b[1..3].copy_from_slice(&(key.len() as u16).to_le_bytes());
+    b[3..5].copy_from_slice(&(value.len() as u16).to_le_bytes());
+    b[LEAF_HDR..LEAF_HDR + key.len()].copy_from_slice(key);
+    b[LEAF_HDR + key.len()..].copy_from_slice(value);
+}
+
 fn build_entry(
     db: &Inner,
     mtr: &mut Mtr<'_>,
@@ -268,6 +277,26 @@ pub fn put(
         return Err(key_too_long(key));
     }
     let (size, _) = entry_size(key, value);
+    // rightmost-leaf append (btree/README S3): EX-latch the remembered last leaf directly
+    let hint = db.btree_hint.lock().get(&m.obj).copied();
+    let hinted = matches!(hint, Some((root, _)) if root == m.root);
+    if let Some((_, leaf)) = hint.filter(|_| hinted) {
+        let mut mtr = Mtr::new(&db.pool);
+        if let Ok(li) = mtr.latch(leaf) {
+            let p = mtr.page(li);
+            let n = page::slot_count(p);
+            let appendable = page::obj(p) == m.obj
+                && page::page_type(p) == Some(PageType::Leaf)
+                && !page::next(p).is_valid()
+                && n > 0
+                && page::fits(p, size)
+                && key_at(p, leaf, n - 1, true).is_ok_and(|last| last < key);
+            if appendable {
+                insert_new(db, ctx, m, mtr, li, n, key, value, size)?;
+                return Ok(true);
+            }
+        }
+    }
     // optimistic attempt (btree/README L2)
     for _ in 0..3 {
         let mut mtr = Mtr::new(&db.pool);
@@ -290,9 +319,9 @@ pub fn put(
                     Some((f, l)) => db.lob_pages(f, l)?,
                     None => Vec::new(),
                 };
-                page::remove_at(mtr.page_mut(li), i);
+                mtr.with_t(li, |p, t| page::remove_at_t(p, i, t));
                 let e = build_entry(db, &mut mtr, m, key, value)?;
-                if !page::insert_at(mtr.page_mut(li), i, &e) {
+                if !mtr.with_t(li, |p, t| page::insert_at_t(p, i, &e, t)) {
                     return Err(bad(pid, "entry did not fit after space check"));
                 }
                 for p in lob_pages {
@@ -310,15 +339,11 @@ pub fn put(
                 if !page::fits(mtr.page(li), size) {
                     break;
                 }
-                let e = build_entry(db, &mut mtr, m, key, value)?;
-                if !page::insert_at(mtr.page_mut(li), pos, &e) {
-                    return Err(bad(pid, "entry did not fit after space check"));
+                let rightmost = !page::next(mtr.page(li)).is_valid();
+                insert_new(db, ctx, m, mtr, li, pos, key, value, size)?;
+                if rightmost && hint != Some((m.root, pid)) {
+                    db.btree_hint.lock().insert(m.obj, (m.root, pid));
                 }
-                let undo = UndoOp::BTreeRemove {
-                    obj: m.obj,
-                    key: key.to_vec(),
-                };
-                db.commit_mtr(mtr, ctx, Some(undo))?;
                 return Ok(true);
             }
         }
@@ -362,7 +387,7 @@ pub fn put(
                     db.free_page(&mut mtr, m.iam, p)?;
                 }
             }
-            page::remove_at(mtr.page_mut(cur), i);
+            mtr.with_t(cur, |p, t| page::remove_at_t(p, i, t));
             (i, Some(old))
         }
         Err(pos) => (pos, None),
@@ -383,6 +408,39 @@ pub fn put(
     };
     db.commit_mtr(mtr, ctx, Some(undo))?;
     Ok(inserted)
+}
+
+/// Inserts a new entry at `pos` of the EX-latched leaf `li` (room checked) and commits.
+#[allow(clippy::too_many_arguments)]
+fn insert_new(
+    db: &Inner,
+    ctx: &mut Ctx<'_>,
+    m: &ObjMeta,
+    mut mtr: Mtr<'_>,
+    li: usize,
+    pos: usize,
+    key: &[u8],
+    value: &[u8],
+    size: usize,
+) -> SqlResult<()> {
+    let pid = mtr.pid(li);
+    let ok = if entry_size(key, value).1 {
+        let e = build_entry(db, &mut mtr, m, key, value)?;
+        mtr.with_t(li, |p, t| page::insert_at_t(p, pos, &e, t))
+    } else {
+        // inline entry: written straight into the page
+        mtr.with_t(li, |p, t| {
+            page::insert_at_with_t(p, pos, size, |b| inline_entry(b, key, value), t)
+        })
+    };
+    if !ok {
+        return Err(bad(pid, "entry did not fit after space check"));
+    }
+    let undo = UndoOp::BTreeRemove {
+        obj: m.obj,
+        key: key.to_vec(),
+    };
+    db.commit_mtr(mtr, ctx, Some(undo))
 }
 
 /// Shortest prefix of `right` that is > `left` (prefix truncation of separators).
@@ -455,7 +513,7 @@ fn insert_split(
     pos: usize,
     entry: Vec<u8>,
 ) -> SqlResult<()> {
-    if page::insert_at(mtr.page_mut(node), pos, &entry) {
+    if mtr.with_t(node, |p, t| page::insert_at_t(p, pos, &entry, t)) {
         return Ok(());
     }
     let pid = mtr.pid(node);
@@ -467,17 +525,51 @@ fn insert_split(
     };
     let level = page::level(mtr.page(node));
     let n_old = page::slot_count(mtr.page(node));
-    let mut entries: Vec<Vec<u8>> = (0..n_old)
-        .map(|i| page::rec_checked(mtr.page(node), pid, i).map(|r| r.to_vec()))
-        .collect::<SqlResult<_>>()?;
-    entries.insert(pos, entry);
+    let rightmost = !page::next(mtr.page(node)).is_valid();
     let key_of = |e: &[u8]| -> SqlResult<Vec<u8>> {
         let k = if leaf { leaf_key(e) } else { inner_key(e) };
         k.map(|k| k.to_vec())
             .ok_or_else(|| bad(pid, "malformed entry in split"))
     };
-    let rightmost = !page::next(mtr.page(node)).is_valid();
-    // ascending-key append: a split at the right edge moves nothing (btree/README S2)
+    // ascending-key append: a split at the right edge moves nothing (btree/README S2); the
+    // old page only gets its `next` pointer (a tracked 8-byte change, no rebuild)
+    if pos == n_old && (rightmost || !leaf) && n_old > 0 && pid != m.root {
+        let last = page::rec_checked(mtr.page(node), pid, n_old - 1)?;
+        let sep = if leaf {
+            separator(&key_of(last)?, &key_of(&entry)?)
+        } else {
+            key_of(&entry)?
+        };
+        let rp = db.alloc_page(mtr, m.iam, m.obj)?;
+        let ri = mtr.latch_new(rp)?;
+        fill_new(
+            mtr.page_mut(ri),
+            rp,
+            ty,
+            m.obj,
+            level,
+            std::slice::from_ref(&entry),
+        )?;
+        if leaf {
+            let old_next = page::next(mtr.page(node));
+            page::set_prev(mtr.page_mut(ri), pid);
+            page::set_next(mtr.page_mut(ri), old_next);
+            mtr.with_t(node, |p, t| page::set_next_t(p, rp, t));
+            if old_next.is_valid() {
+                // latch right while holding left (btree/README L1)
+                let ni = mtr.latch(old_next)?;
+                mtr.with_t(ni, |p, t| page::set_prev_t(p, rp, t));
+            }
+        }
+        let Some((parent, cidx)) = path.pop() else {
+            return Err(SqlError::internal("B-tree split without a latched parent"));
+        };
+        return insert_split(db, mtr, m, path, parent, cidx + 1, inner_entry(&sep, rp));
+    }
+    let mut entries: Vec<Vec<u8>> = (0..n_old)
+        .map(|i| page::rec_checked(mtr.page(node), pid, i).map(|r| r.to_vec()))
+        .collect::<SqlResult<_>>()?;
+    entries.insert(pos, entry);
     let k = if pos == n_old && (rightmost || !leaf) && n_old > 0 {
         n_old
     } else {
@@ -552,7 +644,7 @@ pub fn delete(db: &Inner, ctx: &mut Ctx<'_>, m: &ObjMeta, key: &[u8]) -> SqlResu
                 db.free_page(&mut mtr, m.iam, p)?;
             }
         }
-        page::remove_at(mtr.page_mut(li), i);
+        mtr.with_t(li, |p, t| page::remove_at_t(p, i, t));
         db.commit_mtr(
             mtr,
             ctx,

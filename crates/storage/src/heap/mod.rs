@@ -93,7 +93,8 @@ pub fn insert(db: &Inner, ctx: &mut Ctx<'_>, m: &ObjMeta, data: &[u8]) -> SqlRes
         }
     };
     let rec = on_page_form(db, &mut mtr, m, data)?;
-    let slot = page::heap_insert(mtr.page_mut(i), &rec)
+    let slot = mtr
+        .with_t(i, |p, t| page::heap_insert_t(p, &rec, t))
         .ok_or_else(|| bad(pid, "heap insert did not fit"))?;
     let rid = Rid {
         page: pid,
@@ -151,7 +152,7 @@ pub fn delete(db: &Inner, ctx: &mut Ctx<'_>, m: &ObjMeta, rid: Rid) -> SqlResult
     let mut old = Vec::new();
     decode(db, m, rid.page, &rec, &mut old)?;
     free_lob(db, &mut mtr, m, &rec)?;
-    page::heap_delete(mtr.page_mut(i), rid.slot as usize);
+    mtr.with_t(i, |p, t| page::heap_delete_t(p, rid.slot as usize, t));
     db.commit_mtr(
         mtr,
         ctx,
@@ -183,7 +184,7 @@ pub fn update(db: &Inner, ctx: &mut Ctx<'_>, m: &ObjMeta, rid: Rid, data: &[u8])
             decode(db, m, rid.page, &rec, &mut old)?;
             free_lob(db, &mut mtr, m, &rec)?;
             let newrec = on_page_form(db, &mut mtr, m, data)?;
-            if !page::replace(mtr.page_mut(i), rid.slot as usize, &newrec) {
+            if !mtr.with_t(i, |p, t| page::replace_t(p, rid.slot as usize, &newrec, t)) {
                 return Err(bad(rid.page, "in-place update did not fit"));
             }
             db.commit_mtr(
@@ -214,7 +215,7 @@ pub fn undo_remove(db: &Inner, ctx: &mut Ctx<'_>, m: &ObjMeta, rid: &[u8; 8]) ->
         let rec = page::rec_checked(mtr.page(i), rid.page, rid.slot as usize)?.to_vec();
         if !rec.is_empty() {
             free_lob(db, &mut mtr, m, &rec)?;
-            page::heap_delete(mtr.page_mut(i), rid.slot as usize);
+            mtr.with_t(i, |p, t| page::heap_delete_t(p, rid.slot as usize, t));
         }
     }
     db.commit_mtr(mtr, ctx, None)
@@ -239,10 +240,10 @@ pub fn undo_restore(
     if replace && slot < page::slot_count(mtr.page(i)) {
         let cur = page::rec_checked(mtr.page(i), rid.page, slot)?.to_vec();
         free_lob(db, &mut mtr, m, &cur)?;
-        page::heap_delete(mtr.page_mut(i), slot);
+        mtr.with_t(i, |p, t| page::heap_delete_t(p, slot, t));
     }
     let rec = on_page_form(db, &mut mtr, m, data)?;
-    if !page::heap_insert_at(mtr.page_mut(i), slot, &rec) {
+    if !mtr.with_t(i, |p, t| page::heap_insert_at_t(p, slot, &rec, t)) {
         return Err(SqlError::internal(format!(
             "undo could not restore row {}:{}:{} (page full)",
             rid.page.file, rid.page.page, rid.slot

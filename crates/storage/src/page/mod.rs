@@ -121,6 +121,16 @@ pub fn set_prev(p: &mut PageBuf, v: PageId) {
 pub fn set_next(p: &mut PageBuf, v: PageId) {
     wr64(p, OFF_NEXT, v.to_u64())
 }
+/// `set_prev`, reporting the change to `t`.
+pub fn set_prev_t(p: &mut PageBuf, v: PageId, t: &mut impl Touch) {
+    t.touch(p, OFF_PREV, 8);
+    set_prev(p, v)
+}
+/// `set_next`, reporting the change to `t`.
+pub fn set_next_t(p: &mut PageBuf, v: PageId, t: &mut impl Touch) {
+    t.touch(p, OFF_NEXT, 8);
+    set_next(p, v)
+}
 pub fn slot_count(p: &PageBuf) -> usize {
     rd16(p, OFF_SLOTS) as usize
 }
@@ -145,6 +155,11 @@ pub fn init(p: &mut PageBuf, id: PageId, ty: PageType, obj: u64, level: u8) {
 
 /// Computes and stores the checksum (done on the copy that is written to disk).
 pub fn seal(p: &mut PageBuf) {
+    seal_bytes(p)
+}
+
+/// `seal` on a page copy inside a larger write buffer (`p.len() == PAGE_SIZE`).
+pub fn seal_bytes(p: &mut [u8]) {
     let c = crc32fast::hash(&p[4..]);
     wr32(p, OFF_CHECKSUM, c);
 }
@@ -206,12 +221,47 @@ fn contiguous_free(p: &PageBuf) -> usize {
     end.saturating_sub(free_start(p))
 }
 
+/// Receives the byte ranges a page operation is about to change, BEFORE it changes them
+/// (`p` still holds the old bytes). The mini-transaction uses this to log only the changed
+/// ranges and to keep their before-bytes for rollback (mtr.rs); `()` ignores them.
+pub trait Touch {
+    fn touch(&mut self, p: &PageBuf, off: usize, len: usize);
+}
+
+impl Touch for () {
+    #[inline(always)]
+    fn touch(&mut self, _p: &PageBuf, _off: usize, _len: usize) {}
+}
+
+/// Header bytes changed by slotted-page operations: slot count, free start, free bytes.
+const HDR_SLOTS_FREE: (usize, usize) = (OFF_SLOTS, 6);
+
+#[inline]
+fn touch_hdr(p: &PageBuf, t: &mut impl Touch) {
+    t.touch(p, HDR_SLOTS_FREE.0, HDR_SLOTS_FREE.1);
+}
+
+#[inline]
+fn touch_slot(p: &PageBuf, t: &mut impl Touch, i: usize) {
+    t.touch(p, slot_pos(i), SLOT);
+}
+
 /// Rewrites the record area without holes (slot numbers unchanged).
 pub fn compact(p: &mut PageBuf) {
+    compact_t(p, &mut ())
+}
+
+/// `compact`, reporting the changed ranges to `t`.
+pub fn compact_t(p: &mut PageBuf, t: &mut impl Touch) {
     let n = slot_count(p);
+    let fs = free_start(p).min(PAGE_SIZE);
+    touch_hdr(p, t);
+    t.touch(p, HEADER, fs.saturating_sub(HEADER));
+    if n > 0 {
+        t.touch(p, slot_pos(n - 1), SLOT * n);
+    }
     let mut tmp = [0u8; PAGE_SIZE];
     let mut at = HEADER;
-    let mut used = 0;
     for i in 0..n {
         let (o, l) = slot(p, i);
         if o == 0 {
@@ -220,24 +270,26 @@ pub fn compact(p: &mut PageBuf) {
         tmp[at..at + l].copy_from_slice(&p[o..o + l]);
         set_slot(p, i, at, l);
         at += l.max(1);
-        used += l;
     }
     p[HEADER..at].copy_from_slice(&tmp[HEADER..at]);
     wr16(p, OFF_FREE_START, at as u16);
-    let _ = used;
 }
 
-fn alloc_space(p: &mut PageBuf, len: usize, new_slot: bool) -> Option<usize> {
+/// Reserves `len` record bytes (plus a slot's bytes in the free count if `new_slot`);
+/// returns their offset. Reports the header and (after compaction) the rewritten ranges;
+/// the caller reports the record bytes it writes at the returned offset.
+fn alloc_space(p: &mut PageBuf, len: usize, new_slot: bool, t: &mut impl Touch) -> Option<usize> {
     let need = len + if new_slot { SLOT } else { 0 };
     if free_bytes(p) < need {
         return None;
     }
     if contiguous_free(p) < need {
-        compact(p);
+        compact_t(p, t);
         if contiguous_free(p) < need {
             return None;
         }
     }
+    touch_hdr(p, t);
     let at = free_start(p);
     wr16(p, OFF_FREE_START, (at + len) as u16);
     let fb = (free_bytes(p) - need) as u16;
@@ -252,28 +304,54 @@ pub fn fits(p: &PageBuf, len: usize) -> bool {
 
 /// Inserts a record as slot `idx`, shifting later slots up (B-tree pages). False if no room.
 pub fn insert_at(p: &mut PageBuf, idx: usize, data: &[u8]) -> bool {
+    insert_at_t(p, idx, data, &mut ())
+}
+
+/// `insert_at`, reporting the changed ranges to `t`.
+pub fn insert_at_t(p: &mut PageBuf, idx: usize, data: &[u8], t: &mut impl Touch) -> bool {
+    insert_at_with_t(p, idx, data.len(), |b| b.copy_from_slice(data), t)
+}
+
+/// `insert_at_t` of a `len`-byte record that `fill` writes straight into the page (no
+/// intermediate buffer).
+pub fn insert_at_with_t(
+    p: &mut PageBuf,
+    idx: usize,
+    len: usize,
+    fill: impl FnOnce(&mut [u8]),
+    t: &mut impl Touch,
+) -> bool {
     let n = slot_count(p);
     debug_assert!(idx <= n, "insert_at beyond slot count");
-    let Some(at) = alloc_space(p, data.len(), true) else {
+    let Some(at) = alloc_space(p, len, true, t) else {
         return false;
     };
-    p[at..at + data.len()].copy_from_slice(data);
+    t.touch(p, at, len);
+    fill(&mut p[at..at + len]);
     // shift slots idx..n to idx+1..n+1 (slot array grows downward)
     let lo = slot_pos(n); // new last slot position
     let hi = slot_pos(idx) + SLOT; // end of slot idx
+    t.touch(p, lo, hi - lo);
     p.copy_within(lo + SLOT..hi, lo);
     wr16(p, OFF_SLOTS, (n + 1) as u16);
-    set_slot(p, idx, at, data.len());
+    set_slot(p, idx, at, len);
     true
 }
 
 /// Removes slot `idx`, shifting later slots down (B-tree pages).
 pub fn remove_at(p: &mut PageBuf, idx: usize) {
+    remove_at_t(p, idx, &mut ())
+}
+
+/// `remove_at`, reporting the changed ranges to `t`.
+pub fn remove_at_t(p: &mut PageBuf, idx: usize, t: &mut impl Touch) {
     let n = slot_count(p);
     debug_assert!(idx < n, "remove_at beyond slot count");
     let (_, l) = slot(p, idx);
     let lo = slot_pos(n - 1);
     let hi = slot_pos(idx);
+    touch_hdr(p, t);
+    t.touch(p, lo + SLOT, hi - lo);
     p.copy_within(lo..hi, lo + SLOT);
     wr16(p, OFF_SLOTS, (n - 1) as u16);
     let fb = (free_bytes(p) + l + SLOT) as u16;
@@ -283,8 +361,16 @@ pub fn remove_at(p: &mut PageBuf, idx: usize) {
 
 /// Replaces the record in slot `idx` (same slot number). False if no room.
 pub fn replace(p: &mut PageBuf, idx: usize, data: &[u8]) -> bool {
+    replace_t(p, idx, data, &mut ())
+}
+
+/// `replace`, reporting the changed ranges to `t`.
+pub fn replace_t(p: &mut PageBuf, idx: usize, data: &[u8], t: &mut impl Touch) -> bool {
     let (o, l) = slot(p, idx);
     if o != 0 && data.len() <= l {
+        touch_hdr(p, t);
+        touch_slot(p, t, idx);
+        t.touch(p, o, data.len());
         p[o..o + data.len()].copy_from_slice(data);
         set_slot(p, idx, o, data.len());
         let fb = (free_bytes(p) + l - data.len()) as u16;
@@ -295,11 +381,15 @@ pub fn replace(p: &mut PageBuf, idx: usize, data: &[u8]) -> bool {
         return false;
     }
     // free the old space first, then allocate
+    touch_hdr(p, t);
+    touch_slot(p, t, idx);
     set_slot(p, idx, 0, 0);
     let fb = (free_bytes(p) + l) as u16;
     wr16(p, OFF_FREE_BYTES, fb);
-    match alloc_space(p, data.len(), false) {
+    match alloc_space(p, data.len(), false, t) {
         Some(at) => {
+            t.touch(p, at, data.len());
+            touch_slot(p, t, idx);
             p[at..at + data.len()].copy_from_slice(data);
             set_slot(p, idx, at, data.len());
             true
@@ -310,17 +400,26 @@ pub fn replace(p: &mut PageBuf, idx: usize, data: &[u8]) -> bool {
 
 /// Heap insert: reuses an empty slot or appends one. Returns the slot number.
 pub fn heap_insert(p: &mut PageBuf, data: &[u8]) -> Option<usize> {
+    heap_insert_t(p, data, &mut ())
+}
+
+/// `heap_insert`, reporting the changed ranges to `t`.
+pub fn heap_insert_t(p: &mut PageBuf, data: &[u8], t: &mut impl Touch) -> Option<usize> {
     let n = slot_count(p);
     let empty = (0..n).find(|&i| slot(p, i).0 == 0);
     match empty {
         Some(i) => {
-            let at = alloc_space(p, data.len().max(1), false)?;
+            let at = alloc_space(p, data.len().max(1), false, t)?;
+            t.touch(p, at, data.len());
+            touch_slot(p, t, i);
             p[at..at + data.len()].copy_from_slice(data);
             set_slot(p, i, at, data.len());
             Some(i)
         }
         None => {
-            let at = alloc_space(p, data.len().max(1), true)?;
+            let at = alloc_space(p, data.len().max(1), true, t)?;
+            t.touch(p, at, data.len());
+            touch_slot(p, t, n);
             p[at..at + data.len()].copy_from_slice(data);
             wr16(p, OFF_SLOTS, (n + 1) as u16);
             set_slot(p, n, at, data.len());
@@ -331,6 +430,11 @@ pub fn heap_insert(p: &mut PageBuf, data: &[u8]) -> Option<usize> {
 
 /// Heap insert into a specific (empty or new) slot; used by undo of a delete.
 pub fn heap_insert_at(p: &mut PageBuf, idx: usize, data: &[u8]) -> bool {
+    heap_insert_at_t(p, idx, data, &mut ())
+}
+
+/// `heap_insert_at`, reporting the changed ranges to `t`.
+pub fn heap_insert_at_t(p: &mut PageBuf, idx: usize, data: &[u8], t: &mut impl Touch) -> bool {
     let n = slot_count(p);
     if idx < n && slot(p, idx).0 != 0 {
         return false;
@@ -342,11 +446,13 @@ pub fn heap_insert_at(p: &mut PageBuf, idx: usize, data: &[u8]) -> bool {
     }
     if new_slots > 0 {
         if contiguous_free(p) < need_slots {
-            compact(p);
+            compact_t(p, t);
         }
         if contiguous_free(p) < need_slots {
             return false;
         }
+        touch_hdr(p, t);
+        t.touch(p, slot_pos(idx), need_slots);
         for i in n..=idx {
             set_slot(p, i, 0, 0);
         }
@@ -354,8 +460,10 @@ pub fn heap_insert_at(p: &mut PageBuf, idx: usize, data: &[u8]) -> bool {
         let fb = (free_bytes(p) - need_slots) as u16;
         wr16(p, OFF_FREE_BYTES, fb);
     }
-    match alloc_space(p, data.len().max(1), false) {
+    match alloc_space(p, data.len().max(1), false, t) {
         Some(at) => {
+            t.touch(p, at, data.len());
+            touch_slot(p, t, idx);
             p[at..at + data.len()].copy_from_slice(data);
             set_slot(p, idx, at, data.len());
             true
@@ -366,10 +474,17 @@ pub fn heap_insert_at(p: &mut PageBuf, idx: usize, data: &[u8]) -> bool {
 
 /// Heap delete: empties the slot (slot numbers of other rows unchanged).
 pub fn heap_delete(p: &mut PageBuf, idx: usize) {
+    heap_delete_t(p, idx, &mut ())
+}
+
+/// `heap_delete`, reporting the changed ranges to `t`.
+pub fn heap_delete_t(p: &mut PageBuf, idx: usize, t: &mut impl Touch) {
     let (o, l) = slot(p, idx);
     if o == 0 {
         return;
     }
+    touch_hdr(p, t);
+    touch_slot(p, t, idx);
     set_slot(p, idx, 0, 0);
     let fb = (free_bytes(p) + l.max(1)) as u16;
     wr16(p, OFF_FREE_BYTES, fb);

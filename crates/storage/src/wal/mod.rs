@@ -12,6 +12,8 @@ use parking_lot::{Condvar, Mutex};
 /// Size of the log file header; the first record starts here.
 pub const LOG_HDR: u64 = 64;
 const MAGIC: &[u8; 8] = b"LKLOG001";
+/// Largest log file kept (and overwritten) by truncation; a bigger one is cut (W7).
+const LOG_REUSE_MAX: u64 = 256 << 20;
 
 pub const REC_OP: u8 = 1;
 pub const REC_COMMIT: u8 = 2;
@@ -239,6 +241,44 @@ pub fn finish_record(out: &mut [u8], start: usize, lsn: u64) {
     out[start + 4..start + 8].copy_from_slice(&crc.to_le_bytes());
 }
 
+/// Page change tags in an Op record (wal/README "Record layout").
+pub const TAG_IMAGE: u8 = 0;
+pub const TAG_DIFF: u8 = 1;
+pub const TAG_FRESH: u8 = 2;
+
+/// Appends the start of an Op body: undo_next, undo, page count (the pages follow,
+/// `encode_page_ranges`).
+pub fn encode_op_head(out: &mut Vec<u8>, undo_next: u64, undo: Option<&UndoOp>, npages: u32) {
+    out.extend_from_slice(&undo_next.to_le_bytes());
+    match undo {
+        Some(u) => {
+            out.push(1);
+            u.encode(out);
+        }
+        None => out.push(0),
+    }
+    out.extend_from_slice(&npages.to_le_bytes());
+}
+
+/// Appends one page change (`TAG_DIFF` or `TAG_FRESH`) whose ranges are the byte spans
+/// `[s, e)` of `page`, copied straight from the page (no intermediate buffers).
+pub fn encode_page_ranges(
+    out: &mut Vec<u8>,
+    pid: PageId,
+    tag: u8,
+    page: &[u8],
+    spans: &[(usize, usize)],
+) {
+    out.extend_from_slice(&pid.to_u64().to_le_bytes());
+    out.push(tag);
+    out.extend_from_slice(&(spans.len() as u16).to_le_bytes());
+    for &(s, e) in spans {
+        out.extend_from_slice(&(s as u16).to_le_bytes());
+        out.extend_from_slice(&((e - s) as u16).to_le_bytes());
+        out.extend_from_slice(&page[s..e]);
+    }
+}
+
 /// Appends the Op body: undo_next, undo, pages.
 pub fn encode_op_body(
     out: &mut Vec<u8>,
@@ -360,25 +400,25 @@ pub fn decode(b: &[u8], lsn: u64) -> Option<LogRecord> {
 pub type Ranges = Vec<(u16, Vec<u8>)>;
 
 /// Computes changed byte ranges between two page images (gaps < 16 bytes merged).
-/// Equal halves are skipped with one `memcmp` each (pages change in a few places).
 pub fn diff(before: &[u8], after: &[u8]) -> Vec<(u16, Vec<u8>)> {
+    diff_spans(before, after)
+        .into_iter()
+        .map(|(s, e)| (s as u16, after[s..e].to_vec()))
+        .collect()
+}
+
+/// Changed byte spans `[s, e)` between two page images (gaps < 16 bytes merged).
+/// Equal halves are skipped with one `memcmp` each (pages change in a few places).
+pub fn diff_spans(before: &[u8], after: &[u8]) -> Vec<(usize, usize)> {
     let n = before.len().min(after.len());
     let mut spans: Vec<(usize, usize)> = Vec::new();
     diff_rec(before, after, 0, n, &mut spans);
-    let mut out: Vec<(u16, Vec<u8>)> = Vec::with_capacity(spans.len());
-    let mut cur: Option<(usize, usize)> = None;
+    let mut out: Vec<(usize, usize)> = Vec::with_capacity(spans.len());
     for (s, e) in spans {
-        cur = match cur {
-            Some((cs, ce)) if s < ce + 16 => Some((cs, e.max(ce))),
-            Some((cs, ce)) => {
-                out.push((cs as u16, after[cs..ce].to_vec()));
-                Some((s, e))
-            }
-            None => Some((s, e)),
-        };
-    }
-    if let Some((cs, ce)) = cur {
-        out.push((cs as u16, after[cs..ce].to_vec()));
+        match out.last_mut() {
+            Some(last) if s < last.1 + 16 => last.1 = last.1.max(e),
+            _ => out.push((s, e)),
+        }
     }
     out
 }
@@ -518,10 +558,30 @@ impl Log {
         self.file.write_all_at(&hdr, 0).map_err(perr)?;
         self.file.sync_data().map_err(perr)?;
         self.base.store(s.next, Release);
+        // wal/README W7: a file up to LOG_REUSE_MAX keeps its blocks: new records overwrite
+        // the old ones (stale bytes never validate under the new base, W6), so commits do not
+        // allocate blocks and their fdatasync needs no file-system journal commit
+        let len = self.file.metadata().map_err(perr)?.len();
+        if len > LOG_REUSE_MAX {
+            self.file.set_len(LOG_HDR).map_err(perr)?;
+            self.file.sync_data().map_err(perr)?;
+        }
+        drop(s);
+        Ok(true)
+    }
+
+    /// Clean shutdown: if the log holds no record since its last truncation, cuts the file to
+    /// its header (blocks kept for reuse by W7 are given back; the next open reads nothing).
+    pub fn cut_if_empty(&self) -> SqlResult<()> {
+        let s = self.state.lock();
+        if s.next != self.base.load(Acquire) || s.flushing || s.flushed != s.next {
+            return Ok(());
+        }
+        let perr = |e: std::io::Error| SqlError::io("write", &self.path.display().to_string(), &e);
         self.file.set_len(LOG_HDR).map_err(perr)?;
         self.file.sync_data().map_err(perr)?;
         drop(s);
-        Ok(true)
+        Ok(())
     }
 
     pub fn next_lsn(&self) -> u64 {
