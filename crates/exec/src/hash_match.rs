@@ -20,6 +20,12 @@ const END: u32 = u32::MAX;
 
 enum Table {
     Int(HashMap<i64, u32>),
+    /// Dense single integer key: `heads[k - min]` (direct addressing, no hashing; chosen when
+    /// the build keys span at most ~4 slots per build row).
+    Dense {
+        min: i64,
+        heads: Vec<u32>,
+    },
     Bytes(HashMap<Box<[u8]>, u32>),
 }
 
@@ -35,7 +41,14 @@ pub struct HashJoin<'p> {
     table: Table,
     /// chain: next build row with the same key
     next: Vec<u32>,
-    build_rows: Vec<Vec<Value>>,
+    /// Build rows, flat: row i is `build[i * w..(i + 1) * w]`, `w = keep.len()`: only the
+    /// right columns that can be non-NULL are stored (a pruned scan leaves the others NULL).
+    build: Vec<Value>,
+    /// Right input columns stored in `build`, ascending; `None` = all of them.
+    keep: Option<Vec<usize>>,
+    build_len: usize,
+    /// Integer build keys, one per build row, until `index_int_keys` indexes them.
+    int_keys: Vec<Option<i64>>,
     build_matched: Vec<bool>,
     keybuf: Vec<u8>,
     cur: Vec<Value>,
@@ -43,6 +56,8 @@ pub struct HashJoin<'p> {
     cand: u32,
     probe_matched: bool,
     probe_active: bool,
+    /// `cur` starts with the current probe row.
+    probe_copied: bool,
     /// Emitting unmatched build rows (right/full outer) from this index.
     tail: Option<usize>,
 }
@@ -55,6 +70,8 @@ fn int_key_type(t: &DataType) -> bool {
 }
 
 impl<'p> HashJoin<'p> {
+    /// `right_decoded`: which right input columns can be non-NULL (see
+    /// `operator::decoded_columns`); None = all.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         left: BoxOp<'p>,
@@ -65,6 +82,7 @@ impl<'p> HashJoin<'p> {
         residual: Option<&'p ScalarExpr>,
         left_arity: usize,
         right_arity: usize,
+        right_decoded: Option<Vec<bool>>,
     ) -> Self {
         let int = left_keys.len() == 1
             && right_keys.len() == 1
@@ -85,14 +103,48 @@ impl<'p> HashJoin<'p> {
                 Table::Bytes(HashMap::new())
             },
             next: Vec::new(),
-            build_rows: Vec::new(),
+            build: Vec::new(),
+            keep: right_decoded.map(|d| {
+                (0..right_arity)
+                    .filter(|&c| d.get(c).copied().unwrap_or(true))
+                    .collect()
+            }),
+            build_len: 0,
+            int_keys: Vec::new(),
             build_matched: Vec::new(),
             keybuf: Vec::new(),
             cur: Vec::new(),
             cand: END,
             probe_matched: false,
             probe_active: false,
+            probe_copied: false,
             tail: None,
+        }
+    }
+}
+
+/// Appends build row `i` (stored columns `keep`, NULL elsewhere) to `out`.
+fn push_build_row(
+    out: &mut Vec<Value>,
+    build: &[Value],
+    keep: Option<&[usize]>,
+    arity: usize,
+    i: usize,
+) {
+    match keep {
+        None => out.extend_from_slice(&build[i * arity..(i + 1) * arity]),
+        Some(keep) => {
+            let w = keep.len();
+            let stored = &build[i * w..(i + 1) * w];
+            let mut next = 0;
+            for c in 0..arity {
+                if keep.get(next) == Some(&c) {
+                    out.push(stored[next].clone());
+                    next += 1;
+                } else {
+                    out.push(Value::Null);
+                }
+            }
         }
     }
 }
@@ -146,12 +198,57 @@ fn int_key(key: &ScalarExpr, row: &[Value], ctx: &mut ExecCtx) -> SqlResult<Opti
 }
 
 impl HashJoin<'_> {
+    /// Builds the integer-key table from `int_keys` (one per build row, None = NULL key):
+    /// direct addressing when the keys are dense, else a hash table sized up front. Rows are
+    /// chained newest first, as in the byte-key table.
+    fn index_int_keys(&mut self) {
+        let keys = std::mem::take(&mut self.int_keys);
+        let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+        for &k in keys.iter().flatten() {
+            lo = lo.min(k);
+            hi = hi.max(k);
+        }
+        let n = keys.len();
+        let span = (hi as i128) - (lo as i128) + 1;
+        if lo <= hi && span <= (4 * n + 1024) as i128 {
+            let mut heads = vec![END; span as usize];
+            for (idx, k) in keys.iter().enumerate() {
+                if let Some(k) = k {
+                    let h = &mut heads[(k - lo) as usize];
+                    self.next[idx] = *h;
+                    *h = idx as u32;
+                }
+            }
+            self.table = Table::Dense { min: lo, heads };
+        } else {
+            let mut m: HashMap<i64, u32> = HashMap::with_capacity(n);
+            for (idx, k) in keys.iter().enumerate() {
+                if let Some(k) = k {
+                    let h = m.entry(*k).or_insert(END);
+                    self.next[idx] = *h;
+                    *h = idx as u32;
+                }
+            }
+            self.table = Table::Int(m);
+        }
+        self.int_keys = keys;
+        self.int_keys.clear();
+    }
+
     /// Looks up the first build row matching the current probe row.
     fn lookup(&mut self, ctx: &mut ExecCtx) -> SqlResult<u32> {
         let row = self.left.row();
         Ok(match &self.table {
             Table::Int(m) => match int_key(&self.left_keys[0], row, ctx)? {
                 Some(k) => m.get(&k).copied().unwrap_or(END),
+                None => END,
+            },
+            Table::Dense { min, heads } => match int_key(&self.left_keys[0], row, ctx)? {
+                Some(k) => k
+                    .checked_sub(*min)
+                    .and_then(|d| usize::try_from(d).ok())
+                    .and_then(|d| heads.get(d).copied())
+                    .unwrap_or(END),
                 None => END,
             },
             Table::Bytes(m) => {
@@ -168,11 +265,13 @@ impl HashJoin<'_> {
 impl Operator for HashJoin<'_> {
     fn open(&mut self, ctx: &mut ExecCtx) -> SqlResult<()> {
         match &mut self.table {
-            Table::Int(m) => m.clear(),
+            Table::Int(_) | Table::Dense { .. } => self.table = Table::Int(HashMap::new()),
             Table::Bytes(m) => m.clear(),
         }
+        self.int_keys.clear();
         self.next.clear();
-        self.build_rows.clear();
+        self.build.clear();
+        self.build_len = 0;
         self.build_matched.clear();
         self.cand = END;
         self.probe_active = false;
@@ -180,17 +279,13 @@ impl Operator for HashJoin<'_> {
         self.right.open(ctx)?;
         while self.right.next(ctx)? {
             let row = self.right.row();
-            let idx = self.build_rows.len() as u32;
+            let idx = self.build_len as u32;
             let mut link = END;
             let mut keyed = false;
             match &mut self.table {
-                Table::Int(m) => {
-                    if let Some(k) = int_key(&self.right_keys[0], row, ctx)? {
-                        keyed = true;
-                        let head = m.entry(k).or_insert(END);
-                        link = *head;
-                        *head = idx;
-                    }
+                Table::Int(_) | Table::Dense { .. } => {
+                    // indexed after the build input is read (index_int_keys)
+                    self.int_keys.push(int_key(&self.right_keys[0], row, ctx)?);
                 }
                 Table::Bytes(m) => {
                     if encode_keys(self.right_keys, row, ctx, &mut self.keybuf)? {
@@ -208,11 +303,26 @@ impl Operator for HashJoin<'_> {
                 }
             }
             let _ = keyed;
-            self.build_rows.push(row.to_vec());
+            match &self.keep {
+                None => {
+                    let width = self.right_arity;
+                    let start = self.build.len();
+                    self.build.extend_from_slice(&row[..row.len().min(width)]);
+                    self.build.resize(start + width, Value::Null);
+                }
+                Some(keep) => self.build.extend(
+                    keep.iter()
+                        .map(|&c| row.get(c).cloned().unwrap_or(Value::Null)),
+                ),
+            }
+            self.build_len += 1;
             self.build_matched.push(false);
             self.next.push(link);
         }
         self.right.close();
+        if matches!(self.table, Table::Int(_)) {
+            self.index_int_keys();
+        }
         self.left.open(ctx)
     }
 
@@ -220,10 +330,10 @@ impl Operator for HashJoin<'_> {
         loop {
             if let Some(mut i) = self.tail {
                 // unmatched build rows for right / full outer
-                while i < self.build_rows.len() && self.build_matched[i] {
+                while i < self.build_len && self.build_matched[i] {
                     i += 1;
                 }
-                if i >= self.build_rows.len() {
+                if i >= self.build_len {
                     self.tail = Some(i);
                     return Ok(false);
                 }
@@ -231,7 +341,13 @@ impl Operator for HashJoin<'_> {
                 self.cur.clear();
                 self.cur
                     .extend(std::iter::repeat_n(Value::Null, self.left_arity));
-                self.cur.extend_from_slice(&self.build_rows[i]);
+                push_build_row(
+                    &mut self.cur,
+                    &self.build,
+                    self.keep.as_deref(),
+                    self.right_arity,
+                    i,
+                );
                 return Ok(true);
             }
             if !self.probe_active {
@@ -244,9 +360,10 @@ impl Operator for HashJoin<'_> {
                 }
                 self.probe_active = true;
                 self.probe_matched = false;
+                self.probe_copied = false;
                 self.cand = if self.left_keys.is_empty() {
                     // no keys (full outer with only a residual): every build row is a candidate
-                    if self.build_rows.is_empty() {
+                    if self.build_len == 0 {
                         END
                     } else {
                         u32::MAX - 1
@@ -260,7 +377,7 @@ impl Operator for HashJoin<'_> {
                 let bi = if self.left_keys.is_empty() {
                     // sequential walk encoded as MAX-1-k
                     let k = (u32::MAX - 1 - self.cand) as usize;
-                    self.cand = if k + 1 < self.build_rows.len() {
+                    self.cand = if k + 1 < self.build_len {
                         u32::MAX - 2 - k as u32
                     } else {
                         END
@@ -271,9 +388,21 @@ impl Operator for HashJoin<'_> {
                     self.cand = self.next[b];
                     b
                 };
-                self.cur.clear();
-                self.cur.extend_from_slice(self.left.row());
-                self.cur.extend_from_slice(&self.build_rows[bi]);
+                // the probe row is copied once, then each candidate replaces the build half
+                if self.probe_copied {
+                    self.cur.truncate(self.left.row().len());
+                } else {
+                    self.cur.clear();
+                    self.cur.extend_from_slice(self.left.row());
+                    self.probe_copied = true;
+                }
+                push_build_row(
+                    &mut self.cur,
+                    &self.build,
+                    self.keep.as_deref(),
+                    self.right_arity,
+                    bi,
+                );
                 if let Some(r) = self.residual {
                     if !eval_pred(r, &self.cur, ctx)? {
                         continue;
@@ -321,10 +450,11 @@ impl Operator for HashJoin<'_> {
 
     fn close(&mut self) {
         self.left.close();
-        self.build_rows = Vec::new();
+        self.build = Vec::new();
+        self.build_len = 0;
         self.next = Vec::new();
         self.table = match self.table {
-            Table::Int(_) => Table::Int(HashMap::new()),
+            Table::Int(_) | Table::Dense { .. } => Table::Int(HashMap::new()),
             Table::Bytes(_) => Table::Bytes(HashMap::new()),
         };
     }

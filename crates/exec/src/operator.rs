@@ -24,6 +24,26 @@ pub trait Operator {
 /// A boxed operator borrowing its plan.
 pub type BoxOp<'p> = Box<dyn Operator + 'p>;
 
+/// Which output columns of `op` can be non-NULL, when a pruned scan (`TableSource::needed`)
+/// leaves the others NULL; `None` = unknown / all. Operators that store rows (hash join build)
+/// skip the always-NULL ones.
+pub(crate) fn decoded_columns(op: &PhysOp) -> Option<Vec<bool>> {
+    match &op.kind {
+        PhysKind::TableScan { source, .. }
+        | PhysKind::ClusteredIndexScan { source, .. }
+        | PhysKind::IndexSeek { source, .. } => {
+            let mut v = source.needed.clone()?;
+            v.resize(source.table.columns.len(), true);
+            if source.with_locator {
+                v.push(true);
+            }
+            (v.len() == op.columns.len()).then_some(v)
+        }
+        PhysKind::Filter { input, .. } => decoded_columns(input),
+        _ => None,
+    }
+}
+
 /// Builds the operator tree for `op`.
 pub fn build(op: &PhysOp) -> SqlResult<BoxOp<'_>> {
     use crate::*;
@@ -66,6 +86,7 @@ pub fn build(op: &PhysOp) -> SqlResult<BoxOp<'_>> {
             residual.as_ref(),
             left.columns.len(),
             right.columns.len(),
+            decoded_columns(right),
         )),
         PhysKind::MergeJoin {
             left,

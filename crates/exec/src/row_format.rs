@@ -97,6 +97,26 @@ impl RowFormat {
         Ok(())
     }
 
+    /// Decodes the columns listed in `cols` into the same positions of `out` (which holds at
+    /// least one slot per column); other slots are left as they are. An empty list reads
+    /// nothing, not even the record header (COUNT(*)).
+    pub fn decode_cols(&self, rec: &[u8], cols: &[usize], out: &mut [Value]) -> SqlResult<()> {
+        if cols.is_empty() {
+            return Ok(());
+        }
+        let view = RecordView::new(&self.schema, rec)?;
+        for &i in cols {
+            let (Some(t), Some(slot)) = (self.types.get(i), out.get_mut(i)) else {
+                return Err(SqlError::internal("decoded column out of range"));
+            };
+            match view.get(i)? {
+                None => *slot = Value::Null,
+                Some(b) => decode_into_slot(b, t, slot)?,
+            }
+        }
+        Ok(())
+    }
+
     /// Decodes a record, appending one value per column to `out`.
     pub fn decode_into(&self, rec: &[u8], out: &mut Vec<Value>) -> SqlResult<()> {
         let view = RecordView::new(&self.schema, rec)?;
@@ -108,6 +128,35 @@ impl RowFormat {
         }
         Ok(())
     }
+}
+
+/// `types::codec::decode_value` into `slot`, with the common integer types decoded inline and
+/// written in place when the slot already holds that variant (the hot path of scans: no
+/// temporary `SqlResult<Value>`, no drop). Anything else, including a wrong length, goes
+/// through the general decoder.
+#[inline]
+fn decode_into_slot(b: &[u8], t: &DataType, slot: &mut Value) -> SqlResult<()> {
+    match (t, b.len()) {
+        (DataType::Int, 4) => {
+            let n = i32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+            match slot {
+                Value::Int(x) => *x = n,
+                _ => *slot = Value::Int(n),
+            }
+        }
+        (DataType::BigInt, 8) => {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(b);
+            let n = i64::from_le_bytes(a);
+            match slot {
+                Value::BigInt(x) => *x = n,
+                _ => *slot = Value::BigInt(n),
+            }
+        }
+        (DataType::SmallInt, 2) => *slot = Value::SmallInt(i16::from_le_bytes([b[0], b[1]])),
+        _ => *slot = types::codec::decode_value(b, t)?,
+    }
+    Ok(())
 }
 
 /// Appends the key encoding of `cols` of `row` (ascending/descending per index definition).

@@ -30,6 +30,12 @@ pub struct TableScan<'p> {
     pos: usize,
     more: bool,
     row: Vec<Value>,
+    /// Columns to decode (`TableSource::needed`; all when None) that the pushed-down predicate
+    /// reads: decoded first. Others stay NULL.
+    cols: Vec<usize>,
+    /// The other columns to decode, only for rows that pass the predicate (late
+    /// materialization).
+    late_cols: Vec<usize>,
 }
 
 impl<'p> TableScan<'p> {
@@ -50,7 +56,34 @@ impl<'p> TableScan<'p> {
             pos: 0,
             more: false,
             row: Vec::new(),
+            cols: Vec::new(),
+            late_cols: Vec::new(),
         }
+        .with_columns()
+    }
+
+    /// Splits the decoded columns into predicate columns (`cols`) and the rest (`late_cols`).
+    fn with_columns(mut self) -> Self {
+        let mut pred = Vec::new();
+        if let Some(p) = self.predicate {
+            p.columns_used(&mut pred);
+        }
+        let source = self.source;
+        for i in 0..source.table.columns.len() {
+            let needed = source
+                .needed
+                .as_ref()
+                .is_none_or(|n| n.get(i).copied().unwrap_or(true));
+            if !needed {
+                continue;
+            }
+            if self.predicate.is_none() || pred.contains(&i) {
+                self.cols.push(i);
+            } else {
+                self.late_cols.push(i);
+            }
+        }
+        self
     }
 }
 
@@ -90,21 +123,31 @@ impl Operator for TableScan<'_> {
             if self.pos < self.batch.len() {
                 let i = self.pos;
                 self.pos += 1;
-                self.row.clear();
+                let ncol = store.format.types().len();
+                let width = ncol + usize::from(self.source.with_locator);
+                if self.row.len() != width {
+                    self.row.clear();
+                    self.row.resize(width, Value::Null);
+                }
                 store
                     .format
-                    .decode_into(self.batch.record(i), &mut self.row)?;
+                    .decode_cols(self.batch.record(i), &self.cols, &mut self.row)?;
                 if self.source.with_locator {
                     let loc = match self.cursor {
                         Cursor::Heap(_) => self.batch.rid(i).to_bytes().to_vec(),
                         _ => self.batch.key(i).to_vec(),
                     };
-                    self.row.push(Value::VarBinary(loc));
+                    self.row[ncol] = Value::VarBinary(loc);
                 }
                 if let Some(p) = self.predicate {
                     if !eval_pred(p, &self.row, ctx)? {
                         continue;
                     }
+                    store.format.decode_cols(
+                        self.batch.record(i),
+                        &self.late_cols,
+                        &mut self.row,
+                    )?;
                 }
                 return Ok(true);
             }

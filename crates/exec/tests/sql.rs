@@ -651,3 +651,89 @@ fn foreign_keys_both_sides() {
     );
     assert_eq!(env.q("DELETE FROM par WHERE id = 2"), vec!["1"]);
 }
+
+#[test]
+fn sort_keys_prune_and_hash_join_fanout() {
+    let mut env = Env::new();
+    let cols: Vec<(&str, DataType, bool)> = vec![
+        ("k", DataType::Int, true),
+        ("b", DataType::BigInt, true),
+        ("s", DataType::VarChar(Some(10)), true),
+    ];
+    env.create("srt", &cols, None).expect("create srt");
+    env.run(
+        "INSERT INTO srt VALUES (3,-5,'c'),(NULL,7,'n'),(1,-2147483649,'a'),(3,NULL,'d'),
+         (-1,2147483648,'m'),(1,0,'b'),(3,-5,'e')",
+    )
+    .expect("insert srt");
+    // one integer key: NULL first, negatives, ties keep input order (stable)
+    assert_eq!(
+        env.q("SELECT k, s FROM srt ORDER BY k"),
+        vec!["NULL|n", "-1|m", "1|a", "1|b", "3|c", "3|d", "3|e"]
+    );
+    // DESC: NULL last, ties still in input order
+    assert_eq!(
+        env.q("SELECT k, s FROM srt ORDER BY k DESC"),
+        vec!["3|c", "3|d", "3|e", "1|a", "1|b", "-1|m", "NULL|n"]
+    );
+    // two integer keys (int + bigint beyond the int range), mixed directions
+    assert_eq!(
+        env.q("SELECT k, b, s FROM srt ORDER BY k DESC, b"),
+        vec![
+            "3|NULL|d",
+            "3|-5|c",
+            "3|-5|e",
+            "1|-2147483649|a",
+            "1|0|b",
+            "-1|2147483648|m",
+            "NULL|7|n"
+        ]
+    );
+    // keys wider than 16 bytes (bigint, int, bigint) take the byte-comparison path
+    assert_eq!(
+        env.q("SELECT s FROM srt ORDER BY b DESC, k, b"),
+        vec!["m", "n", "b", "c", "e", "a", "d"]
+    );
+    // a string key takes the general comparison path
+    assert_eq!(
+        env.q("SELECT s FROM srt WHERE k = 3 ORDER BY s DESC"),
+        vec!["e", "d", "c"]
+    );
+    // DISTINCT sort and ORDER BY an expression
+    assert_eq!(
+        env.q("SELECT DISTINCT k FROM srt ORDER BY k"),
+        vec!["NULL", "-1", "1", "3"]
+    );
+    assert_eq!(
+        env.q("SELECT s FROM srt WHERE k IS NOT NULL ORDER BY k * -1, s"),
+        vec!["c", "d", "e", "a", "b", "m"]
+    );
+    // scans that decode only some columns (COUNT(*) none, SUM one)
+    assert_eq!(env.q("SELECT COUNT(*) FROM srt"), vec!["7"]);
+    assert_eq!(env.q("SELECT SUM(b) FROM srt WHERE k = 3"), vec!["-10"]);
+    // hash join with several build rows per key: each probe row pairs with all of them
+    assert_eq!(
+        env.q("SELECT x.s, y.s FROM srt x INNER HASH JOIN srt y ON x.k = y.k WHERE x.k = 3 ORDER BY 1, 2"),
+        vec!["c|c", "c|d", "c|e", "d|c", "d|d", "d|e", "e|c", "e|d", "e|e"]
+    );
+    assert_eq!(
+        env.q("SELECT COUNT(*) FROM srt x INNER HASH JOIN srt y ON x.k = y.k"),
+        vec!["14"]
+    );
+    // sparse bigint keys (hash table, not direct addressing); NULL keys never match
+    assert_eq!(
+        env.q("SELECT COUNT(*) FROM srt x INNER HASH JOIN srt y ON x.b = y.b"),
+        vec!["8"]
+    );
+    assert_eq!(
+        env.q(
+            "SELECT x.s, y.s FROM srt x LEFT OUTER HASH JOIN srt y ON x.b = y.b + 5 ORDER BY 1, 2"
+        ),
+        vec!["a|NULL", "b|c", "b|e", "c|NULL", "d|NULL", "e|NULL", "m|NULL", "n|NULL"]
+    );
+    // dense keys probed with values outside the build range
+    assert_eq!(
+        env.q("SELECT x.s FROM srt x INNER HASH JOIN srt y ON x.k + 100 = y.k ORDER BY 1"),
+        Vec::<String>::new()
+    );
+}
