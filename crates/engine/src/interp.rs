@@ -79,9 +79,22 @@ impl Session {
             cpu_us: crate::run::thread_cpu_us(),
             io: self.io_totals(),
         });
-        let prog = match parser::parse_batch(text)
-            .and_then(|stmts| self.compile_program(stmts, Vec::new(), false))
-        {
+        let stmts = match parser::parse_batch(text).and_then(|stmts| {
+            crate::showplan::check_showplan_alone(&stmts)?;
+            Ok(stmts)
+        }) {
+            Ok(s) => s,
+            Err(e) => {
+                self.error = e.number;
+                sink.error(&e);
+                return;
+            }
+        };
+        if self.showplan_on() {
+            self.showplan_batch(text, &stmts, sink);
+            return;
+        }
+        let prog = match self.compile_program(stmts, Vec::new(), false) {
             Ok(p) => p,
             Err(e) => {
                 self.error = e.number;

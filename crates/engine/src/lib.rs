@@ -31,6 +31,7 @@ mod run;
 pub mod sequence;
 pub mod server;
 pub mod session;
+mod showplan;
 pub mod sysviews;
 
 pub use events::{CollectSink, Event, EventSink, InfoMessage, OutColumn};
