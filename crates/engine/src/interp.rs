@@ -625,7 +625,7 @@ impl Session {
                 crate::render::value_text(v, &DataType::VarChar(None)).unwrap_or_default(),
             ),
         };
-        let text = format_printf(&template, &args);
+        let text = types::functions::format_message(&template, &args)?;
         if severity <= 10 {
             sink.message(&InfoMessage {
                 text,
@@ -898,78 +898,6 @@ fn parse_delay(t: &str) -> f64 {
         secs = secs * 60.0 + part.trim().parse::<f64>().unwrap_or(0.0);
     }
     secs
-}
-
-/// RAISERROR's printf-style formatting (`%d %i %u %s %x %X %o`, widths and `%%`).
-pub(crate) fn format_printf(template: &str, args: &[Value]) -> String {
-    let mut out = String::new();
-    let mut it = args.iter();
-    let chars: Vec<char> = template.chars().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        if c != '%' {
-            out.push(c);
-            i += 1;
-            continue;
-        }
-        if chars.get(i + 1) == Some(&'%') {
-            out.push('%');
-            i += 2;
-            continue;
-        }
-        let mut j = i + 1;
-        while j < chars.len() && "-+ #0123456789.*lhI64".contains(chars[j]) {
-            j += 1;
-        }
-        let Some(&conv) = chars.get(j) else {
-            out.extend(&chars[i..]);
-            break;
-        };
-        let arg = it.next();
-        let text = match arg {
-            None => "(null)".to_string(),
-            Some(v) => {
-                let t = crate::render::value_text(v, &DataType::VarChar(None))
-                    .unwrap_or_else(|| "(null)".into());
-                match conv {
-                    'x' => t.parse::<i64>().map(|n| format!("{n:x}")).unwrap_or(t),
-                    'X' => t.parse::<i64>().map(|n| format!("{n:X}")).unwrap_or(t),
-                    'o' => t.parse::<i64>().map(|n| format!("{n:o}")).unwrap_or(t),
-                    _ => t,
-                }
-            }
-        };
-        // Flags and width: `-` left-justifies, `0` zero-pads numbers; `*` takes the width
-        // from the arguments (not supported: treated as no width).
-        let spec: String = chars[i + 1..j].iter().collect();
-        let left = spec.contains('-');
-        let digits: String = spec
-            .trim_start_matches(['-', '+', ' ', '#'])
-            .chars()
-            .take_while(|c| c.is_ascii_digit())
-            .collect();
-        let zero = digits.starts_with('0') && !left;
-        let width: usize = digits.parse().unwrap_or(0);
-        let len = text.chars().count();
-        if len < width {
-            let pad = width - len;
-            if left {
-                out.push_str(&text);
-                out.extend(std::iter::repeat_n(' ', pad));
-            } else if zero && matches!(conv, 'd' | 'i' | 'u' | 'x' | 'X' | 'o') {
-                out.extend(std::iter::repeat_n('0', pad));
-                out.push_str(&text);
-            } else {
-                out.extend(std::iter::repeat_n(' ', pad));
-                out.push_str(&text);
-            }
-        } else {
-            out.push_str(&text);
-        }
-        i = j + 1;
-    }
-    out
 }
 
 #[allow(dead_code)]
