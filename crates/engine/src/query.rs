@@ -94,8 +94,39 @@ impl Session {
         s: &ast::Statement,
         sink: &mut dyn EventSink,
     ) -> SqlResult<()> {
+        if matches!(s.kind, ast::StatementKind::Merge(_)) {
+            return self.run_merge(s, sink);
+        }
         let (physical, is_dml) = self.plan_statement(s)?;
         self.execute_plan(&physical, is_dml, defer_metadata(s), sink)
+    }
+
+    /// MERGE: bound into its own plan shape (`plan::MergePlan`: the source/target join and the
+    /// per-clause actions), each input and expression optimized, then run as one DML statement.
+    pub(crate) fn run_merge(
+        &mut self,
+        s: &ast::Statement,
+        sink: &mut dyn EventSink,
+    ) -> SqlResult<()> {
+        let bound = plan::bind_merge(s, &*self)?;
+        let physical = bound.try_map(
+            &mut |op: plan::LogicalOp| {
+                let columns = op.columns();
+                let select = plan::Statement::Select {
+                    input: op,
+                    columns,
+                    assign: None,
+                };
+                match optimizer::optimize(select, &*self)? {
+                    plan::Statement::Select { input, .. } => Ok(input),
+                    _ => Err(SqlError::internal("optimizer changed a MERGE input's kind")),
+                }
+            },
+            &mut |e| optimizer::optimize_scalar(e, &*self),
+        )?;
+        self.execute_with(true, defer_metadata(s), sink, |me, adapter| {
+            exec::execute_merge(&physical, me, adapter)
+        })
     }
 
     /// Binds and optimizes a query / DML statement; the flag tells whether it is DML.
@@ -116,6 +147,19 @@ impl Session {
         defer: bool,
         sink: &mut dyn EventSink,
     ) -> SqlResult<()> {
+        self.execute_with(is_dml, defer, sink, |me, adapter| {
+            exec::execute(physical, me, adapter)
+        })
+    }
+
+    /// Runs `run` against a sink adapter and reports its result set, messages and row count.
+    fn execute_with(
+        &mut self,
+        is_dml: bool,
+        defer: bool,
+        sink: &mut dyn EventSink,
+        run: impl FnOnce(&mut Self, &mut SinkAdapter) -> SqlResult<exec::ExecSummary>,
+    ) -> SqlResult<()> {
         let mut adapter = SinkAdapter {
             sink,
             started: false,
@@ -123,7 +167,7 @@ impl Session {
             pending: None,
             rows: 0,
         };
-        let r = exec::execute(physical, self, &mut adapter);
+        let r = run(self, &mut adapter);
         let show = !self.options.nocount;
         match r {
             Ok(summary) => {

@@ -616,6 +616,10 @@ impl Session {
         rc: &mut RunCache,
         sink: &mut dyn EventSink,
     ) -> SqlResult<()> {
+        if matches!(s.kind, parser::ast::StatementKind::Merge(_)) {
+            // MERGE has its own plan shape and is not cached yet.
+            return self.run_merge(s, sink);
+        }
         let gen = crate::dbcat::schema_generation();
         let cached = match rc.plans.get(id) {
             Some(Some((g, p, dml))) if *g == gen && !recompile => Some((p.clone(), *dml)),

@@ -28,7 +28,7 @@ fn full_name(t: &TableDef) -> String {
     format!("{}.{}.{}", t.database, t.schema, t.name)
 }
 
-fn materialize(op: &PhysOp, ctx: &mut ExecCtx) -> SqlResult<Vec<Vec<Value>>> {
+pub(crate) fn materialize(op: &PhysOp, ctx: &mut ExecCtx) -> SqlResult<Vec<Vec<Value>>> {
     let mut it = operator::build(op)?;
     it.open(ctx)?;
     let mut rows = Vec::new();
@@ -40,7 +40,7 @@ fn materialize(op: &PhysOp, ctx: &mut ExecCtx) -> SqlResult<Vec<Vec<Value>>> {
 }
 
 /// Converts a value for storing into column `c` (2628 on truncation).
-fn to_column(v: &Value, t: &TableDef, c: usize) -> SqlResult<Value> {
+pub(crate) fn to_column(v: &Value, t: &TableDef, c: usize) -> SqlResult<Value> {
     if v.is_null() {
         return Ok(Value::Null);
     }
@@ -49,7 +49,7 @@ fn to_column(v: &Value, t: &TableDef, c: usize) -> SqlResult<Value> {
 }
 
 /// NOT NULL (515) and CHECK (547) constraints of one new row.
-fn check_row(
+pub(crate) fn check_row(
     t: &TableDef,
     row: &[Value],
     checks: &[BoundCheck],
@@ -86,7 +86,7 @@ fn check_row(
 }
 
 /// FOREIGN KEY checks of a new/changed row (referencing side).
-fn check_foreign_keys(
+pub(crate) fn check_foreign_keys(
     t: &TableDef,
     row: &[Value],
     old: Option<&[Value]>,
@@ -145,7 +145,7 @@ fn check_foreign_keys(
 
 /// REFERENCE side of foreign keys: a referenced row being deleted (or its referenced columns
 /// changed) must not be referenced by any child row (NO ACTION; 547).
-fn check_references(
+pub(crate) fn check_references(
     t: &TableDef,
     old: &[Value],
     new: Option<&[Value]>,
@@ -254,7 +254,7 @@ fn parent_has(
 }
 
 /// Runs `f` inside a statement savepoint: on error the statement's changes are undone.
-fn atomically(
+pub(crate) fn atomically(
     ctx: &mut ExecCtx,
     database: &str,
     f: &mut dyn FnMut(&mut ExecCtx) -> SqlResult<u64>,
@@ -301,14 +301,14 @@ pub fn insert_values(
 }
 
 /// Collects OUTPUT rows and delivers them after the statement.
-struct Output<'a> {
+pub(crate) struct Output<'a> {
     spec: Option<&'a OutputSpec>,
     rows: Vec<Vec<Value>>,
     scratch: Vec<Value>,
 }
 
 impl<'a> Output<'a> {
-    fn new(spec: Option<&'a OutputSpec>) -> Self {
+    pub(crate) fn new(spec: Option<&'a OutputSpec>) -> Self {
         Output {
             spec,
             rows: Vec::new(),
@@ -324,6 +324,18 @@ impl<'a> Output<'a> {
         n: usize,
         ctx: &mut ExecCtx,
     ) -> SqlResult<()> {
+        self.add_action(inserted, deleted, n, None, ctx)
+    }
+
+    /// [`Self::add`] with MERGE's `$action` value appended after the two images.
+    pub(crate) fn add_action(
+        &mut self,
+        inserted: Option<&[Value]>,
+        deleted: Option<&[Value]>,
+        n: usize,
+        action: Option<&str>,
+        ctx: &mut ExecCtx,
+    ) -> SqlResult<()> {
         let Some(spec) = self.spec else {
             return Ok(());
         };
@@ -336,6 +348,9 @@ impl<'a> Output<'a> {
             Some(r) => self.scratch.extend_from_slice(r),
             None => self.scratch.extend(std::iter::repeat_n(Value::Null, n)),
         }
+        if let Some(a) = action {
+            self.scratch.push(Value::NVarChar(a.to_string()));
+        }
         let mut row = Vec::with_capacity(spec.exprs.len());
         for e in &spec.exprs {
             row.push(eval(e, &self.scratch, ctx)?);
@@ -344,7 +359,7 @@ impl<'a> Output<'a> {
         Ok(())
     }
 
-    fn finish(self, ctx: &mut ExecCtx, sink: &mut dyn RowSink) -> SqlResult<()> {
+    pub(crate) fn finish(self, ctx: &mut ExecCtx, sink: &mut dyn RowSink) -> SqlResult<()> {
         let Some(spec) = self.spec else {
             return Ok(());
         };
@@ -387,6 +402,22 @@ fn insert_rows(
     out: &mut Output,
     ctx: &mut ExecCtx,
 ) -> SqlResult<u64> {
+    insert_rows_as(table, rows, columns, checks, out, ctx, "INSERT", None)
+}
+
+/// Inserts rows; `stmt` names the statement in constraint errors, `action` is MERGE's
+/// `$action` for OUTPUT.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn insert_rows_as(
+    table: &Arc<TableDef>,
+    rows: Vec<Vec<Value>>,
+    columns: &[InsertColumn],
+    checks: &[BoundCheck],
+    out: &mut Output,
+    ctx: &mut ExecCtx,
+    stmt: &str,
+    action: Option<&str>,
+) -> SqlResult<u64> {
     let db = ctx.env.storage(&table.database)?;
     let mut store = TableStore::open(db.clone(), table.clone())?;
     let dbname = table.database.clone();
@@ -427,11 +458,11 @@ fn insert_rows(
                     };
                 }
             }
-            check_row(table, &new, checks, "INSERT", ctx)?;
-            check_foreign_keys(table, &new, None, "INSERT", &db, ctx)?;
+            check_row(table, &new, checks, stmt, ctx)?;
+            check_foreign_keys(table, &new, None, stmt, &db, ctx)?;
             let txn = ctx.env.txn(&dbname)?;
             store.insert_row(txn, &new)?;
-            out.add(Some(&new), None, new.len(), ctx)?;
+            out.add_action(Some(&new), None, new.len(), action, ctx)?;
             n += 1;
         }
         Ok(n)
@@ -440,7 +471,7 @@ fn insert_rows(
 
 /// The target row's locator; None when the target side of an outer join is NULL-extended
 /// (no row to modify).
-fn locator_of(row: &[Value], at: usize) -> SqlResult<Option<Vec<u8>>> {
+pub(crate) fn locator_of(row: &[Value], at: usize) -> SqlResult<Option<Vec<u8>>> {
     match row.get(at) {
         Some(Value::VarBinary(b)) | Some(Value::Binary(b)) => Ok(Some(b.clone())),
         Some(Value::Null) => Ok(None),

@@ -28,6 +28,7 @@ mod filter;
 mod hash_aggregate;
 mod hash_match;
 mod index_seek;
+mod merge;
 mod merge_join;
 mod nested_loops;
 mod recursive_cte;
@@ -218,6 +219,21 @@ pub fn execute(
     };
     Ok(ExecSummary {
         rows_affected: rows,
+        messages: std::mem::take(&mut ctx.messages),
+    })
+}
+
+/// Runs a MERGE (bound by `plan::bind_merge`, optimized through `MergePlan::try_map`); OUTPUT
+/// rows go to `sink`. `rows_affected` = rows inserted + updated + deleted.
+pub fn execute_merge(
+    plan: &plan::MergePlan<plan::PhysOp>,
+    env: &mut dyn ExecEnv,
+    sink: &mut dyn RowSink,
+) -> SqlResult<ExecSummary> {
+    let mut ctx = ExecCtx::new(env);
+    let n = merge::merge(plan, &mut ctx, sink)?;
+    Ok(ExecSummary {
+        rows_affected: Some(n),
         messages: std::mem::take(&mut ctx.messages),
     })
 }

@@ -737,3 +737,109 @@ fn sort_keys_prune_and_hash_join_fanout() {
         Vec::<String>::new()
     );
 }
+
+fn merge_tables(env: &mut Env) {
+    env.run(
+        "CREATE TABLE tgt (id int PRIMARY KEY, v int, note varchar(10));
+         CREATE TABLE src (id int, v int);
+         INSERT INTO tgt VALUES (1, 10, 'a'), (2, 20, 'b'), (3, 30, 'c');
+         INSERT INTO src VALUES (1, 11), (2, 22), (4, 44);",
+    )
+    .expect("merge tables");
+}
+
+#[test]
+fn merge_update_insert_delete_branches() {
+    let mut env = Env::new();
+    merge_tables(&mut env);
+    let r = env
+        .run(
+            "MERGE INTO tgt AS t USING src AS s ON t.id = s.id
+             WHEN MATCHED AND s.v > 20 THEN DELETE
+             WHEN MATCHED THEN UPDATE SET v = s.v, note = 'upd'
+             WHEN NOT MATCHED BY TARGET THEN INSERT (id, v) VALUES (s.id, s.v * 10);",
+        )
+        .expect("merge");
+    assert_eq!(r.count, Some(3));
+    assert_eq!(
+        env.q("SELECT id, v, note FROM tgt ORDER BY id"),
+        vec!["1|11|upd", "3|30|c", "4|440|NULL"]
+    );
+}
+
+#[test]
+fn merge_not_matched_by_source_and_top() {
+    let mut env = Env::new();
+    merge_tables(&mut env);
+    let r = env
+        .run(
+            "MERGE tgt USING (SELECT id, v FROM src WHERE id < 4) AS s ON tgt.id = s.id
+             WHEN MATCHED THEN UPDATE SET tgt.v = tgt.v + s.v
+             WHEN NOT MATCHED BY SOURCE AND tgt.v = 30 THEN UPDATE SET note = 'gone';",
+        )
+        .expect("merge by source");
+    assert_eq!(r.count, Some(3));
+    assert_eq!(
+        env.q("SELECT id, v, note FROM tgt ORDER BY id"),
+        vec!["1|21|a", "2|42|b", "3|30|gone"]
+    );
+    env.run(
+        "MERGE tgt AS t USING src AS s ON t.id = s.id
+         WHEN NOT MATCHED BY SOURCE THEN DELETE;",
+    )
+    .expect("delete by source");
+    assert_eq!(env.q("SELECT id FROM tgt ORDER BY id"), vec!["1", "2"]);
+    let r = env
+        .run(
+            "MERGE TOP (1) tgt AS t USING src AS s ON t.id = s.id
+             WHEN MATCHED THEN DELETE;",
+        )
+        .expect("merge top");
+    assert_eq!(r.count, Some(1));
+    assert_eq!(env.q("SELECT count(*) FROM tgt"), vec!["1"]);
+}
+
+#[test]
+fn merge_errors_and_output() {
+    let mut env = Env::new();
+    merge_tables(&mut env);
+    env.run("INSERT INTO src VALUES (1, 99)")
+        .expect("dup source row");
+    let e = env
+        .err("MERGE tgt AS t USING src AS s ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = s.v;");
+    assert_eq!(e.number, 8672);
+    // the statement is atomic: nothing changed
+    assert_eq!(
+        env.q("SELECT v FROM tgt ORDER BY id"),
+        vec!["10", "20", "30"]
+    );
+    // a matched target row without an action for its duplicates is fine
+    env.run(
+        "MERGE tgt AS t USING src AS s ON t.id = s.id
+         WHEN MATCHED AND s.v = 99 THEN UPDATE SET v = 0;",
+    )
+    .expect("one action per target row");
+    assert_eq!(env.q("SELECT v FROM tgt WHERE id = 1"), vec!["0"]);
+    // constraint checks go through the DML paths (duplicate key on insert)
+    let e = env.err(
+        "MERGE tgt AS t USING (SELECT 2 AS id UNION ALL SELECT 7) AS s ON t.id = s.id + 100
+         WHEN NOT MATCHED THEN INSERT (id, v) VALUES (s.id, 1);",
+    );
+    assert_eq!(e.number, 2627);
+    assert_eq!(env.q("SELECT count(*) FROM tgt"), vec!["3"]);
+    let mut out = env.q("MERGE tgt AS t USING src AS s ON t.id = s.id AND s.v <> 99
+         WHEN MATCHED THEN UPDATE SET v = s.v + 1
+         WHEN NOT MATCHED AND s.v <> 99 THEN INSERT (id, v) VALUES (s.id, s.v)
+         WHEN NOT MATCHED BY SOURCE THEN DELETE
+         OUTPUT $action, inserted.id, inserted.v, deleted.id;");
+    out.sort();
+    assert_eq!(
+        out,
+        vec![
+            "DELETE|NULL|NULL|3",
+            "INSERT|4|44|NULL",
+            "UPDATE|1|12|1",
+            "UPDATE|2|23|2"
+        ]
+    );
+}

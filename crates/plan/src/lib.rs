@@ -22,4 +22,6 @@ pub mod typing;
 mod binder;
 
 pub use binder::expr_decl_type as decl_type;
-pub use binder::{bind_insert_target, bind_scalar, bind_statement, qualified_name, BindEnv};
+pub use binder::{
+    bind_insert_target, bind_merge, bind_scalar, bind_statement, qualified_name, BindEnv,
+};

@@ -5,6 +5,8 @@
 
 use std::sync::Arc;
 
+use common::SqlResult;
+
 use catalog::{ColumnDef, TableDef, VirtualTable};
 
 use crate::logical::{
@@ -301,5 +303,133 @@ impl PhysOp {
             } => vec![&**anchor, &**recursive],
             PhysKind::Concatenation { inputs } => inputs.iter().collect(),
         }
+    }
+}
+
+/// Which rows a MERGE clause applies to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MergeWhen {
+    Matched,
+    NotMatchedByTarget,
+    NotMatchedBySource,
+}
+
+/// What a MERGE clause does.
+#[derive(Clone, Debug)]
+pub enum MergeAct {
+    /// (column ordinal, new value) over the clause's input row.
+    Update {
+        sets: Vec<(usize, ScalarExpr)>,
+    },
+    Delete,
+    /// `values` over the input row feed `columns` (`InsertColumn::Source(k)` = `values[k]`).
+    Insert {
+        values: Vec<ScalarExpr>,
+        columns: Vec<InsertColumn>,
+    },
+}
+
+/// One `WHEN ... THEN` clause.
+#[derive(Clone, Debug)]
+pub struct MergeClausePlan {
+    pub when: MergeWhen,
+    pub condition: Option<ScalarExpr>,
+    pub action: MergeAct,
+}
+
+/// A bound MERGE (`P` = LogicalOp after binding, PhysOp after [`MergePlan::try_map`]).
+///
+/// Not a [`Statement`] variant (that would need an optimizer arm): the caller optimizes the
+/// two inputs and the expressions through `try_map`, then runs it with `exec::execute_merge`.
+/// * `input`: `source LEFT OUTER JOIN target ON cond`; the target's columns start at
+///   `target_offset`, followed by its locator (NULL = no matching target row). MATCHED and
+///   NOT MATCHED BY TARGET clauses are bound over this row.
+/// * `target_rows`: every target row (columns at 0, locator at n), read before any change;
+///   rows whose locator no `input` row carries are NOT MATCHED BY SOURCE (clauses bound over
+///   this row). None when there is no BY SOURCE clause.
+/// * `output`: over `inserted.*` (0..n), `deleted.*` (n..2n) and `$action` (2n).
+#[derive(Clone, Debug)]
+pub struct MergePlan<P> {
+    pub table: Arc<TableDef>,
+    pub input: P,
+    pub target_offset: usize,
+    pub target_rows: Option<P>,
+    pub top: Option<ScalarExpr>,
+    pub clauses: Vec<MergeClausePlan>,
+    pub computed: Vec<(usize, ScalarExpr)>,
+    pub checks: Vec<BoundCheck>,
+    pub output: Option<OutputSpec>,
+}
+
+impl<P> MergePlan<P> {
+    /// Maps the operator trees (`op`) and every expression (`expr`, e.g. to plan subqueries).
+    pub fn try_map<Q>(
+        self,
+        op: &mut dyn FnMut(P) -> SqlResult<Q>,
+        expr: &mut dyn FnMut(ScalarExpr) -> SqlResult<ScalarExpr>,
+    ) -> SqlResult<MergePlan<Q>> {
+        let pairs = |v: Vec<(usize, ScalarExpr)>,
+                     expr: &mut dyn FnMut(ScalarExpr) -> SqlResult<ScalarExpr>|
+         -> SqlResult<Vec<(usize, ScalarExpr)>> {
+            v.into_iter().map(|(c, e)| Ok((c, expr(e)?))).collect()
+        };
+        let mut clauses = Vec::with_capacity(self.clauses.len());
+        for c in self.clauses {
+            let action = match c.action {
+                MergeAct::Update { sets } => MergeAct::Update {
+                    sets: pairs(sets, expr)?,
+                },
+                MergeAct::Delete => MergeAct::Delete,
+                MergeAct::Insert { values, columns } => MergeAct::Insert {
+                    values: values
+                        .into_iter()
+                        .map(&mut *expr)
+                        .collect::<SqlResult<_>>()?,
+                    columns: columns
+                        .into_iter()
+                        .map(|c| {
+                            Ok(match c {
+                                InsertColumn::Default(e) => InsertColumn::Default(expr(e)?),
+                                InsertColumn::Computed(e) => InsertColumn::Computed(expr(e)?),
+                                other => other,
+                            })
+                        })
+                        .collect::<SqlResult<_>>()?,
+                },
+            };
+            clauses.push(MergeClausePlan {
+                when: c.when,
+                condition: c.condition.map(&mut *expr).transpose()?,
+                action,
+            });
+        }
+        Ok(MergePlan {
+            table: self.table,
+            input: op(self.input)?,
+            target_offset: self.target_offset,
+            target_rows: self.target_rows.map(&mut *op).transpose()?,
+            top: self.top.map(&mut *expr).transpose()?,
+            clauses,
+            computed: pairs(self.computed, expr)?,
+            checks: self
+                .checks
+                .into_iter()
+                .map(|mut c| {
+                    c.expr = expr(c.expr)?;
+                    Ok(c)
+                })
+                .collect::<SqlResult<_>>()?,
+            output: self
+                .output
+                .map(|mut o| {
+                    o.exprs = o
+                        .exprs
+                        .into_iter()
+                        .map(&mut *expr)
+                        .collect::<SqlResult<_>>()?;
+                    Ok::<_, common::SqlError>(o)
+                })
+                .transpose()?,
+        })
     }
 }

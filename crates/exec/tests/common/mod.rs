@@ -316,6 +316,47 @@ impl Env {
                 }
                 return Ok(Rows::default());
             }
+            K::Merge(_) => {
+                // the engine's MERGE path: bind, optimize both inputs and every expression
+                let bound = plan::bind_merge(s, &*self)?;
+                let phys = bound.try_map(
+                    &mut |op: plan::LogicalOp| {
+                        let columns = op.columns();
+                        match optimizer::optimize(
+                            plan::Statement::Select {
+                                input: op,
+                                columns,
+                                assign: None,
+                            },
+                            &*self,
+                        )? {
+                            plan::Statement::Select { input, .. } => Ok(input),
+                            _ => Err(SqlError::internal("optimizer changed statement kind")),
+                        }
+                    },
+                    &mut |e| optimizer::optimize_scalar(e, &*self),
+                )?;
+                let mut sink = Rows::default();
+                return match exec::execute_merge(&phys, self, &mut sink) {
+                    Ok(sum) => {
+                        self.commit()?;
+                        sink.count = sum.rows_affected;
+                        if !sink.cols.is_empty() {
+                            sink.is_query = true;
+                        } else {
+                            sink.rows =
+                                vec![vec![Value::BigInt(sum.rows_affected.unwrap_or(0) as i64)]];
+                        }
+                        Ok(sink)
+                    }
+                    Err(e) => {
+                        if let Some(t) = self.txn.take() {
+                            t.abort()?;
+                        }
+                        Err(e)
+                    }
+                };
+            }
             _ => {}
         }
         let bound = plan::bind_statement(s, &*self)?;

@@ -13,8 +13,11 @@ use crate::physical::{BoundStatement, InsertColumn, Statement};
 use crate::scalar::{BinaryOp, ScalarExpr};
 use crate::typing;
 
+/// Bound SET items: column assignments and variable assignments.
+pub(crate) type SetItems = (Vec<(usize, ScalarExpr)>, Vec<crate::physical::VarAssign>);
+
 impl Binder<'_> {
-    fn resolve_target_table(&self, name: &ast::ObjectName) -> SqlResult<Arc<TableDef>> {
+    pub(crate) fn resolve_target_table(&self, name: &ast::ObjectName) -> SqlResult<Arc<TableDef>> {
         let qn = qualified_name(name);
         match self.env.resolve_table(&qn)? {
             Some(CatRef::Table(t)) => Ok(t),
@@ -234,6 +237,19 @@ impl Binder<'_> {
         has_inserted: bool,
         has_deleted: bool,
     ) -> SqlResult<crate::physical::OutputSpec> {
+        self.bind_output_ext(table, o, has_inserted, has_deleted, false)
+    }
+
+    /// [`Self::bind_output`]; with `action` (MERGE) the pseudo-column `$action` (nvarchar(10))
+    /// is value `2n` of the output input row.
+    pub(crate) fn bind_output_ext(
+        &self,
+        table: &TableDef,
+        o: &ast::OutputClause,
+        has_inserted: bool,
+        has_deleted: bool,
+        action: bool,
+    ) -> SqlResult<crate::physical::OutputSpec> {
         let n = table.columns.len();
         let mut sc = Scope::default();
         for (k, (nm, on)) in [("inserted", has_inserted), ("deleted", has_deleted)]
@@ -257,6 +273,15 @@ impl Binder<'_> {
                     hidden: !*on,
                 });
             }
+        }
+        if action {
+            sc.cols.push(ScopeCol {
+                name: "$action".to_string(),
+                table: None,
+                data_type: DataType::NVarChar(Some(10)),
+                nullable: false,
+                hidden: false,
+            });
         }
         self.push_level(sc.clone(), true);
         let r = (|| {
@@ -393,7 +418,7 @@ impl Binder<'_> {
         })
     }
 
-    fn push_ctes(&self, with: &[ast::Cte]) {
+    pub(crate) fn push_ctes(&self, with: &[ast::Cte]) {
         if with.is_empty() {
             return;
         }
@@ -409,7 +434,7 @@ impl Binder<'_> {
         self.ctes.borrow_mut().push(defs);
     }
 
-    fn pop_ctes(&self, with: &[ast::Cte]) {
+    pub(crate) fn pop_ctes(&self, with: &[ast::Cte]) {
         if !with.is_empty() {
             self.ctes.borrow_mut().pop();
         }
@@ -486,6 +511,111 @@ impl Binder<'_> {
         Ok((plan, scope.clone(), table, st.start))
     }
 
+    /// Binds UPDATE-style SET items against `table` whose columns start at `offset` of the
+    /// current scope: (column ordinal, new value) pairs and variable assignments.
+    pub(crate) fn bind_set_items(
+        &self,
+        table: &Arc<TableDef>,
+        offset: usize,
+        items: &[ast::SetItem],
+    ) -> SqlResult<SetItems> {
+        let mut sets = Vec::new();
+        let mut variables = Vec::new();
+        for item in items {
+            match item {
+                ast::SetItem::Column { column, op, value } => {
+                    let cname = column.name_str();
+                    let Some(ci) = table.column_index(cname) else {
+                        return Err(SqlError::new(207, &[&cname]));
+                    };
+                    if table.columns[ci].identity.is_some() {
+                        return Err(SqlError::custom(
+                            8102,
+                            16,
+                            1,
+                            format!(
+                                "Cannot update identity column '{}'.",
+                                table.columns[ci].name
+                            ),
+                        ));
+                    }
+                    if table.columns[ci].computed.is_some() {
+                        return Err(SqlError::custom(271, 16, 1, format!("The column \"{}\" cannot be modified because it is either a computed column or is the result of a UNION operator.", table.columns[ci].name)));
+                    }
+                    let mut v = match value {
+                        ast::Expr::Default => match &table.columns[ci].default {
+                            Some(text) => self.bind_table_expr(table, text)?,
+                            None => ScalarExpr::literal(types::Value::Null, DataType::Null),
+                        },
+                        _ => self.bind_expr(value, &mut ExprCtx::plain())?,
+                    };
+                    if *op != ast::AssignOp::Assign {
+                        let cur =
+                            ScalarExpr::column(offset + ci, table.columns[ci].data_type.clone());
+                        let bop = match op {
+                            ast::AssignOp::Add => {
+                                if cur.data_type.is_string() {
+                                    BinaryOp::Concat
+                                } else {
+                                    BinaryOp::Add
+                                }
+                            }
+                            ast::AssignOp::Sub => BinaryOp::Sub,
+                            ast::AssignOp::Mul => BinaryOp::Mul,
+                            ast::AssignOp::Div => BinaryOp::Div,
+                            ast::AssignOp::Mod => BinaryOp::Mod,
+                            ast::AssignOp::BitAnd => BinaryOp::BitAnd,
+                            ast::AssignOp::BitOr => BinaryOp::BitOr,
+                            _ => BinaryOp::BitXor,
+                        };
+                        let t = typing::binary_result(bop, &cur.data_type, &v.data_type);
+                        v = ScalarExpr::new(
+                            crate::scalar::ScalarKind::Binary(bop, Box::new(cur), Box::new(v)),
+                            t,
+                        );
+                    }
+                    if sets.iter().any(|(c, _)| *c == ci) {
+                        return Err(SqlError::custom(264, 16, 1, format!("The column name '{}' is specified more than once in the SET clause or column list of an INSERT. A column cannot be assigned more than one value in the same clause. Modify the clause to make sure that a column is updated only once. If this statement updates or inserts columns into a view, column aliasing can conceal the duplication in your code.", table.columns[ci].name)));
+                    }
+                    sets.push((ci, v));
+                }
+                ast::SetItem::Variable { name, op, value } => {
+                    let Some(vt) = self.env.variable_type(name) else {
+                        return Err(SqlError::new(137, &[name]));
+                    };
+                    let e = super::query::compound_assign(name, *op, value.clone());
+                    let b = self.bind_expr(&e, &mut ExprCtx::plain())?;
+                    variables.push(crate::physical::VarAssign {
+                        variable: name.clone(),
+                        expr: super::convert_to(b, &vt),
+                        column: None,
+                    });
+                }
+                ast::SetItem::VariableColumn {
+                    variable,
+                    column,
+                    value,
+                } => {
+                    let Some(vt) = self.env.variable_type(variable) else {
+                        return Err(SqlError::new(137, &[variable]));
+                    };
+                    let cname = column.name_str();
+                    let Some(ci) = table.column_index(cname) else {
+                        return Err(SqlError::new(207, &[&cname]));
+                    };
+                    let v = self.bind_expr(value, &mut ExprCtx::plain())?;
+                    sets.push((ci, v));
+                    variables.push(crate::physical::VarAssign {
+                        variable: variable.clone(),
+                        expr: ScalarExpr::literal(types::Value::Null, vt),
+                        column: Some(ci),
+                    });
+                }
+            }
+        }
+        Ok((sets, variables))
+    }
+
     pub fn bind_update(&self, u: &ast::Update) -> SqlResult<BoundStatement> {
         if let Some(r) = self.rewrite_update_view(u)? {
             return self.bind_update(&r);
@@ -508,102 +638,7 @@ impl Binder<'_> {
                     predicate: p,
                 };
             }
-            let mut sets = Vec::new();
-            let mut variables = Vec::new();
-            for item in &u.set {
-                match item {
-                    ast::SetItem::Column { column, op, value } => {
-                        let cname = column.name_str();
-                        let Some(ci) = table.column_index(cname) else {
-                            return Err(SqlError::new(207, &[&cname]));
-                        };
-                        if table.columns[ci].identity.is_some() {
-                            return Err(SqlError::custom(
-                                8102,
-                                16,
-                                1,
-                                format!(
-                                    "Cannot update identity column '{}'.",
-                                    table.columns[ci].name
-                                ),
-                            ));
-                        }
-                        if table.columns[ci].computed.is_some() {
-                            return Err(SqlError::custom(271, 16, 1, format!("The column \"{}\" cannot be modified because it is either a computed column or is the result of a UNION operator.", table.columns[ci].name)));
-                        }
-                        let mut v = match value {
-                            ast::Expr::Default => match &table.columns[ci].default {
-                                Some(text) => self.bind_table_expr(&table, text)?,
-                                None => ScalarExpr::literal(types::Value::Null, DataType::Null),
-                            },
-                            _ => self.bind_expr(value, &mut ExprCtx::plain())?,
-                        };
-                        if *op != ast::AssignOp::Assign {
-                            let cur = ScalarExpr::column(
-                                offset + ci,
-                                table.columns[ci].data_type.clone(),
-                            );
-                            let bop = match op {
-                                ast::AssignOp::Add => {
-                                    if cur.data_type.is_string() {
-                                        BinaryOp::Concat
-                                    } else {
-                                        BinaryOp::Add
-                                    }
-                                }
-                                ast::AssignOp::Sub => BinaryOp::Sub,
-                                ast::AssignOp::Mul => BinaryOp::Mul,
-                                ast::AssignOp::Div => BinaryOp::Div,
-                                ast::AssignOp::Mod => BinaryOp::Mod,
-                                ast::AssignOp::BitAnd => BinaryOp::BitAnd,
-                                ast::AssignOp::BitOr => BinaryOp::BitOr,
-                                _ => BinaryOp::BitXor,
-                            };
-                            let t = typing::binary_result(bop, &cur.data_type, &v.data_type);
-                            v = ScalarExpr::new(
-                                crate::scalar::ScalarKind::Binary(bop, Box::new(cur), Box::new(v)),
-                                t,
-                            );
-                        }
-                        if sets.iter().any(|(c, _)| *c == ci) {
-                            return Err(SqlError::custom(264, 16, 1, format!("The column name '{}' is specified more than once in the SET clause or column list of an INSERT. A column cannot be assigned more than one value in the same clause. Modify the clause to make sure that a column is updated only once. If this statement updates or inserts columns into a view, column aliasing can conceal the duplication in your code.", table.columns[ci].name)));
-                        }
-                        sets.push((ci, v));
-                    }
-                    ast::SetItem::Variable { name, op, value } => {
-                        let Some(vt) = self.env.variable_type(name) else {
-                            return Err(SqlError::new(137, &[name]));
-                        };
-                        let e = super::query::compound_assign(name, *op, value.clone());
-                        let b = self.bind_expr(&e, &mut ExprCtx::plain())?;
-                        variables.push(crate::physical::VarAssign {
-                            variable: name.clone(),
-                            expr: super::convert_to(b, &vt),
-                            column: None,
-                        });
-                    }
-                    ast::SetItem::VariableColumn {
-                        variable,
-                        column,
-                        value,
-                    } => {
-                        let Some(vt) = self.env.variable_type(variable) else {
-                            return Err(SqlError::new(137, &[variable]));
-                        };
-                        let cname = column.name_str();
-                        let Some(ci) = table.column_index(cname) else {
-                            return Err(SqlError::new(207, &[&cname]));
-                        };
-                        let v = self.bind_expr(value, &mut ExprCtx::plain())?;
-                        sets.push((ci, v));
-                        variables.push(crate::physical::VarAssign {
-                            variable: variable.clone(),
-                            expr: ScalarExpr::literal(types::Value::Null, vt),
-                            column: Some(ci),
-                        });
-                    }
-                }
-            }
+            let (sets, variables) = self.bind_set_items(&table, offset, &u.set)?;
             if let Some(t) = &u.top {
                 let count = self.bind_expr(&t.quantity, &mut ExprCtx::plain())?;
                 plan = LogicalOp::Top {

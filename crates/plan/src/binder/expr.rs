@@ -249,7 +249,11 @@ impl Binder<'_> {
             E::SystemVariable(name) => Ok(self.system_variable(name)),
             E::Column(n) => {
                 let parts: Vec<String> = n.parts.iter().map(|p| p.value.clone()).collect();
-                if parts.len() == 1 && parts[0].starts_with('$') {
+                // `$action` exists only in a MERGE's OUTPUT scope
+                if parts.len() == 1
+                    && parts[0].starts_with('$')
+                    && !parts[0].eq_ignore_ascii_case("$action")
+                {
                     return Err(SqlError::new(207, &[&parts[0]]));
                 }
                 self.resolve_column(&parts)

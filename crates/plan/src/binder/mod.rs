@@ -11,6 +11,7 @@
 mod dml;
 mod expr;
 mod functions;
+mod merge;
 mod query;
 
 use std::cell::RefCell;
@@ -43,11 +44,28 @@ pub fn bind_statement(stmt: &ast::Statement, env: &dyn BindEnv) -> SqlResult<Bou
         ast::StatementKind::Update(u) => b.bind_update(u),
         ast::StatementKind::Delete(d) => b.bind_delete(d),
         ast::StatementKind::Truncate(name) => b.bind_truncate(name),
+        ast::StatementKind::Merge(_) => Err(SqlError::unsupported(
+            "MERGE through bind_statement (use bind_merge)",
+        )),
         _ => Err(SqlError::internal(
             "bind_statement: not a query or DML statement",
         )),
     };
     r.map_err(|e| e.at_line(stmt.line))
+}
+
+/// Binds a MERGE statement (`stmt.kind` must be `Merge`); optimize it with
+/// [`crate::MergePlan::try_map`] and run it with `exec::execute_merge`.
+pub fn bind_merge(
+    stmt: &ast::Statement,
+    env: &dyn BindEnv,
+) -> SqlResult<crate::physical::MergePlan<LogicalOp>> {
+    let ast::StatementKind::Merge(m) = &stmt.kind else {
+        return Err(SqlError::internal("bind_merge: not a MERGE statement"));
+    };
+    Binder::new(env)
+        .bind_merge(m)
+        .map_err(|e| e.at_line(stmt.line))
 }
 
 /// For inserting rows produced outside a query plan (`INSERT ... EXEC`, table-valued

@@ -1,0 +1,189 @@
+//! MERGE: both inputs are materialized first (Halloween protection), then every
+//! `source LEFT JOIN target` row takes the first applicable MATCHED / NOT MATCHED BY TARGET
+//! clause and every unmatched target row the first applicable NOT MATCHED BY SOURCE clause.
+//! A target row updated or deleted twice raises 8672. Constraint checks, identity and index
+//! maintenance are those of INSERT / UPDATE / DELETE (`dml`).
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use catalog::TableDef;
+use common::{SqlError, SqlResult};
+use plan::catalog;
+use plan::{MergeAct, MergeClausePlan, MergePlan, MergeWhen, PhysOp, ScalarExpr};
+use types::Value;
+
+use crate::context::ExecCtx;
+use crate::dml::{
+    atomically, check_foreign_keys, check_references, check_row, insert_rows_as, locator_of,
+    materialize, to_column, Output,
+};
+use crate::eval::{eval, eval_pred};
+use crate::table_io::TableStore;
+use crate::RowSink;
+
+fn err_8672() -> SqlError {
+    SqlError::custom(
+        8672,
+        16,
+        1,
+        "The MERGE statement attempted to UPDATE or DELETE the same row more than once. This happens when a target row matches more than one source row. A MERGE statement cannot UPDATE/DELETE the same row of the target table multiple times. Refine the ON clause to ensure a target row matches at most one source row, or use the GROUP BY clause to group the source rows.",
+    )
+}
+
+/// First clause of kind `when` whose condition holds for `row`.
+fn pick<'p>(
+    clauses: &'p [MergeClausePlan],
+    when: MergeWhen,
+    row: &[Value],
+    ctx: &mut ExecCtx,
+) -> SqlResult<Option<&'p MergeClausePlan>> {
+    for c in clauses.iter().filter(|c| c.when == when) {
+        let ok = match &c.condition {
+            None => true,
+            Some(p) => eval_pred(p, row, ctx)?,
+        };
+        if ok {
+            return Ok(Some(c));
+        }
+    }
+    Ok(None)
+}
+
+/// Runs a MERGE; returns the number of rows inserted + updated + deleted.
+pub(crate) fn merge(
+    plan: &MergePlan<PhysOp>,
+    ctx: &mut ExecCtx,
+    sink: &mut dyn RowSink,
+) -> SqlResult<u64> {
+    let table: &Arc<TableDef> = &plan.table;
+    let ncols = table.columns.len();
+    let off = plan.target_offset;
+    let joined = materialize(&plan.input, ctx)?;
+    let mut work: Vec<(&[Value], usize, MergeWhen)> = Vec::with_capacity(joined.len());
+    let mut matched: HashSet<Vec<u8>> = HashSet::new();
+    for r in &joined {
+        match locator_of(r, off + ncols)? {
+            Some(loc) => {
+                matched.insert(loc);
+                work.push((r, off, MergeWhen::Matched));
+            }
+            None => work.push((r, off, MergeWhen::NotMatchedByTarget)),
+        }
+    }
+    let target_rows = match &plan.target_rows {
+        Some(p) => materialize(p, ctx)?,
+        None => Vec::new(),
+    };
+    for r in &target_rows {
+        if let Some(loc) = locator_of(r, ncols)? {
+            if !matched.contains(&loc) {
+                work.push((r, 0, MergeWhen::NotMatchedBySource));
+            }
+        }
+    }
+    let limit = match &plan.top {
+        Some(e) => match eval(e, &[], ctx)?.as_i64() {
+            Some(n) if n >= 0 => Some(n as u64),
+            _ => {
+                return Err(SqlError::custom(
+                    1060,
+                    16,
+                    1,
+                    "The number of rows provided for a TOP or FETCH clauses row count parameter must be an integer.",
+                ))
+            }
+        },
+        None => None,
+    };
+    let db = ctx.env.storage(&table.database)?;
+    let mut store = TableStore::open(db.clone(), table.clone())?;
+    let mut out = Output::new(plan.output.as_ref());
+    let dbname = table.database.clone();
+    let n = atomically(ctx, &dbname, &mut |ctx| {
+        let mut acted: HashSet<Vec<u8>> = HashSet::new();
+        let mut n = 0u64;
+        for &(r, at, when) in &work {
+            if limit.is_some_and(|l| n >= l) {
+                break;
+            }
+            let Some(clause) = pick(&plan.clauses, when, r, ctx)? else {
+                continue;
+            };
+            match &clause.action {
+                MergeAct::Insert { values, columns } => {
+                    let vals = values
+                        .iter()
+                        .map(|e| eval(e, r, ctx))
+                        .collect::<SqlResult<Vec<_>>>()?;
+                    let checks = &plan.checks;
+                    insert_rows_as(
+                        table,
+                        vec![vals],
+                        columns,
+                        checks,
+                        &mut out,
+                        ctx,
+                        "MERGE",
+                        Some("INSERT"),
+                    )?;
+                }
+                act => {
+                    let Some(loc) = locator_of(r, at + ncols)? else {
+                        return Err(SqlError::internal("MERGE: matched row without locator"));
+                    };
+                    if !acted.insert(loc.clone()) {
+                        return Err(err_8672());
+                    }
+                    let old = &r[at..at + ncols];
+                    match act {
+                        MergeAct::Update { sets } => {
+                            let new = new_row(table, old, r, sets, &plan.computed, ctx)?;
+                            check_row(table, &new, &plan.checks, "MERGE", ctx)?;
+                            check_foreign_keys(table, &new, Some(old), "MERGE", &db, ctx)?;
+                            check_references(table, old, Some(&new), "MERGE", &db, ctx)?;
+                            let txn = ctx.env.txn(&dbname)?;
+                            store.update_row(txn, &loc, old, &new)?;
+                            out.add_action(Some(&new), Some(old), ncols, Some("UPDATE"), ctx)?;
+                        }
+                        _ => {
+                            check_references(table, old, None, "MERGE", &db, ctx)?;
+                            let txn = ctx.env.txn(&dbname)?;
+                            store.delete_row(txn, &loc, old)?;
+                            out.add_action(None, Some(old), ncols, Some("DELETE"), ctx)?;
+                        }
+                    }
+                }
+            }
+            n += 1;
+        }
+        Ok(n)
+    })?;
+    out.finish(ctx, sink)?;
+    Ok(n)
+}
+
+/// The updated image of `old`: SET values (over the input row `r`), then computed columns.
+fn new_row(
+    table: &TableDef,
+    old: &[Value],
+    r: &[Value],
+    sets: &[(usize, ScalarExpr)],
+    computed: &[(usize, ScalarExpr)],
+    ctx: &mut ExecCtx,
+) -> SqlResult<Vec<Value>> {
+    let mut new = old.to_vec();
+    for (c, e) in sets {
+        let v = eval(e, r, ctx)?;
+        new[*c] = to_column(&v, table, *c)?;
+    }
+    for (c, e) in computed {
+        let v = eval(e, &new, ctx)?;
+        new[*c] = if v.is_null() {
+            v
+        } else {
+            v.cast(&table.columns[*c].data_type)?
+        };
+    }
+    Ok(new)
+}
