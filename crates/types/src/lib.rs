@@ -15,6 +15,33 @@
 //!
 //! What does not belong here: rows on pages (`storage`), name resolution (`plan`), expression
 //! trees and evaluation order (`plan`/`exec`).
+//!
+//! SQL Server's rules in three examples — integer division stays integer, decimal results follow
+//! the documented precision/scale derivation, and the default collation ignores case and
+//! trailing spaces:
+//!
+//! ```
+//! use std::cmp::Ordering;
+//! use types::{compare, ops, result_type_for_arith, ArithOp, Collation, DataType, Value};
+//!
+//! assert_eq!(ops::div(&Value::Int(7), &Value::Int(2)).unwrap(), Value::Int(3));
+//!
+//! let d = |p, s| DataType::Decimal { precision: p, scale: s };
+//! assert_eq!(result_type_for_arith(ArithOp::Add, &d(38, 10), &d(38, 10)).unwrap(), d(38, 10));
+//! assert_eq!(result_type_for_arith(ArithOp::Mul, &d(38, 10), &d(38, 10)).unwrap(), d(38, 6));
+//!
+//! let a = Value::VarChar("Latch".into());
+//! let b = Value::VarChar("LATCH  ".into());
+//! assert_eq!(compare(&a, &b, Collation::DEFAULT).unwrap(), Some(Ordering::Equal));
+//! ```
+//!
+//! Conversion errors carry SQL Server's numbers:
+//!
+//! ```
+//! use types::{DataType, Value};
+//! let err = Value::VarChar("1.5".into()).cast(&DataType::Int).unwrap_err();
+//! assert_eq!(err.number, 245);
+//! ```
 
 pub mod charset;
 pub mod codec;
