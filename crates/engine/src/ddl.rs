@@ -62,7 +62,7 @@ pub fn now_text() -> String {
         .unwrap_or(0);
     let days = (secs / 86_400_000) as i32 + 719_162; // 1970-01-01 since 0001-01-01
     let ms = (secs % 86_400_000) as i64;
-    let (y, m, d) = crate::render::civil_from_days(days);
+    let (y, m, d) = types::datetime::civil_from_days(days);
     format!(
         "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}.{:03}",
         ms / 3_600_000,
