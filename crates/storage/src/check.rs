@@ -6,7 +6,8 @@ use std::collections::{HashMap, HashSet};
 use common::{PageId, SqlResult};
 
 use crate::db::{
-    Inner, ObjMeta, DIR_IAM, DIR_OBJ, GAM_CAP, GAM_PAGE, KIND_BTREE, KIND_HEAP, STATE_LIVE,
+    Inner, ObjMeta, DIR_IAM, DIR_OBJ, DIR_PAGE, GAM_CAP, GAM_PAGE, KIND_BTREE, KIND_HEAP,
+    STATE_LIVE, SYSTEM_PAGES,
 };
 use crate::page::{self, PageType, HEADER};
 
@@ -47,7 +48,13 @@ pub fn check(db: &Inner) -> SqlResult<Vec<String>> {
             }
         }
     }
+    check_directory(db, owned.get(&DIR_OBJ), &mut errs)?;
     for f in &db.pool.files {
+        let h = db.pool.read(PageId::new(f.id, 0))?;
+        if page::page_type(&h) != Some(PageType::FileHeader) {
+            errs.push(format!("file {}: page 0 is not a file header page", f.id));
+        }
+        drop(h);
         let g = db.pool.read(PageId::new(f.id, GAM_PAGE))?;
         if page::page_type(&g) != Some(PageType::Gam) {
             errs.push(format!("file {}: page 1 is not a GAM page", f.id));
@@ -84,4 +91,47 @@ pub fn check(db: &Inner) -> SqlResult<Vec<String>> {
         }
     }
     Ok(errs)
+}
+
+/// The directory chain: every page is a directory page owned by the directory's IAM and is
+/// not one of the system pages (file header, GAM) of extent 0.
+fn check_directory(
+    db: &Inner,
+    owned: Option<&HashSet<PageId>>,
+    errs: &mut Vec<String>,
+) -> SqlResult<()> {
+    let mut pid = DIR_PAGE;
+    let mut seen = HashSet::new();
+    while pid.is_valid() {
+        if !seen.insert(pid) {
+            errs.push(format!(
+                "directory chain loops at ({}:{})",
+                pid.file, pid.page
+            ));
+            break;
+        }
+        if pid.page / 8 == 0 && (SYSTEM_PAGES >> (pid.page % 8)) & 1 != 0 {
+            errs.push(format!(
+                "directory page ({}:{}) is a system page",
+                pid.file, pid.page
+            ));
+            break;
+        }
+        if !owned.is_some_and(|o| o.contains(&pid)) {
+            errs.push(format!(
+                "directory page ({}:{}) not owned by the directory",
+                pid.file, pid.page
+            ));
+        }
+        let g = db.pool.read(pid)?;
+        if page::page_type(&g) != Some(PageType::Directory) {
+            errs.push(format!(
+                "page ({}:{}) in the directory chain is not a directory page",
+                pid.file, pid.page
+            ));
+            break;
+        }
+        pid = page::next(&g);
+    }
+    Ok(())
 }

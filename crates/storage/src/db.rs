@@ -25,6 +25,8 @@ pub const DIR_IAM: PageId = PageId::new(1, 3);
 pub const GAM_CAP: u32 = ((PAGE_SIZE - HEADER) * 8) as u32;
 /// IAM entries per IAM page (8 bytes each).
 pub const IAM_CAP: usize = (PAGE_SIZE - HEADER) / 8;
+/// Pages 0 (file header) and 1 (GAM) of extent 0: never handed out by `alloc_page`.
+pub const SYSTEM_PAGES: u8 = 0b11;
 /// IAM header field (first IAM page): last IAM page of the chain.
 const OFF_IAM_LAST: usize = 52;
 /// Directory header field (first directory page): next object id.
@@ -115,6 +117,8 @@ pub struct Inner {
     pub active: AtomicUsize,
     /// End of log at the last checkpoint (automatic checkpoints, wal/README W9).
     last_ckpt: AtomicU64,
+    /// Per-object I/O counters (SET STATISTICS IO).
+    pub obj_io: crate::objio::ObjIoMap,
 }
 
 /// Log bytes after which a committing transaction triggers a checkpoint.
@@ -174,6 +178,7 @@ impl Inner {
             ckpt_lock: Mutex::new(()),
             active: AtomicUsize::new(0),
             last_ckpt: AtomicU64::new(0),
+            obj_io: Default::default(),
         });
         if fresh {
             inner.format()?;
@@ -228,7 +233,8 @@ impl Inner {
         let i = mtr.latch_new(DIR_IAM)?;
         page::init(mtr.page_mut(i), DIR_IAM, PageType::Iam, DIR_OBJ, 0);
         let p = mtr.page_mut(i);
-        iam_push(p, 1, 0, 0b1100);
+        // pages 0 (file header) and 1 (GAM) are in use too: the directory grows into 4..7
+        iam_push(p, 1, 0, SYSTEM_PAGES | 0b1100);
         mtr.commit(&self.log, 0, 0, NOT_CLR, None)?;
         Ok(())
     }
@@ -697,7 +703,14 @@ impl Inner {
         for e in (0..n).rev() {
             let at = HEADER + e * 8;
             let p = mtr.page_mut(li);
-            let mask = p[at + 6];
+            let mut mask = p[at + 6];
+            if rd32(p, at + 2) == 0 && mask & SYSTEM_PAGES != SYSTEM_PAGES {
+                // Extent 0 starts with the file header and the GAM. Databases formatted before
+                // the fix left them unmarked in the directory's IAM, so the 2nd and 3rd
+                // directory pages overwrote them (Msg 824 on reopen): mark them in use.
+                mask |= SYSTEM_PAGES;
+                p[at + 6] = mask;
+            }
             if mask != 0xFF {
                 let bit = (!mask).trailing_zeros();
                 p[at + 6] |= 1 << bit;
@@ -810,6 +823,16 @@ impl Inner {
 
     /// Reads a LOB chain (pages checked: type, owner, length).
     pub fn lob_read(&self, obj: u64, first: PageId, len: u64, out: &mut Vec<u8>) -> SqlResult<()> {
+        crate::objio::lob_scope(|| self.lob_read_inner(obj, first, len, out))
+    }
+
+    fn lob_read_inner(
+        &self,
+        obj: u64,
+        first: PageId,
+        len: u64,
+        out: &mut Vec<u8>,
+    ) -> SqlResult<()> {
         let mut pid = first;
         let mut left = len as usize;
         while left > 0 {

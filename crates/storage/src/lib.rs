@@ -11,6 +11,11 @@
 //!   transactions, checkpoint, ARIES-style recovery.
 //! * `heap`, `btree` — access methods; [`record`] — FixedVar row format helpers.
 //! * `check` — consistency checker.
+//! * [`objio`] — per-object I/O counters (SET STATISTICS IO): [`Database::object_io`].
+//!
+//! Scans hand rows out either copied into a [`RowBatch`] (`next_batch`) or straight from the
+//! latched page to a visitor (`HeapScan::visit_next`, `BTreeScan::visit_next`); `count()`
+//! counts rows from slot arrays without reading records (`COUNT(*)`).
 //!
 //! Important types: [`Database`], [`Txn`], [`Heap`], [`BTree`], [`RowBatch`], [`IoStats`].
 //! Invariants and latch rules live in README.md and the per-module READMEs.
@@ -33,11 +38,13 @@ pub mod db;
 mod file;
 pub mod heap;
 mod mtr;
+pub mod objio;
 pub mod page;
 pub mod record;
 pub mod wal;
 
 use db::{Ctx, Inner, TxnState};
+pub use objio::ObjectIo;
 
 /// Storage configuration.
 #[derive(Clone, Debug)]
@@ -134,6 +141,7 @@ impl Database {
             )));
         }
         Ok(Heap {
+            io: self.inner.obj_io.get(id.0),
             db: self.inner.clone(),
             id,
         })
@@ -148,6 +156,7 @@ impl Database {
             )));
         }
         Ok(BTree {
+            io: self.inner.obj_io.get(id.0),
             db: self.inner.clone(),
             id,
         })
@@ -175,6 +184,17 @@ impl Database {
             read_ahead_reads: p.read_ahead_reads.load(Relaxed),
             files: p.files.iter().map(|f| f.stats()).collect(),
         }
+    }
+    /// Per-object I/O counters since the database was opened (objects touched through a
+    /// `Heap`/`BTree` handle only), sorted by object id. Diff two snapshots with
+    /// `ObjectIo::since` for one statement (SET STATISTICS IO).
+    pub fn object_io(&self) -> Vec<(ObjId, ObjectIo)> {
+        self.inner
+            .obj_io
+            .snapshot()
+            .into_iter()
+            .map(|(o, io)| (ObjId(o), io))
+            .collect()
     }
     /// Consistency check; an empty list means no errors.
     pub fn check(&self) -> SqlResult<Vec<String>> {
@@ -274,37 +294,45 @@ impl Rid {
 pub struct Heap {
     db: Arc<Inner>,
     id: ObjId,
+    io: Arc<objio::ObjIo>,
 }
 
 impl Heap {
     /// Inserts a record (any size: > 8,060 bytes goes to LOB pages).
     pub fn insert(&self, txn: &mut Txn, record: &[u8]) -> SqlResult<Rid> {
         let m = self.db.meta(self.id.0)?;
-        heap::insert(&self.db, &mut Ctx::Txn(&mut txn.st), &m, record)
+        self.io.attribute(0, || {
+            heap::insert(&self.db, &mut Ctx::Txn(&mut txn.st), &m, record)
+        })
     }
     /// The row at `rid` (None if deleted / not a row of this heap).
     pub fn get(&self, rid: Rid) -> SqlResult<Option<Vec<u8>>> {
         let m = self.db.meta(self.id.0)?;
-        heap::get(&self.db, &m, rid)
+        self.io.attribute(0, || heap::get(&self.db, &m, rid))
     }
     /// Updates in place when the row still fits its page; otherwise the row MOVES and the new
     /// rid is returned (the old rid becomes invalid; no forwarding stub).
     pub fn update(&self, txn: &mut Txn, rid: Rid, record: &[u8]) -> SqlResult<Rid> {
         let m = self.db.meta(self.id.0)?;
-        heap::update(&self.db, &mut Ctx::Txn(&mut txn.st), &m, rid, record)
+        self.io.attribute(0, || {
+            heap::update(&self.db, &mut Ctx::Txn(&mut txn.st), &m, rid, record)
+        })
     }
     /// Deletes the row; false if there was none.
     pub fn delete(&self, txn: &mut Txn, rid: Rid) -> SqlResult<bool> {
         let m = self.db.meta(self.id.0)?;
-        heap::delete(&self.db, &mut Ctx::Txn(&mut txn.st), &m, rid)
+        self.io.attribute(0, || {
+            heap::delete(&self.db, &mut Ctx::Txn(&mut txn.st), &m, rid)
+        })
     }
     /// Scan in allocation order with read-ahead.
     pub fn scan(&self) -> SqlResult<HeapScan> {
         let m = self.db.meta(self.id.0)?;
         Ok(HeapScan {
-            scan: heap::Scan::new(&self.db, &m)?,
+            scan: self.io.attribute(1, || heap::Scan::new(&self.db, &m))?,
             db: self.db.clone(),
             id: self.id,
+            io: self.io.clone(),
         })
     }
     /// The object id.
@@ -318,12 +346,29 @@ pub struct HeapScan {
     scan: heap::Scan,
     db: Arc<Inner>,
     id: ObjId,
+    io: Arc<objio::ObjIo>,
 }
 impl HeapScan {
     /// Fills `out` with the next rows; false = end.
     pub fn next_batch(&mut self, out: &mut RowBatch) -> SqlResult<bool> {
         let m = self.db.meta(self.id.0)?;
-        self.scan.next_batch(&self.db, &m, out)
+        self.io
+            .attribute(0, || self.scan.next_batch(&self.db, &m, out))
+    }
+    /// Calls `f(record, rid)` for the rows of the next non-empty page, straight from the
+    /// page under its shared latch (no copy); false = end. `f` must not touch other pages
+    /// or block (it runs under the latch); a LOB row is read after the latch is released and
+    /// ends the call.
+    pub fn visit_next(&mut self, f: &mut heap::Visitor<'_>) -> SqlResult<bool> {
+        let m = self.db.meta(self.id.0)?;
+        self.io
+            .attribute(0, || self.scan.visit_next(&self.db, &m, f))
+    }
+    /// Counts the rows not returned yet from the pages' slot arrays (records are not read)
+    /// and ends the scan.
+    pub fn count(&mut self) -> SqlResult<u64> {
+        let m = self.db.meta(self.id.0)?;
+        self.io.attribute(0, || self.scan.count(&self.db, &m))
     }
 }
 
@@ -379,31 +424,55 @@ impl RowBatch {
 pub struct BTree {
     db: Arc<Inner>,
     id: ObjId,
+    io: Arc<objio::ObjIo>,
 }
 
 impl BTree {
     /// Inserts; false = key already present (nothing changed).
     pub fn insert(&self, txn: &mut Txn, key: &[u8], value: &[u8]) -> SqlResult<bool> {
         let m = self.db.meta(self.id.0)?;
-        btree::put(&self.db, &mut Ctx::Txn(&mut txn.st), &m, key, value, false)
+        self.io.attribute(0, || {
+            btree::put(&self.db, &mut Ctx::Txn(&mut txn.st), &m, key, value, false)
+        })
     }
     /// Inserts or replaces the value of `key`.
     pub fn upsert(&self, txn: &mut Txn, key: &[u8], value: &[u8]) -> SqlResult<()> {
         let m = self.db.meta(self.id.0)?;
-        btree::put(&self.db, &mut Ctx::Txn(&mut txn.st), &m, key, value, true).map(|_| ())
+        self.io.attribute(0, || {
+            btree::put(&self.db, &mut Ctx::Txn(&mut txn.st), &m, key, value, true).map(|_| ())
+        })
     }
     /// Deletes `key`; false if absent.
     pub fn delete(&self, txn: &mut Txn, key: &[u8]) -> SqlResult<bool> {
         let m = self.db.meta(self.id.0)?;
-        btree::delete(&self.db, &mut Ctx::Txn(&mut txn.st), &m, key)
+        self.io.attribute(0, || {
+            btree::delete(&self.db, &mut Ctx::Txn(&mut txn.st), &m, key)
+        })
     }
     /// Point lookup.
     pub fn get(&self, key: &[u8]) -> SqlResult<Option<Vec<u8>>> {
         let m = self.db.meta(self.id.0)?;
-        btree::get(&self.db, &m, key)
+        self.io.attribute(0, || btree::get(&self.db, &m, key))
     }
     /// Range scan in key order (or reverse); bounds on full keys or key prefixes.
     pub fn range(
+        &self,
+        lower: Bound<&[u8]>,
+        upper: Bound<&[u8]>,
+        dir: ScanDirection,
+    ) -> SqlResult<BTreeScan> {
+        self.db.meta(self.id.0)?;
+        self.io.attribute(1, || ());
+        Ok(BTreeScan {
+            scan: btree::Scan::new(lower, upper, dir),
+            db: self.db.clone(),
+            id: self.id,
+            io: self.io.clone(),
+        })
+    }
+    /// `range` for a seek of one value of a unique key: SET STATISTICS IO counts no scan for
+    /// it (SQL Server's "Scan count 0"); the pages it reads are counted as usual.
+    pub fn range_unique_point(
         &self,
         lower: Bound<&[u8]>,
         upper: Bound<&[u8]>,
@@ -414,6 +483,7 @@ impl BTree {
             scan: btree::Scan::new(lower, upper, dir),
             db: self.db.clone(),
             id: self.id,
+            io: self.io.clone(),
         })
     }
     /// The object id.
@@ -433,12 +503,27 @@ pub struct BTreeScan {
     scan: btree::Scan,
     db: Arc<Inner>,
     id: ObjId,
+    io: Arc<objio::ObjIo>,
 }
 impl BTreeScan {
     /// Fills `out` with the next rows; false = end.
     pub fn next_batch(&mut self, out: &mut RowBatch) -> SqlResult<bool> {
         let m = self.db.meta(self.id.0)?;
-        self.scan.next_batch(&self.db, &m, out)
+        self.io
+            .attribute(0, || self.scan.next_batch(&self.db, &m, out))
+    }
+    /// Calls `f(key, value)` for the entries of the next leaf, straight from the page under
+    /// its shared latch (no copy); false = end. Same rules for `f` as `HeapScan::visit_next`.
+    pub fn visit_next(&mut self, f: &mut btree::Visitor<'_>) -> SqlResult<bool> {
+        let m = self.db.meta(self.id.0)?;
+        self.io
+            .attribute(0, || self.scan.visit_next(&self.db, &m, f))
+    }
+    /// Counts the entries left in the range (whole leaves by their slot count; values are
+    /// not read) and ends the scan.
+    pub fn count(&mut self) -> SqlResult<u64> {
+        let m = self.db.meta(self.id.0)?;
+        self.io.attribute(0, || self.scan.count(&self.db, &m))
     }
 }
 

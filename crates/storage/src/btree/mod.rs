@@ -661,6 +661,35 @@ pub fn delete(db: &Inner, ctx: &mut Ctx<'_>, m: &ObjMeta, key: &[u8]) -> SqlResu
 
 // ------------------------------------------------------------------ scans
 
+/// Visitor of `Scan::visit_next`: (key, value). Runs under the leaf's shared latch for in-row
+/// values, so it must not read pages or block.
+pub type Visitor<'a> = dyn FnMut(&[u8], &[u8]) -> SqlResult<()> + 'a;
+
+/// Where a forward scan delivers its rows.
+enum Sink<'a, 'b> {
+    /// Copies into a batch (one leaf per call).
+    Batch(&'a mut RowBatch),
+    /// Calls the visitor on the latched leaf (one leaf per call; a LOB value ends the call).
+    Visit(&'a mut Visitor<'b>),
+    /// Counts to the end of the range.
+    Count(u64),
+}
+
+/// The in-row value of a leaf entry; None for a LOB reference.
+fn inline_value(pid: PageId, rec: &[u8]) -> SqlResult<Option<&[u8]>> {
+    if rec.len() < LEAF_HDR {
+        return Err(bad(pid, "malformed leaf entry"));
+    }
+    if rec[0] & FLAG_LOB != 0 {
+        return Ok(None);
+    }
+    let kl = rd16(rec, 1) as usize;
+    let vl = rd16(rec, 3) as usize;
+    rec.get(LEAF_HDR + kl..LEAF_HDR + kl + vl)
+        .map(Some)
+        .ok_or_else(|| bad(pid, "leaf entry value out of bounds"))
+}
+
 /// Range scan state: no latch is held between batches.
 pub struct Scan {
     lower: Bound<Vec<u8>>,
@@ -719,8 +748,57 @@ impl Scan {
             return Ok(false);
         }
         match self.dir {
-            ScanDirection::Forward => self.forward(db, m, out),
+            ScanDirection::Forward => self.forward(db, m, &mut Sink::Batch(out)),
             ScanDirection::Backward => self.backward(db, m, out),
+        }
+    }
+
+    /// Calls `f` for the entries of the next leaf straight from the latched page (no copy);
+    /// a LOB value ends the call (read after the latch is released). Backward scans go
+    /// through a batch. False = end of the range (nothing visited).
+    pub fn visit_next(&mut self, db: &Inner, m: &ObjMeta, f: &mut Visitor<'_>) -> SqlResult<bool> {
+        if self.done {
+            return Ok(false);
+        }
+        match self.dir {
+            ScanDirection::Forward => self.forward(db, m, &mut Sink::Visit(f)),
+            ScanDirection::Backward => {
+                let mut out = RowBatch::new();
+                let more = self.backward(db, m, &mut out)?;
+                for i in 0..out.len() {
+                    f(out.key(i), out.record(i))?;
+                }
+                Ok(more)
+            }
+        }
+    }
+
+    /// Counts the entries left in the range without reading values, and ends the scan.
+    pub fn count(&mut self, db: &Inner, m: &ObjMeta) -> SqlResult<u64> {
+        if self.done {
+            return Ok(0);
+        }
+        match self.dir {
+            ScanDirection::Forward => {
+                let mut sink = Sink::Count(0);
+                self.forward(db, m, &mut sink)?;
+                Ok(match sink {
+                    Sink::Count(n) => n,
+                    _ => 0,
+                })
+            }
+            ScanDirection::Backward => {
+                let mut out = RowBatch::new();
+                let mut n = 0u64;
+                loop {
+                    out.clear();
+                    let more = self.backward(db, m, &mut out)?;
+                    n += out.len() as u64;
+                    if !more {
+                        return Ok(n);
+                    }
+                }
+            }
         }
     }
 
@@ -767,7 +845,7 @@ impl Scan {
         res
     }
 
-    fn forward(&mut self, db: &Inner, m: &ObjMeta, out: &mut RowBatch) -> SqlResult<bool> {
+    fn forward(&mut self, db: &Inner, m: &ObjMeta, sink: &mut Sink<'_, '_>) -> SqlResult<bool> {
         let mut g = match self.cur {
             Some(p) => {
                 let g = db.pool.read(p)?;
@@ -787,10 +865,14 @@ impl Scan {
             }
         };
         let mut val = Vec::new();
+        // true right after stepping, under latch coupling, from a leaf this call read to its
+        // end: every key of the right sibling is above `last`, so no search is needed
+        let mut stepped = false;
         loop {
             let pid = g.pid;
             let n = page::slot_count(&g);
             let start = match &self.last {
+                _ if std::mem::take(&mut stepped) => 0,
                 Some(l) => match search_leaf(&g, pid, l)? {
                     Ok(i) => i + 1,
                     Err(i) => i,
@@ -804,21 +886,70 @@ impl Scan {
                     Bound::Unbounded => 0,
                 },
             };
-            for i in start..n {
+            let mut got: Option<usize> = None;
+            let mut lob: Option<(Vec<u8>, Vec<u8>)> = None;
+            let mut from = start;
+            if let Sink::Count(c) = sink {
+                // whole leaf inside the range: count slots without reading entries
+                if n > start {
+                    let lastk = leaf_key(page::rec_checked(&g, pid, n - 1)?)
+                        .ok_or_else(|| bad(pid, "malformed leaf entry"))?;
+                    if !above_upper(lastk, &self.upper) {
+                        *c += (n - start) as u64;
+                        got = Some(n - 1);
+                        from = n;
+                    }
+                }
+            }
+            for i in from..n {
                 let rec = page::rec_checked(&g, pid, i)?;
                 let k = leaf_key(rec).ok_or_else(|| bad(pid, "malformed leaf entry"))?;
                 if above_upper(k, &self.upper) {
                     self.done = true;
                     break;
                 }
-                val.clear();
-                entry_value(db, m, pid, rec, &mut val)?;
-                out.push(k, &val, None);
+                match sink {
+                    Sink::Batch(out) => {
+                        val.clear();
+                        entry_value(db, m, pid, rec, &mut val)?;
+                        out.push(k, &val, None);
+                    }
+                    Sink::Visit(f) => match inline_value(pid, rec)? {
+                        Some(v) => f(k, v)?,
+                        None => {
+                            lob = Some((k.to_vec(), rec.to_vec()));
+                            got = Some(i);
+                            break;
+                        }
+                    },
+                    Sink::Count(c) => *c += 1,
+                }
+                got = Some(i);
             }
-            if !out.is_empty() {
-                self.last = Some(out.key(out.len() - 1).to_vec());
+            if let Some(i) = got {
+                let k = leaf_key(page::rec_checked(&g, pid, i)?)
+                    .ok_or_else(|| bad(pid, "malformed leaf entry"))?;
+                match &mut self.last {
+                    Some(l) => {
+                        l.clear();
+                        l.extend_from_slice(k);
+                    }
+                    None => self.last = Some(k.to_vec()),
+                }
                 self.cur = Some(pid);
-                return Ok(true);
+                if let Some((k, rec)) = lob {
+                    // no latch held across the LOB reads
+                    drop(g);
+                    val.clear();
+                    entry_value(db, m, pid, &rec, &mut val)?;
+                    if let Sink::Visit(f) = sink {
+                        f(&k, &val)?;
+                    }
+                    return Ok(true);
+                }
+                if !matches!(sink, Sink::Count(_)) {
+                    return Ok(true);
+                }
             }
             if self.done {
                 return Ok(false);
@@ -847,6 +978,9 @@ impl Scan {
             // latch right while holding left (btree/README L1)
             let c = db.pool.read(next)?;
             g = c;
+            // only when this call read the left leaf up to its end: after a concurrent split
+            // of a leaf re-read from `cur`, its right sibling may hold keys <= `last`
+            stepped = got.is_some();
             if !check_node(&g, next, m)? {
                 return Err(bad(next, "leaf chain leads to a non-leaf"));
             }

@@ -486,6 +486,7 @@ impl BufferPool {
         // a reference (no `Arc` clone per fix); also rejects a bad file id before mapping
         let file = self.file(pid.file)?;
         self.logical_reads.fetch_add(1, Relaxed);
+        crate::objio::note_logical();
         let mut dirty = Vec::new();
         for attempt in 0..100_000u32 {
             let mut t = self.table.lock();
@@ -534,6 +535,7 @@ impl BufferPool {
                 .read_pages(pid.page, &mut g.buf[..])
                 .and_then(|_| page::verify(&g.buf, pid).map_err(|d| io_corrupt(pid, &d, file)));
             self.physical_reads.fetch_add(1, Relaxed);
+            crate::objio::note_physical();
             match res {
                 Ok(()) => {
                     g.valid = true;
@@ -860,6 +862,7 @@ impl BufferPool {
             self.unpin(i);
         }
         self.read_ahead_reads.fetch_add(loaded as u64, Relaxed);
+        crate::objio::note_read_ahead(loaded as u64);
         Ok(loaded)
     }
 }

@@ -270,7 +270,13 @@ pub struct Scan {
     pages: Vec<PageId>,
     next: usize,
     ra: crate::buffer::ReadAhead,
+    /// `visit_next` stopped at a LOB row: (page index, next slot) to continue from.
+    resume: Option<(usize, usize)>,
 }
+
+/// Visitor of `Scan::visit_next`: (record bytes, rid). Runs under the page's shared latch for
+/// in-row records, so it must not read pages or block.
+pub type Visitor<'a> = dyn FnMut(&[u8], Rid) -> SqlResult<()> + 'a;
 
 impl Scan {
     pub fn new(db: &Inner, m: &ObjMeta) -> SqlResult<Scan> {
@@ -278,11 +284,104 @@ impl Scan {
             pages: object_pages(db, m)?,
             next: 0,
             ra: Default::default(),
+            resume: None,
         })
+    }
+
+    /// Next page to visit (index into `pages`, first slot); read-ahead is advanced first.
+    fn next_page(&mut self, db: &Inner) -> SqlResult<Option<(usize, usize)>> {
+        if let Some(r) = self.resume.take() {
+            return Ok(Some(r));
+        }
+        if self.next >= self.pages.len() {
+            return Ok(None);
+        }
+        let k = self.next;
+        self.next += 1;
+        // buffer/README B5/B9: no latch held while read-ahead runs
+        self.ra.advance(&db.pool, &self.pages, k)?;
+        Ok(Some((k, 0)))
+    }
+
+    /// Calls `f` for the rows of the next page that has any, straight from the latched page
+    /// (no copy). A LOB row ends the call: the latch is released, the LOB is read, `f` sees
+    /// it, and the next call continues after it (no latch is held across LOB I/O).
+    /// Returns false at the end of the heap (nothing visited).
+    pub fn visit_next(&mut self, db: &Inner, m: &ObjMeta, f: &mut Visitor<'_>) -> SqlResult<bool> {
+        while let Some((k, start)) = self.next_page(db)? {
+            let pid = self.pages[k];
+            let g = db.pool.read(pid)?;
+            if page::page_type(&g) != Some(PageType::Heap) {
+                continue;
+            }
+            if page::obj(&g) != m.obj {
+                return Err(bad(pid, "heap page belongs to another object"));
+            }
+            let mut seen = 0usize;
+            let mut lob = None;
+            for s in start..page::slot_count(&g) {
+                let rec = page::rec_checked(&g, pid, s)?;
+                if rec.is_empty() {
+                    continue;
+                }
+                let rid = Rid {
+                    page: pid,
+                    slot: s as u16,
+                };
+                if rec[0] & FLAG_LOB != 0 {
+                    let r = lob_ref(rec).ok_or_else(|| bad(pid, "bad LOB reference"))?;
+                    lob = Some((rid, r));
+                    self.resume = Some((k, s + 1));
+                    break;
+                }
+                f(&rec[1..], rid)?;
+                seen += 1;
+            }
+            drop(g);
+            if let Some((rid, (first, len))) = lob {
+                let mut v = Vec::new();
+                db.lob_read(m.obj, first, len, &mut v)?;
+                f(&v, rid)?;
+                return Ok(true);
+            }
+            if seen > 0 {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Counts the rows not visited yet (slot array only: records are neither read nor
+    /// copied) and ends the scan.
+    pub fn count(&mut self, db: &Inner, m: &ObjMeta) -> SqlResult<u64> {
+        let mut n = 0u64;
+        while let Some((k, start)) = self.next_page(db)? {
+            let pid = self.pages[k];
+            let g = db.pool.read(pid)?;
+            if page::page_type(&g) != Some(PageType::Heap) {
+                continue;
+            }
+            if page::obj(&g) != m.obj {
+                return Err(bad(pid, "heap page belongs to another object"));
+            }
+            let slots = page::slot_count(&g);
+            if slots > (page::PAGE_SIZE - page::HEADER) / page::SLOT {
+                return Err(bad(pid, "slot count out of range"));
+            }
+            n += (start..slots).filter(|&s| page::slot(&g, s).0 != 0).count() as u64;
+        }
+        Ok(n)
     }
 
     pub fn next_batch(&mut self, db: &Inner, m: &ObjMeta, out: &mut RowBatch) -> SqlResult<bool> {
         out.clear();
+        if self.resume.is_some() {
+            // continue a page that `visit_next` left at a LOB row
+            return self.visit_next(db, m, &mut |rec, rid| {
+                out.push(&[], rec, Some(rid));
+                Ok(())
+            });
+        }
         let mut val = Vec::new();
         while self.next < self.pages.len() {
             let pid = self.pages[self.next];
