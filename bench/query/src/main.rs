@@ -2,7 +2,8 @@
 //!
 //! Usage:
 //!   cargo run --release -p query-bench -- [--scale F] [--rows N] [--join N] [--sort N]
-//!       [--lookups N] [--repeat R] [--pool-mb MB] [--only a,b,c,d,e] [--engine latchkey|sqlite]
+//!       [--lookups N] [--repeat R] [--pool-mb MB] [--only a,b,c,d,e,f] [--engine latchkey|sqlite]
+//!       [--spill-budget MB]   (latchkey per-operator memory budget: spill sorts / joins)
 //!
 //! Workloads (same data in both engines, page caches sized alike, default 512 MB):
 //! * (a) `SELECT COUNT(*)` over `t` (5M rows: `id int PRIMARY KEY, a int, b int`);
@@ -10,9 +11,11 @@
 //! * (c) `SELECT COUNT(*) FROM j1 JOIN j2 ON j1.k = j2.k`, 1M x 1M integer keys (heaps in
 //!   latchkey, so a Hash Match join; SQLite uses an automatic index);
 //! * (d) `SELECT k, v FROM j2 ORDER BY v` — 1M rows, all fetched to the client;
-//! * (e) 100k point lookups `SELECT b FROM t WHERE id = N`, one statement each (latchkey: one
-//!   `execute_batch` per lookup, so parse + bind + optimize each time; SQLite: one prepared
-//!   statement rebound per lookup).
+//! * (e) 100k point lookups `SELECT b FROM t WHERE id = @id`, parameterised: latchkey
+//!   `Session::execute_parameterized` (what an RPC `sp_executesql` call does; compiled once, then
+//!   served from the session plan cache), SQLite one prepared statement rebound per lookup;
+//! * (f) the same lookups as ad-hoc texts with the key as a literal (every text differs: both
+//!   engines parse and plan each one; SQLite prepares each text).
 //!
 //! Each timing is the median of `--repeat` runs (default 3). Ratio = latchkey / SQLite.
 
@@ -215,9 +218,12 @@ fn main() -> Res<()> {
     let (mut rows, mut join, mut sort, mut lookups) = (None, None, None, None);
     let mut repeat = 3usize;
     let mut pool_mb = 512usize;
-    let mut only = "abcde".to_string();
+    let mut only = "abcdef".to_string();
     let mut which: Option<String> = None;
     let mut dir: Option<std::path::PathBuf> = None;
+    // --spill-budget MB: latchkey's per-operator memory budget (sort / hash join / hash
+    // aggregate spill to tempdb work files beyond it); default: the engine's (256 MB).
+    let mut spill_mb: Option<usize> = None;
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
@@ -231,8 +237,9 @@ fn main() -> Res<()> {
             "--only" => only = arg_val(&args, &mut i)?,
             "--engine" => which = Some(arg_val(&args, &mut i)?),
             "--dir" => dir = Some(arg_val(&args, &mut i)?.into()),
+            "--spill-budget" => spill_mb = Some(arg_val(&args, &mut i)?.parse()?),
             "-h" | "--help" => {
-                println!("query-bench [--scale F] [--rows N] [--join N] [--sort N] [--lookups N] [--repeat R] [--pool-mb MB] [--only abcde] [--engine latchkey|sqlite] [--dir PATH (keep/reuse loaded data)]");
+                println!("query-bench [--scale F] [--rows N] [--join N] [--sort N] [--lookups N] [--repeat R] [--pool-mb MB] [--only abcdef] [--engine latchkey|sqlite] [--dir PATH (keep/reuse loaded data)] [--spill-budget MB]");
                 return Ok(());
             }
             other => return Err(format!("unknown argument {other}").into()),
@@ -274,7 +281,11 @@ fn main() -> Res<()> {
                 sync_commit: false,
                 ..Default::default()
             },
+            operator_memory_bytes: spill_mb.map(|mb| mb << 20),
         };
+        if let Some(mb) = spill_mb {
+            println!("latchkey operator memory budget: {mb} MB (spills beyond it)");
+        }
         let fresh = !loaded("latchkey");
         if fresh {
             let _ = std::fs::remove_dir_all(base.join("latchkey"));
@@ -321,6 +332,8 @@ fn main() -> Res<()> {
         |sql: &'static str| -> SqFn<'static> { Box::new(move |c: &Connection| sq_scalar(c, sql)) };
     let keys_lk = keys.clone();
     let keys_sq = keys.clone();
+    let keys_adhoc_lk = keys.clone();
+    let keys_adhoc_sq = keys.clone();
     let cases: Vec<(char, &str, LkFn, SqFn)> = vec![
         (
             'a',
@@ -365,9 +378,21 @@ fn main() -> Res<()> {
             'e',
             "100k point lookups",
             Box::new(move |se: &mut Session| {
+                // A client's parameterised RPC (sp_executesql): compiled once, then cached.
                 let mut sum = 0i64;
                 for k in &keys_lk {
-                    sum += lk(se, &format!("SELECT b FROM t WHERE id = {k}"))?.check;
+                    let mut sink = CountSink::default();
+                    se.execute_parameterized(
+                        "SELECT b FROM t WHERE id = @id",
+                        vec![("@id".into(), types::DataType::Int, Value::Int(*k as i32))],
+                        &mut sink,
+                    );
+                    if let Some(e) = sink.errors.first() {
+                        return Err(
+                            format!("latchkey lookup: Msg {}: {}", e.number, e.message).into()
+                        );
+                    }
+                    sum += sink.check;
                 }
                 Ok(sum)
             }),
@@ -376,6 +401,26 @@ fn main() -> Res<()> {
                 let mut sum = 0i64;
                 for k in &keys_sq {
                     sum += st.query_row([k], |r| r.get::<_, i64>(0))?;
+                }
+                Ok(sum)
+            }),
+        ),
+        (
+            'f',
+            "100k ad-hoc lookups",
+            Box::new(move |se: &mut Session| {
+                let mut sum = 0i64;
+                for k in &keys_adhoc_lk {
+                    sum += lk(se, &format!("SELECT b FROM t WHERE id = {k}"))?.check;
+                }
+                Ok(sum)
+            }),
+            Box::new(move |c: &Connection| {
+                let mut sum = 0i64;
+                for k in &keys_adhoc_sq {
+                    sum += c.query_row(&format!("SELECT b FROM t WHERE id = {k}"), [], |r| {
+                        r.get::<_, i64>(0)
+                    })?;
                 }
                 Ok(sum)
             }),

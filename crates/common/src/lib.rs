@@ -6,11 +6,13 @@
 //! * [`errors`] — the registry of SQL Server error numbers with their severity and message
 //!   template; constructors there are the only way code should build a numbered error.
 //! * [`ids`] — identifiers that cross layers (`PageId`, `Lsn`, `ObjectId`).
+//! * [`waits`] — the process-wide wait statistics registry behind `sys.dm_os_wait_stats`.
 //!
 //! What does not belong here: anything that knows SQL types (see `types`) or pages (`storage`).
 
 pub mod errors;
 pub mod ids;
+pub mod waits;
 
 pub use errors::{SqlError, SqlResult};
 pub use ids::{FileId, Lsn, ObjectId, PageId, TxnId};

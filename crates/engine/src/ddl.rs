@@ -56,7 +56,12 @@ pub fn expr_text(e: &ast::Expr) -> String {
 
 /// `datetime` text of now (create_date).
 pub fn now_text() -> String {
-    let secs = std::time::SystemTime::now()
+    datetime_text(std::time::SystemTime::now())
+}
+
+/// `datetime` text ("yyyy-mm-dd hh:mi:ss.mmm", UTC) of a point in time.
+pub fn datetime_text(t: std::time::SystemTime) -> String {
+    let secs = t
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis())
         .unwrap_or(0);
@@ -141,12 +146,36 @@ impl Session {
                     }
                     ast::FunctionBody::MultiStatement { .. } => (ModuleKind::TableFunction, None),
                 };
-                self.create_module(cf.mode, &cf.name, kind, &cf.text, &cf.params, returns)
+                // table functions: body checks (tvf.rs), result columns of `RETURNS @t TABLE`
+                let table_cols = match &cf.body {
+                    ast::FunctionBody::MultiStatement { table, body, .. } => {
+                        crate::tvf::check_function_body(body)
+                            .map_err(|e| e.in_procedure(cf.name.name_str()))?;
+                        Some(self.function_table_columns(table, cf.name.name_str())?)
+                    }
+                    ast::FunctionBody::InlineTable { query } => {
+                        self.check_inline_function(query, &cf.params)
+                            .map_err(|e| e.in_procedure(cf.name.name_str()))?;
+                        None
+                    }
+                    ast::FunctionBody::Scalar { body, .. } => {
+                        crate::tvf::check_function_body(body)
+                            .map_err(|e| e.in_procedure(cf.name.name_str()))?;
+                        None
+                    }
+                };
+                crate::tvf::check_alter_kind(self, cf.mode, &cf.name, kind)?;
+                self.create_module(cf.mode, &cf.name, kind, &cf.text, &cf.params, returns)?;
+                match table_cols {
+                    Some(cols) => self.set_function_table(&cf.name, cols),
+                    None => Ok(()),
+                }
             }
             StatementKind::CreateTrigger(ct) => self.create_trigger(ct),
             StatementKind::AlterTable(at) => self.alter_table(at),
             StatementKind::CreateSequence(cs) => self.create_sequence(cs),
             StatementKind::AlterSequence(a) => self.alter_sequence(&a.name, &a.options),
+            StatementKind::CreateType(ct) => self.create_type(ct),
             StatementKind::AlterIndex(_)
             | StatementKind::CreateStatistics(_)
             | StatementKind::UpdateStatistics(_) => Ok(()),
@@ -155,7 +184,7 @@ impl Session {
     }
 
     /// (handle, schema name) for a new object named `n`; checks the schema exists.
-    fn target_of(&self, n: &QualifiedName) -> SqlResult<(Arc<DbHandle>, String)> {
+    pub(crate) fn target_of(&self, n: &QualifiedName) -> SqlResult<(Arc<DbHandle>, String)> {
         let (db, schema) = self.resolve_parts(n);
         let h = self.db(&db)?;
         if !n.is_temp() && h.cat.read().schema(&schema).is_none() {
@@ -327,7 +356,11 @@ impl Session {
         Ok(table)
     }
 
-    fn column_def(&self, c: &ast::ColumnDefinition, table: &str) -> SqlResult<ColumnDef> {
+    pub(crate) fn column_def(
+        &self,
+        c: &ast::ColumnDefinition,
+        table: &str,
+    ) -> SqlResult<ColumnDef> {
         let _ = table;
         let (data_type, user_type, type_nullable) = match &c.data_type {
             Some(t) => {
@@ -465,7 +498,7 @@ impl Session {
         }
     }
 
-    fn add_constraint(
+    pub(crate) fn add_constraint(
         &mut self,
         h: &DbHandle,
         table: &mut TableDef,
@@ -829,6 +862,7 @@ impl Session {
             _ => "object",
         };
         match kind {
+            ast::ObjectType::Type => return self.drop_type(if_exists, n),
             ast::ObjectType::Database => {
                 if self.engine.database(&q.name).is_none() && if_exists {
                     return Ok(());
@@ -948,6 +982,29 @@ impl Session {
         let tree = h.store.catalog_btree()?;
         let txn = self.txn_for(&db)?;
         h.cat.write().remove(&tree, txn, obj.object_id())?;
+        if let SchemaObject::View(v) = &obj {
+            // INSTEAD OF triggers on the view go with it.
+            let trig: Vec<ObjectId> = h
+                .cat
+                .read()
+                .objects
+                .values()
+                .filter_map(|o| match o {
+                    SchemaObject::Module(m)
+                        if m.trigger
+                            .as_ref()
+                            .is_some_and(|tr| tr.table_object_id == v.object_id) =>
+                    {
+                        Some(m.object_id)
+                    }
+                    _ => None,
+                })
+                .collect();
+            for id in trig {
+                let txn = self.txn_for(&db)?;
+                h.cat.write().remove(&tree, txn, id)?;
+            }
+        }
         self.touch_catalog(&db);
         Ok(())
     }
@@ -955,6 +1012,15 @@ impl Session {
     fn create_view(&mut self, cv: &ast::CreateView) -> SqlResult<()> {
         let q = qualified(&cv.name);
         let (h, schema) = self.target_of(&q)?;
+        // Views are bound at creation (no deferred name resolution): errors leave no view.
+        // Its errors name the view, like errors inside a module body.
+        plan::check_view_definition(cv, &*self).map_err(|e| {
+            if e.procedure.is_empty() {
+                e.in_procedure(q.name.clone())
+            } else {
+                e
+            }
+        })?;
         let existing = h.cat.read().lookup(&schema, &q.name).cloned();
         let object_id = match (cv.mode, existing) {
             (ast::CreateMode::Create, Some(_)) => return Err(SqlError::new(2714, &[&q.name])),
@@ -1067,24 +1133,57 @@ impl Session {
 
     fn create_trigger(&mut self, ct: &ast::CreateTrigger) -> SqlResult<()> {
         let tq = qualified(&ct.table);
-        let Some((_, SchemaObject::Table(t))) = self.find_object(&tq)? else {
-            return Err(SqlError::invalid_object(&tq.display()));
+        if tq.is_temp() {
+            return Err(SqlError::custom(
+                2115,
+                16,
+                1,
+                "Cannot create trigger on a temporary object.",
+            ));
+        }
+        let instead_of = ct.timing == ast::TriggerTiming::InsteadOf;
+        // AFTER triggers only on tables; INSTEAD OF on tables and views (8197 otherwise).
+        let (parent_id, parent_schema, parent_name) = match self.find_object(&tq)? {
+            Some((_, SchemaObject::Table(t))) => (t.object_id, t.schema.clone(), t.name.clone()),
+            Some((_, SchemaObject::View(v))) if instead_of => {
+                (v.object_id, v.schema.clone(), v.name.clone())
+            }
+            _ => return Err(SqlError::new(8197, &[&tq.display()])),
         };
-        self.create_module(ct.mode, &ct.name, ModuleKind::Trigger, &ct.text, &[], None)?;
-        let q = qualified(&ct.name);
+        // The trigger lives in its table's schema (2108 when named in another one).
+        let mut name = ct.name.clone();
+        if name.parts.len() == 1 {
+            name.parts.insert(0, ast::Ident::new(parent_schema.clone()));
+        } else if !name_eq(&qualified(&name).schema.unwrap_or_default(), &parent_schema) {
+            return Err(SqlError::custom(
+                2108,
+                15,
+                1,
+                format!(
+                    "Cannot create trigger '{}' because its schema is different from the schema of the target table or view.",
+                    qualified(&ct.name).display()
+                ),
+            ));
+        }
+        let q = qualified(&name);
+        if instead_of {
+            let is_view = !matches!(self.find_object(&tq)?, Some((_, SchemaObject::Table(_))));
+            self.check_instead_of_unique(parent_id, &parent_name, is_view, &q, &ct.events)?;
+        }
+        self.create_module(ct.mode, &name, ModuleKind::Trigger, &ct.text, &[], None)?;
         let (h, schema) = self.target_of(&q)?;
         let Some(SchemaObject::Module(m)) = h.cat.read().lookup(&schema, &q.name).cloned() else {
             return Err(SqlError::internal("trigger vanished"));
         };
         let mut m = (*m).clone();
         m.trigger = Some(TriggerDef {
-            table_object_id: t.object_id,
-            table_schema: t.schema.clone(),
-            table_name: t.name.clone(),
+            table_object_id: parent_id,
+            table_schema: parent_schema,
+            table_name: parent_name,
             on_insert: ct.events.contains(&ast::TriggerEvent::Insert),
             on_update: ct.events.contains(&ast::TriggerEvent::Update),
             on_delete: ct.events.contains(&ast::TriggerEvent::Delete),
-            instead_of: ct.timing == ast::TriggerTiming::InsteadOf,
+            instead_of,
             disabled: false,
         });
         let db = h.def.name.clone();
@@ -1233,29 +1332,28 @@ impl Session {
                                     ));
                                 }
                                 if col.identity.is_some() {
-                                    return Err(SqlError::unsupported(
-                                        "ALTER TABLE ADD of an IDENTITY column on a non-empty table",
-                                    ));
-                                }
-                                // Existing rows get NULL in a nullable new column (no WITH
-                                // VALUES), the default in a NOT NULL one.
-                                let mut fill = Vec::new();
-                                if !col.nullable {
-                                    if let Some(d) = &col.default {
-                                        let e = parser::parse_expression(d)?;
-                                        let v = self.eval(&e)?;
-                                        let v = exec::valops::cast(&v, &col.data_type)?;
-                                        fill.push((table.columns.len(), v));
+                                    table = self.add_identity_column_with_rows(&h, &table, col)?;
+                                } else {
+                                    // Existing rows get NULL in a nullable new column (no WITH
+                                    // VALUES), the default in a NOT NULL one.
+                                    let mut fill = Vec::new();
+                                    if !col.nullable {
+                                        if let Some(d) = &col.default {
+                                            let e = parser::parse_expression(d)?;
+                                            let v = self.eval(&e)?;
+                                            let v = exec::valops::cast(&v, &col.data_type)?;
+                                            fill.push((table.columns.len(), v));
+                                        }
                                     }
+                                    let before = Arc::new(table.clone());
+                                    let mut after = table.clone();
+                                    after.columns.push(col);
+                                    let map: Vec<Option<usize>> = (0..before.columns.len())
+                                        .map(Some)
+                                        .chain(std::iter::once(None))
+                                        .collect();
+                                    table = self.rebuild_table(&h, &before, after, &map, &fill)?;
                                 }
-                                let before = Arc::new(table.clone());
-                                let mut after = table.clone();
-                                after.columns.push(col);
-                                let map: Vec<Option<usize>> = (0..before.columns.len())
-                                    .map(Some)
-                                    .chain(std::iter::once(None))
-                                    .collect();
-                                table = self.rebuild_table(&h, &before, after, &map, &fill)?;
                             } else {
                                 let col = self.column_def(c, &q.name)?;
                                 table.columns.push(col);
@@ -1282,10 +1380,49 @@ impl Session {
                                             references: r.clone(),
                                         }
                                     }
-                                    _ => {
-                                        return Err(SqlError::unsupported(
-                                            "ALTER TABLE ADD column with PRIMARY KEY/UNIQUE",
-                                        ))
+                                    ast::ColumnConstraintKind::PrimaryKey {
+                                        clustered,
+                                        with_options,
+                                        on,
+                                    } => {
+                                        let tc = ast::TableConstraint {
+                                            name: cc.name.clone(),
+                                            kind: ast::TableConstraintKind::PrimaryKey {
+                                                clustered: *clustered,
+                                                columns: vec![ast::IndexColumn {
+                                                    name: c.name.clone(),
+                                                    desc: false,
+                                                }],
+                                                with_options: with_options.clone(),
+                                                on: on.clone(),
+                                            },
+                                        };
+                                        self.add_key_constraint(
+                                            &h, &mut table, &tc, &q.name, salt,
+                                        )?;
+                                        continue;
+                                    }
+                                    ast::ColumnConstraintKind::Unique {
+                                        clustered,
+                                        with_options,
+                                        on,
+                                    } => {
+                                        let tc = ast::TableConstraint {
+                                            name: cc.name.clone(),
+                                            kind: ast::TableConstraintKind::Unique {
+                                                clustered: *clustered,
+                                                columns: vec![ast::IndexColumn {
+                                                    name: c.name.clone(),
+                                                    desc: false,
+                                                }],
+                                                with_options: with_options.clone(),
+                                                on: on.clone(),
+                                            },
+                                        };
+                                        self.add_key_constraint(
+                                            &h, &mut table, &tc, &q.name, salt,
+                                        )?;
+                                        continue;
                                     }
                                 };
                                 self.add_constraint(
@@ -1306,34 +1443,7 @@ impl Session {
                                 ast::TableConstraintKind::PrimaryKey { .. }
                                     | ast::TableConstraintKind::Unique { .. }
                             ) {
-                                let before = table.indexes.len();
-                                self.add_constraint(&h, &mut table, c, &q.name, salt)?;
-                                let pos = before;
-                                if table.indexes[pos].clustered
-                                    && self.table_has_rows(&h, &table)?
-                                {
-                                    // Heap → clustered B-tree: move every row.
-                                    let mut before = table.clone();
-                                    before.indexes.truncate(pos);
-                                    let before = Arc::new(before);
-                                    table.storage = TableStorage::Clustered { index: pos };
-                                    let map: Vec<Option<usize>> =
-                                        (0..table.columns.len()).map(Some).collect();
-                                    table = self.rebuild_table(&h, &before, table, &map, &[])?;
-                                } else if table.indexes[pos].clustered {
-                                    // Empty heap: switch to a clustered B-tree.
-                                    let txn = self.txn_for(&db)?;
-                                    if let TableStorage::Heap(hid) = table.storage {
-                                        h.store.drop_object(txn, storage::ObjId(hid))?;
-                                    }
-                                    table.indexes[pos].storage_id = h.store.create_btree(txn)?.0;
-                                    table.storage = TableStorage::Clustered { index: pos };
-                                } else {
-                                    let txn = self.txn_for(&db)?;
-                                    table.indexes[pos].storage_id = h.store.create_btree(txn)?.0;
-                                    let snapshot = Arc::new(table.clone());
-                                    self.fill_index(&h, &snapshot, pos)?;
-                                }
+                                self.add_key_constraint(&h, &mut table, c, &q.name, salt)?;
                             } else {
                                 self.add_constraint(&h, &mut table, c, &q.name, salt)?;
                             }
@@ -1478,14 +1588,20 @@ impl Session {
                     return Err(SqlError::invalid_column(&name.value));
                 };
                 let t = self.resolve_type_name(data_type)?;
-                if t != table.columns[i].data_type && self.table_has_rows(&h, &table)? {
-                    return Err(SqlError::unsupported(
-                        "ALTER COLUMN type change on a non-empty table",
-                    ));
-                }
-                table.columns[i].data_type = t;
-                if let Some(n) = nullable {
-                    table.columns[i].nullable = *n;
+                // without NULL / NOT NULL the column becomes nullable (ANSI_NULL_DFLT_ON), but a
+                // primary key column stays NOT NULL
+                let in_pk = table
+                    .indexes
+                    .iter()
+                    .any(|ix| ix.primary_key && ix.key_columns.iter().any(|(c, _)| *c == i));
+                let to_nullable = nullable.unwrap_or(!in_pk);
+                if (t != table.columns[i].data_type || (!to_nullable && table.columns[i].nullable))
+                    && self.table_has_rows(&h, &table)?
+                {
+                    table = self.alter_column_with_rows(&h, &table, i, t, to_nullable)?;
+                } else {
+                    table.columns[i].data_type = t;
+                    table.columns[i].nullable = to_nullable;
                 }
             }
             ast::AlterTableAction::CheckConstraints { enable, names } => {
@@ -1517,7 +1633,12 @@ impl Session {
     /// a clear error instead of an index that silently misses rows.
     /// Fills the freshly created nonclustered index `table.indexes[pos]` from the table's rows
     /// (1505 on duplicate keys of a unique index).
-    fn fill_index(&mut self, h: &DbHandle, table: &Arc<TableDef>, pos: usize) -> SqlResult<()> {
+    pub(crate) fn fill_index(
+        &mut self,
+        h: &DbHandle,
+        table: &Arc<TableDef>,
+        pos: usize,
+    ) -> SqlResult<()> {
         if !self.table_has_rows(h, table)? {
             return Ok(());
         }
@@ -1531,7 +1652,7 @@ impl Session {
     /// copies the rows (`map`: per column of `new`, its source column in `old`; None = NULL;
     /// `fill`: columns of `new` set to a constant instead, e.g. an added column's default) and
     /// drops the old storage. Returns `new` with its storage ids filled in.
-    fn rebuild_table(
+    pub(crate) fn rebuild_table(
         &mut self,
         h: &DbHandle,
         old: &Arc<TableDef>,
@@ -1570,7 +1691,7 @@ impl Session {
         Ok((*new).clone())
     }
 
-    fn table_has_rows(&mut self, h: &DbHandle, t: &TableDef) -> SqlResult<bool> {
+    pub(crate) fn table_has_rows(&mut self, h: &DbHandle, t: &TableDef) -> SqlResult<bool> {
         let mut batch = storage::RowBatch::new();
         match t.storage {
             TableStorage::Heap(id) => {

@@ -75,35 +75,83 @@ impl Session {
     pub fn execute_batch(&mut self, text: &str, sink: &mut dyn EventSink) {
         self.request = Some(crate::session::RequestInfo {
             start: std::time::Instant::now(),
-            start_time: crate::ddl::now_text(),
+            start_time: std::time::SystemTime::now(),
             cpu_us: crate::run::thread_cpu_us(),
             io: self.io_totals(),
         });
-        let stmts = match parser::parse_batch(text).and_then(|stmts| {
-            crate::showplan::check_showplan_alone(&stmts)?;
-            Ok(stmts)
-        }) {
-            Ok(s) => s,
-            Err(e) => {
-                self.error = e.number;
-                sink.error(&e);
-                return;
+        let key = if self.showplan_on() {
+            None
+        } else {
+            crate::plan_cache::PlanKey::new(text, Vec::new(), &self.database, &self.options)
+        };
+        let cached = key.as_ref().and_then(|k| self.plan_cache.take(k));
+        let mut entry = match cached {
+            Some(e) => e,
+            None => {
+                let stmts = match parser::parse_batch(text).and_then(|stmts| {
+                    crate::showplan::check_showplan_alone(&stmts)?;
+                    Ok(stmts)
+                }) {
+                    Ok(s) => s,
+                    Err(e) => {
+                        self.error = e.number;
+                        sink.error(&e);
+                        return;
+                    }
+                };
+                if self.showplan_on() {
+                    self.showplan_batch(text, &stmts, sink);
+                    return;
+                }
+                let prog = match self.compile_program(stmts, Vec::new(), false) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        self.error = e.number;
+                        sink.error(&e);
+                        return;
+                    }
+                };
+                let rc = crate::compile::RunCache::for_program(&prog);
+                crate::plan_cache::CachedProgram::new(std::sync::Arc::new(prog), rc)
             }
         };
-        if self.showplan_on() {
-            self.showplan_batch(text, &stmts, sink);
-            return;
+        let prog = entry.prog.clone();
+        let (r, _) = self.run_program(&prog, &mut entry.rc, Vec::new(), sink);
+        if let Some(k) = key {
+            self.plan_cache.put(k, entry);
         }
-        let prog = match self.compile_program(stmts, Vec::new(), false) {
-            Ok(p) => p,
-            Err(e) => {
-                self.error = e.number;
-                sink.error(&e);
-                return;
-            }
-        };
-        let mut rc = crate::compile::RunCache::for_program(&prog);
-        let (r, _) = self.run_program(&prog, &mut rc, Vec::new(), sink);
+        self.finish_request(r.map(|_| ()), sink);
+    }
+
+    /// Runs one parameterised statement list the way a client's RPC call of `sp_executesql`
+    /// does: `params` are (name with `@`, type, value); the compiled program is cached by text
+    /// and parameter types (plan_cache.rs), so repeated calls with other values skip parsing,
+    /// binding and optimisation. Returns the parameters' final values (OUTPUT parameters).
+    pub fn execute_parameterized(
+        &mut self,
+        text: &str,
+        params: Vec<(String, DataType, Value)>,
+        sink: &mut dyn EventSink,
+    ) -> Vec<Value> {
+        self.request = Some(crate::session::RequestInfo {
+            start: std::time::Instant::now(),
+            start_time: std::time::SystemTime::now(),
+            cpu_us: crate::run::thread_cpu_us(),
+            io: self.io_totals(),
+        });
+        let params = params
+            .into_iter()
+            .map(|(n, data_type, value)| (n, crate::session::Variable { data_type, value }))
+            .collect();
+        let r = self.run_dynamic(text, params, sink);
+        let out = r.as_ref().cloned().unwrap_or_default();
+        self.finish_request(r.map(|_| ()), sink);
+        out
+    }
+
+    /// End of a request (batch or RPC): reports a batch-aborting error, rolls back a doomed
+    /// transaction (3998) and resets the per-request state.
+    fn finish_request(&mut self, r: SqlResult<()>, sink: &mut dyn EventSink) {
         if self.frames.is_empty() {
             self.frames.push(Default::default());
         }
@@ -122,6 +170,7 @@ impl Session {
         }
         self.modules.clear();
         self.try_depth = 0;
+        self.trig = Default::default();
     }
 
     fn report_batch_abort(&mut self, mut e: SqlError, sink: &mut dyn EventSink) {
@@ -156,9 +205,11 @@ impl Session {
                         Some(m) if e.procedure.is_empty() => e.in_procedure(m.clone()),
                         _ => e,
                     };
+                    let raiserror = matches!(s.kind, StatementKind::RaisError(_));
                     if self.try_depth > 0
                         || is_batch_abort(&e)
-                        || self.options.xact_abort
+                        || (self.options.xact_abort && !raiserror)
+                        || self.trig.batch_abort
                         || e.procedure == THROW_MARK
                     {
                         return Err(e);
@@ -194,6 +245,7 @@ impl Session {
             | K::CreateSchema { .. }
             | K::CreateSequence(_)
             | K::AlterSequence(_)
+            | K::CreateType(_)
             | K::AlterIndex(_)
             | K::CreateStatistics(_)
             | K::UpdateStatistics(_) => {
@@ -385,12 +437,15 @@ impl Session {
             K::Dbcc(d) => self.dbcc(d, sink)?,
             K::WaitFor { delay, value } => {
                 let v = self.eval(value)?;
-                if *delay {
-                    if let Some(t) = crate::render::value_text(&v, &DataType::VarChar(None)) {
-                        let secs = parse_delay(&t);
-                        std::thread::sleep(std::time::Duration::from_secs_f64(secs.min(60.0)));
-                    }
-                }
+                let ticks = waitfor_ticks(&v)?;
+                let wait = if *delay {
+                    ticks
+                } else {
+                    // WAITFOR TIME: until the next occurrence of that time of day.
+                    let now = server_ticks_of_day();
+                    (ticks - now).rem_euclid(TICKS_PER_DAY)
+                };
+                std::thread::sleep(std::time::Duration::from_nanos(wait as u64 * 100));
             }
             K::Label(_) => {}
             K::Goto(l) => return Err(SqlError::unsupported(format!("GOTO {}", l.value))),
@@ -403,6 +458,9 @@ impl Session {
             K::CreatePartitionFunction(_) | K::CreatePartitionScheme(_) => {
                 return Err(SqlError::unsupported("partitioning"))
             }
+            K::Unsupported { keyword, text }
+                if matches!(keyword.as_str(), "ENABLE" | "DISABLE")
+                    && self.autocommit(|me| me.enable_disable_trigger(keyword, text))? => {}
             K::Unsupported { keyword, .. } => {
                 // Permissions statements succeed silently: the only login is sysadmin.
                 if !matches!(keyword.as_str(), "GRANT" | "DENY" | "REVOKE") {
@@ -675,8 +733,13 @@ impl Session {
         let h = self.current_db()?;
         match d.command.as_str() {
             "DROPCLEANBUFFERS" => h.store.drop_clean_buffers()?,
-            "FREEPROCCACHE" | "FREESYSTEMCACHE" | "FREESESSIONCACHE" | "TRACEON" | "TRACEOFF"
-            | "SETCPUWEIGHT" | "SETIOWEIGHT" => {}
+            "FREEPROCCACHE" | "FREESYSTEMCACHE" | "FREESESSIONCACHE" => {
+                // Only this session's caches exist (plan_cache.rs); entries of running
+                // modules are re-created when they finish.
+                self.plan_cache.clear();
+                self.proc_cache.clear();
+            }
+            "TRACEON" | "TRACEOFF" | "SETCPUWEIGHT" | "SETIOWEIGHT" => {}
             "CHECKDB" | "CHECKTABLE" | "CHECKALLOC" => {
                 let errs = h.store.check()?;
                 if let Some(first) = errs.first() {
@@ -684,6 +747,7 @@ impl Session {
                 }
             }
             "CHECKIDENT" => return self.checkident(d, sink),
+            "SQLPERF" => crate::sysfuncs::dbcc_sqlperf(&d.args)?,
             other => return Err(SqlError::unsupported(format!("DBCC {other}"))),
         }
         if !d.options.iter().any(|o| o == "NO_INFOMSGS") {
@@ -892,12 +956,32 @@ pub(crate) fn value_to_i64(v: &Value) -> SqlResult<i64> {
 }
 
 /// `hh:mm:ss[.fff]` → seconds.
-fn parse_delay(t: &str) -> f64 {
-    let mut secs = 0.0;
-    for part in t.trim().split(':') {
-        secs = secs * 60.0 + part.trim().parse::<f64>().unwrap_or(0.0);
+const TICKS_PER_DAY: i64 = 864_000_000_000;
+
+/// The time of day (100 ns ticks) of a WAITFOR argument: a `datetime`-convertible value without
+/// a date ('hh:mm[:ss[.mmm]]'); anything else is Msg 148.
+fn waitfor_ticks(v: &Value) -> SqlResult<i64> {
+    let text = crate::render::value_text(v, &DataType::VarChar(None)).unwrap_or_default();
+    let bad = || SqlError::new(148, &[&text]);
+    if v.is_null() {
+        return Err(bad());
     }
-    secs
+    match exec::valops::cast(v, &DataType::DateTime) {
+        // 693_595 = 1900-01-01 in days since 0001-01-01: a time without a date.
+        Ok(Value::DateTime {
+            days: 693_595,
+            ticks,
+        }) => Ok(ticks),
+        _ => Err(bad()),
+    }
+}
+
+/// The server's current time of day in 100 ns ticks, on the clock GETDATE() reads (UTC).
+fn server_ticks_of_day() -> i64 {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    (now.as_nanos() / 100).rem_euclid(TICKS_PER_DAY as u128) as i64
 }
 
 #[allow(dead_code)]

@@ -8,7 +8,8 @@
 //!   [`events`] (result sets, row counts, messages, errors) into an [`EventSink`].
 //! * interp.rs — the procedural interpreter (control flow, TRY/CATCH, EXEC, transactions) and
 //!   SQL Server's statement- vs batch-aborting error rules; query.rs — the glue to
-//!   plan/optimizer/exec and the session's `ExecEnv`; ddl.rs — DDL; sysviews.rs — `sys.*` and
+//!   plan/optimizer/exec and the session's `ExecEnv`; trigger.rs — DML triggers (AFTER and
+//!   INSTEAD OF, `inserted` / `deleted`); ddl.rs — DDL; sysviews.rs — `sys.*` and
 //!   `INFORMATION_SCHEMA` views; bootstrap.rs — `master.dbo.spt_values`.
 //! * compile.rs / run.rs — batches, procedures, scalar functions and dynamic SQL are compiled
 //!   once into a program (variable slots, cached bound expressions and plans invalidated by the
@@ -23,8 +24,11 @@ pub mod bootstrap;
 mod compile;
 pub mod dbcat;
 pub mod ddl;
+mod ddl_alter;
+mod ddl_type;
 pub mod events;
 mod interp;
+mod plan_cache;
 mod query;
 pub mod render;
 mod run;
@@ -32,7 +36,11 @@ pub mod sequence;
 pub mod server;
 pub mod session;
 mod showplan;
+mod sysfuncs;
 pub mod sysviews;
+mod sysviews_more;
+mod trigger;
+mod tvf;
 
 pub use events::{CollectSink, Event, EventSink, InfoMessage, OutColumn};
 pub use server::{DbHandle, Engine, EngineConfig};

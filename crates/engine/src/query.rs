@@ -97,8 +97,38 @@ impl Session {
         if matches!(s.kind, ast::StatementKind::Merge(_)) {
             return self.run_merge(s, sink);
         }
+        if self.run_instead_of(s, sink)? {
+            return Ok(());
+        }
         let (physical, is_dml) = self.plan_statement(s)?;
-        self.execute_plan(&physical, is_dml, defer_metadata(s), sink)
+        self.with_grant(s, |me| {
+            me.execute_plan(&physical, is_dml, defer_metadata(s), sink)
+        })
+    }
+
+    /// Runs `f` with the operator memory budget scaled by the statement's
+    /// `OPTION (MAX_GRANT_PERCENT = p)` (p percent of the configured budget).
+    pub(crate) fn with_grant<T>(
+        &mut self,
+        s: &ast::Statement,
+        f: impl FnOnce(&mut Self) -> SqlResult<T>,
+    ) -> SqlResult<T> {
+        let options = match &s.kind {
+            ast::StatementKind::Select(q) => &q.options,
+            ast::StatementKind::Update(u) => &u.options,
+            ast::StatementKind::Delete(d) => &d.options,
+            _ => return f(self),
+        };
+        let Some(p) = options.iter().find_map(|h| match *h {
+            ast::QueryHint::MaxGrantPercent(p) => Some(p),
+            _ => None,
+        }) else {
+            return f(self);
+        };
+        let prev = self.grant_percent.replace(p);
+        let r = f(self);
+        self.grant_percent = prev;
+        r
     }
 
     /// MERGE: bound into its own plan shape (`plan::MergePlan`: the source/target join and the
@@ -109,6 +139,7 @@ impl Session {
         sink: &mut dyn EventSink,
     ) -> SqlResult<()> {
         let bound = plan::bind_merge(s, &*self)?;
+        self.check_merge_output_triggers(&bound.table, bound.output.as_ref())?;
         let physical = bound.try_map(
             &mut |op: plan::LogicalOp| {
                 let columns = op.columns();
@@ -147,6 +178,9 @@ impl Session {
         defer: bool,
         sink: &mut dyn EventSink,
     ) -> SqlResult<()> {
+        if is_dml {
+            self.check_output_triggers(physical)?;
+        }
         self.execute_with(is_dml, defer, sink, |me, adapter| {
             exec::execute(physical, me, adapter)
         })
@@ -186,6 +220,14 @@ impl Session {
                 }
                 let n = summary.rows_affected.unwrap_or(rows);
                 self.rowcount = n as i64;
+                if let Some(d) = self.trig.deferred.as_mut() {
+                    // INSERT ... EXEC inserts row by row; its triggers fire once at the end.
+                    crate::trigger::merge_changes(d, summary.changes);
+                } else if !summary.changes.is_empty() {
+                    // AFTER triggers run inside the statement, before its row count.
+                    self.fire_after_triggers(summary.changes, n, adapter.sink)?;
+                    self.rowcount = n as i64;
+                }
                 if is_dml && show {
                     adapter.sink.row_count(n);
                 }
@@ -362,7 +404,7 @@ impl Session {
             "USER_NAME" | "CURRENT_USER" | "SESSION_USER" | "USER" => Value::NVarChar("dbo".into()),
             "HOST_NAME" => Value::NVarChar("localhost".into()),
             "APP_NAME" => Value::NVarChar("latchkey".into()),
-            "IS_SRVROLEMEMBER" | "IS_MEMBER" => Value::Int(1),
+            "IS_MEMBER" => Value::Int(1),
             // `NEXT VALUE FOR seq`: the binder passes the sequence name as text.
             "NEXT VALUE FOR" | "NEXT_VALUE_FOR" => {
                 let Some(name) = args.first().and_then(text) else {
@@ -407,6 +449,9 @@ impl Session {
                 }
             }
             _ => {
+                if let Some(v) = self.system_function(n, args)? {
+                    return Ok(Some(v));
+                }
                 // A scalar user-defined function (the binder passes its name as written).
                 let q = crate::ddl::qualified_from_text(name);
                 return match self.find_object(&q)? {
@@ -472,6 +517,16 @@ impl plan::BindEnv for Session {
 }
 
 impl ExecEnv for Session {
+    fn spill_config(&self) -> exec::SpillConfig {
+        let mut c = self.engine.spill_config();
+        if let Some(p) = self.grant_percent {
+            // like SQL Server's minimum required grant: never below 128 KiB
+            let scaled = (c.operator_budget as f64 * p.clamp(0.0, 100.0) / 100.0) as usize;
+            c.operator_budget = scaled.max(128 << 10).min(c.operator_budget);
+        }
+        c
+    }
+
     fn storage(&mut self, database: &str) -> SqlResult<Arc<storage::Database>> {
         Ok(self.db(database)?.store.clone())
     }
@@ -565,7 +620,23 @@ impl ExecEnv for Session {
     }
 
     fn call_function(&mut self, name: &str, args: &[Value]) -> SqlResult<Option<Value>> {
+        if let Some(r) = self.trigger_function(name, args) {
+            return r.map(Some);
+        }
         self.session_function(name, args)
+    }
+
+    fn call_table_function(
+        &mut self,
+        database: &str,
+        object_id: i32,
+        args: &[Value],
+    ) -> SqlResult<Vec<Vec<Value>>> {
+        Session::call_table_function(self, database, object_id, args)
+    }
+
+    fn wants_images(&mut self, table: &TableDef) -> bool {
+        self.trigger_wants_images(table)
     }
 
     fn referencing_tables(

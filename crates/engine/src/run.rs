@@ -192,9 +192,13 @@ impl Session {
                         Some(m) if e.procedure.is_empty() => e.in_procedure(m.clone()),
                         _ => e,
                     };
+                    // RAISERROR does not honor XACT_ABORT.
+                    let raiserror = matches!(&n.kind, NodeKind::Other(s)
+                        if matches!(s.kind, StatementKind::RaisError(_)));
                     if self.try_depth > 0
                         || is_batch_abort(&e)
-                        || self.options.xact_abort
+                        || (self.options.xact_abort && !raiserror)
+                        || self.trig.batch_abort
                         || e.procedure == THROW_MARK
                     {
                         return Err(Box::new(e));
@@ -344,6 +348,7 @@ impl Session {
     /// Common CATCH entry: clears the THROW mark, re-raises fatal errors, dooms or ends the
     /// transaction as SQL Server does.
     pub(crate) fn enter_catch(&mut self, mut e: SqlError) -> SqlResult<SqlError> {
+        self.trig.batch_abort = false;
         if e.procedure == THROW_MARK {
             e.procedure.clear();
         }
@@ -620,6 +625,9 @@ impl Session {
             // MERGE has its own plan shape and is not cached yet.
             return self.run_merge(s, sink);
         }
+        if self.run_instead_of(s, sink)? {
+            return Ok(());
+        }
         let gen = crate::dbcat::schema_generation();
         let cached = match rc.plans.get(id) {
             Some(Some((g, p, dml))) if *g == gen && !recompile => Some((p.clone(), *dml)),
@@ -638,7 +646,9 @@ impl Session {
                 (p, dml)
             }
         };
-        self.execute_plan(&plan, is_dml, crate::query::defer_metadata(s), sink)
+        self.with_grant(s, |me| {
+            me.execute_plan(&plan, is_dml, crate::query::defer_metadata(s), sink)
+        })
     }
 
     /// EXEC of a stored procedure: compiled once per session and text version.
@@ -808,7 +818,7 @@ impl Session {
                 self.assign_var(&v, var.value.clone())?;
             }
         }
-        if self.trancount != trancount && self.try_depth == 0 {
+        if self.trancount != trancount && self.try_depth == 0 && self.trig.stack.is_empty() {
             sink.error(&SqlError::new(266, &[&trancount, &self.trancount]).in_procedure(display));
         }
         Ok(status)
@@ -1008,9 +1018,8 @@ impl Session {
         sink: &mut dyn EventSink,
     ) -> SqlResult<Vec<Value>> {
         let r = self.nested_scope(sink, |me, sink| {
-            let stmts = parser::parse_batch(text)?;
-            let mut decls = Vec::new();
-            let mut values = Vec::new();
+            let mut decls = Vec::with_capacity(params.len());
+            let mut values = Vec::with_capacity(params.len());
             for (n, v) in params {
                 decls.push(VarDecl {
                     name: n.to_lowercase(),
@@ -1019,10 +1028,30 @@ impl Session {
                 });
                 values.push(v.value);
             }
-            let prog = me.compile_program(stmts, decls, false)?;
-            let mut rc = RunCache::for_program(&prog);
+            let key = crate::plan_cache::PlanKey::new(
+                text,
+                decls
+                    .iter()
+                    .map(|d| (d.name.clone(), d.data_type.clone()))
+                    .collect(),
+                &me.database,
+                &me.options,
+            );
+            let mut entry = match key.as_ref().and_then(|k| me.plan_cache.take(k)) {
+                Some(e) => e,
+                None => {
+                    let stmts = parser::parse_batch(text)?;
+                    let prog = me.compile_program(stmts, decls, false)?;
+                    let rc = RunCache::for_program(&prog);
+                    crate::plan_cache::CachedProgram::new(Arc::new(prog), rc)
+                }
+            };
             let n = values.len();
-            let (r, frame) = me.run_program(&prog, &mut rc, values, sink);
+            let prog = entry.prog.clone();
+            let (r, frame) = me.run_program(&prog, &mut entry.rc, values, sink);
+            if let Some(k) = key {
+                me.plan_cache.put(k, entry);
+            }
             r?;
             Ok(frame.vars.into_iter().take(n).map(|v| v.value).collect())
         })?;
@@ -1112,6 +1141,7 @@ impl Session {
             me.options.nocount = true;
             let mut total = 0u64;
             let mut r = Ok(());
+            let outer_deferred = me.trig.deferred.replace(Vec::new());
             for row in &rows {
                 if row.len() != names.len() {
                     r = Err(SqlError::custom(
@@ -1134,7 +1164,13 @@ impl Session {
                 total += me.rowcount.max(0) as u64;
             }
             me.options.nocount = nocount;
-            r.map(|_| total)
+            let changes = std::mem::replace(&mut me.trig.deferred, outer_deferred);
+            r?;
+            if let Some(changes) = changes.filter(|c| !c.is_empty()) {
+                me.rowcount = total as i64;
+                me.fire_after_triggers(changes, total, sink)?;
+            }
+            Ok(total)
         })?;
         self.rowcount = total as i64;
         if !nocount {
@@ -1168,7 +1204,7 @@ pub(crate) fn thread_cpu_us() -> u64 {
 pub(crate) struct StatStart {
     wall: std::time::Instant,
     cpu_us: u64,
-    io: Vec<(String, storage::IoStats)>,
+    io: crate::server::IoSnapshot,
 }
 
 /// First base table a statement reads or writes (for the `Table 'x'.` line).
@@ -1207,11 +1243,7 @@ fn statement_table(s: &Statement) -> Option<String> {
 impl Session {
     pub(crate) fn stat_start(&self) -> StatStart {
         let io = if self.options.statistics_io {
-            self.engine
-                .databases()
-                .into_iter()
-                .map(|h| (h.def.name.clone(), h.store.io_stats()))
-                .collect()
+            self.engine.object_io_snapshot()
         } else {
             Vec::new()
         };
@@ -1233,24 +1265,16 @@ impl Session {
                 NodeKind::Query { stmt, .. } => statement_table(stmt),
                 _ => None,
             };
-            if let Some(table) = table {
-                let (mut l, mut p, mut ra) = (0, 0, 0);
-                for (db, before) in &st.io {
-                    if let Some(h) = self.engine.database(db) {
-                        let now = h.store.io_stats();
-                        l += now.logical_reads.saturating_sub(before.logical_reads);
-                        p += now.physical_reads.saturating_sub(before.physical_reads);
-                        ra += now.read_ahead_reads.saturating_sub(before.read_ahead_reads);
-                    }
+            if table.is_some() {
+                // one line per table whose pages the statement read (server.rs)
+                for text in self.engine.statistics_io_lines(&st.io) {
+                    sink.message(&InfoMessage {
+                        text,
+                        number: 3615,
+                        severity: 0,
+                        state: 1,
+                    });
                 }
-                sink.message(&InfoMessage {
-                    text: format!(
-                        "Table '{table}'. Scan count 1, logical reads {l}, physical reads {p}, page server reads 0, read-ahead reads {ra}, page server read-ahead reads 0, lob logical reads 0, lob physical reads 0, lob page server reads 0, lob page server read-ahead reads 0."
-                    ),
-                    number: 3615,
-                    severity: 0,
-                    state: 1,
-                });
             }
         }
         if self.options.statistics_time {

@@ -23,6 +23,9 @@ use crate::dbcat::DbCatalog;
 #[derive(Clone, Debug, Default)]
 pub struct EngineConfig {
     pub storage: StorageConfig,
+    /// Memory budget of one memory-consuming query operator (sort, hash join, hash
+    /// aggregate) before it spills to tempdb work files; `None` = the default (256 MiB).
+    pub operator_memory_bytes: Option<usize>,
 }
 
 /// One open database: its storage and its catalog cache.
@@ -48,6 +51,8 @@ impl DbHandle {
 /// The engine: shared by all sessions of a process.
 pub struct Engine {
     data_dir: PathBuf,
+    /// `<data_dir>/tempdb/workfiles`: spill files of sorts, hash joins and aggregates.
+    workfiles: Arc<Path>,
     config: EngineConfig,
     dbs: Mutex<Vec<Arc<DbHandle>>>,
     next_spid: AtomicI32,
@@ -64,6 +69,7 @@ impl Engine {
             .map_err(|e| SqlError::io("create directory", &data_dir.display().to_string(), &e))?;
         let engine = Arc::new(Engine {
             data_dir: data_dir.to_path_buf(),
+            workfiles: data_dir.join("tempdb").join("workfiles").into(),
             config,
             dbs: Mutex::new(Vec::new()),
             next_spid: AtomicI32::new(51),
@@ -116,6 +122,18 @@ impl Engine {
     /// The data directory.
     pub fn data_dir(&self) -> &Path {
         &self.data_dir
+    }
+
+    /// Memory budget and work file directory (`<data_dir>/tempdb/workfiles`, removed with
+    /// tempdb at every start) of query operators.
+    pub fn spill_config(&self) -> exec::SpillConfig {
+        exec::SpillConfig {
+            operator_budget: self
+                .config
+                .operator_memory_bytes
+                .unwrap_or(exec::spill::DEFAULT_OPERATOR_BUDGET),
+            dir: Some(self.workfiles.clone()),
+        }
     }
 
     /// A database by name (case-insensitive).
@@ -218,5 +236,109 @@ impl Engine {
     /// A new session id (`@@SPID`).
     pub fn next_spid(&self) -> i32 {
         self.next_spid.fetch_add(1, Ordering::Relaxed)
+    }
+}
+
+// ---------------------------------------------------------------- SET STATISTICS IO
+
+/// Per-object I/O counters of every open database (taken before a statement).
+pub(crate) type IoSnapshot = Vec<(i32, Vec<(storage::ObjId, storage::ObjectIo)>)>;
+
+impl Engine {
+    /// Snapshot of the per-object I/O counters of every database.
+    pub(crate) fn object_io_snapshot(&self) -> IoSnapshot {
+        self.databases()
+            .into_iter()
+            .map(|h| (h.def.database_id, h.store.object_io()))
+            .collect()
+    }
+
+    /// SQL Server's STATISTICS IO lines for the tables whose storage was read since
+    /// `before`: one per table (heap or clustered index plus its nonclustered indexes), in
+    /// storage creation order.
+    pub(crate) fn statistics_io_lines(&self, before: &IoSnapshot) -> Vec<String> {
+        let mut lines = Vec::new();
+        for h in self.databases() {
+            let old = before
+                .iter()
+                .find(|(id, _)| *id == h.def.database_id)
+                .map(|(_, v)| v.as_slice())
+                .unwrap_or(&[]);
+            let now = h.store.object_io();
+            let mut touched: Vec<(u64, storage::ObjectIo)> = Vec::new();
+            for (obj, io) in now {
+                let prev = old
+                    .binary_search_by_key(&obj, |(o, _)| *o)
+                    .map(|i| old[i].1)
+                    .unwrap_or_default();
+                let d = io.since(&prev);
+                if !d.is_zero() {
+                    touched.push((obj.0, d));
+                }
+            }
+            if touched.is_empty() {
+                continue;
+            }
+            let owners = h.storage_owners();
+            // (first storage id, table name, summed counters)
+            let mut tables: Vec<(u64, String, storage::ObjectIo)> = Vec::new();
+            for (obj, d) in touched {
+                let Some((first, name)) = owners.get(&obj) else {
+                    continue; // the catalog B-tree, dropped objects
+                };
+                match tables.iter_mut().find(|t| t.0 == *first) {
+                    Some(t) => {
+                        t.2.scans += d.scans;
+                        t.2.logical_reads += d.logical_reads;
+                        t.2.physical_reads += d.physical_reads;
+                        t.2.read_ahead_reads += d.read_ahead_reads;
+                        t.2.lob_logical_reads += d.lob_logical_reads;
+                        t.2.lob_physical_reads += d.lob_physical_reads;
+                    }
+                    None => tables.push((*first, name.clone(), d)),
+                }
+            }
+            tables.sort_by_key(|t| t.0);
+            for (_, name, d) in tables {
+                lines.push(statistics_io_line(&name, &d));
+            }
+        }
+        lines
+    }
+}
+
+/// One `Table 'T'. Scan count ...` line (SQL Server 2019+ text, message 3615).
+pub fn statistics_io_line(table: &str, d: &storage::ObjectIo) -> String {
+    format!(
+        "Table '{table}'. Scan count {}, logical reads {}, physical reads {}, page server reads 0, read-ahead reads {}, page server read-ahead reads 0, lob logical reads {}, lob physical reads {}, lob page server reads 0, lob read-ahead reads 0, lob page server read-ahead reads 0.",
+        d.scans,
+        d.logical_reads,
+        d.physical_reads,
+        d.read_ahead_reads,
+        d.lob_logical_reads,
+        d.lob_physical_reads
+    )
+}
+
+impl DbHandle {
+    /// Storage object id -> (the table's first storage id, table name) for every heap and
+    /// index of the database's tables.
+    pub fn storage_owners(&self) -> std::collections::HashMap<u64, (u64, String)> {
+        let cat = self.cat.read();
+        let mut m = std::collections::HashMap::new();
+        for t in cat.tables() {
+            let mut ids: Vec<u64> = t.indexes.iter().map(|i| i.storage_id).collect();
+            if let catalog::TableStorage::Heap(h) = t.storage {
+                ids.push(h);
+            }
+            ids.retain(|&i| i != 0);
+            let Some(&first) = ids.iter().min() else {
+                continue;
+            };
+            for i in ids {
+                m.insert(i, (first, t.name.clone()));
+            }
+        }
+        m
     }
 }

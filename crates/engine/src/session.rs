@@ -191,18 +191,26 @@ pub struct Session {
     pub(crate) temp_counter: u64,
     /// Compiled procedures: (database, object id) → program and its caches (run.rs).
     pub(crate) proc_cache: HashMap<(String, ObjectId), crate::run::ProcEntry>,
+    /// Compiled ad-hoc batches and parameterised statements (plan_cache.rs).
+    pub(crate) plan_cache: crate::plan_cache::PlanCache,
     /// The running request (batch) for `sys.dm_exec_requests`.
     pub(crate) request: Option<RequestInfo>,
     /// Scalar function nesting (RETURN expr yields a value) and the value returned.
     pub(crate) function_depth: u32,
     pub(crate) function_result: Option<Value>,
+    /// Executing DML triggers (`inserted` / `deleted`), see trigger.rs.
+    pub(crate) trig: crate::trigger::TriggerState,
+    /// `OPTION (MAX_GRANT_PERCENT = p)` of the running statement: scales the operator memory
+    /// budget (query.rs `with_grant`).
+    pub(crate) grant_percent: Option<f64>,
 }
 
 /// Counters at the start of the current batch (`sys.dm_exec_requests`).
 #[derive(Clone, Debug)]
 pub struct RequestInfo {
     pub start: std::time::Instant,
-    pub start_time: String,
+    /// Wall-clock start, formatted only when `sys.dm_exec_requests` is read.
+    pub start_time: std::time::SystemTime,
     pub cpu_us: u64,
     /// Summed over all databases: logical reads, physical reads, page writes.
     pub io: (u64, u64, u64),
@@ -247,9 +255,12 @@ impl Session {
             modules: Vec::new(),
             temp_counter: 0,
             proc_cache: HashMap::new(),
+            plan_cache: Default::default(),
             request: None,
             function_depth: 0,
             function_result: None,
+            trig: Default::default(),
+            grant_percent: None,
         }
     }
 
@@ -553,6 +564,15 @@ impl Session {
             let found = id.and_then(|id| h.cat.read().objects.get(&id).cloned());
             return Ok(found.map(|o| (h.clone(), o)));
         }
+        // Inside a trigger, one-part names resolve in the trigger's schema first.
+        if name.schema.is_none() && name.database.is_none() {
+            if let Some(ts) = self.trigger_schema() {
+                let found = h.cat.read().lookup(ts, &name.name).cloned();
+                if let Some(o) = found {
+                    return Ok(Some((h, o)));
+                }
+            }
+        }
         let found = h.cat.read().lookup(&schema, &name.name).cloned();
         Ok(found.map(|o| (h, o)))
     }
@@ -625,6 +645,9 @@ impl Catalog for Session {
     }
 
     fn resolve_table(&self, name: &QualifiedName) -> SqlResult<Option<TableRef>> {
+        if let Some(t) = self.trigger_table(name) {
+            return Ok(Some(t));
+        }
         if let Some(schema) = &name.schema {
             if schema.eq_ignore_ascii_case("sys")
                 || schema.eq_ignore_ascii_case("INFORMATION_SCHEMA")

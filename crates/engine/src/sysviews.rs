@@ -11,11 +11,11 @@ fn col(name: &str, t: DataType, nullable: bool) -> ColumnDef {
     ColumnDef::new(name, t, nullable)
 }
 
-fn sysname() -> DataType {
+pub(crate) fn sysname() -> DataType {
     DataType::NVarChar(Some(128))
 }
 
-fn s(v: &str) -> Value {
+pub(crate) fn s(v: &str) -> Value {
     Value::NVarChar(v.to_string())
 }
 
@@ -23,11 +23,11 @@ fn vs(v: &str) -> Value {
     Value::VarChar(v.to_string())
 }
 
-fn b(v: bool) -> Value {
+pub(crate) fn b(v: bool) -> Value {
     Value::Bit(v)
 }
 
-fn dt(text: &str) -> Value {
+pub(crate) fn dt(text: &str) -> Value {
     // create_date text "yyyy-mm-dd hh:mi:ss.mmm" → datetime; fall back to NULL.
     match exec::valops::cast(&Value::VarChar(text.to_string()), &DataType::DateTime) {
         Ok(v) => v,
@@ -93,7 +93,7 @@ pub fn type_info(t: &DataType) -> (i32, i32, i32, i32) {
     }
 }
 
-const SYSTEM_TYPES: &[(&str, i32)] = &[
+pub(crate) const SYSTEM_TYPES: &[(&str, i32)] = &[
     ("image", 34),
     ("text", 35),
     ("uniqueidentifier", 36),
@@ -127,7 +127,7 @@ const SYSTEM_TYPES: &[(&str, i32)] = &[
     ("sysname", 231),
 ];
 
-fn objects_columns() -> Vec<ColumnDef> {
+pub(crate) fn objects_columns() -> Vec<ColumnDef> {
     vec![
         col("name", sysname(), false),
         col("object_id", DataType::Int, false),
@@ -228,6 +228,37 @@ pub fn system_view(
                 .map(|o| object_row(o, schema_id(o.schema()), 0))
                 .collect(),
         ),
+        (true, "triggers") => {
+            let c = vec![
+                col("name", sysname(), false),
+                col("object_id", DataType::Int, false),
+                col("parent_class", DataType::TinyInt, false),
+                col("parent_class_desc", DataType::NVarChar(Some(60)), true),
+                col("parent_id", DataType::Int, false),
+                col("type", DataType::Char(2), false),
+                col("type_desc", DataType::NVarChar(Some(60)), true),
+                col("create_date", DataType::DateTime, false),
+                col("modify_date", DataType::DateTime, false),
+                col("is_ms_shipped", DataType::Bit, false),
+                col("is_disabled", DataType::Bit, false),
+                col("is_not_for_replication", DataType::Bit, false),
+                col("is_instead_of_trigger", DataType::Bit, false),
+            ];
+            let rows = objs
+                .iter()
+                .filter_map(|o| match o {
+                    SchemaObject::Module(m) => m.trigger.as_ref().map(|t| (m, t)),
+                    _ => None,
+                })
+                .map(|(m, t)| {
+                    vec![
+                        s(&m.name), Value::Int(m.object_id), Value::TinyInt(1), s("OBJECT_OR_COLUMN"), Value::Int(t.table_object_id),
+                        Value::Char("TR".into()), s("SQL_TRIGGER"), dt(&m.create_date), dt(&m.create_date), b(false), b(t.disabled), b(false), b(t.instead_of),
+                    ]
+                })
+                .collect();
+            (c, rows)
+        }
         (true, "sequences") => (
             objects_columns(),
             objs.iter().filter(|o| matches!(o, SchemaObject::Sequence(_))).map(|o| object_row(o, schema_id(o.schema()), 0)).collect(),
@@ -263,7 +294,7 @@ pub fn system_view(
                 rows.push(vec![
                     Value::SmallInt(session.spid() as i16),
                     Value::Int(0),
-                    dt(&r.start_time),
+                    dt(&crate::ddl::datetime_text(r.start_time)),
                     s("running"),
                     s("SELECT"),
                     Value::SmallInt(db_id as i16),
@@ -579,6 +610,34 @@ pub fn system_view(
             }
             (c, rows)
         }
+        (false, "schemata") => {
+            let c = vec![
+                col("CATALOG_NAME", sysname(), true),
+                col("SCHEMA_NAME", sysname(), false),
+                col("SCHEMA_OWNER", sysname(), true),
+                col("DEFAULT_CHARACTER_SET_CATALOG", DataType::VarChar(Some(6)), true),
+                col("DEFAULT_CHARACTER_SET_SCHEMA", DataType::VarChar(Some(3)), true),
+                col("DEFAULT_CHARACTER_SET_NAME", sysname(), true),
+            ];
+            let owner = |id: i32, name: &str| match id {
+                1 => "dbo".to_string(),
+                2 => "guest".to_string(),
+                3 => "INFORMATION_SCHEMA".to_string(),
+                4 => "sys".to_string(),
+                _ => name.to_string(),
+            };
+            let rows = cat
+                .schemas
+                .iter()
+                .map(|sc| {
+                    vec![
+                        s(&h.def.name), s(&sc.name), s(&owner(sc.principal_id, &sc.name)), Value::Null, Value::Null,
+                        s("iso_1"),
+                    ]
+                })
+                .collect();
+            (c, rows)
+        }
         (false, "views") => {
             let c = vec![
                 col("TABLE_CATALOG", sysname(), true),
@@ -655,6 +714,14 @@ pub fn system_view(
                 .collect();
             (c, rows)
         }
+        (true, other) => {
+            if let Some(v) = crate::sysviews_more::catalog_sys_view(session, &objs, &schema_id, other)? {
+                v
+            } else {
+                drop(objs);
+                return crate::sysviews_more::more_sys_view(other);
+            }
+        }
         _ => return Ok(None),
     };
     Ok(Some(VirtualTable {
@@ -669,7 +736,7 @@ pub fn system_view(
     }))
 }
 
-fn object_row(o: &SchemaObject, schema_id: i32, parent: i32) -> Vec<Value> {
+pub(crate) fn object_row(o: &SchemaObject, schema_id: i32, parent: i32) -> Vec<Value> {
     vec![
         s(o.name()),
         Value::Int(o.object_id()),
@@ -687,7 +754,7 @@ fn object_row(o: &SchemaObject, schema_id: i32, parent: i32) -> Vec<Value> {
 }
 
 /// Constraint objects of a table (PK, UQ, CHECK, FK, DEFAULT) for sys.objects, with derived ids.
-fn constraint_objects(t: &TableDef) -> Vec<(i32, String, &'static str, &'static str)> {
+pub(crate) fn constraint_objects(t: &TableDef) -> Vec<(i32, String, &'static str, &'static str)> {
     let mut v = Vec::new();
     let mut k = 1;
     let mut next = || {

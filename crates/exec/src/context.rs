@@ -20,6 +20,9 @@ pub struct ExecCtx<'e> {
     /// Rows of the previous recursion level per recursive CTE id.
     pub work_tables: HashMap<usize, Rc<Vec<Vec<Value>>>>,
     pub messages: Vec<SqlError>,
+    /// Row images of the DML done by this statement, for the engine's AFTER triggers (only
+    /// collected for tables the environment asks for, see `ExecEnv::wants_images`).
+    pub changes: Vec<crate::dml::DmlChanges>,
     null_warning_sent: bool,
     /// Cached results of uncorrelated subqueries, keyed by the plan node address.
     pub(crate) subquery_cache: HashMap<usize, Rc<Vec<Vec<Value>>>>,
@@ -28,20 +31,28 @@ pub struct ExecCtx<'e> {
     pub(crate) in_sets: HashMap<usize, Rc<InSet>>,
     /// Results of correlated scalar / EXISTS subqueries keyed by (plan, all parameter values).
     pub(crate) corr_cache: hashbrown::HashMap<(usize, Vec<u8>), Value>,
+    /// Memory budget per operator and spill directory (from `ExecEnv::spill_config`).
+    pub spill: crate::spill::SpillConfig,
+    /// What this statement's operators spilled so far.
+    pub spill_stats: crate::spill::SpillStats,
     rng: u64,
 }
 
 impl<'e> ExecCtx<'e> {
     pub fn new(env: &'e mut dyn ExecEnv) -> Self {
+        let spill = env.spill_config();
         ExecCtx {
             env,
             params: Vec::new(),
             work_tables: HashMap::new(),
             messages: Vec::new(),
+            changes: Vec::new(),
             null_warning_sent: false,
             subquery_cache: HashMap::new(),
             in_sets: HashMap::new(),
             corr_cache: hashbrown::HashMap::new(),
+            spill,
+            spill_stats: Default::default(),
             rng: 0x9E37_79B9_7F4A_7C15,
         }
     }

@@ -24,6 +24,93 @@ use crate::table_io::TableStore;
 use crate::valops;
 use crate::{ResultColumn, RowSink};
 
+/// The kind of a row change (which triggers it fires).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DmlAction {
+    Insert,
+    Update,
+    Delete,
+}
+
+/// Row images of one action of one statement on one table (the `inserted` / `deleted`
+/// pseudo-tables of its AFTER triggers). Rows are full table rows in column order.
+#[derive(Clone, Debug)]
+pub struct DmlChanges {
+    pub table: Arc<TableDef>,
+    pub action: DmlAction,
+    pub inserted: Vec<Vec<Value>>,
+    pub deleted: Vec<Vec<Value>>,
+    /// Columns assigned by the statement (`UPDATE(col)`, `COLUMNS_UPDATED()`); every column
+    /// for INSERT.
+    pub updated_columns: Vec<usize>,
+}
+
+/// Collects the images of one action on one table when the environment asks for them.
+pub(crate) struct Images {
+    on: bool,
+    inserted: Vec<Vec<Value>>,
+    deleted: Vec<Vec<Value>>,
+}
+
+impl Images {
+    pub(crate) fn new(table: &TableDef, ctx: &mut ExecCtx) -> Images {
+        Images {
+            on: ctx.env.wants_images(table),
+            inserted: Vec::new(),
+            deleted: Vec::new(),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn add(&mut self, inserted: Option<&[Value]>, deleted: Option<&[Value]>) {
+        if !self.on {
+            return;
+        }
+        if let Some(r) = inserted {
+            self.inserted.push(r.to_vec());
+        }
+        if let Some(r) = deleted {
+            self.deleted.push(r.to_vec());
+        }
+    }
+
+    /// Hands the images to the context (merged with an earlier entry for the same table and
+    /// action: MERGE inserts row by row). Recorded also when no row changed: AFTER triggers
+    /// fire for 0 rows too.
+    pub(crate) fn finish(
+        self,
+        table: &Arc<TableDef>,
+        action: DmlAction,
+        updated_columns: Vec<usize>,
+        ctx: &mut ExecCtx,
+    ) {
+        if !self.on {
+            return;
+        }
+        if let Some(c) = ctx
+            .changes
+            .iter_mut()
+            .find(|c| c.action == action && c.table.object_id == table.object_id)
+        {
+            c.inserted.extend(self.inserted);
+            c.deleted.extend(self.deleted);
+            for u in updated_columns {
+                if !c.updated_columns.contains(&u) {
+                    c.updated_columns.push(u);
+                }
+            }
+            return;
+        }
+        ctx.changes.push(DmlChanges {
+            table: table.clone(),
+            action,
+            inserted: self.inserted,
+            deleted: self.deleted,
+            updated_columns,
+        });
+    }
+}
+
 fn full_name(t: &TableDef) -> String {
     format!("{}.{}.{}", t.database, t.schema, t.name)
 }
@@ -45,7 +132,11 @@ pub(crate) fn to_column(v: &Value, t: &TableDef, c: usize) -> SqlResult<Value> {
         return Ok(Value::Null);
     }
     let col = &t.columns[c];
-    v.cast_for_column(&col.data_type, &full_name(t), &col.name)
+    // the table's full name only matters for error 2628: build it when that happens
+    match v.cast_for_column(&col.data_type, "", &col.name) {
+        Err(e) if e.number == 2628 => v.cast_for_column(&col.data_type, &full_name(t), &col.name),
+        r => r,
+    }
 }
 
 /// NOT NULL (515) and CHECK (547) constraints of one new row.
@@ -422,7 +513,8 @@ pub(crate) fn insert_rows_as(
     let mut store = TableStore::open(db.clone(), table.clone())?;
     let dbname = table.database.clone();
     let identity = table.identity();
-    atomically(ctx, &dbname, &mut |ctx| {
+    let mut images = Images::new(table, ctx);
+    let r = atomically(ctx, &dbname, &mut |ctx| {
         let mut n = 0u64;
         let mut new = Vec::with_capacity(table.columns.len());
         for src in &rows {
@@ -463,10 +555,18 @@ pub(crate) fn insert_rows_as(
             let txn = ctx.env.txn(&dbname)?;
             store.insert_row(txn, &new)?;
             out.add_action(Some(&new), None, new.len(), action, ctx)?;
+            images.add(Some(&new), None);
             n += 1;
         }
         Ok(n)
-    })
+    })?;
+    images.finish(
+        table,
+        DmlAction::Insert,
+        (0..table.columns.len()).collect(),
+        ctx,
+    );
+    Ok(r)
 }
 
 /// The target row's locator; None when the target side of an outer join is NULL-extended
@@ -499,6 +599,7 @@ pub fn update(
     let mut store = TableStore::open(db.clone(), table.clone())?;
     let mut out = Output::new(output);
     let dbname = table.database.clone();
+    let mut images = Images::new(table, ctx);
     atomically(ctx, &dbname, &mut |ctx| {
         let mut seen: HashSet<Vec<u8>> = HashSet::new();
         let mut n = 0u64;
@@ -537,12 +638,16 @@ pub fn update(
             let txn = ctx.env.txn(&dbname)?;
             store.update_row(txn, &loc, old, &new)?;
             out.add(Some(&new), Some(old), ncols, ctx)?;
+            images.add(Some(&new), Some(old));
             n += 1;
         }
         Ok(n)
     })
     .and_then(|n| {
         out.finish(ctx, sink)?;
+        let mut cols: Vec<usize> = sets.iter().map(|(c, _)| *c).collect();
+        cols.extend(variables.iter().filter_map(|v| v.column));
+        images.finish(table, DmlAction::Update, cols, ctx);
         Ok(n)
     })
 }
@@ -562,6 +667,7 @@ pub fn delete(
     let db = ctx.env.storage(&table.database)?;
     let mut store = TableStore::open(db.clone(), table.clone())?;
     let dbname = table.database.clone();
+    let mut images = Images::new(table, ctx);
     atomically(ctx, &dbname, &mut |ctx| {
         let mut seen: HashSet<Vec<u8>> = HashSet::new();
         let mut n = 0u64;
@@ -576,12 +682,14 @@ pub fn delete(
             let txn = ctx.env.txn(&dbname)?;
             store.delete_row(txn, &loc, &r[offset..offset + ncols])?;
             out.add(None, Some(&r[offset..offset + ncols]), ncols, ctx)?;
+            images.add(None, Some(&r[offset..offset + ncols]));
             n += 1;
         }
         Ok(n)
     })
     .and_then(|n| {
         out.finish(ctx, sink)?;
+        images.finish(table, DmlAction::Delete, Vec::new(), ctx);
         Ok(n)
     })
 }

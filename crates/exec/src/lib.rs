@@ -4,7 +4,9 @@
 //! engine's session) and streams result rows into a [`RowSink`]; [`eval_scalar`] evaluates a
 //! standalone expression (`SET @v = ...`, `IF`, `PRINT`); [`table_io`] creates, fills and drops
 //! the storage objects of tables and indexes (DDL support for the engine); [`row_format`] is the
-//! on-disk encoding of table rows and index entries.
+//! on-disk encoding of table rows and index entries; [`spill`] holds the tempdb work files of
+//! sorts, hash joins and hash aggregates that exceed their memory budget
+//! ([`ExecEnv::spill_config`], [`SpillConfig`]).
 //!
 //! Operators follow the iterator model (`open` / `next` / `row`), one file per showplan operator.
 //! Threading contract: a plan instance runs on one thread (row mode, no parallelism yet).
@@ -17,6 +19,7 @@ pub mod context;
 pub mod eval;
 pub mod operator;
 pub mod row_format;
+pub mod spill;
 pub mod table_io;
 pub mod valops;
 
@@ -35,6 +38,7 @@ mod recursive_cte;
 mod set_ops;
 mod sort;
 mod stream_aggregate;
+mod table_function;
 mod table_scan;
 mod top;
 mod window;
@@ -47,6 +51,8 @@ use plan::{NewTableSpec, PhysicalPlan, ScalarExpr, Statement};
 use types::{DataType, Value};
 
 pub use context::ExecCtx;
+pub use dml::{DmlAction, DmlChanges};
+pub use spill::{SpillConfig, SpillStats};
 
 /// What exec needs from the session (implemented by `engine::Session`).
 pub trait ExecEnv {
@@ -73,6 +79,18 @@ pub trait ExecEnv {
     fn call_function(&mut self, _name: &str, _args: &[Value]) -> SqlResult<Option<Value>> {
         Ok(None)
     }
+    /// Runs a multi-statement table-valued function (`database`, `object_id`) with argument
+    /// values already converted to its parameter types; returns the rows of its result table.
+    fn call_table_function(
+        &mut self,
+        _database: &str,
+        _object_id: i32,
+        _args: &[Value],
+    ) -> SqlResult<Vec<Vec<Value>>> {
+        Err(SqlError::unsupported(
+            "multi-statement table-valued functions",
+        ))
+    }
     /// Tables (in `database`) with a FOREIGN KEY referencing `object_id`, for REFERENCE checks
     /// on DELETE/UPDATE of the referenced table. Default: none (checks skipped).
     fn referencing_tables(
@@ -82,6 +100,11 @@ pub trait ExecEnv {
     ) -> SqlResult<Vec<Arc<TableDef>>> {
         Ok(Vec::new())
     }
+    /// Whether the DML of this statement on `table` must hand back its row images
+    /// ([`ExecSummary::changes`]): the engine answers true for tables with enabled triggers.
+    fn wants_images(&mut self, _table: &TableDef) -> bool {
+        false
+    }
     /// The table definition of a referenced table (foreign key checks), by object id.
     fn table_by_id(
         &mut self,
@@ -89,6 +112,11 @@ pub trait ExecEnv {
         _object_id: i32,
     ) -> SqlResult<Option<Arc<TableDef>>> {
         Ok(None)
+    }
+    /// Memory budget of memory-consuming operators (sort, hash join, hash aggregate) and the
+    /// directory of their spill files (the engine: `<data_dir>/tempdb/workfiles`).
+    fn spill_config(&self) -> SpillConfig {
+        SpillConfig::default()
     }
 }
 
@@ -112,6 +140,11 @@ pub struct ExecSummary {
     pub rows_affected: Option<u64>,
     /// Informational messages raised during execution (e.g. 8153 warnings), in order.
     pub messages: Vec<SqlError>,
+    /// Before/after images of the modified rows, per table and action (see
+    /// [`ExecEnv::wants_images`]); empty unless asked for.
+    pub changes: Vec<DmlChanges>,
+    /// What the operators spilled to tempdb work files.
+    pub spills: SpillStats,
 }
 
 /// Runs a physical plan.
@@ -220,6 +253,8 @@ pub fn execute(
     Ok(ExecSummary {
         rows_affected: rows,
         messages: std::mem::take(&mut ctx.messages),
+        changes: std::mem::take(&mut ctx.changes),
+        spills: ctx.spill_stats,
     })
 }
 
@@ -235,6 +270,8 @@ pub fn execute_merge(
     Ok(ExecSummary {
         rows_affected: Some(n),
         messages: std::mem::take(&mut ctx.messages),
+        changes: std::mem::take(&mut ctx.changes),
+        spills: ctx.spill_stats,
     })
 }
 

@@ -16,7 +16,7 @@ use types::Value;
 use crate::context::ExecCtx;
 use crate::dml::{
     atomically, check_foreign_keys, check_references, check_row, insert_rows_as, locator_of,
-    materialize, to_column, Output,
+    materialize, to_column, DmlAction, Images, Output,
 };
 use crate::eval::{eval, eval_pred};
 use crate::table_io::TableStore;
@@ -100,6 +100,8 @@ pub(crate) fn merge(
     let mut store = TableStore::open(db.clone(), table.clone())?;
     let mut out = Output::new(plan.output.as_ref());
     let dbname = table.database.clone();
+    let mut upd_images = Images::new(table, ctx);
+    let mut del_images = Images::new(table, ctx);
     let n = atomically(ctx, &dbname, &mut |ctx| {
         let mut acted: HashSet<Vec<u8>> = HashSet::new();
         let mut n = 0u64;
@@ -145,12 +147,14 @@ pub(crate) fn merge(
                             let txn = ctx.env.txn(&dbname)?;
                             store.update_row(txn, &loc, old, &new)?;
                             out.add_action(Some(&new), Some(old), ncols, Some("UPDATE"), ctx)?;
+                            upd_images.add(Some(&new), Some(old));
                         }
                         _ => {
                             check_references(table, old, None, "MERGE", &db, ctx)?;
                             let txn = ctx.env.txn(&dbname)?;
                             store.delete_row(txn, &loc, old)?;
                             out.add_action(None, Some(old), ncols, Some("DELETE"), ctx)?;
+                            del_images.add(None, Some(old));
                         }
                     }
                 }
@@ -160,6 +164,30 @@ pub(crate) fn merge(
         Ok(n)
     })?;
     out.finish(ctx, sink)?;
+    // AFTER triggers fire for every action the MERGE specifies, also with no row.
+    let mut set_cols: Vec<usize> = Vec::new();
+    let (mut has_ins, mut has_upd, mut has_del) = (false, false, false);
+    for c in &plan.clauses {
+        match &c.action {
+            MergeAct::Insert { .. } => has_ins = true,
+            MergeAct::Update { sets } => {
+                has_upd = true;
+                set_cols.extend(sets.iter().map(|(c, _)| *c));
+            }
+            _ => has_del = true,
+        }
+    }
+    if has_ins {
+        Images::new(table, ctx).finish(table, DmlAction::Insert, (0..ncols).collect(), ctx);
+    }
+    if has_upd {
+        set_cols.sort_unstable();
+        set_cols.dedup();
+        upd_images.finish(table, DmlAction::Update, set_cols, ctx);
+    }
+    if has_del {
+        del_images.finish(table, DmlAction::Delete, Vec::new(), ctx);
+    }
     Ok(n)
 }
 

@@ -137,11 +137,9 @@ pub fn build(op: &PhysOp) -> SqlResult<BoxOp<'_>> {
             aggs,
         )),
         PhysKind::Top { input, spec } => Box::new(top::Top::new(build(input)?, spec)),
-        PhysKind::Window { input, calls } => Box::new(window::Window::new(
-            build(input)?,
-            calls,
-            input.columns.len(),
-        )),
+        PhysKind::Window { input, calls } => {
+            Box::new(window::Window::for_plan(build(input)?, calls, input))
+        }
         PhysKind::Concatenation { inputs } => Box::new(concatenation::Concatenation::new(
             inputs.iter().map(build).collect::<SqlResult<Vec<_>>>()?,
         )),
@@ -169,6 +167,11 @@ pub fn build(op: &PhysOp) -> SqlResult<BoxOp<'_>> {
             *max_recursion,
         )),
         PhysKind::WorkTableScan { id } => Box::new(recursive_cte::WorkTableScan::new(*id)),
+        PhysKind::TableFunction { func, args } => Box::new(table_function::TableFunctionScan::new(
+            func,
+            args,
+            &op.columns,
+        )),
         PhysKind::TableScan { source, predicate } => Box::new(table_scan::TableScan::new(
             source,
             predicate.as_ref(),

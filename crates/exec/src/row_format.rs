@@ -104,7 +104,28 @@ impl RowFormat {
         if cols.is_empty() {
             return Ok(());
         }
-        let view = RecordView::new(&self.schema, rec)?;
+        self.decode_cols_from(&self.view(rec)?, cols, out)
+    }
+
+    /// A parsed view of `rec` (header, null bitmap, offsets checked once), for callers that
+    /// read one record in several steps (`decode_cols_from`, `is_null_in`).
+    pub fn view<'a>(&'a self, rec: &'a [u8]) -> SqlResult<RecordView<'a>> {
+        RecordView::new(&self.schema, rec)
+    }
+
+    /// Whether column `col` of the record is NULL, from the record's null bitmap and offsets
+    /// (the value is not decoded). Same answer as decoding and testing for `Value::Null`.
+    pub fn is_null_in(view: &RecordView<'_>, col: usize) -> SqlResult<bool> {
+        Ok(view.get(col)?.is_none())
+    }
+
+    /// `decode_cols` over an already parsed view of the record.
+    pub fn decode_cols_from(
+        &self,
+        view: &RecordView<'_>,
+        cols: &[usize],
+        out: &mut [Value],
+    ) -> SqlResult<()> {
         for &i in cols {
             let (Some(t), Some(slot)) = (self.types.get(i), out.get_mut(i)) else {
                 return Err(SqlError::internal("decoded column out of range"));

@@ -1,16 +1,24 @@
 //! Table Scan (heap) and Clustered Index Scan: read every row of a table in storage order (or
 //! clustered key order), decode into a reused row buffer, apply the pushed-down predicate.
+//!
+//! Rows are decoded straight from the latched page by a storage visitor (`visit_next`): only
+//! the needed columns, into a reused buffer of values, with no copy of the record. A
+//! predicate that cannot touch other pages (no subquery, no engine-evaluated function) is
+//! evaluated there too, so the other columns are decoded only for rows that pass (late
+//! materialization); any other predicate runs after the latch is released. `COUNT(*)`
+//! without a predicate asks storage to count (slot arrays only).
 
 use std::ops::Bound;
 
 use common::SqlResult;
-use plan::{ScalarExpr, TableSource};
-use storage::{BTreeScan, HeapScan, RowBatch, ScanDirection};
+use plan::{ScalarExpr, ScalarFunc, ScalarKind, TableSource};
+use storage::{BTreeScan, HeapScan, ScanDirection};
 use types::Value;
 
 use crate::context::ExecCtx;
 use crate::eval::eval_pred;
 use crate::operator::Operator;
+use crate::row_format::RowFormat;
 use crate::table_io::TableStore;
 
 enum Cursor {
@@ -26,10 +34,21 @@ pub struct TableScan<'p> {
     backward: bool,
     store: Option<TableStore>,
     cursor: Cursor,
-    batch: RowBatch,
+    /// Decoded rows of the current page: the values of `cols`, `late_cols` (and the
+    /// locator), packed.
+    rows: Vec<Value>,
+    /// One row being decoded under the page latch (full width).
+    scratch: Vec<Value>,
+    /// An error raised while decoding/filtering a page after some of its rows were kept: it
+    /// is returned once those rows are consumed (rows stream out before the error, as when
+    /// they are produced one at a time).
+    deferred: Option<common::SqlError>,
+    /// Next row of `rows` to return.
     pos: usize,
     more: bool,
     row: Vec<Value>,
+    /// The predicate may run under the page latch (`latch_safe`).
+    pred_on_page: bool,
     /// Columns to decode (`TableSource::needed`; all when None) that the pushed-down predicate
     /// reads: decoded first. Others stay NULL.
     cols: Vec<usize>,
@@ -52,10 +71,13 @@ impl<'p> TableScan<'p> {
             backward,
             store: None,
             cursor: Cursor::None,
-            batch: RowBatch::new(),
+            rows: Vec::new(),
+            scratch: Vec::new(),
+            deferred: None,
             pos: 0,
             more: false,
             row: Vec::new(),
+            pred_on_page: predicate.is_some_and(latch_safe),
             cols: Vec::new(),
             late_cols: Vec::new(),
         }
@@ -109,7 +131,8 @@ impl Operator for TableScan<'_> {
             Cursor::None
         };
         let _ = self.clustered;
-        self.batch.clear();
+        self.rows.clear();
+        self.deferred = None;
         self.pos = 0;
         self.more = true;
         Ok(())
@@ -119,48 +142,48 @@ impl Operator for TableScan<'_> {
         let Some(store) = &self.store else {
             return Ok(false);
         };
+        let width = store.format.types().len() + usize::from(self.source.with_locator);
+        if self.row.len() != width {
+            self.row.clear();
+            self.row.resize(width, Value::Null);
+        }
+        let packed = self.packed_width();
         loop {
-            if self.pos < self.batch.len() {
-                let i = self.pos;
+            if (self.pos + 1) * packed <= self.rows.len() {
+                let base = self.pos * packed;
                 self.pos += 1;
-                let ncol = store.format.types().len();
-                let width = ncol + usize::from(self.source.with_locator);
-                if self.row.len() != width {
-                    self.row.clear();
-                    self.row.resize(width, Value::Null);
+                let src = &mut self.rows[base..base + packed];
+                for (j, &c) in self.cols.iter().chain(self.late_cols.iter()).enumerate() {
+                    self.row[c] = std::mem::replace(&mut src[j], Value::Null);
                 }
-                store
-                    .format
-                    .decode_cols(self.batch.record(i), &self.cols, &mut self.row)?;
                 if self.source.with_locator {
-                    let loc = match self.cursor {
-                        Cursor::Heap(_) => self.batch.rid(i).to_bytes().to_vec(),
-                        _ => self.batch.key(i).to_vec(),
-                    };
-                    self.row[ncol] = Value::VarBinary(loc);
+                    self.row[width - 1] = std::mem::replace(&mut src[packed - 1], Value::Null);
                 }
-                if let Some(p) = self.predicate {
-                    if !eval_pred(p, &self.row, ctx)? {
-                        continue;
+                if !self.pred_on_page {
+                    if let Some(p) = self.predicate {
+                        if !eval_pred(p, &self.row, ctx)? {
+                            continue;
+                        }
                     }
-                    store.format.decode_cols(
-                        self.batch.record(i),
-                        &self.late_cols,
-                        &mut self.row,
-                    )?;
                 }
                 return Ok(true);
+            }
+            if let Some(e) = self.deferred.take() {
+                return Err(e);
             }
             if !self.more {
                 return Ok(false);
             }
-            self.batch.clear();
+            self.rows.clear();
             self.pos = 0;
-            self.more = match &mut self.cursor {
-                Cursor::Heap(s) => s.next_batch(&mut self.batch)?,
-                Cursor::BTree(s) => s.next_batch(&mut self.batch)?,
-                Cursor::None => false,
-            };
+            match self.fill(ctx, width) {
+                Ok(more) => self.more = more,
+                Err(e) if self.rows.is_empty() => return Err(e),
+                Err(e) => {
+                    self.more = false;
+                    self.deferred = Some(e);
+                }
+            }
         }
     }
 
@@ -170,24 +193,152 @@ impl Operator for TableScan<'_> {
 
     fn close(&mut self) {
         self.cursor = Cursor::None;
+        self.deferred = None;
     }
 
     fn count_rows(&mut self, _ctx: &mut ExecCtx) -> SqlResult<Option<u64>> {
         if self.predicate.is_some() {
             return Ok(None);
         }
-        let mut n = (self.batch.len() - self.pos.min(self.batch.len())) as u64;
-        while self.more {
-            self.batch.clear();
-            self.more = match &mut self.cursor {
-                Cursor::Heap(s) => s.next_batch(&mut self.batch)?,
-                Cursor::BTree(s) => s.next_batch(&mut self.batch)?,
-                Cursor::None => false,
+        let packed = self.packed_width();
+        let mut n = (self.rows.len() / packed).saturating_sub(self.pos) as u64;
+        if self.more {
+            n += match &mut self.cursor {
+                Cursor::Heap(s) => s.count()?,
+                Cursor::BTree(s) => s.count()?,
+                Cursor::None => 0,
             };
-            n += self.batch.len() as u64;
         }
-        self.batch.clear();
+        self.more = false;
+        self.rows.clear();
         self.pos = 0;
         Ok(Some(n))
+    }
+}
+
+impl TableScan<'_> {
+    /// Values kept per row in `rows` (at least 1, so a row without columns still counts).
+    fn packed_width(&self) -> usize {
+        (self.cols.len() + self.late_cols.len() + usize::from(self.source.with_locator)).max(1)
+    }
+
+    /// Decodes the rows of the next page into `rows` under the page latch; false = end.
+    fn fill(&mut self, ctx: &mut ExecCtx, width: usize) -> SqlResult<bool> {
+        let packed = self.packed_width();
+        let Some(store) = &self.store else {
+            return Ok(false);
+        };
+        let format = &store.format;
+        let (cols, late) = (&self.cols, &self.late_cols);
+        let with_locator = self.source.with_locator;
+        let pred = if self.pred_on_page {
+            self.predicate
+        } else {
+            None
+        };
+        if self.scratch.len() != width {
+            self.scratch.clear();
+            self.scratch.resize(width, Value::Null);
+        }
+        let scratch = &mut self.scratch;
+        let rows = &mut self.rows;
+        let null_test = pred.and_then(|p| null_test(p, format.types().len()));
+        let mut add = |rec: &[u8], loc: &dyn Fn() -> Vec<u8>| -> SqlResult<()> {
+            // one parsed view serves the predicate columns and the late ones; none at all when
+            // no column is read (COUNT(*))
+            let view = if cols.is_empty() && late.is_empty() && null_test.is_none() {
+                None
+            } else {
+                Some(format.view(rec)?)
+            };
+            if let (Some(view), Some((c, negated))) = (&view, null_test) {
+                // `col IS [NOT] NULL`: answered from the record; nothing is decoded for rows
+                // that fail it
+                if RowFormat::is_null_in(view, c)? == negated {
+                    return Ok(());
+                }
+                format.decode_cols_from(view, cols, scratch)?;
+                format.decode_cols_from(view, late, scratch)?;
+                if with_locator {
+                    scratch[width - 1] = Value::VarBinary(loc());
+                }
+                push_row(rows, scratch, cols, late, with_locator, width, packed);
+                return Ok(());
+            }
+            if let Some(view) = &view {
+                format.decode_cols_from(view, cols, scratch)?;
+            }
+            if with_locator {
+                scratch[width - 1] = Value::VarBinary(loc());
+            }
+            if let Some(p) = pred {
+                if !eval_pred(p, scratch, ctx)? {
+                    return Ok(());
+                }
+            }
+            if let Some(view) = &view {
+                format.decode_cols_from(view, late, scratch)?;
+            }
+            push_row(rows, scratch, cols, late, with_locator, width, packed);
+            Ok(())
+        };
+        match &mut self.cursor {
+            Cursor::Heap(s) => s.visit_next(&mut |rec, rid| add(rec, &|| rid.to_bytes().to_vec())),
+            Cursor::BTree(s) => s.visit_next(&mut |key, rec| add(rec, &|| key.to_vec())),
+            Cursor::None => Ok(false),
+        }
+    }
+}
+
+/// `Column(c) IS NULL` → `(c, false)`, `NOT (Column(c) IS NULL)` → `(c, true)` for a table
+/// column `c` (not the locator).
+fn null_test(p: &ScalarExpr, ncols: usize) -> Option<(usize, bool)> {
+    let (inner, negated) = match &p.kind {
+        ScalarKind::Not(x) => (&**x, true),
+        _ => (p, false),
+    };
+    match &inner.kind {
+        ScalarKind::IsNull(x) => match x.kind {
+            ScalarKind::Column(c) if c < ncols => Some((c, negated)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Moves the decoded `cols`, `late` (and the locator) of `scratch` to the end of `rows`.
+fn push_row(
+    rows: &mut Vec<Value>,
+    scratch: &mut [Value],
+    cols: &[usize],
+    late: &[usize],
+    with_locator: bool,
+    width: usize,
+    packed: usize,
+) {
+    let base = rows.len();
+    for &c in cols.iter().chain(late.iter()) {
+        rows.push(std::mem::replace(&mut scratch[c], Value::Null));
+    }
+    if with_locator {
+        rows.push(std::mem::replace(&mut scratch[width - 1], Value::Null));
+    }
+    // a row without columns (COUNT(*) with a predicate) still takes one slot
+    rows.resize(base + packed, Value::Null);
+}
+
+/// True when evaluating `e` cannot read pages or run other statements, so it may run while a
+/// page is latched: no subqueries and no engine-evaluated (`ScalarFunc::Named`) functions.
+fn latch_safe(e: &ScalarExpr) -> bool {
+    match &e.kind {
+        ScalarKind::ScalarSubquery(_)
+        | ScalarKind::Exists(_)
+        | ScalarKind::InSubquery { .. }
+        | ScalarKind::Quantified { .. } => false,
+        ScalarKind::Function {
+            func: ScalarFunc::Named,
+            ..
+        } => false,
+        _ => e.children().into_iter().all(latch_safe),
     }
 }

@@ -2,12 +2,22 @@
 //! materializes its input, and for each call sorts row indexes by (PARTITION BY, ORDER BY),
 //! computes the function per partition and appends one column per call. Rows come out in the
 //! order of the first call's window.
+//!
+//! Streaming mode (Segment + Sequence Project): when every call is ROW_NUMBER, RANK or
+//! DENSE_RANK (no frame, no look-ahead) and the input already arrives in window order (no
+//! PARTITION BY and a row-independent, deterministic ORDER BY such as `(SELECT NULL)`, or an
+//! input Sort whose leading keys are the PARTITION BY keys ascending followed by the ORDER BY
+//! keys), rows are numbered as they pass: O(1) memory, same values and the same row order as
+//! the materializing path (whose stable sort keeps an already sorted input's order).
 
 use std::cmp::Ordering;
 
 use common::{SqlError, SqlResult};
 use plan::{AggCall, AggFunc};
-use plan::{Frame, FrameBound, FrameUnits, SortKey, WindowCall, WindowFunc};
+use plan::{
+    Frame, FrameBound, FrameUnits, PhysKind, PhysOp, ScalarExpr, ScalarKind, SortKey, SubqueryPlan,
+    WindowCall, WindowFunc,
+};
 use types::{DataType, Value};
 
 use crate::agg::AggState;
@@ -24,6 +34,20 @@ pub struct Window<'p> {
     rows: Vec<Vec<Value>>,
     order: Vec<usize>,
     pos: usize,
+    /// Streaming state, when the calls and the input allow it (see module doc).
+    stream: Option<Stream>,
+}
+
+/// Per-statement state of the streaming mode.
+struct Stream {
+    /// The ORDER BY keys are row-independent constants: every row of the (single) partition is
+    /// a peer of the previous one, so no key is evaluated.
+    constant: bool,
+    out: Vec<Value>,
+    /// Partition and order keys of the previous row, per call (empty when `constant`).
+    prev: Vec<Option<(Vec<Value>, Vec<Value>)>>,
+    /// Per call: (row number, rank, dense rank) of the previous row in its partition.
+    counters: Vec<(i64, i64, i64)>,
 }
 
 impl<'p> Window<'p> {
@@ -35,8 +59,145 @@ impl<'p> Window<'p> {
             rows: Vec::new(),
             order: Vec::new(),
             pos: 0,
+            stream: None,
         }
     }
+
+    /// A window over `input_plan` (the plan `input` was built from): streams when the calls and
+    /// the input's order allow it.
+    pub fn for_plan(input: BoxOp<'p>, calls: &'p [WindowCall], input_plan: &PhysOp) -> Self {
+        let mut w = Window::new(input, calls, input_plan.columns.len());
+        let rank_only = !calls.is_empty()
+            && calls.iter().all(|c| {
+                matches!(
+                    c.func,
+                    WindowFunc::RowNumber | WindowFunc::Rank | WindowFunc::DenseRank
+                )
+            });
+        if rank_only {
+            let constant = calls.iter().all(|c| {
+                c.partition_by.is_empty() && c.order_by.iter().all(|k| is_constant(&k.expr))
+            });
+            if constant || calls.iter().all(|c| input_sorted_for(input_plan, c)) {
+                w.stream = Some(Stream {
+                    constant,
+                    out: Vec::new(),
+                    prev: vec![None; calls.len()],
+                    counters: vec![(0, 0, 0); calls.len()],
+                });
+            }
+        }
+        w
+    }
+
+    /// Streaming `next`: numbers the next input row.
+    fn next_streamed(&mut self, ctx: &mut ExecCtx) -> SqlResult<bool> {
+        let Some(st) = self.stream.as_mut() else {
+            return Ok(false);
+        };
+        if !self.input.next(ctx)? {
+            st.out.clear();
+            return Ok(false);
+        }
+        let arity = self.arity;
+        st.out.clear();
+        st.out.extend_from_slice(self.input.row());
+        st.out.resize(arity, Value::Null);
+        for (ci, call) in self.calls.iter().enumerate() {
+            let (rn, rank, dense) = &mut st.counters[ci];
+            if st.constant {
+                // one partition, every row a peer of the first
+                *rn += 1;
+                *rank = 1;
+                *dense = 1;
+            } else {
+                let row = &st.out[..arity];
+                let mut p = Vec::with_capacity(call.partition_by.len());
+                for e in &call.partition_by {
+                    p.push(eval(e, row, ctx)?);
+                }
+                let mut o = Vec::with_capacity(call.order_by.len());
+                for k in &call.order_by {
+                    o.push(eval(&k.expr, row, ctx)?);
+                }
+                match &st.prev[ci] {
+                    Some((pp, po)) if eq_vals(pp, &p) => {
+                        *rn += 1;
+                        if !eq_vals(po, &o) {
+                            *rank = *rn;
+                            *dense += 1;
+                        }
+                    }
+                    _ => {
+                        *rn = 1;
+                        *rank = 1;
+                        *dense = 1;
+                    }
+                }
+                st.prev[ci] = Some((p, o));
+            }
+            let v = match call.func {
+                WindowFunc::Rank => *rank,
+                WindowFunc::DenseRank => *dense,
+                _ => *rn,
+            };
+            let v = valops::cast(&Value::BigInt(v), &call.data_type)?;
+            st.out.push(v);
+        }
+        Ok(true)
+    }
+}
+
+/// True when `e` has the same value for every row of one execution and evaluating it cannot
+/// fail or vary: literals, and casts / arithmetic / uncorrelated subqueries over constant
+/// scans of such (`(SELECT NULL)`, `(SELECT 1)`). Functions (NEWID(), RAND()) never count.
+fn is_constant(e: &ScalarExpr) -> bool {
+    match &e.kind {
+        ScalarKind::Literal(_) => true,
+        ScalarKind::Cast { expr, .. } | ScalarKind::Unary(_, expr) => is_constant(expr),
+        ScalarKind::ScalarSubquery(sq) => {
+            sq.uncorrelated
+                && sq.params.is_empty()
+                && match &sq.plan {
+                    SubqueryPlan::Physical(p) => constant_plan(p),
+                    SubqueryPlan::Logical(_) => false,
+                }
+        }
+        _ => false,
+    }
+}
+
+/// A plan that yields at most one row of constants.
+fn constant_plan(p: &PhysOp) -> bool {
+    match &p.kind {
+        PhysKind::ConstantScan { rows } => rows.len() <= 1 && rows.iter().flatten().all(is_constant),
+        PhysKind::ComputeScalar { input, exprs } => {
+            exprs.iter().all(is_constant) && constant_plan(input)
+        }
+        _ => false,
+    }
+}
+
+/// True when `input` is a Sort whose leading keys are `call`'s PARTITION BY expressions
+/// (ascending) followed by its ORDER BY keys: rows then arrive in window order.
+fn input_sorted_for(input: &PhysOp, call: &WindowCall) -> bool {
+    let PhysKind::Sort { keys, .. } = &input.kind else {
+        return false;
+    };
+    let want = call.partition_by.len() + call.order_by.len();
+    if keys.len() < want {
+        return false;
+    }
+    let same = |a: &ScalarExpr, b: &ScalarExpr| format!("{a:?}") == format!("{b:?}");
+    call.partition_by
+        .iter()
+        .zip(keys)
+        .all(|(e, k)| !k.desc && same(e, &k.expr))
+        && call
+            .order_by
+            .iter()
+            .zip(&keys[call.partition_by.len()..])
+            .all(|(o, k)| o.desc == k.desc && same(&o.expr, &k.expr))
 }
 
 fn eq_vals(a: &[Value], b: &[Value]) -> bool {
@@ -49,6 +210,12 @@ impl Operator for Window<'_> {
     fn open(&mut self, ctx: &mut ExecCtx) -> SqlResult<()> {
         self.rows.clear();
         self.pos = 0;
+        if let Some(st) = self.stream.as_mut() {
+            st.out.clear();
+            st.prev.iter_mut().for_each(|p| *p = None);
+            st.counters.iter_mut().for_each(|c| *c = (0, 0, 0));
+            return self.input.open(ctx);
+        }
         self.input.open(ctx)?;
         while self.input.next(ctx)? {
             self.rows.push(self.input.row().to_vec());
@@ -109,7 +276,10 @@ impl Operator for Window<'_> {
         Ok(())
     }
 
-    fn next(&mut self, _ctx: &mut ExecCtx) -> SqlResult<bool> {
+    fn next(&mut self, ctx: &mut ExecCtx) -> SqlResult<bool> {
+        if self.stream.is_some() {
+            return self.next_streamed(ctx);
+        }
         if self.pos < self.order.len() {
             self.pos += 1;
             Ok(true)
@@ -119,6 +289,9 @@ impl Operator for Window<'_> {
     }
 
     fn row(&self) -> &[Value] {
+        if let Some(st) = &self.stream {
+            return &st.out;
+        }
         match self
             .pos
             .checked_sub(1)
@@ -127,6 +300,12 @@ impl Operator for Window<'_> {
         {
             Some(r) => r,
             None => &[],
+        }
+    }
+
+    fn close(&mut self) {
+        if self.stream.is_some() {
+            self.input.close();
         }
     }
 }

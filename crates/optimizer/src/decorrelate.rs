@@ -15,6 +15,7 @@ pub(crate) fn op_uses_params(op: &LogicalOp) -> bool {
     match op {
         LogicalOp::Get(_) | LogicalOp::VirtualGet { .. } | LogicalOp::WorkTable { .. } => false,
         LogicalOp::Values { rows, .. } => rows.iter().flatten().any(e),
+        LogicalOp::TableFunction { args, .. } => args.iter().any(e),
         LogicalOp::Filter { input, predicate } => e(predicate) || op_uses_params(input),
         LogicalOp::Project { input, exprs, .. } => exprs.iter().any(e) || op_uses_params(input),
         LogicalOp::Join {

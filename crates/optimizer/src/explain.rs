@@ -584,6 +584,7 @@ fn node(op: &PhysOp, depth: usize, out: &mut String) {
         PhysKind::HashDistinct { .. } => line(depth, "Hash Match(Aggregate)", out),
         PhysKind::RecursiveCte { .. } => line(depth, "Index Spool(WITH STACK)", out),
         PhysKind::WorkTableScan { .. } => line(depth, "Table Spool(WITH STACK)", out),
+        PhysKind::TableFunction { func, .. } => line(depth, &func.showplan(), out),
     }
     for c in op.children() {
         node(c, depth + 1, out);

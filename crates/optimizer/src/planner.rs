@@ -392,6 +392,13 @@ impl<'o> Planner<'o> {
                 )
             }
             LogicalOp::WorkTable { id, .. } => self.node(PhysKind::WorkTableScan { id }, columns),
+            LogicalOp::TableFunction { func, args, .. } => {
+                let e = func.estimate();
+                let args = self.exprs(args)?;
+                let mut n = self.node(PhysKind::TableFunction { func, args }, columns);
+                n.est_rows = e;
+                n
+            }
         })
     }
 

@@ -52,7 +52,8 @@ pub(crate) fn prune(op: &mut PhysOp, req: &[bool]) {
         }
         PhysKind::ConstantScan { .. }
         | PhysKind::VirtualScan { .. }
-        | PhysKind::WorkTableScan { .. } => {}
+        | PhysKind::WorkTableScan { .. }
+        | PhysKind::TableFunction { .. } => {}
         PhysKind::Filter { input, predicate } => {
             let mut r = req.to_vec();
             r.resize(arity_of(input), false);

@@ -516,6 +516,8 @@ pub enum TableRef {
         args: Vec<Expr>,
         alias: Option<Ident>,
         columns: Vec<Ident>,
+        /// `OPENJSON(...) WITH (col type ['path'] [AS JSON], ...)` (empty when absent).
+        schema: Vec<OpenJsonColumnDef>,
     },
     Join {
         left: Box<TableRef>,
@@ -527,6 +529,17 @@ pub enum TableRef {
     },
     /// `( join )` parenthesised table source.
     Nested(Box<TableRef>),
+}
+
+/// A column of an `OPENJSON ... WITH (...)` schema.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpenJsonColumnDef {
+    pub name: Ident,
+    pub data_type: DataTypeName,
+    /// The JSON path as written (without quotes), None = `$.name`.
+    pub path: Option<String>,
+    /// `AS JSON`.
+    pub as_json: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -1029,6 +1042,17 @@ pub struct CreateSequence {
     pub options: Vec<SequenceOption>,
 }
 
+/// `CREATE TYPE name FROM base [NULL | NOT NULL]` or `CREATE TYPE name AS TABLE (...)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CreateType {
+    pub name: ObjectName,
+    /// Base type of an alias type.
+    pub base: Option<DataTypeName>,
+    pub nullable: Option<bool>,
+    /// Definition of a table type.
+    pub table: Option<TableDefinition>,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CreateMode {
     Create,
@@ -1376,6 +1400,7 @@ pub enum StatementKind {
     CreatePartitionScheme(Box<CreatePartitionScheme>),
     CreateSequence(Box<CreateSequence>),
     AlterSequence(Box<CreateSequence>),
+    CreateType(Box<CreateType>),
     CreateView(Box<CreateView>),
     CreateProcedure(Box<CreateProcedure>),
     CreateFunction(Box<CreateFunction>),

@@ -123,7 +123,6 @@ static RESERVED: &[&str] = &[
     "PERCENT",
     "PIVOT",
     "PLAN",
-    "PRECISION",
     "PRIMARY",
     "PRINT",
     "PROC",

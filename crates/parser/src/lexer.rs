@@ -259,6 +259,19 @@ pub fn tokenize(src: &str) -> SqlResult<Vec<Token>> {
                     (b'!', Some(b'=')) => (Tok::NotEq, 2),
                     (b'!', Some(b'<')) => (Tok::NotLt, 2),
                     (b'!', Some(b'>')) => (Tok::NotGt, 2),
+                    // `! =`: SQL Server also reads `!` and `=`/`<`/`>` apart (spaces, tabs)
+                    (b'!', Some(b' ' | b'\t')) => {
+                        let mut j = i + 1;
+                        while matches!(b.get(j), Some(b' ' | b'\t')) {
+                            j += 1;
+                        }
+                        match b.get(j) {
+                            Some(b'=') => (Tok::NotEq, j + 1 - i),
+                            Some(b'<') => (Tok::NotLt, j + 1 - i),
+                            Some(b'>') => (Tok::NotGt, j + 1 - i),
+                            _ => return Err(SqlError::syntax_near("!").at_line(line)),
+                        }
+                    }
                     (b'+', _) => (Tok::Plus, 1),
                     (b'-', _) => (Tok::Minus, 1),
                     (b'*', _) => (Tok::Star, 1),
@@ -367,15 +380,12 @@ fn scan_number(b: &[u8], mut i: usize) -> (Tok, usize) {
         if j < n && (b[j] == b'+' || b[j] == b'-') {
             j += 1;
         }
-        // SQL Server accepts `1e` as 1e0; require digits only if a sign was written
-        let digits_start = j;
+        // SQL Server accepts `1e`, `1e+` and `1e-` as 1e0
         while j < n && b[j].is_ascii_digit() {
             j += 1;
         }
-        if j > digits_start || digits_start == i + 1 {
-            kind = Tok::Float;
-            i = j;
-        }
+        kind = Tok::Float;
+        i = j;
     }
     (kind, i)
 }

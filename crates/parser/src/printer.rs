@@ -436,7 +436,12 @@ impl Display for QueryBody {
 
 impl Display for Top {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        write!(f, "TOP ({})", self.quantity)?;
+        if matches!(self.quantity, Expr::Subquery(_)) {
+            // `TOP (SELECT ...)`: the subquery prints its own parentheses
+            write!(f, "TOP {}", self.quantity)?;
+        } else {
+            write!(f, "TOP ({})", self.quantity)?;
+        }
         if self.percent {
             f.write_str(" PERCENT")?;
         }
@@ -640,8 +645,25 @@ impl Display for TableRef {
                 args,
                 alias,
                 columns,
+                schema,
             } => {
                 write!(f, "{name}({})", comma(args))?;
+                if !schema.is_empty() {
+                    f.write_str(" WITH (")?;
+                    for (i, c) in schema.iter().enumerate() {
+                        if i > 0 {
+                            f.write_str(", ")?;
+                        }
+                        write!(f, "{} {}", c.name, c.data_type)?;
+                        if let Some(p) = &c.path {
+                            write!(f, " '{}'", p.replace('\'', "''"))?;
+                        }
+                        if c.as_json {
+                            f.write_str(" AS JSON")?;
+                        }
+                    }
+                    f.write_str(")")?;
+                }
                 write_alias_cols(f, alias, columns)
             }
             TableRef::Join {
@@ -1604,6 +1626,21 @@ impl Display for StatementKind {
             ),
             S::CreateSequence(s) => write!(f, "CREATE SEQUENCE {s}"),
             S::AlterSequence(s) => write!(f, "ALTER SEQUENCE {s}"),
+            S::CreateType(t) => {
+                write!(f, "CREATE TYPE {}", t.name)?;
+                if let Some(b) = &t.base {
+                    write!(f, " FROM {b}")?;
+                    match t.nullable {
+                        Some(true) => f.write_str(" NULL")?,
+                        Some(false) => f.write_str(" NOT NULL")?,
+                        None => {}
+                    }
+                }
+                if let Some(d) = &t.table {
+                    write!(f, " AS TABLE {d}")?;
+                }
+                Ok(())
+            }
             S::CreateView(v) => {
                 write!(f, "{} VIEW {}", mode_str(v.mode), v.name)?;
                 if !v.columns.is_empty() {

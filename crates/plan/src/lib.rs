@@ -13,15 +13,18 @@ pub use catalog;
 pub mod logical;
 pub mod physical;
 pub mod scalar;
+pub mod table_function;
 
 pub use logical::*;
 pub use physical::*;
 pub use scalar::*;
+pub use table_function::{OpenJsonColumn, TableFunc};
 pub mod typing;
 
 mod binder;
 
 pub use binder::expr_decl_type as decl_type;
 pub use binder::{
-    bind_insert_target, bind_merge, bind_scalar, bind_statement, qualified_name, BindEnv,
+    bind_insert_target, bind_merge, bind_scalar, bind_statement, check_inline_function,
+    check_view_definition, qualified_name, BindEnv,
 };

@@ -331,6 +331,13 @@ pub enum LogicalOp {
         id: usize,
         columns: Vec<ColumnMeta>,
     },
+    /// A table-valued function evaluated at run time (built-ins, multi-statement user
+    /// functions): `args` are constant for one open (literals, variables, parameter slots).
+    TableFunction {
+        func: crate::table_function::TableFunc,
+        args: Vec<ScalarExpr>,
+        columns: Vec<ColumnMeta>,
+    },
 }
 
 impl LogicalOp {
@@ -347,7 +354,8 @@ impl LogicalOp {
             | LogicalOp::Project { columns, .. }
             | LogicalOp::SetOp { columns, .. }
             | LogicalOp::RecursiveCte { columns, .. }
-            | LogicalOp::WorkTable { columns, .. } => columns.clone(),
+            | LogicalOp::WorkTable { columns, .. }
+            | LogicalOp::TableFunction { columns, .. } => columns.clone(),
             LogicalOp::Filter { input, .. }
             | LogicalOp::Sort { input, .. }
             | LogicalOp::Top { input, .. }

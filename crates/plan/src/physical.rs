@@ -149,6 +149,11 @@ pub enum PhysKind {
     WorkTableScan {
         id: usize,
     },
+    /// A table-valued function (see [`crate::TableFunc`]): rows computed when it opens.
+    TableFunction {
+        func: crate::table_function::TableFunc,
+        args: Vec<ScalarExpr>,
+    },
 }
 
 /// A physical operator with its output schema and estimate.
@@ -285,7 +290,8 @@ impl PhysOp {
             | PhysKind::TableScan { .. }
             | PhysKind::ClusteredIndexScan { .. }
             | PhysKind::IndexSeek { .. }
-            | PhysKind::WorkTableScan { .. } => vec![],
+            | PhysKind::WorkTableScan { .. }
+            | PhysKind::TableFunction { .. } => vec![],
             PhysKind::Filter { input, .. }
             | PhysKind::ComputeScalar { input, .. }
             | PhysKind::Sort { input, .. }

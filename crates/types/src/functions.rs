@@ -23,6 +23,8 @@ use common::{SqlError, SqlResult};
 
 #[path = "functions_dt.rs"]
 mod dt;
+#[path = "functions_hash.rs"]
+pub mod hash;
 pub use dt::format_message;
 
 // ------------------------------------------------------------------ signatures
@@ -331,6 +333,10 @@ pub fn function_result_type(name: &str, args: &[DataType]) -> SqlResult<DataType
                 return Err(argc_range_err(&up, 1, 255));
             }
             T::Int
+        }
+        "HASHBYTES" => {
+            check_count(&up, n, 2, 2)?;
+            T::VarBinary(Some(8000))
         }
         "NEWID" => {
             check_count(&up, n, 0, 0)?;
@@ -2233,6 +2239,21 @@ pub fn call(name: &str, args: &[Value]) -> SqlResult<Value> {
                 return Err(argc_range_err(&up, 1, 255));
             }
             Ok(Value::Int(checksum_of(args, up == "BINARY_CHECKSUM")))
+        }
+        "HASHBYTES" => {
+            check_count(&up, n, 2, 2)?;
+            if arg(0).is_null() || arg(1).is_null() {
+                return Ok(Value::Null);
+            }
+            let alg = text(arg(0))?;
+            let data = match arg(1).cast(&DataType::VarBinary(None))? {
+                Value::VarBinary(b) | Value::Binary(b) => b,
+                _ => return Ok(Value::Null),
+            };
+            Ok(match hash::hash_bytes(&alg, &data) {
+                Some(d) => Value::VarBinary(d),
+                None => Value::Null,
+            })
         }
         "NEWID" => {
             check_count(&up, n, 0, 0)?;

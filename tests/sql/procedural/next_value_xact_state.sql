@@ -1,6 +1,3 @@
--- Needs plan: NEXT VALUE FOR bound to ScalarKind::Function { func: Named, name: "NEXT VALUE FOR",
--- args: [literal sequence name] } (exec calls ExecEnv::call_function, the engine hands out the
--- value), and XACT_STATE() / OBJECT_DEFINITION() routed to ExecEnv::call_function.
 CREATE SEQUENCE dbo.s1 AS int START WITH 1 INCREMENT BY 1
 GO
 SELECT NEXT VALUE FOR dbo.s1 AS a

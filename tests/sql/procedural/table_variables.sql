@@ -1,5 +1,3 @@
--- Needs plan: TableRef::Variable / DmlTarget::Variable resolved through Catalog::resolve_table
--- with QualifiedName::bare("@t") (the engine resolves it to the backing tempdb table).
 DECLARE @t TABLE (id int PRIMARY KEY, name varchar(20))
 INSERT INTO @t VALUES (1, 'a'), (2, 'b')
 UPDATE @t SET name = 'bb' WHERE id = 2

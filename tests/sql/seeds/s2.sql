@@ -45,7 +45,7 @@ CREATE DATABASE s2_files
 GO
 ALTER DATABASE s2_files ADD FILE (NAME = N's2_files_2', FILENAME = N's2_files_2.ndf', SIZE = 8MB)
 GO
--- (latchkey: sys.database_files is missing yet -> 208; SQL Server returns 2)
+-- (latchkey: ALTER DATABASE ADD FILE creates no second data file yet -> 1; SQL Server returns 2)
 USE s2_files
 SELECT COUNT(*) AS files FROM sys.database_files WHERE type_desc = 'ROWS'
 GO

@@ -23,6 +23,10 @@ pub struct Env {
     pub vars: HashMap<String, (DataType, Value)>,
     identity: HashMap<i32, i64>,
     next_id: i32,
+    /// Operator memory budget / spill directory handed to exec (tests force tiny budgets).
+    pub spill: exec::SpillConfig,
+    /// What the last statement spilled.
+    pub last_spills: exec::SpillStats,
 }
 
 impl Catalog for Env {
@@ -70,6 +74,9 @@ impl ExecEnv for Env {
     }
     fn session_id(&self) -> i32 {
         51
+    }
+    fn spill_config(&self) -> exec::SpillConfig {
+        self.spill.clone()
     }
     fn next_identity(&mut self, table: &TableDef) -> SqlResult<i64> {
         let spec = table.identity().map(|(_, s)| s).unwrap_or(IdentitySpec {
@@ -145,6 +152,8 @@ impl Env {
             vars: HashMap::new(),
             identity: HashMap::new(),
             next_id: 100,
+            spill: exec::SpillConfig::default(),
+            last_spills: exec::SpillStats::default(),
         }
     }
 
@@ -366,6 +375,7 @@ impl Env {
             Ok(sum) => {
                 self.commit()?;
                 sink.messages = sum.messages;
+                self.last_spills = sum.spills;
                 if matches!(phys, plan::Statement::Select { assign: None, .. }) {
                     sink.is_query = true;
                 } else if !sink.cols.is_empty() {

@@ -137,9 +137,41 @@ impl<'a> Parser<'a> {
                 self.pos += 1;
                 self.parse_create_database()
             }
-            "TYPE" | "USER" | "LOGIN" | "ROLE" | "SYNONYM" | "ASSEMBLY" | "FULLTEXT" | "XML"
-            | "SPATIAL" | "CERTIFICATE" | "MASTER" | "CREDENTIAL" | "QUEUE" | "SERVICE"
-            | "EVENT" | "AGGREGATE" | "RULE" | "DEFAULT"
+            "TYPE" if mode == CreateMode::Create => {
+                self.pos += 1;
+                let name = self.parse_object_name()?;
+                if self.eat_kw("FROM") {
+                    let base = self.parse_data_type()?;
+                    let nullable = if self.eat_kw("NULL") {
+                        Some(true)
+                    } else if self.kw("NOT") && self.kw_at(1, "NULL") {
+                        self.pos += 2;
+                        Some(false)
+                    } else {
+                        None
+                    };
+                    Ok(StatementKind::CreateType(Box::new(CreateType {
+                        name,
+                        base: Some(base),
+                        nullable,
+                        table: None,
+                    })))
+                } else if self.kw("AS") && self.kw_at(1, "TABLE") {
+                    self.pos += 2;
+                    let table = self.parse_table_definition()?;
+                    Ok(StatementKind::CreateType(Box::new(CreateType {
+                        name,
+                        base: None,
+                        nullable: None,
+                        table: Some(table),
+                    })))
+                } else {
+                    Err(self.error_here())
+                }
+            }
+            "USER" | "LOGIN" | "ROLE" | "SYNONYM" | "ASSEMBLY" | "FULLTEXT" | "XML" | "SPATIAL"
+            | "CERTIFICATE" | "MASTER" | "CREDENTIAL" | "QUEUE" | "SERVICE" | "EVENT"
+            | "AGGREGATE" | "RULE" | "DEFAULT"
                 if mode == CreateMode::Create =>
             {
                 self.pos -= 1;
@@ -583,6 +615,7 @@ impl<'a> Parser<'a> {
             if let Some(ix) = self.pending_column_index.take() {
                 def.indexes.push(ix);
             }
+            def.constraints.append(&mut self.pending_table_constraints);
             if !self.eat(Tok::Comma) {
                 break;
             }
@@ -598,7 +631,7 @@ impl<'a> Parser<'a> {
     fn parse_table_element(&mut self) -> SqlResult<TableElement> {
         let w = self.word_upper();
         match w.as_str() {
-            "CONSTRAINT" | "PRIMARY" | "UNIQUE" | "CHECK" | "FOREIGN" => {
+            "CONSTRAINT" | "PRIMARY" | "UNIQUE" | "CHECK" | "FOREIGN" | "DEFAULT" => {
                 Ok(TableElement::Constraint(self.parse_table_constraint()?))
             }
             "INDEX" => Ok(TableElement::Index(self.parse_inline_index()?)),
@@ -812,6 +845,31 @@ impl<'a> Parser<'a> {
                                 self.expect_kw("KEY")?;
                             }
                             let clustered = self.parse_clustered();
+                            if self.at(Tok::LParen) {
+                                // `b int PRIMARY KEY (a)`: SQL Server takes a column constraint
+                                // with a column list as a table constraint.
+                                let columns = self.parse_index_columns()?;
+                                let with_options = self.parse_opt_with_options()?;
+                                let on = self.parse_opt_storage_target()?;
+                                let kind = if w == "PRIMARY" {
+                                    TableConstraintKind::PrimaryKey {
+                                        clustered,
+                                        columns,
+                                        with_options,
+                                        on,
+                                    }
+                                } else {
+                                    TableConstraintKind::Unique {
+                                        clustered,
+                                        columns,
+                                        with_options,
+                                        on,
+                                    }
+                                };
+                                self.pending_table_constraints
+                                    .push(TableConstraint { name: cname, kind });
+                                continue;
+                            }
                             let with_options = self.parse_opt_with_options()?;
                             let on = self.parse_opt_storage_target()?;
                             let kind = if w == "PRIMARY" {
@@ -843,6 +901,18 @@ impl<'a> Parser<'a> {
                         "REFERENCES" | "FOREIGN" => {
                             if self.eat_kw("FOREIGN") {
                                 self.expect_kw("KEY")?;
+                                if self.at(Tok::LParen) {
+                                    let columns = self.parse_paren_ident_list()?;
+                                    let references = self.parse_references()?;
+                                    self.pending_table_constraints.push(TableConstraint {
+                                        name: cname,
+                                        kind: TableConstraintKind::ForeignKey {
+                                            columns,
+                                            references,
+                                        },
+                                    });
+                                    continue;
+                                }
                             }
                             let r = self.parse_references()?;
                             c.constraints.push(ColumnConstraint {
@@ -939,9 +1009,19 @@ impl<'a> Parser<'a> {
         };
         self.pos += 1;
         let if_exists = self.parse_if_exists();
-        let mut names = vec![self.parse_object_name()?];
-        while self.eat(Tok::Comma) {
+        let mut names = Vec::new();
+        loop {
             names.push(self.parse_object_name()?);
+            // `DROP FUNCTION f()`: an empty argument list is accepted (Babelfish compatibility).
+            if object_type == ObjectType::Function
+                && self.at(Tok::LParen)
+                && self.at_n(1, Tok::RParen)
+            {
+                self.pos += 2;
+            }
+            if !self.eat(Tok::Comma) {
+                break;
+            }
         }
         Ok(StatementKind::Drop {
             object_type,
@@ -1043,6 +1123,24 @@ impl<'a> Parser<'a> {
     fn parse_alter_table(&mut self) -> SqlResult<StatementKind> {
         let name = self.parse_object_name()?;
         let w = self.word_upper();
+        if matches!(w.as_str(), "ENABLE" | "DISABLE") && self.kw_at(1, "TRIGGER") {
+            // `ALTER TABLE t ENABLE|DISABLE TRIGGER {ALL | names}`: the same statement as
+            // `ENABLE|DISABLE TRIGGER .. ON t`, which the engine runs from its text.
+            self.pos += 2;
+            let names = if self.eat_kw("ALL") {
+                "ALL".to_string()
+            } else {
+                let mut v = vec![self.parse_object_name()?.to_string()];
+                while self.eat(Tok::Comma) {
+                    v.push(self.parse_object_name()?.to_string());
+                }
+                v.join(", ")
+            };
+            return Ok(StatementKind::Unsupported {
+                text: format!("{w} TRIGGER {names} ON {name}"),
+                keyword: w.to_string(),
+            });
+        }
         let action = match w.as_str() {
             "ADD" => {
                 self.pos += 1;
@@ -1052,6 +1150,9 @@ impl<'a> Parser<'a> {
                     elems.push(e);
                     if let Some(ix) = self.pending_column_index.take() {
                         elems.push(TableElement::Index(ix));
+                    }
+                    for c in self.pending_table_constraints.drain(..) {
+                        elems.push(TableElement::Constraint(c));
                     }
                     if !self.eat(Tok::Comma) {
                         break;

@@ -43,7 +43,7 @@ fn arith_op(k: Tok) -> Option<(BinaryOp, u8)> {
 }
 
 /// Reserved words that are nevertheless function names when followed by `(`.
-const RESERVED_FUNCTIONS: &[&str] = &["LEFT", "RIGHT", "COALESCE", "NULLIF", "USER"];
+const RESERVED_FUNCTIONS: &[&str] = &["LEFT", "RIGHT", "COALESCE", "NULLIF", "USER", "UPDATE"];
 
 impl<'a> Parser<'a> {
     pub(crate) fn parse_expr(&mut self) -> SqlResult<Expr> {
@@ -290,7 +290,12 @@ impl<'a> Parser<'a> {
             }
             Tok::Float => {
                 self.pos += 1;
-                Ok(Expr::Literal(Literal::Float(text.to_string())))
+                // `2e`, `2e+`, `5.e-`: a missing exponent is 0
+                let mut f = text.to_string();
+                if f.ends_with(['e', 'E', '+', '-']) {
+                    f.push('0');
+                }
+                Ok(Expr::Literal(Literal::Float(f)))
             }
             Tok::Money => {
                 self.pos += 1;
@@ -318,9 +323,33 @@ impl<'a> Parser<'a> {
             Tok::LParen => {
                 self.pos += 1;
                 if self.at_query_start() {
-                    let q = self.parse_query(false)?;
-                    self.expect(Tok::RParen)?;
-                    Ok(Expr::Subquery(Box::new(q)))
+                    // `((SELECT ...) = 0 AND ...)`: a parenthesised query may also be the first
+                    // operand of a larger expression; try the query first, then backtrack.
+                    // Positions where that failed are remembered so that nested retries stay
+                    // linear.
+                    let (start, depth) = (self.pos, self.depth);
+                    let nested = self.at(Tok::LParen);
+                    if nested && self.not_query_at.contains(&start) {
+                        let e = self.parse_expr()?;
+                        self.expect(Tok::RParen)?;
+                        return Ok(Expr::Nested(Box::new(e)));
+                    }
+                    match self.parse_query(false) {
+                        Ok(q) if self.at(Tok::RParen) => {
+                            self.pos += 1;
+                            Ok(Expr::Subquery(Box::new(q)))
+                        }
+                        Ok(_) | Err(_) if nested => {
+                            self.not_query_at.insert(start);
+                            self.pos = start;
+                            self.depth = depth;
+                            let e = self.parse_expr()?;
+                            self.expect(Tok::RParen)?;
+                            Ok(Expr::Nested(Box::new(e)))
+                        }
+                        Ok(_) => Err(self.error_here()),
+                        Err(e) => Err(e),
+                    }
                 } else {
                     let e = self.parse_expr()?;
                     self.expect(Tok::RParen)?;

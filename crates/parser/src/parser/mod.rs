@@ -27,6 +27,11 @@ pub(crate) struct Parser<'a> {
     /// Column-level `INDEX ix` found while parsing a column definition, moved to the table's
     /// index list by the caller.
     pub(crate) pending_column_index: Option<IndexDefinition>,
+    /// Token positions where a `(`-started query turned out to be part of a larger expression.
+    pub(crate) not_query_at: std::collections::HashSet<usize>,
+    /// Column-level `PRIMARY KEY (a)` / `FOREIGN KEY (a) REFERENCES ...` (with a column list),
+    /// moved to the table's constraint list by the caller.
+    pub(crate) pending_table_constraints: Vec<TableConstraint>,
 }
 
 /// An upper-cased keyword candidate held on the stack (keyword checks must not allocate).
@@ -149,6 +154,8 @@ impl<'a> Parser<'a> {
             pos: 0,
             depth: 0,
             pending_column_index: None,
+            not_query_at: std::collections::HashSet::new(),
+            pending_table_constraints: Vec::new(),
         })
     }
 
@@ -330,7 +337,13 @@ impl<'a> Parser<'a> {
 
     /// `a`, `a.b`, `a.b.c.d`, `a..c` (empty middle parts).
     pub(crate) fn parse_object_name(&mut self) -> SqlResult<ObjectName> {
-        let mut parts = vec![self.parse_ident()?];
+        // `..t`, `.dbo.p`: leading parts may be omitted (server/database default)
+        let mut parts = Vec::new();
+        while self.at(Tok::Dot) && parts.len() < 3 {
+            self.pos += 1;
+            parts.push(Ident::new(""));
+        }
+        parts.push(self.parse_ident()?);
         while self.at(Tok::Dot) {
             if parts.len() >= 4 {
                 return Err(self.error_here());

@@ -159,7 +159,10 @@ impl<'a> Parser<'a> {
         if !self.eat_kw("TOP") {
             return Ok(None);
         }
-        let quantity = if self.at(Tok::LParen) {
+        let quantity = if self.at(Tok::LParen) && self.at_query_start() {
+            // `TOP (SELECT ...)`: a scalar subquery as the row count
+            self.parse_expr_bp(8)?
+        } else if self.at(Tok::LParen) {
             self.pos += 1;
             let e = self.parse_expr()?;
             self.expect(Tok::RParen)?;
@@ -580,6 +583,36 @@ impl<'a> Parser<'a> {
                         self.parse_expr_list()?
                     };
                     self.expect(Tok::RParen)?;
+                    // OPENJSON(...) WITH (col type ['path'] [AS JSON], ...)
+                    let mut schema = Vec::new();
+                    if self.kw("WITH") && self.at_n(1, Tok::LParen) {
+                        self.pos += 2;
+                        loop {
+                            let name = self.parse_ident()?;
+                            let data_type = self.parse_data_type()?;
+                            let path = if matches!(self.peek().kind, Tok::String | Tok::NString) {
+                                Some(self.parse_string_lit()?)
+                            } else {
+                                None
+                            };
+                            let as_json = if self.kw("AS") && self.kw_at(1, "JSON") {
+                                self.pos += 2;
+                                true
+                            } else {
+                                false
+                            };
+                            schema.push(OpenJsonColumnDef {
+                                name,
+                                data_type,
+                                path,
+                                as_json,
+                            });
+                            if !self.eat(Tok::Comma) {
+                                break;
+                            }
+                        }
+                        self.expect(Tok::RParen)?;
+                    }
                     let alias = self.parse_opt_alias(false)?;
                     let columns = self.parse_opt_column_aliases()?;
                     return Ok(TableRef::Function {
@@ -587,6 +620,7 @@ impl<'a> Parser<'a> {
                         args,
                         alias,
                         columns,
+                        schema,
                     });
                 }
                 let alias = self.parse_opt_alias(false)?;

@@ -33,6 +33,9 @@ impl Binder<'_> {
                     v.name
                 ),
             )),
+            None if name.parts.len() == 1 && name.parts[0].value.starts_with('@') => {
+                Err(SqlError::new(1087, &[&name.parts[0].value]))
+            }
             None => Err(SqlError::invalid_object(
                 &name
                     .parts
@@ -190,6 +193,12 @@ impl Binder<'_> {
                 }
             }
             None => source,
+        };
+        // DEFAULT VALUES: every column takes its default (or NULL / identity).
+        let target_cols = if matches!(ins.source, ast::InsertSource::DefaultValues) {
+            Vec::new()
+        } else {
+            target_cols
         };
         let columns = self.insert_columns(&table, &target_cols)?;
         let checks = self.bind_checks(&table)?;

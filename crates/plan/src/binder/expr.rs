@@ -242,6 +242,7 @@ impl Binder<'_> {
         match e {
             E::Literal(l) => literal(l),
             E::Nested(i) => self.bind_expr(i, ctx),
+            E::Variable(name) if self.in_tvf_body() => self.tvf_variable(name),
             E::Variable(name) => match self.env.variable_type(name) {
                 Some(t) => Ok(ScalarExpr::new(ScalarKind::Variable(name.clone()), t)),
                 None => Err(SqlError::new(137, &[name])),

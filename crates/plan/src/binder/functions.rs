@@ -33,8 +33,11 @@ impl Binder<'_> {
             }
             let qn = super::qualified_name(&f.name);
             let t = match self.env.resolve_module(&qn)? {
-                Some(m) => m.returns.clone().unwrap_or(DataType::Int),
-                None => {
+                // a table-valued function is not a scalar (4121, as for an unknown name)
+                Some(m) if !super::tvf::is_table_function(&m) => {
+                    m.returns.clone().unwrap_or(DataType::Int)
+                }
+                _ => {
                     return Err(SqlError::custom(
                         4121,
                         16,
@@ -89,6 +92,16 @@ impl Binder<'_> {
         );
         let mut args = Vec::new();
         for (i, a) in f.args.iter().enumerate() {
+            // `UPDATE(col)` in a trigger: the column name, checked by the engine.
+            if i == 0 && name == "UPDATE" {
+                if let ast::Expr::Column(n) = a {
+                    args.push(ScalarExpr::literal(
+                        types::Value::NVarChar(n.name_str().to_string()),
+                        DataType::NVarChar(Some(128)),
+                    ));
+                    continue;
+                }
+            }
             if i == 0 && datepart_first {
                 if let ast::Expr::Column(n) = a {
                     args.push(ScalarExpr::literal(
@@ -471,6 +484,16 @@ impl Binder<'_> {
                 (F::Named, DataType::NVarChar(Some(128)))
             }
             "OBJECT_DEFINITION" => (F::Named, DataType::NVarChar(None)),
+            // trigger functions (answered by the engine's trigger context)
+            "UPDATE" => {
+                arity(1, 1)?;
+                (F::Named, DataType::Bit)
+            }
+            "TRIGGER_NESTLEVEL" => (F::Named, DataType::Int),
+            "COLUMNS_UPDATED" => {
+                arity(0, 0)?;
+                (F::Named, DataType::VarBinary(Some(8000)))
+            }
             _ => {
                 // user-defined function in the default schema?
                 let qn = catalog::QualifiedName::bare(name.clone());
@@ -490,10 +513,17 @@ impl Binder<'_> {
                 }
             }
         };
-        Ok(ScalarExpr::new(
-            ScalarKind::Function { func, name, args },
-            t,
-        ))
+        let is_update = name == "UPDATE";
+        let call = ScalarExpr::new(ScalarKind::Function { func, name, args }, t);
+        if is_update {
+            // `UPDATE(col)` is a search condition: `call = 1`
+            let one = ScalarExpr::literal(types::Value::Bit(true), DataType::Bit);
+            return Ok(ScalarExpr::new(
+                ScalarKind::Compare(crate::scalar::CmpOp::Eq, Box::new(call), Box::new(one)),
+                DataType::Bit,
+            ));
+        }
+        Ok(call)
     }
 }
 

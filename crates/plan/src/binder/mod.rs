@@ -13,6 +13,8 @@ mod expr;
 mod functions;
 mod merge;
 mod query;
+mod tvf;
+mod view;
 
 use std::cell::RefCell;
 
@@ -34,6 +36,9 @@ pub trait BindEnv: Catalog {
         false
     }
 }
+
+pub use tvf::check_inline_function;
+pub use view::check_view_definition;
 
 /// Binds one statement (SELECT / INSERT / UPDATE / DELETE / SELECT INTO / TRUNCATE / MERGE).
 pub fn bind_statement(stmt: &ast::Statement, env: &dyn BindEnv) -> SqlResult<BoundStatement> {
@@ -220,6 +225,8 @@ pub(crate) struct Binder<'e> {
     pub dml_locators: RefCell<bool>,
     /// `OPTION (HASH JOIN | LOOP JOIN | MERGE JOIN)`: applied to joins without their own hint.
     pub query_join_hint: RefCell<Option<crate::logical::JoinHint>>,
+    /// Inline table-valued functions being expanded (innermost last): their parameters.
+    pub tvf_frames: RefCell<Vec<tvf::TvfFrame>>,
 }
 
 impl<'e> Binder<'e> {
@@ -234,6 +241,7 @@ impl<'e> Binder<'e> {
             max_recursion: RefCell::new(None),
             dml_locators: RefCell::new(false),
             query_join_hint: RefCell::new(None),
+            tvf_frames: RefCell::new(Vec::new()),
         }
     }
 

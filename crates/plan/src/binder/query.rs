@@ -866,19 +866,20 @@ impl Binder<'_> {
                     .bind_named_table(&on, alias.as_ref(), &[])
                     .map_err(|e| {
                         if e.number == 208 {
-                            SqlError::new(137, &[name])
+                            SqlError::new(1087, &[name])
                         } else {
                             e
                         }
                     })?;
                 Ok((op, sc, vec![]))
             }
-            ast::TableRef::Function { name, .. } => Err(SqlError::custom(
-                208,
-                16,
-                1,
-                format!("Invalid object name '{}'.", name.name_str()),
-            )),
+            ast::TableRef::Function {
+                name,
+                args,
+                alias,
+                columns,
+                schema,
+            } => self.bind_table_function(name, args, alias.as_ref(), columns, schema),
             ast::TableRef::Join {
                 left: l,
                 right: r,
@@ -961,7 +962,7 @@ impl Binder<'_> {
     }
 
     /// Gives a derived table / VALUES / CTE its exposed name and column names.
-    fn derived_scope(
+    pub(crate) fn derived_scope(
         &self,
         op: LogicalOp,
         names: Vec<String>,

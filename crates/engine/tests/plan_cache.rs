@@ -1,0 +1,165 @@
+//! The session plan cache (engine/src/plan_cache.rs): reuse by exact text and parameter types,
+//! invalidation by schema changes, keyed by database.
+
+use engine::{CollectSink, Engine, EngineConfig, Session};
+use types::{DataType, Value};
+
+fn session(tag: &str) -> (Session, std::path::PathBuf) {
+    let d = std::env::temp_dir().join(format!("latchkey-pc-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    let e = Engine::open(&d, EngineConfig::default()).expect("open engine");
+    (Session::new(e), d)
+}
+
+fn run(s: &mut Session, sql: &str) -> CollectSink {
+    let mut sink = CollectSink::default();
+    s.execute_batch(sql, &mut sink);
+    assert!(sink.errors().is_empty(), "{sql}: {:?}", sink.errors());
+    sink
+}
+
+fn first_value(sink: &CollectSink) -> Value {
+    sink.result_sets()[0][0][0].clone()
+}
+
+#[test]
+fn repeated_batch_text_reuses_the_compiled_program() {
+    let (mut s, dir) = session("reuse");
+    run(
+        &mut s,
+        "CREATE TABLE t (id int PRIMARY KEY, b int); INSERT t VALUES (1, 10), (2, 20)",
+    );
+    let (_, hits0, _) = s.plan_cache_stats();
+    for _ in 0..3 {
+        let out = run(&mut s, "SELECT b FROM t WHERE id = 2");
+        assert_eq!(first_value(&out), Value::Int(20));
+    }
+    let (entries, hits, _) = s.plan_cache_stats();
+    assert!(entries >= 1);
+    assert_eq!(hits - hits0, 2, "the 2nd and 3rd run must be hits");
+    drop(s);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn schema_change_invalidates_a_cached_batch() {
+    let (mut s, dir) = session("schema");
+    run(&mut s, "CREATE TABLE t (a int); INSERT t VALUES (1)");
+    let out = run(&mut s, "SELECT * FROM t");
+    assert_eq!(out.result_sets()[0][0].len(), 1);
+    run(&mut s, "ALTER TABLE t ADD c int NULL");
+    let out = run(&mut s, "SELECT * FROM t");
+    assert_eq!(
+        out.result_sets()[0][0].len(),
+        2,
+        "SELECT * must see the new column"
+    );
+    drop(s);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn the_current_database_is_part_of_the_key() {
+    let (mut s, dir) = session("database");
+    run(&mut s, "CREATE DATABASE pc1");
+    run(&mut s, "CREATE DATABASE pc2");
+    run(
+        &mut s,
+        "USE pc1; CREATE TABLE t (a int); INSERT t VALUES (1)",
+    );
+    run(
+        &mut s,
+        "USE pc2; CREATE TABLE t (a int); INSERT t VALUES (2)",
+    );
+    let q = "SELECT a FROM t";
+    run(&mut s, "USE pc1");
+    assert_eq!(first_value(&run(&mut s, q)), Value::Int(1));
+    run(&mut s, "USE pc2");
+    assert_eq!(first_value(&run(&mut s, q)), Value::Int(2));
+    run(&mut s, "USE pc1");
+    assert_eq!(first_value(&run(&mut s, q)), Value::Int(1));
+    drop(s);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn parameterized_calls_share_one_program_and_return_outputs() {
+    let (mut s, dir) = session("params");
+    run(
+        &mut s,
+        "CREATE TABLE t (id int PRIMARY KEY, b int); INSERT t VALUES (1, 10), (2, 20), (3, 30)",
+    );
+    let text = "SELECT @out = b FROM t WHERE id = @id";
+    let (_, hits0, _) = s.plan_cache_stats();
+    for id in 1..=3 {
+        let mut sink = CollectSink::default();
+        let out = s.execute_parameterized(
+            text,
+            vec![
+                ("@id".into(), DataType::Int, Value::Int(id)),
+                ("@out".into(), DataType::Int, Value::Null),
+            ],
+            &mut sink,
+        );
+        assert!(sink.errors().is_empty(), "{:?}", sink.errors());
+        assert_eq!(out[1], Value::Int(id * 10));
+    }
+    let (_, hits, _) = s.plan_cache_stats();
+    assert_eq!(hits - hits0, 2);
+    // Another parameter type is another entry, with its own conversion.
+    let mut sink = CollectSink::default();
+    let out = s.execute_parameterized(
+        text,
+        vec![
+            ("@id".into(), DataType::BigInt, Value::BigInt(2)),
+            ("@out".into(), DataType::VarChar(Some(10)), Value::Null),
+        ],
+        &mut sink,
+    );
+    assert!(sink.errors().is_empty(), "{:?}", sink.errors());
+    assert_eq!(out[1], Value::VarChar("20".into()));
+    drop(s);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn errors_in_a_parameterized_call_are_reported_not_cached_as_success() {
+    let (mut s, dir) = session("errors");
+    let mut sink = CollectSink::default();
+    s.execute_parameterized(
+        "SELECT 1 / @d",
+        vec![("@d".into(), DataType::Int, Value::Int(0))],
+        &mut sink,
+    );
+    assert_eq!(sink.errors().first().map(|e| e.number), Some(8134));
+    let mut sink = CollectSink::default();
+    s.execute_parameterized(
+        "SELECT 1 / @d",
+        vec![("@d".into(), DataType::Int, Value::Int(1))],
+        &mut sink,
+    );
+    assert!(sink.errors().is_empty());
+    drop(s);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn a_full_cache_evicts_old_entries_and_keeps_working() {
+    let (mut s, dir) = session("evict");
+    run(
+        &mut s,
+        "CREATE TABLE t (id int PRIMARY KEY, b int); INSERT t VALUES (1, 10)",
+    );
+    for i in 0..1200 {
+        let out = run(&mut s, &format!("SELECT b + {i} FROM t WHERE id = 1"));
+        assert_eq!(first_value(&out), Value::Int(10 + i));
+    }
+    let (entries, _, _) = s.plan_cache_stats();
+    assert!(entries <= 512, "cache must stay bounded, has {entries}");
+    // The most recent text is still cached.
+    let (_, hits0, _) = s.plan_cache_stats();
+    run(&mut s, "SELECT b + 1199 FROM t WHERE id = 1");
+    assert_eq!(s.plan_cache_stats().1, hits0 + 1);
+    drop(s);
+    let _ = std::fs::remove_dir_all(dir);
+}
