@@ -133,7 +133,7 @@ impl Session {
         self.frames.push(frame);
         let r = self.run_nodes(&prog.nodes, rc, sink);
         let r = match r {
-            Ok(Flow::Goto(_)) => Err(SqlError::unsupported("GOTO into a nested block")),
+            Ok(Flow::Goto(_)) => Err(SqlError::internal("GOTO to a label outside the program")),
             Ok(f) => Ok(f),
             Err(e) => Err(*e),
         };
@@ -178,6 +178,16 @@ impl Session {
                         i = p + 1;
                         continue;
                     }
+                    // The label is inside one of this list's blocks: enter it there.
+                    if let Some(p) = nodes.iter().position(|x| contains_label(x, l)) {
+                        match self.enter_at_label(&nodes[p], l, rc, sink)? {
+                            Flow::Normal => {
+                                i = p + 1;
+                                continue;
+                            }
+                            f => return Ok(f),
+                        }
+                    }
                     return Ok(Flow::Goto(l));
                 }
                 Ok(f) => return Ok(f),
@@ -210,6 +220,66 @@ impl Session {
             i += 1;
         }
         Ok(Flow::Normal)
+    }
+
+    /// Continues execution at label `l` inside `node` (a GOTO from outside the block): the
+    /// rest of that block runs, then a WHILE re-tests its condition; IF conditions are not
+    /// evaluated. Entering a TRY or CATCH block is Msg 1026, as in SQL Server.
+    fn enter_at_label(
+        &mut self,
+        node: &Node,
+        l: usize,
+        rc: &mut RunCache,
+        sink: &mut dyn EventSink,
+    ) -> RunResult<Flow> {
+        match &node.kind {
+            NodeKind::Block(b) => self.run_nodes_from(b, l, rc, sink),
+            NodeKind::If { then, els, .. } => {
+                if then.iter().any(|n| contains_label(n, l)) {
+                    self.run_nodes_from(then, l, rc, sink)
+                } else {
+                    self.run_nodes_from(els, l, rc, sink)
+                }
+            }
+            NodeKind::While { body, .. } => match self.run_nodes_from(body, l, rc, sink)? {
+                Flow::Break => Ok(Flow::Normal),
+                Flow::Continue | Flow::Normal => self.run_node(node, rc, sink).map_err(Box::new),
+                f => Ok(f),
+            },
+            NodeKind::Try { .. } => Err(Box::new(
+                SqlError::custom(
+                    1026,
+                    16,
+                    1,
+                    "GOTO cannot be used to jump into a TRY or CATCH scope.",
+                )
+                .at_line(node.line),
+            )),
+            _ => Ok(Flow::Normal),
+        }
+    }
+
+    /// Runs `nodes` from label `l` (directly in the list or inside one of its blocks).
+    fn run_nodes_from(
+        &mut self,
+        nodes: &[Node],
+        l: usize,
+        rc: &mut RunCache,
+        sink: &mut dyn EventSink,
+    ) -> RunResult<Flow> {
+        if let Some(p) = nodes
+            .iter()
+            .position(|x| matches!(x.kind, NodeKind::Label(k) if k == l))
+        {
+            return self.run_nodes(&nodes[p + 1..], rc, sink);
+        }
+        let Some(q) = nodes.iter().position(|x| contains_label(x, l)) else {
+            return Ok(Flow::Goto(l));
+        };
+        match self.enter_at_label(&nodes[q], l, rc, sink)? {
+            Flow::Normal => self.run_nodes(&nodes[q + 1..], rc, sink),
+            f => Ok(f),
+        }
     }
 
     fn run_node(
@@ -1289,5 +1359,21 @@ impl Session {
                 state: 1,
             });
         }
+    }
+}
+
+/// Whether label `l` is declared inside `node` (at any depth).
+fn contains_label(node: &Node, l: usize) -> bool {
+    match &node.kind {
+        NodeKind::Label(k) => *k == l,
+        NodeKind::Block(b) => b.iter().any(|n| contains_label(n, l)),
+        NodeKind::If { then, els, .. } => {
+            then.iter().any(|n| contains_label(n, l)) || els.iter().any(|n| contains_label(n, l))
+        }
+        NodeKind::While { body, .. } => body.iter().any(|n| contains_label(n, l)),
+        NodeKind::Try { body, catch } => {
+            body.iter().any(|n| contains_label(n, l)) || catch.iter().any(|n| contains_label(n, l))
+        }
+        _ => false,
     }
 }
