@@ -182,6 +182,9 @@ pub struct IndexDef {
     pub ignore_dup_key: bool,
     /// Fill factor (0 = default).
     pub fill_factor: u8,
+    /// `OPTIMIZE_FOR_SEQUENTIAL_KEY = ON` (recorded and shown in sys.indexes; the insert
+    /// path does not treat such indexes differently yet).
+    pub optimize_for_sequential_key: bool,
 }
 
 /// Where a table's rows live.

@@ -317,6 +317,7 @@ fn index_to_json(i: &IndexDef) -> J {
         "storage": i.storage_id,
         "ignore_dup_key": i.ignore_dup_key,
         "fill_factor": i.fill_factor,
+        "seq_key": i.optimize_for_sequential_key,
     })
 }
 
@@ -350,6 +351,7 @@ fn index_from_json(v: &J) -> SqlResult<IndexDef> {
         storage_id: o.u64("storage")?,
         ignore_dup_key: o.bool("ignore_dup_key"),
         fill_factor: o.i64_or("fill_factor", 0).clamp(0, 100) as u8,
+        optimize_for_sequential_key: o.bool("seq_key"),
     })
 }
 
@@ -739,6 +741,7 @@ mod tests {
                 storage_id: 7,
                 ignore_dup_key: false,
                 fill_factor: 0,
+                optimize_for_sequential_key: true,
             }],
             storage: TableStorage::Clustered { index: 0 },
             checks: vec![CheckDef {

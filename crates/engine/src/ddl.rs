@@ -567,6 +567,7 @@ impl Session {
                     storage_id: 0,
                     ignore_dup_key: false,
                     fill_factor: 0,
+                    optimize_for_sequential_key: false,
                 });
             }
             ast::TableConstraintKind::Check(e) => {
@@ -721,6 +722,9 @@ impl Session {
             .with_options
             .iter()
             .any(|o| o.name == "IGNORE_DUP_KEY" && matches!(o.value, Some(ast::OptionValue::On)));
+        let optimize_for_sequential_key = ix.with_options.iter().any(|o| {
+            o.name == "OPTIMIZE_FOR_SEQUENTIAL_KEY" && matches!(o.value, Some(ast::OptionValue::On))
+        });
         let index_id = Self::next_index_id(table, clustered);
         table.indexes.push(IndexDef {
             index_id,
@@ -736,6 +740,7 @@ impl Session {
             storage_id: 0,
             ignore_dup_key,
             fill_factor: 0,
+            optimize_for_sequential_key,
         });
         Ok(table.indexes.len() - 1)
     }

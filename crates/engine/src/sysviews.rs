@@ -403,6 +403,11 @@ pub fn system_view(
                 col("is_disabled", DataType::Bit, true),
                 col("has_filter", DataType::Bit, true),
                 col("filter_definition", DataType::NVarChar(None), true),
+                col("is_hypothetical", DataType::Bit, true),
+                col("allow_row_locks", DataType::Bit, true),
+                col("allow_page_locks", DataType::Bit, true),
+                col("auto_created", DataType::Bit, true),
+                col("optimize_for_sequential_key", DataType::Bit, true),
             ];
             let mut rows = Vec::new();
             for o in &objs {
@@ -411,6 +416,7 @@ pub fn system_view(
                         rows.push(vec![
                             Value::Int(t.object_id), Value::Null, Value::Int(0), Value::TinyInt(0), s("HEAP"), b(false), Value::Int(1),
                             b(false), b(false), b(false), Value::TinyInt(0), b(false), b(false), b(false), Value::Null,
+                            b(false), b(true), b(true), b(false), b(false),
                         ]);
                     }
                     let mut ixs: Vec<&catalog::IndexDef> = t.indexes.iter().collect();
@@ -427,6 +433,7 @@ pub fn system_view(
                             Value::Int(1), b(ix.ignore_dup_key), b(ix.primary_key), b(ix.unique_constraint), Value::TinyInt(ix.fill_factor),
                             b(false), b(false), b(ix.filter.is_some()),
                             ix.filter.as_ref().map(|f| s(&format!("({f})"))).unwrap_or(Value::Null),
+                            b(false), b(true), b(true), b(false), b(ix.optimize_for_sequential_key),
                         ]);
                     }
                 }

@@ -46,6 +46,7 @@ fn cat() -> Cat {
         storage_id: 7,
         ignore_dup_key: false,
         fill_factor: 0,
+        optimize_for_sequential_key: false,
     };
     Cat(Arc::new(TableDef {
         object_id: 1,

@@ -30,8 +30,8 @@ GO
 SELECT COUNT(*) AS n, MIN(ID) AS lo, MAX(ID) AS hi, COUNT(DISTINCT ID) AS distinct_ids FROM dbo.NormalTable
 SELECT COUNT(*) AS n, MIN(ID) AS lo, MAX(ID) AS hi, COUNT(DISTINCT ID) AS distinct_ids FROM dbo.OptTable
 GO
--- (latchkey: sys.indexes.optimize_for_sequential_key
--- and sys.query_store_runtime_stats are missing yet -> 207 / 208)
+-- (latchkey: sys.query_store_runtime_stats is missing yet -> 208; the option is recorded and
+-- shown, the insert path does not treat such an index differently yet)
 SELECT i.name, i.type_desc, i.optimize_for_sequential_key FROM sys.indexes i
 WHERE i.object_id IN (OBJECT_ID('dbo.NormalTable'), OBJECT_ID('dbo.OptTable')) ORDER BY i.name
 GO

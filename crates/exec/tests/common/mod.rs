@@ -182,6 +182,7 @@ impl Env {
                     storage_id: 0,
                     ignore_dup_key: false,
                     fill_factor: 0,
+                    optimize_for_sequential_key: false,
                 });
                 TableStorage::Clustered { index: 0 }
             }
@@ -235,6 +236,7 @@ impl Env {
             storage_id: 0,
             ignore_dup_key: false,
             fill_factor: 0,
+            optimize_for_sequential_key: false,
         });
         let pos = t.indexes.len() - 1;
         let db = self.db.clone();
