@@ -734,7 +734,10 @@ fn iso_week(days: i32) -> i64 {
     ((thursday - jan1) / 7 + 1) as i64
 }
 
-fn datepart_value(part: DatePart, days: i32, ticks: i64, offset: i16) -> i64 {
+/// `datefirst` is SET DATEFIRST's value (1 = Monday ... 7 = Sunday): weekday 1 is that day and
+/// weeks start on it.
+fn datepart_value(part: DatePart, days: i32, ticks: i64, offset: i16, datefirst: i64) -> i64 {
+    let first = datefirst.rem_euclid(7) as i32; // as weekday(): Sunday 0 .. Saturday 6
     let (y, m, d) = civil_from_days(days);
     match part {
         DatePart::Year => y as i64,
@@ -744,10 +747,10 @@ fn datepart_value(part: DatePart, days: i32, ticks: i64, offset: i16) -> i64 {
         DatePart::Day => d as i64,
         DatePart::Week => {
             let jan1 = days_from_civil(y, 1, 1);
-            let wd_jan1 = crate::datetime::weekday(jan1) as i32; // Sunday 0
-            ((days - jan1 + wd_jan1) / 7 + 1) as i64
+            let into_week = (crate::datetime::weekday(jan1) as i32 - first).rem_euclid(7);
+            ((days - jan1 + into_week) / 7 + 1) as i64
         }
-        DatePart::Weekday => crate::datetime::weekday(days) as i64 + 1,
+        DatePart::Weekday => ((crate::datetime::weekday(days) as i32 - first).rem_euclid(7) + 1) as i64,
         DatePart::Hour => ticks / TICKS_PER_HOUR,
         DatePart::Minute => (ticks / TICKS_PER_MIN) % 60,
         DatePart::Second => (ticks / TICKS_PER_SEC) % 60,
@@ -2110,10 +2113,16 @@ pub fn call(name: &str, args: &[Value]) -> SqlResult<Value> {
             datediff(part, arg(1), arg(2), up == "DATEDIFF_BIG")
         }
         "DATEPART" | "DATENAME" => {
-            check_count(&up, n, 2, 2)?;
+            // The binder appends the session's @@DATEFIRST as a third argument (weekday and
+            // week numbers depend on it); 7 (Sunday, us_english) when absent.
+            check_count(&up, n, 2, 3)?;
             if arg(1).is_null() {
                 return Ok(Value::Null);
             }
+            let datefirst = match arg(2) {
+                Value::Null => 7,
+                v => v.as_i64().unwrap_or(7),
+            };
             let part = datepart_arg(arg(0))?;
             let (days, ticks, off, ty) = dt_arg(arg(1))?;
             if matches!(ty, DataType::Date) && part.is_time_part() {
@@ -2122,7 +2131,7 @@ pub fn call(name: &str, args: &[Value]) -> SqlResult<Value> {
                     &[&part.name(), &up.to_ascii_lowercase(), &"date"],
                 ));
             }
-            let x = datepart_value(part, days, ticks, off);
+            let x = datepart_value(part, days, ticks, off, datefirst);
             if up == "DATEPART" {
                 return Ok(Value::Int(x as i32));
             }

@@ -685,7 +685,7 @@ impl Binder<'_> {
         }
     }
 
-    fn system_variable(&self, name: &str) -> ScalarExpr {
+    pub(crate) fn system_variable(&self, name: &str) -> ScalarExpr {
         let up = name.to_ascii_uppercase();
         let t = match up.as_str() {
             "ROWCOUNT" | "ERROR" | "TRANCOUNT" | "FETCH_STATUS" | "NESTLEVEL" | "DATEFIRST"

@@ -186,6 +186,11 @@ impl Binder<'_> {
             let arg_types: Vec<DataType> = args.iter().map(|a| a.data_type.clone()).collect();
             match types::functions::function_result_type(&name, &arg_types) {
                 Ok(t) => {
+                    let mut args = args;
+                    if matches!(name.as_str(), "DATEPART" | "DATENAME") {
+                        // weekday and week numbers follow SET DATEFIRST (types::functions)
+                        args.push(self.system_variable("DATEFIRST"));
+                    }
                     return Ok(ScalarExpr::new(
                         ScalarKind::Function {
                             func: F::Builtin,
