@@ -750,7 +750,9 @@ fn datepart_value(part: DatePart, days: i32, ticks: i64, offset: i16, datefirst:
             let into_week = (crate::datetime::weekday(jan1) as i32 - first).rem_euclid(7);
             ((days - jan1 + into_week) / 7 + 1) as i64
         }
-        DatePart::Weekday => ((crate::datetime::weekday(days) as i32 - first).rem_euclid(7) + 1) as i64,
+        DatePart::Weekday => {
+            ((crate::datetime::weekday(days) as i32 - first).rem_euclid(7) + 1) as i64
+        }
         DatePart::Hour => ticks / TICKS_PER_HOUR,
         DatePart::Minute => (ticks / TICKS_PER_MIN) % 60,
         DatePart::Second => (ticks / TICKS_PER_SEC) % 60,

@@ -198,7 +198,7 @@ impl Binder<'_> {
                             args,
                         },
                         t,
-                    ))
+                    ));
                 }
                 Err(e) if e.number != 195 => return Err(e),
                 Err(_) => {}
