@@ -2,7 +2,9 @@
 //! (2628 truncation), identity, defaults, computed columns (stored), NOT NULL (515), CHECK and
 //! FOREIGN KEY (547), unique indexes (2627/2601 via `TableStore`), index maintenance.
 //!
-//! Every statement first materializes its input rows (Halloween protection), then modifies.
+//! Every statement first materializes its input rows (Halloween protection), then modifies;
+//! an INSERT whose source cannot observe the target (`halloween::can_stream_into`) inserts
+//! its rows as the source produces them.
 //! Statement atomicity: a savepoint is taken before the first change and rolled back to when
 //! any row fails.
 
@@ -132,6 +134,18 @@ pub(crate) fn to_column(v: &Value, t: &TableDef, c: usize) -> SqlResult<Value> {
         return Ok(Value::Null);
     }
     let col = &t.columns[c];
+    // already of the column's type and short enough: what the conversion would return
+    match (v, &col.data_type) {
+        (Value::Int(_), DataType::Int)
+        | (Value::BigInt(_), DataType::BigInt)
+        | (Value::SmallInt(_), DataType::SmallInt)
+        | (Value::Float(_), DataType::Float) => return Ok(v.clone()),
+        // UTF-8 bytes >= UTF-16 units, so the value fits without counting
+        (Value::NVarChar(s), DataType::NVarChar(n)) if n.is_none_or(|n| s.len() <= n as usize) => {
+            return Ok(v.clone())
+        }
+        _ => {}
+    }
     // the table's full name only matters for error 2628: build it when that happens
     match v.cast_for_column(&col.data_type, "", &col.name) {
         Err(e) if e.number == 2628 => v.cast_for_column(&col.data_type, &full_name(t), &col.name),
@@ -372,11 +386,65 @@ pub fn insert(
     ctx: &mut ExecCtx,
     sink: &mut dyn RowSink,
 ) -> SqlResult<u64> {
-    let rows = materialize(source, ctx)?;
     let mut out = Output::new(output);
-    let n = insert_rows(table, rows, columns, checks, &mut out, ctx)?;
+    let n = if crate::halloween::can_stream_into(source, table) {
+        // the source cannot see the rows being inserted: no need to materialize it first
+        let mut rows = OpRows {
+            op: operator::build(source)?,
+            opened: false,
+        };
+        let r = insert_rows_from(
+            table, &mut rows, columns, checks, &mut out, ctx, "INSERT", None,
+        );
+        rows.op.close();
+        r?
+    } else {
+        let rows = materialize(source, ctx)?;
+        insert_rows(table, rows, columns, checks, &mut out, ctx)?
+    };
     out.finish(ctx, sink)?;
     Ok(n)
+}
+
+/// Where the rows of an insert come from.
+pub(crate) trait RowSource {
+    /// The next source row; None at the end.
+    fn next_row(&mut self, ctx: &mut ExecCtx) -> SqlResult<Option<&[Value]>>;
+}
+
+/// Rows already materialized.
+struct VecRows {
+    rows: Vec<Vec<Value>>,
+    pos: usize,
+}
+
+impl RowSource for VecRows {
+    fn next_row(&mut self, _ctx: &mut ExecCtx) -> SqlResult<Option<&[Value]>> {
+        let r = self.rows.get(self.pos).map(|r| r.as_slice());
+        self.pos += 1;
+        Ok(r)
+    }
+}
+
+/// Rows pulled from an operator as they are inserted (opened on the first row, inside the
+/// statement savepoint).
+struct OpRows<'p> {
+    op: operator::BoxOp<'p>,
+    opened: bool,
+}
+
+impl RowSource for OpRows<'_> {
+    fn next_row(&mut self, ctx: &mut ExecCtx) -> SqlResult<Option<&[Value]>> {
+        if !self.opened {
+            self.opened = true;
+            self.op.open(ctx)?;
+        }
+        Ok(if self.op.next(ctx)? {
+            Some(self.op.row())
+        } else {
+            None
+        })
+    }
 }
 
 /// Inserts already-computed rows (see `crate::insert_rows`).
@@ -509,6 +577,22 @@ pub(crate) fn insert_rows_as(
     stmt: &str,
     action: Option<&str>,
 ) -> SqlResult<u64> {
+    let mut rows = VecRows { rows, pos: 0 };
+    insert_rows_from(table, &mut rows, columns, checks, out, ctx, stmt, action)
+}
+
+/// [`insert_rows_as`] over any row source.
+#[allow(clippy::too_many_arguments)]
+fn insert_rows_from(
+    table: &Arc<TableDef>,
+    rows: &mut dyn RowSource,
+    columns: &[InsertColumn],
+    checks: &[BoundCheck],
+    out: &mut Output,
+    ctx: &mut ExecCtx,
+    stmt: &str,
+    action: Option<&str>,
+) -> SqlResult<u64> {
     let db = ctx.env.storage(&table.database)?;
     let mut store = TableStore::open(db.clone(), table.clone())?;
     let dbname = table.database.clone();
@@ -517,7 +601,7 @@ pub(crate) fn insert_rows_as(
     let r = atomically(ctx, &dbname, &mut |ctx| {
         let mut n = 0u64;
         let mut new = Vec::with_capacity(table.columns.len());
-        for src in &rows {
+        while let Some(src) = rows.next_row(ctx)? {
             new.clear();
             for (c, ic) in columns.iter().enumerate() {
                 let v = match ic {

@@ -28,6 +28,7 @@ mod concatenation;
 mod constant_scan;
 mod dml;
 mod filter;
+mod halloween;
 mod hash_aggregate;
 mod hash_match;
 mod index_seek;

@@ -170,7 +170,9 @@ fn is_constant(e: &ScalarExpr) -> bool {
 /// A plan that yields at most one row of constants.
 fn constant_plan(p: &PhysOp) -> bool {
     match &p.kind {
-        PhysKind::ConstantScan { rows } => rows.len() <= 1 && rows.iter().flatten().all(is_constant),
+        PhysKind::ConstantScan { rows } => {
+            rows.len() <= 1 && rows.iter().flatten().all(is_constant)
+        }
         PhysKind::ComputeScalar { input, exprs } => {
             exprs.iter().all(is_constant) && constant_plan(input)
         }

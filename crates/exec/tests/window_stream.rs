@@ -26,15 +26,11 @@ fn constant_order_numbers_rows_in_input_order() {
     let mut env = Env::new();
     emp(&mut env);
     // streamed (only rank functions) vs materialized (LAG forces the buffering path)
-    let streamed = env.q(
-        "SELECT name, ROW_NUMBER() OVER (ORDER BY (SELECT NULL)), \
-         RANK() OVER (ORDER BY (SELECT NULL)), DENSE_RANK() OVER (ORDER BY (SELECT 1)) FROM emp",
-    );
-    let buffered = env.q(
-        "SELECT name, ROW_NUMBER() OVER (ORDER BY (SELECT NULL)), \
+    let streamed = env.q("SELECT name, ROW_NUMBER() OVER (ORDER BY (SELECT NULL)), \
+         RANK() OVER (ORDER BY (SELECT NULL)), DENSE_RANK() OVER (ORDER BY (SELECT 1)) FROM emp");
+    let buffered = env.q("SELECT name, ROW_NUMBER() OVER (ORDER BY (SELECT NULL)), \
          RANK() OVER (ORDER BY (SELECT NULL)), DENSE_RANK() OVER (ORDER BY (SELECT 1)), \
-         LAG(name) OVER (ORDER BY (SELECT NULL)) FROM emp",
-    );
+         LAG(name) OVER (ORDER BY (SELECT NULL)) FROM emp");
     assert_eq!(streamed.len(), 7);
     assert_eq!(streamed[0], "ann|1|1|1");
     assert_eq!(streamed[6], "gus|7|1|1");
@@ -70,7 +66,9 @@ fn partitions_and_peers_match_the_buffered_path() {
         )
     };
     let plain = env.q(&q(""));
-    let with_lag = env.q(&q(", LAG(name) OVER (PARTITION BY dept ORDER BY salary DESC)"));
+    let with_lag = env.q(&q(
+        ", LAG(name) OVER (PARTITION BY dept ORDER BY salary DESC)",
+    ));
     assert_eq!(plain.len(), 7);
     for (s, b) in plain.iter().zip(&with_lag) {
         assert!(b.starts_with(&format!("{s}|")), "{s} vs {b}");
@@ -84,8 +82,14 @@ fn partitions_and_peers_match_the_buffered_path() {
 fn is_null_predicates_on_scans() {
     let mut env = Env::new();
     emp(&mut env);
-    assert_eq!(env.q("SELECT COUNT(*) FROM emp WHERE salary IS NULL"), vec!["1"]);
-    assert_eq!(env.q("SELECT COUNT(*) FROM emp WHERE dept IS NOT NULL"), vec!["6"]);
+    assert_eq!(
+        env.q("SELECT COUNT(*) FROM emp WHERE salary IS NULL"),
+        vec!["1"]
+    );
+    assert_eq!(
+        env.q("SELECT COUNT(*) FROM emp WHERE dept IS NOT NULL"),
+        vec!["6"]
+    );
     assert_eq!(
         env.q("SELECT name, salary FROM emp WHERE salary IS NULL"),
         vec!["fay|NULL"]
@@ -109,10 +113,20 @@ fn sorted_input_streams_partitions() {
         )
     };
     let plain = env.q(&q(""));
-    let with_lag = env.q(&q(", LAG(name) OVER (PARTITION BY dept ORDER BY salary DESC)"));
+    let with_lag = env.q(&q(
+        ", LAG(name) OVER (PARTITION BY dept ORDER BY salary DESC)",
+    ));
     assert_eq!(
         plain,
-        vec!["gus|1|1|1", "bob|1|1|1", "cid|2|1|1", "ann|3|3|2", "eve|1|1|1", "dan|2|2|2", "fay|1|1|1"]
+        vec![
+            "gus|1|1|1",
+            "bob|1|1|1",
+            "cid|2|1|1",
+            "ann|3|3|2",
+            "eve|1|1|1",
+            "dan|2|2|2",
+            "fay|1|1|1"
+        ]
     );
     for (s, b) in plain.iter().zip(&with_lag) {
         assert!(b.starts_with(&format!("{s}|")), "{s} vs {b}");
