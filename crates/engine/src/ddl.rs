@@ -1389,40 +1389,40 @@ impl Session {
                                         clustered,
                                         with_options,
                                         on,
-                                    } => {
-                                        let tc = ast::TableConstraint {
-                                            name: cc.name.clone(),
-                                            kind: ast::TableConstraintKind::PrimaryKey {
-                                                clustered: *clustered,
-                                                columns: vec![ast::IndexColumn {
-                                                    name: c.name.clone(),
-                                                    desc: false,
-                                                }],
-                                                with_options: with_options.clone(),
-                                                on: on.clone(),
-                                            },
-                                        };
-                                        self.add_key_constraint(
-                                            &h, &mut table, &tc, &q.name, salt,
-                                        )?;
-                                        continue;
                                     }
-                                    ast::ColumnConstraintKind::Unique {
+                                    | ast::ColumnConstraintKind::Unique {
                                         clustered,
                                         with_options,
                                         on,
                                     } => {
+                                        // a column-level key is the one-column table constraint
+                                        let (clustered, with_options, on) =
+                                            (*clustered, with_options.clone(), on.clone());
+                                        let columns = vec![ast::IndexColumn {
+                                            name: c.name.clone(),
+                                            desc: false,
+                                        }];
+                                        let kind = if matches!(
+                                            cc.kind,
+                                            ast::ColumnConstraintKind::PrimaryKey { .. }
+                                        ) {
+                                            ast::TableConstraintKind::PrimaryKey {
+                                                clustered,
+                                                columns,
+                                                with_options,
+                                                on,
+                                            }
+                                        } else {
+                                            ast::TableConstraintKind::Unique {
+                                                clustered,
+                                                columns,
+                                                with_options,
+                                                on,
+                                            }
+                                        };
                                         let tc = ast::TableConstraint {
                                             name: cc.name.clone(),
-                                            kind: ast::TableConstraintKind::Unique {
-                                                clustered: *clustered,
-                                                columns: vec![ast::IndexColumn {
-                                                    name: c.name.clone(),
-                                                    desc: false,
-                                                }],
-                                                with_options: with_options.clone(),
-                                                on: on.clone(),
-                                            },
+                                            kind,
                                         };
                                         self.add_key_constraint(
                                             &h, &mut table, &tc, &q.name, salt,

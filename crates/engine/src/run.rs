@@ -106,6 +106,20 @@ impl Session {
         }
     }
 
+    /// Variable slots of a module's parameters, in declaration order.
+    pub(crate) fn param_decls(&self, params: &[ast::ProcParam]) -> SqlResult<Vec<VarDecl>> {
+        params
+            .iter()
+            .map(|p| {
+                Ok(VarDecl {
+                    name: p.name.to_lowercase(),
+                    data_type: self.resolve_type_name(&p.data_type)?,
+                    table: None,
+                })
+            })
+            .collect()
+    }
+
     /// Compiles a statement list with this session's type resolution.
     pub(crate) fn compile_program(
         &self,
@@ -778,14 +792,7 @@ impl Session {
                         "procedure text does not define a procedure",
                     ));
                 };
-                let mut decls = Vec::new();
-                for p in &cp.params {
-                    decls.push(VarDecl {
-                        name: p.name.to_lowercase(),
-                        data_type: self.resolve_type_name(&p.data_type)?,
-                        table: None,
-                    });
-                }
+                let decls = self.param_decls(&cp.params)?;
                 let recompile = cp.options.iter().any(|o| o == "RECOMPILE");
                 let prog = Arc::new(
                     self.compile_program(cp.body, decls, recompile)
@@ -925,14 +932,7 @@ impl Session {
                         "table-valued function in a scalar context",
                     ));
                 };
-                let mut decls = Vec::new();
-                for p in &cf.params {
-                    decls.push(VarDecl {
-                        name: p.name.to_lowercase(),
-                        data_type: self.resolve_type_name(&p.data_type)?,
-                        table: None,
-                    });
-                }
+                let decls = self.param_decls(&cf.params)?;
                 let prog = Arc::new(
                     self.compile_program(body, decls, false)
                         .map_err(|e| e.in_procedure(display.clone()))?,

@@ -19,7 +19,7 @@ use common::{SqlError, SqlResult};
 use parser::ast::{self, Statement, StatementKind};
 use types::Value;
 
-use crate::compile::{RunCache, VarDecl};
+use crate::compile::RunCache;
 use crate::run::{module_display_name, ProcEntry};
 use crate::session::{Frame, Session};
 
@@ -263,14 +263,7 @@ impl Session {
                         "not a multi-statement table-valued function",
                     ));
                 };
-                let mut decls = Vec::new();
-                for p in &cf.params {
-                    decls.push(VarDecl {
-                        name: p.name.to_lowercase(),
-                        data_type: self.resolve_type_name(&p.data_type)?,
-                        table: None,
-                    });
-                }
+                let decls = self.param_decls(&cf.params)?;
                 // `@t` is declared before the body: a table variable the body fills
                 let mut stmts = Vec::with_capacity(body.len() + 1);
                 stmts.push(Statement {
