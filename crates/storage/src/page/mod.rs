@@ -194,8 +194,10 @@ pub fn verify(p: &PageBuf, expect: PageId) -> Result<(), String> {
 
 // ---------------------------------------------------------------- slotted pages
 
+/// Callers check `i` against the slot count; saturating keeps a garbage count (corrupt page)
+/// from overflowing before `rec_checked` reports it.
 fn slot_pos(i: usize) -> usize {
-    PAGE_SIZE - SLOT * (i + 1)
+    PAGE_SIZE.saturating_sub(SLOT * (i + 1))
 }
 
 /// (offset, length) of slot `i`; offset 0 = empty slot (heap).
@@ -556,7 +558,7 @@ pub fn corrupt(pid: PageId, detail: &str) -> SqlError {
 
 /// Checks that slot `i` exists and is within the page; returns the record.
 pub fn rec_checked(p: &PageBuf, pid: PageId, i: usize) -> SqlResult<&[u8]> {
-    if i >= slot_count(p) {
+    if i >= slot_count(p) || i >= (PAGE_SIZE - HEADER) / SLOT {
         return Err(corrupt(pid, "slot index out of range"));
     }
     let (o, l) = slot(p, i);
@@ -572,6 +574,19 @@ pub fn rec_checked(p: &PageBuf, pid: PageId, i: usize) -> SqlResult<&[u8]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn garbage_slot_count_is_an_error_not_an_overflow() {
+        // fuzz_pages found this: byte 15 (high byte of the slot count) set to 8 gave a slot
+        // count above 2048, and reading a slot past 2047 overflowed in slot_pos.
+        let mut p = [0u8; PAGE_SIZE];
+        wr16(&mut p, OFF_SLOTS, 0x0810);
+        let pid = PageId { file: 1, page: 3 };
+        for i in [0usize, 1000, 2047, 2050, 4000] {
+            let _ = rec_checked(&p, pid, i);
+        }
+        assert!(rec_checked(&p, pid, 2050).is_err());
+    }
 
     #[test]
     fn slotted_ops() {
