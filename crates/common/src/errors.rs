@@ -140,6 +140,7 @@ pub static REGISTRY: &[ErrorInfo] = &[
     e(4511, 16, "Create View or Function failed because no column name was specified for column %d."),
     e(4701, 16, "Cannot find the object \"%.*ls\" because it does not exist or you do not have permissions."),
     e(5074, 16, "The %S_MSG '%.*ls' is dependent on %S_MSG '%.*ls'."),
+    e(5125, 24, "File '%.*ls' appears to have been truncated by the operating system.  Expected size is %I64d KB but actual size is %I64d KB."),
     e(6401, 16, "Cannot roll back %.*ls. No transaction or savepoint of that name was found."),
     e(8101, 16, "An explicit value for the identity column in table '%.*ls' can only be specified when a column list is used and IDENTITY_INSERT is ON."),
     e(8114, 16, "Error converting data type %ls to %ls."),
@@ -295,12 +296,18 @@ impl SqlError {
 
     /// Msg 824-style corruption error for a page that failed verification.
     pub fn corrupt_page(detail: &str, page: &str, file: &str) -> SqlError {
+        SqlError::corrupt_page_at(detail, page, 0, file)
+    }
+
+    /// Msg 824 for a page read from `file` at byte `offset` (printed as SQL Server's
+    /// `%#016I64x`, e.g. `0x00000000012000`).
+    pub fn corrupt_page_at(detail: &str, page: &str, offset: u64, file: &str) -> SqlError {
         SqlError::custom(
             824,
             24,
             2,
             format!(
-                "SQL Server detected a logical consistency-based I/O error: {detail}. It occurred during a read of page {page} in database ID 5 at offset 0x0 in file '{file}'.  Additional messages in the SQL Server error log or operating system error log may provide more detail. This is a severe error condition that threatens database integrity and must be corrected immediately."
+                "SQL Server detected a logical consistency-based I/O error: {detail}. It occurred during a read of page {page} in database ID 5 at offset {offset:#016x} in file '{file}'.  Additional messages in the SQL Server error log or operating system error log may provide more detail. This is a severe error condition that threatens database integrity and must be corrected immediately."
             ),
         )
     }

@@ -478,7 +478,7 @@ impl Inner {
 
     /// Allocates the first extent of a new object: IAM at page 0, root/first page at page 1.
     fn new_storage(&self, mtr: &mut Mtr<'_>, obj: u64, kind: u8) -> SqlResult<(PageId, PageId)> {
-        let (file, ext) = self.alloc_extent(mtr)?;
+        let (file, ext) = self.alloc_extent(mtr, obj)?;
         let iam = PageId::new(file, ext * 8);
         let ii = mtr.latch_new(iam)?;
         page::init(mtr.page_mut(ii), iam, PageType::Iam, obj, 0);
@@ -637,7 +637,9 @@ impl Inner {
     /// # Locking
     /// Latches one GAM page EX. An mtr already holding a GAM latch keeps using that file
     /// first; otherwise only files with a higher id are tried (storage README A2).
-    fn alloc_extent(&self, mtr: &mut Mtr<'_>) -> SqlResult<(u16, u32)> {
+    /// Allocates a free extent for object `obj` and reserves its disk space (storage README
+    /// A2, A5): a file whose disk is full is skipped; if every file is, Msg 1105.
+    fn alloc_extent(&self, mtr: &mut Mtr<'_>, obj: u64) -> SqlResult<(u16, u32)> {
         let n = self.pool.files.len();
         let held: Vec<u16> = (1..=n as u16)
             .filter(|f| mtr.find(PageId::new(*f, GAM_PAGE)).is_some())
@@ -658,6 +660,7 @@ impl Inner {
                 .chain((first + 1)..=n as u16)
                 .collect();
         }
+        let mut full = None;
         for f in order {
             let gi = mtr.latch(PageId::new(f, GAM_PAGE))?;
             let hint = self.gam_hint[(f - 1) as usize].load(Relaxed) as u32;
@@ -670,17 +673,28 @@ impl Inner {
                 }
                 let byte = HEADER + (e / 8) as usize;
                 if p[byte] & (1 << (e % 8)) == 0 {
-                    p[byte] |= 1 << (e % 8);
                     found = Some(e);
                     break;
                 }
             }
             if let Some(e) = found {
+                let file = self.pool.file(f)?;
+                match file.reserve(e * 8, 8) {
+                    Ok(()) => {}
+                    Err(err) if crate::file::is_out_of_space(&err) => {
+                        full = Some(file.full(&format!("storage object {obj}")));
+                        continue;
+                    }
+                    Err(err) => {
+                        return Err(SqlError::io("write", &file.path.display().to_string(), &err))
+                    }
+                }
+                mtr.page_mut(gi)[HEADER + (e / 8) as usize] |= 1 << (e % 8);
                 self.gam_hint[(f - 1) as usize].store(e as u64 + 1, Relaxed);
                 return Ok((f, e));
             }
         }
-        Err(SqlError::new(1101, &[&"latchkey", &"PRIMARY"]))
+        Err(full.unwrap_or_else(|| SqlError::new(1101, &[&"latchkey", &"PRIMARY"])))
     }
 
     /// Allocates a page for object `obj` whose IAM chain starts at `iam_first`.
@@ -722,7 +736,7 @@ impl Inner {
                 break; // older entries: holes are not reused (storage README A3)
             }
         }
-        let (file, ext) = self.alloc_extent(mtr)?;
+        let (file, ext) = self.alloc_extent(mtr, obj)?;
         if n >= IAM_CAP {
             let np = PageId::new(file, ext * 8);
             let ni = mtr.latch_new(np)?;
@@ -857,8 +871,9 @@ impl Inner {
         Ok(())
     }
 
-    /// Pages of a LOB chain (read before latching IAM pages: storage README A1).
-    pub fn lob_pages(&self, first: PageId, len: u64) -> SqlResult<Vec<PageId>> {
+    /// Pages of a LOB chain of object `obj` (read before latching IAM pages: storage README
+    /// A1); each must be a LOB page of `obj` (page/README invariant 9).
+    pub fn lob_pages(&self, obj: u64, first: PageId, len: u64) -> SqlResult<Vec<PageId>> {
         let mut v = Vec::new();
         let mut pid = first;
         let npages = (len as usize).div_ceil(PAGE_SIZE - HEADER).max(1);
@@ -868,6 +883,9 @@ impl Inner {
             }
             v.push(pid);
             let g = self.pool.read(pid)?;
+            if page::page_type(&g) != Some(PageType::Lob) || page::obj(&g) != obj {
+                return Err(bad(pid, "expected a LOB page of this object"));
+            }
             pid = page::next(&g);
         }
         Ok(v)
@@ -894,6 +912,76 @@ impl Inner {
             self.pool.flush_all()?;
             self.log
                 .try_truncate(expected, || self.active.load(Acquire) == 0)?;
+        }
+        Ok(())
+    }
+
+    /// Open-time check (storage README "Open-time checks"): refuses a data file shorter than
+    /// its allocation maps say with Msg 5125. Every page allocated to an object (set in an IAM
+    /// page mask, including IAM and directory pages) must lie inside its file, or be cached in
+    /// the buffer pool (formatted by redo and not written yet). Runs after redo and before undo,
+    /// so a refused open has written nothing but what redo itself had to evict.
+    pub fn check_files_cover_allocations(&self) -> SqlResult<()> {
+        let files = &self.pool.files;
+        let pages_on_disk: Vec<u64> = files
+            .iter()
+            .map(|f| f.size_bytes() / PAGE_SIZE as u64)
+            .collect();
+        // per file: 1 + the highest allocated page that is neither on disk nor cached
+        let mut needed = vec![0u64; files.len()];
+        let mut note = |pid: PageId| -> SqlResult<bool> {
+            let k = (pid.file as usize).wrapping_sub(1);
+            let Some(&have) = pages_on_disk.get(k) else {
+                return Err(bad(pid, "allocated page in a file that does not exist"));
+            };
+            if (pid.page as u64) < have || self.pool.contains(pid) {
+                return Ok(true);
+            }
+            needed[k] = needed[k].max(pid.page as u64 + 1);
+            Ok(false)
+        };
+        for f in files {
+            note(PageId::new(f.id, GAM_PAGE))?;
+        }
+        let mut chains: Vec<PageId> = vec![DIR_IAM];
+        chains.extend(self.objects.read().values().map(|m| m.iam));
+        for first in chains {
+            let mut ip = first;
+            let mut guard = 0;
+            while ip.is_valid() && note(ip)? {
+                guard += 1;
+                if guard > 1_000_000 {
+                    return Err(bad(ip, "IAM chain loops"));
+                }
+                // a damaged IAM page is reported when the object is used (Msg 824), not here:
+                // the database stays openable for DBCC CHECKDB and EMERGENCY
+                let g = match self.pool.read(ip) {
+                    Ok(g) if page::page_type(&g) == Some(PageType::Iam) => g,
+                    _ => break,
+                };
+                for e in 0..page::slot_count(&g).min(IAM_CAP) {
+                    let at = HEADER + e * 8;
+                    let (file, ext, mask) = (rd16(&g[..], at), rd32(&g[..], at + 2), g[at + 6]);
+                    for b in 0..8u32 {
+                        if mask & (1 << b) != 0 {
+                            note(PageId::new(file, ext.saturating_mul(8).saturating_add(b)))?;
+                        }
+                    }
+                }
+                ip = page::next(&g);
+            }
+        }
+        for (k, f) in files.iter().enumerate() {
+            if needed[k] > pages_on_disk[k] {
+                return Err(SqlError::new(
+                    5125,
+                    &[
+                        &f.path.display(),
+                        &(needed[k] * PAGE_SIZE as u64 / 1024),
+                        &(f.size_bytes() / 1024),
+                    ],
+                ));
+            }
         }
         Ok(())
     }
@@ -980,6 +1068,7 @@ impl Inner {
             }
         }
         self.reload_objects()?;
+        self.check_files_cover_allocations()?;
         // undo losers
         let mut losers: Vec<(u64, u64)> = txns
             .iter()

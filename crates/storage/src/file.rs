@@ -24,6 +24,22 @@ pub struct DataFile {
     bytes_written: AtomicU64,
     stall_write_us: AtomicU64,
     size: AtomicU64,
+    /// Test hook (`Database::set_data_space_limit`): the file cannot grow past this many
+    /// bytes; growing writes fail as on a full disk (ENOSPC). `u64::MAX` = no limit.
+    space_limit: AtomicU64,
+}
+
+/// ENOSPC (disk full) or EFBIG (file size limit, e.g. `RLIMIT_FSIZE`): out of space, which SQL
+/// Server reports as Msg 1105 (data) or 9002 (log), not as an I/O failure (823).
+pub fn is_out_of_space(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::StorageFull | std::io::ErrorKind::FileTooLarge
+    )
+}
+
+fn out_of_space() -> std::io::Error {
+    std::io::Error::from(std::io::ErrorKind::StorageFull)
 }
 
 impl DataFile {
@@ -51,11 +67,54 @@ impl DataFile {
             bytes_written: AtomicU64::new(0),
             stall_write_us: AtomicU64::new(0),
             size: AtomicU64::new(size),
+            space_limit: AtomicU64::new(u64::MAX),
         })
     }
 
     fn err(&self, op: &str, e: &std::io::Error) -> SqlError {
+        if is_out_of_space(e) {
+            return self.full("(page flush)");
+        }
         SqlError::io(op, &self.path.display().to_string(), e)
+    }
+
+    /// Msg 1105 for `object` (storage has ids, not names); the database is the directory name.
+    pub fn full(&self, object: &str) -> SqlError {
+        let db = self
+            .path
+            .parent()
+            .and_then(|d| d.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        SqlError::new(1105, &[&object, &"", &db, &"PRIMARY"])
+    }
+
+    /// Sets the test hook of `space_limit` (None = no limit).
+    pub fn set_space_limit(&self, bytes: Option<u64>) {
+        self.space_limit.store(bytes.unwrap_or(u64::MAX), Relaxed);
+    }
+
+    fn check_space(&self, end: u64) -> std::io::Result<()> {
+        if end > self.space_limit.load(Relaxed) && end > self.size.load(Relaxed) {
+            return Err(out_of_space());
+        }
+        Ok(())
+    }
+
+    /// Reserves disk blocks for `pages` pages from `page` (storage README A5): a newly
+    /// allocated extent gets its space when it is allocated, so a full disk fails the
+    /// allocating statement (Msg 1105 from `alloc_page`) instead of a later page flush.
+    /// Not counted as a write.
+    pub fn reserve(&self, page: u32, pages: u32) -> std::io::Result<()> {
+        let off = page as u64 * PAGE_SIZE as u64;
+        let len = pages as u64 * PAGE_SIZE as u64;
+        if off + len <= self.size.load(Relaxed) {
+            return Ok(());
+        }
+        self.check_space(off + len)?;
+        allocate(&self.file, off, len)?;
+        self.size.fetch_max(off + len, Relaxed);
+        Ok(())
     }
 
     /// Reads `buf.len() / PAGE_SIZE` pages starting at `page`; bytes beyond the end of the file
@@ -90,8 +149,8 @@ impl DataFile {
             std::thread::sleep(self.latency);
         }
         let off = page as u64 * PAGE_SIZE as u64;
-        self.file
-            .write_all_at(buf, off)
+        self.check_space(off + buf.len() as u64)
+            .and_then(|_| self.file.write_all_at(buf, off))
             .map_err(|e| self.err("write", &e))?;
         self.size.fetch_max(off + buf.len() as u64, Relaxed);
         self.writes.fetch_add(1, Relaxed);
@@ -122,4 +181,36 @@ impl DataFile {
             size_bytes: self.size_bytes(),
         }
     }
+}
+
+/// Allocates disk blocks for `len` bytes at `off` (the file grows if needed).
+#[cfg(target_os = "linux")]
+fn allocate(file: &File, off: u64, len: u64) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let (Ok(o), Ok(l)) = (libc::off_t::try_from(off), libc::off_t::try_from(len)) else {
+        return Err(std::io::Error::from(std::io::ErrorKind::FileTooLarge));
+    };
+    // SAFETY: a valid open descriptor for the lifetime of `file`; no memory is passed.
+    match unsafe { libc::posix_fallocate(file.as_raw_fd(), o, l) } {
+        0 => Ok(()),
+        libc::EINTR => allocate(file, off, len),
+        // a file system without fallocate support: fall back to writing zeros
+        libc::EOPNOTSUPP | libc::EINVAL => write_zeros(file, off, len),
+        e => Err(std::io::Error::from_raw_os_error(e)),
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn allocate(file: &File, off: u64, len: u64) -> std::io::Result<()> {
+    write_zeros(file, off, len)
+}
+
+fn write_zeros(file: &File, off: u64, len: u64) -> std::io::Result<()> {
+    let size = file.metadata()?.len();
+    let start = off.max(size);
+    if start >= off + len {
+        return Ok(());
+    }
+    let zeros = vec![0u8; (off + len - start) as usize];
+    file.write_all_at(&zeros, start)
 }

@@ -196,6 +196,14 @@ impl Database {
             .map(|(o, io)| (ObjId(o), io))
             .collect()
     }
+    /// Fault injection for tests: data files cannot grow past `bytes` each (None = no
+    /// limit); growing fails as on a full disk (ENOSPC). Lifting it is "space is back".
+    #[doc(hidden)]
+    pub fn set_data_space_limit(&self, bytes: Option<u64>) {
+        for f in &self.inner.pool.files {
+            f.set_space_limit(bytes);
+        }
+    }
     /// Consistency check; an empty list means no errors.
     pub fn check(&self) -> SqlResult<Vec<String>> {
         check::check(&self.inner)

@@ -316,7 +316,7 @@ pub fn put(
                 let mut old = Vec::new();
                 entry_value(db, m, pid, &old_rec, &mut old)?;
                 let lob_pages = match entry_lob(&old_rec) {
-                    Some((f, l)) => db.lob_pages(f, l)?,
+                    Some((f, l)) => db.lob_pages(m.obj, f, l)?,
                     None => Vec::new(),
                 };
                 mtr.with_t(li, |p, t| page::remove_at_t(p, i, t));
@@ -383,7 +383,7 @@ pub fn put(
             let mut old = Vec::new();
             entry_value(db, m, pid, &old_rec, &mut old)?;
             if let Some((f, l)) = entry_lob(&old_rec) {
-                for p in db.lob_pages(f, l)? {
+                for p in db.lob_pages(m.obj, f, l)? {
                     db.free_page(&mut mtr, m.iam, p)?;
                 }
             }
@@ -640,7 +640,7 @@ pub fn delete(db: &Inner, ctx: &mut Ctx<'_>, m: &ObjMeta, key: &[u8]) -> SqlResu
         let mut old = Vec::new();
         entry_value(db, m, pid, &rec, &mut old)?;
         if let Some((f, l)) = entry_lob(&rec) {
-            for p in db.lob_pages(f, l)? {
+            for p in db.lob_pages(m.obj, f, l)? {
                 db.free_page(&mut mtr, m.iam, p)?;
             }
         }
@@ -1200,7 +1200,7 @@ fn check_node_rec(
                         m.obj, e.message
                     ));
                 }
-                for p in db.lob_pages(f, l)? {
+                for p in db.lob_pages(m.obj, f, l)? {
                     if !owned.contains(&p) {
                         errs.push(format!(
                             "object {}: LOB page {p} not allocated to it",

@@ -355,7 +355,12 @@ impl Drop for Pin<'_> {
 }
 
 fn io_corrupt(pid: PageId, detail: &str, f: &DataFile) -> SqlError {
-    SqlError::corrupt_page(detail, &pid.to_string(), &f.path.display().to_string())
+    SqlError::corrupt_page_at(
+        detail,
+        &pid.to_string(),
+        pid.page as u64 * PAGE_SIZE as u64,
+        &f.path.display().to_string(),
+    )
 }
 
 impl BufferPool {

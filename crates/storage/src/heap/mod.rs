@@ -67,6 +67,21 @@ fn check_heap_page(p: &page::PageBuf, pid: PageId, m: &ObjMeta) -> SqlResult<()>
     Ok(())
 }
 
+/// A page of the heap's page list (IAM order) seen by a scan: Ok(true) for a data page,
+/// Ok(false) for the heap's own IAM and LOB pages, which hold no rows. Anything else (another
+/// object's page, a B-tree page, a page of unknown type) is damage, never an empty page
+/// (page/README invariant 9).
+fn scanned_page_has_rows(p: &page::PageBuf, pid: PageId, m: &ObjMeta) -> SqlResult<bool> {
+    if page::obj(p) != m.obj {
+        return Err(bad(pid, "heap page belongs to another object"));
+    }
+    match page::page_type(p) {
+        Some(PageType::Heap) => Ok(true),
+        Some(PageType::Iam) | Some(PageType::Lob) => Ok(false),
+        _ => Err(bad(pid, "unexpected page type in a heap")),
+    }
+}
+
 /// Inserts a row; returns its RID.
 ///
 /// # Locking
@@ -113,9 +128,8 @@ pub fn insert(db: &Inner, ctx: &mut Ctx<'_>, m: &ObjMeta, data: &[u8]) -> SqlRes
 
 pub fn get(db: &Inner, m: &ObjMeta, rid: Rid) -> SqlResult<Option<Vec<u8>>> {
     let g = db.pool.read(rid.page)?;
-    if check_heap_page(&g, rid.page, m).is_err() {
-        return Ok(None);
-    }
+    // a RID (from an index) into a page that is not this heap's: damage, not a missing row
+    check_heap_page(&g, rid.page, m)?;
     if rid.slot as usize >= page::slot_count(&g) {
         return Ok(None);
     }
@@ -130,7 +144,7 @@ pub fn get(db: &Inner, m: &ObjMeta, rid: Rid) -> SqlResult<Option<Vec<u8>>> {
 
 fn free_lob(db: &Inner, mtr: &mut Mtr<'_>, m: &ObjMeta, rec: &[u8]) -> SqlResult<()> {
     if let Some((f, l)) = lob_ref(rec) {
-        for p in db.lob_pages(f, l)? {
+        for p in db.lob_pages(m.obj, f, l)? {
             db.free_page(mtr, m.iam, p)?;
         }
     }
@@ -140,9 +154,8 @@ fn free_lob(db: &Inner, mtr: &mut Mtr<'_>, m: &ObjMeta, rec: &[u8]) -> SqlResult
 pub fn delete(db: &Inner, ctx: &mut Ctx<'_>, m: &ObjMeta, rid: Rid) -> SqlResult<bool> {
     let mut mtr = Mtr::new(&db.pool);
     let i = mtr.latch(rid.page)?;
-    if check_heap_page(mtr.page(i), rid.page, m).is_err()
-        || rid.slot as usize >= page::slot_count(mtr.page(i))
-    {
+    check_heap_page(mtr.page(i), rid.page, m)?;
+    if rid.slot as usize >= page::slot_count(mtr.page(i)) {
         return Ok(false);
     }
     let rec = page::rec_checked(mtr.page(i), rid.page, rid.slot as usize)?.to_vec();
@@ -311,11 +324,8 @@ impl Scan {
         while let Some((k, start)) = self.next_page(db)? {
             let pid = self.pages[k];
             let g = db.pool.read(pid)?;
-            if page::page_type(&g) != Some(PageType::Heap) {
+            if !scanned_page_has_rows(&g, pid, m)? {
                 continue;
-            }
-            if page::obj(&g) != m.obj {
-                return Err(bad(pid, "heap page belongs to another object"));
             }
             let mut seen = 0usize;
             let mut lob = None;
@@ -358,11 +368,8 @@ impl Scan {
         while let Some((k, start)) = self.next_page(db)? {
             let pid = self.pages[k];
             let g = db.pool.read(pid)?;
-            if page::page_type(&g) != Some(PageType::Heap) {
+            if !scanned_page_has_rows(&g, pid, m)? {
                 continue;
-            }
-            if page::obj(&g) != m.obj {
-                return Err(bad(pid, "heap page belongs to another object"));
             }
             let slots = page::slot_count(&g);
             if slots > (page::PAGE_SIZE - page::HEADER) / page::SLOT {
@@ -389,11 +396,8 @@ impl Scan {
             // buffer/README B5/B9: no latch held while read-ahead runs
             self.ra.advance(&db.pool, &self.pages, self.next - 1)?;
             let g = db.pool.read(pid)?;
-            if page::page_type(&g) != Some(PageType::Heap) {
+            if !scanned_page_has_rows(&g, pid, m)? {
                 continue;
-            }
-            if page::obj(&g) != m.obj {
-                return Err(bad(pid, "heap page belongs to another object"));
             }
             for s in 0..page::slot_count(&g) {
                 let rec = page::rec_checked(&g, pid, s)?;
@@ -448,8 +452,12 @@ pub fn check_heap(db: &Inner, m: &ObjMeta, errs: &mut Vec<String>) -> SqlResult<
                     }
                 }
             }
-            Some(PageType::Iam) | Some(PageType::Lob) | Some(PageType::Free) => {}
-            other => errs.push(format!("heap {}: page {pid} has type {other:?}", m.obj)),
+            Some(PageType::Iam) | Some(PageType::Lob) if page::obj(&g) == m.obj => {}
+            other => errs.push(format!(
+                "heap {}: page {pid} has type {other:?} (owner {})",
+                m.obj,
+                page::obj(&g)
+            )),
         }
     }
     Ok(())

@@ -167,11 +167,19 @@ pub fn seal_bytes(p: &mut [u8]) {
     wr32(p, OFF_CHECKSUM, c);
 }
 
-/// Verifies a page read from disk: all-zero (never written) or checksum and page id match.
+/// Verifies a page read from disk (page/README invariant 8): checksum, page id and a known
+/// page type. Every page the engine reads from disk was formatted and written before (an
+/// allocated page is formatted in the same mini-transaction that allocates it; redo rebuilds
+/// fresh pages from the log without reading them), so an all-zero page is damage: a zeroed
+/// block or a read past the end of a truncated file. It is reported as SQL Server reports a
+/// zeroed page: "incorrect pageid (expected 1:153; actual 0:0)".
 pub fn verify(p: &PageBuf, expect: PageId) -> Result<(), String> {
     let stored = rd32(p, OFF_CHECKSUM);
     if stored == 0 && p.iter().all(|&b| b == 0) {
-        return Ok(());
+        return Err(format!(
+            "incorrect pageid (expected {}:{}; actual 0:0)",
+            expect.file, expect.page
+        ));
     }
     let c = crc32fast::hash(&p[4..]);
     if c != stored {
@@ -179,11 +187,11 @@ pub fn verify(p: &PageBuf, expect: PageId) -> Result<(), String> {
             "incorrect checksum (expected: 0x{stored:08x}; actual: 0x{c:08x})"
         ));
     }
-    if page_id(p) != expect {
+    let actual = page_id(p);
+    if actual != expect {
         return Err(format!(
-            "incorrect pageid (expected {}; actual {})",
-            expect,
-            page_id(p)
+            "incorrect pageid (expected {}:{}; actual {}:{})",
+            expect.file, expect.page, actual.file, actual.page
         ));
     }
     if page_type(p).is_none() {
