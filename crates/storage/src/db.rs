@@ -686,7 +686,11 @@ impl Inner {
                         continue;
                     }
                     Err(err) => {
-                        return Err(SqlError::io("write", &file.path.display().to_string(), &err))
+                        return Err(SqlError::io(
+                            "write",
+                            &file.path.display().to_string(),
+                            &err,
+                        ))
                     }
                 }
                 mtr.page_mut(gi)[HEADER + (e / 8) as usize] |= 1 << (e % 8);
