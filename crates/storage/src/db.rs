@@ -413,7 +413,7 @@ impl Inner {
                 return Err(bad(pid, "directory chain loops"));
             }
             let g = self.pool.read(pid)?;
-            if page::page_type(&g) != Some(PageType::Directory) {
+            if page::page_type(&g) != Some(PageType::Directory) || page::obj(&g) != DIR_OBJ {
                 return Err(bad(pid, "not a directory page"));
             }
             for i in 0..page::slot_count(&g) {
@@ -780,6 +780,7 @@ impl Inner {
         let mut out = Vec::new();
         let mut ip = iam_first;
         let mut guard = 0;
+        let mut owner = None;
         while ip.is_valid() {
             guard += 1;
             if guard > 1_000_000 {
@@ -788,6 +789,10 @@ impl Inner {
             let g = self.pool.read(ip)?;
             if page::page_type(&g) != Some(PageType::Iam) {
                 return Err(bad(ip, "expected an IAM page"));
+            }
+            // every IAM page of a chain has its first page's owner (page/README invariant 9)
+            if *owner.get_or_insert(page::obj(&g)) != page::obj(&g) {
+                return Err(bad(ip, "IAM page belongs to another object"));
             }
             let n = page::slot_count(&g).min(IAM_CAP);
             for e in 0..n {
