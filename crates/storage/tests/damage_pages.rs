@@ -482,3 +482,137 @@ fn disk_full_is_1105_and_the_database_recovers_when_space_is_back() {
     assert_eq!(btree_scan(&db, tr).unwrap(), committed);
     assert_eq!(db.check().unwrap(), Vec::<String>::new());
 }
+
+/// Child side of `os_file_size_limit_*`: runs under `RLIMIT_FSIZE` (SIGXFSZ ignored, so a
+/// write past the limit fails with EFBIG as on a full disk) and prints what happened.
+fn fsize_child(spec: &str) {
+    let (dir, mode) = spec.split_once('|').unwrap();
+    let dir = Path::new(dir);
+    let db = Database::open(dir, cfg()).unwrap();
+    let limit = std::fs::metadata(data_file(dir)).unwrap().len() + (1 << 20);
+    // SAFETY: plain libc calls with valid arguments; this process runs only this test.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+        let mut r = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        assert_eq!(libc::getrlimit(libc::RLIMIT_FSIZE, &mut r), 0);
+        r.rlim_cur = limit;
+        assert_eq!(libc::setrlimit(libc::RLIMIT_FSIZE, &r), 0);
+    }
+    let h = db.heap(ObjId(2)).unwrap();
+    let tr = db.btree(ObjId(3)).unwrap();
+    let mut committed = 0u32;
+    let err = if mode == "data" {
+        // small committed transactions and checkpoints (the log stays short): the data file
+        // reaches the limit
+        'outer: loop {
+            let mut t = db.begin().unwrap();
+            for i in 0..50u32 {
+                if let Err(e) = h.insert(&mut t, &row(committed + i)) {
+                    let abort = t.abort();
+                    println!("ABORT {:?}", abort.map_err(|e| e.number));
+                    break 'outer e;
+                }
+            }
+            t.commit().unwrap();
+            committed += 50;
+            db.checkpoint().unwrap();
+        }
+    } else {
+        // one transaction rewriting one row: the log grows, the data file does not
+        let mut t = db.begin().unwrap();
+        let big = vec![7u8; 3000];
+        loop {
+            if let Err(e) = tr.upsert(&mut t, b"k", &big) {
+                let abort = t.abort();
+                println!("ABORT {:?}", abort.map_err(|e| e.number));
+                break e;
+            }
+        }
+    };
+    println!("COMMITTED {committed}");
+    println!("ERR {} {}", err.number, err.message);
+}
+
+fn fsize_run(mode: &str) -> (Vec<String>, std::path::PathBuf, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let db = Database::open(dir.path(), cfg()).unwrap();
+        let mut t = db.begin().unwrap();
+        let h = db.create_heap(&mut t).unwrap();
+        let tr = db.create_btree(&mut t).unwrap();
+        assert_eq!((h, tr), (ObjId(2), ObjId(3)));
+        for i in 0..1000u32 {
+            db.heap(h).unwrap().insert(&mut t, &row(i)).unwrap();
+        }
+        t.commit().unwrap();
+    }
+    let exe = std::env::current_exe().unwrap();
+    let out = std::process::Command::new(exe)
+        .args([
+            "os_file_size_limit_child",
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(
+            "LATCHKEY_FSIZE_CHILD",
+            format!("{}|{mode}", dir.path().display()),
+        )
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines = stdout.lines().map(str::to_string).collect();
+    (lines, dir.path().to_path_buf(), dir)
+}
+
+/// Runs the child side when re-executed by `os_file_size_limit_*` (a no-op otherwise).
+#[test]
+fn os_file_size_limit_child() {
+    if let Ok(spec) = std::env::var("LATCHKEY_FSIZE_CHILD") {
+        fsize_child(&spec);
+    }
+}
+
+fn line_value<'a>(lines: &'a [String], tag: &str) -> &'a str {
+    lines
+        .iter()
+        .find_map(|l| l.find(tag).map(|i| &l[i + tag.len()..]))
+        .unwrap_or_else(|| panic!("no {tag} in {lines:?}"))
+}
+
+#[test]
+fn os_file_size_limit_on_a_data_file_is_1105() {
+    let (lines, dir, _keep) = fsize_run("data");
+    assert!(line_value(&lines, "ERR ").starts_with("1105 "), "{lines:?}");
+    assert_eq!(line_value(&lines, "ABORT "), "Ok(())", "{lines:?}");
+    let committed: u64 = line_value(&lines, "COMMITTED ").parse().unwrap();
+    assert!(committed > 0, "{lines:?}");
+    // without the limit: every committed row, nothing of the rolled-back transaction
+    let db = Database::open(&dir, cfg()).unwrap();
+    assert_eq!(heap_count(&db, ObjId(2)).unwrap(), 1000 + committed);
+    assert_eq!(db.check().unwrap(), Vec::<String>::new());
+}
+
+#[test]
+fn os_file_size_limit_on_the_log_is_9002() {
+    let (lines, dir, _keep) = fsize_run("log");
+    assert!(line_value(&lines, "ERR ").starts_with("9002 "), "{lines:?}");
+    // the log refuses records after a failed write (wal: `failed`), so the rollback is left
+    // to recovery at the next open
+    assert!(
+        line_value(&lines, "ABORT ").starts_with("Err(9004)"),
+        "{lines:?}"
+    );
+    let db = Database::open(&dir, cfg()).unwrap();
+    assert_eq!(heap_count(&db, ObjId(2)).unwrap(), 1000);
+    assert_eq!(db.btree(ObjId(3)).unwrap().get(b"k").unwrap(), None);
+    assert_eq!(db.check().unwrap(), Vec::<String>::new());
+}
