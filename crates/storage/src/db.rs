@@ -632,13 +632,13 @@ impl Inner {
 
     // ------------------------------------------------------------------ allocation
 
-    /// Allocates one extent (proportional fill = round robin over files with free extents).
+    /// Allocates one extent for object `obj` (proportional fill = round robin over files with
+    /// free extents) and reserves its disk space before setting its GAM bit (storage README
+    /// A5): a file that cannot grow is skipped; if every file is full, Msg 1105.
     ///
     /// # Locking
     /// Latches one GAM page EX. An mtr already holding a GAM latch keeps using that file
     /// first; otherwise only files with a higher id are tried (storage README A2).
-    /// Allocates a free extent for object `obj` and reserves its disk space (storage README
-    /// A2, A5): a file whose disk is full is skipped; if every file is, Msg 1105.
     fn alloc_extent(&self, mtr: &mut Mtr<'_>, obj: u64) -> SqlResult<(u16, u32)> {
         let n = self.pool.files.len();
         let held: Vec<u16> = (1..=n as u16)

@@ -73,6 +73,8 @@ impl DataFile {
 
     fn err(&self, op: &str, e: &std::io::Error) -> SqlError {
         if is_out_of_space(e) {
+            // a page write past the reserved extents (storage README A5): the page stays
+            // dirty and is written again later; which object it belongs to is not known here
             return self.full("(page flush)");
         }
         SqlError::io(op, &self.path.display().to_string(), e)
@@ -118,7 +120,8 @@ impl DataFile {
     }
 
     /// Reads `buf.len() / PAGE_SIZE` pages starting at `page`; bytes beyond the end of the file
-    /// read as zeros (never-written pages).
+    /// read as zeros, which `page::verify` rejects (page/README invariant 8: a page of a
+    /// truncated file is Msg 824).
     pub fn read_pages(&self, page: u32, buf: &mut [u8]) -> SqlResult<()> {
         let t = Instant::now();
         if !self.latency.is_zero() {
