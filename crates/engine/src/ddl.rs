@@ -869,7 +869,10 @@ impl Session {
         match kind {
             ast::ObjectType::Type => return self.drop_type(if_exists, n),
             ast::ObjectType::Database => {
-                if self.engine.database(&q.name).is_none() && if_exists {
+                if self.engine.database(&q.name).is_none()
+                    && self.engine.unavailable(&q.name).is_none()
+                    && if_exists
+                {
                     return Ok(());
                 }
                 if catalog::name_eq(&self.database, &q.name) {

@@ -345,8 +345,8 @@ impl Session {
             },
             "DB_ID" => match args.first() {
                 None => Value::SmallInt(self.current_db()?.def.database_id as i16),
-                Some(v) => match text(v).and_then(|n| self.engine.database(&n)) {
-                    Some(h) => Value::SmallInt(h.def.database_id as i16),
+                Some(v) => match text(v).and_then(|n| catalog::Catalog::database_id(self, &n)) {
+                    Some(id) => Value::SmallInt(id as i16),
                     None => Value::Null,
                 },
             },

@@ -18,6 +18,7 @@ use parking_lot::{Mutex, RwLock};
 use storage::StorageConfig;
 
 use crate::dbcat::DbCatalog;
+use crate::dbstate::{name_open_error, DbState, Unavailable};
 
 /// Engine configuration.
 #[derive(Clone, Debug, Default)]
@@ -55,7 +56,11 @@ pub struct Engine {
     workfiles: Arc<Path>,
     config: EngineConfig,
     dbs: Mutex<Vec<Arc<DbHandle>>>,
+    /// Registered databases that could not be opened (dbstate.rs).
+    unavailable: Mutex<Vec<Unavailable>>,
     next_spid: AtomicI32,
+    /// One engine per data directory (storage README "Directory lock"), held while open.
+    _lock: storage::dirlock::DirLock,
 }
 
 pub const MASTER_ID: i32 = 1;
@@ -63,38 +68,65 @@ pub const TEMPDB_ID: i32 = 2;
 
 impl Engine {
     /// Opens (creating on first use) the data directory: master, a fresh tempdb, and every
-    /// registered user database.
+    /// registered user database. The directory is locked first (a second process gets Msg
+    /// 5120 before any file is touched); damage in master refuses to start, damage in a user
+    /// database leaves it RECOVERY_PENDING or SUSPECT (dbstate.rs).
     pub fn open(data_dir: &Path, config: EngineConfig) -> SqlResult<Arc<Engine>> {
         std::fs::create_dir_all(data_dir)
             .map_err(|e| SqlError::io("create directory", &data_dir.display().to_string(), &e))?;
+        let master_file = data_dir.join("master").join("data1.mdf");
+        let lock = storage::dirlock::DirLock::acquire(data_dir, &master_file)?;
+        if !data_dir.join("master").exists() && holds_user_databases(data_dir) {
+            // master is gone but databases are not: damage, not a new installation
+            return Err(storage::dirlock::not_found(&master_file));
+        }
         let engine = Arc::new(Engine {
             data_dir: data_dir.to_path_buf(),
             workfiles: data_dir.join("tempdb").join("workfiles").into(),
             config,
             dbs: Mutex::new(Vec::new()),
+            unavailable: Mutex::new(Vec::new()),
             next_spid: AtomicI32::new(51),
+            _lock: lock,
         });
-        let master = engine.open_db(DatabaseDef {
-            database_id: MASTER_ID,
-            name: "master".into(),
-            dir: "master".into(),
-            compatibility_level: 150,
-        })?;
+        let master = engine
+            .open_db(
+                DatabaseDef {
+                    database_id: MASTER_ID,
+                    name: "master".into(),
+                    dir: "master".into(),
+                    compatibility_level: 150,
+                },
+                true,
+            )
+            .map_err(|e| name_open_error(e, "master"))?;
         let tempdir = data_dir.join("tempdb");
         if tempdir.exists() {
             std::fs::remove_dir_all(&tempdir).map_err(|e| {
                 SqlError::io("remove directory", &tempdir.display().to_string(), &e)
             })?;
         }
-        engine.open_db(DatabaseDef {
-            database_id: TEMPDB_ID,
-            name: "tempdb".into(),
-            dir: "tempdb".into(),
-            compatibility_level: 150,
-        })?;
+        engine.open_db(
+            DatabaseDef {
+                database_id: TEMPDB_ID,
+                name: "tempdb".into(),
+                dir: "tempdb".into(),
+                compatibility_level: 150,
+            },
+            true,
+        )?;
         let registered = master.cat.read().databases.clone();
         for d in registered {
-            engine.open_db(d)?;
+            if let Err(e) = engine.open_db(d.clone(), false) {
+                let error = name_open_error(e, &d.name);
+                // SQL Server's errorlog line; the database stays registered, not open
+                eprintln!("latchkey: database '{}' cannot be opened: {error}", d.name);
+                engine.unavailable.lock().push(Unavailable {
+                    state: DbState::of_open_error(&error),
+                    def: d,
+                    error,
+                });
+            }
         }
         // A failed bootstrap (a missing feature lower in the stack) must not make the whole
         // engine unusable: report it and go on without spt_values; the next start retries.
@@ -104,9 +136,14 @@ impl Engine {
         Ok(engine)
     }
 
-    fn open_db(&self, def: DatabaseDef) -> SqlResult<Arc<DbHandle>> {
+    /// Opens a database's storage; `create`: a missing one is created (else Msg 5120).
+    fn open_db(&self, def: DatabaseDef, create: bool) -> SqlResult<Arc<DbHandle>> {
         let dir = self.data_dir.join(&def.dir);
-        let store = storage::Database::open(&dir, self.config.storage.clone())?;
+        let store = if create {
+            storage::Database::open(&dir, self.config.storage.clone())?
+        } else {
+            storage::Database::open_existing(&dir, self.config.storage.clone())?
+        };
         let tree = store.catalog_btree()?;
         let cat = DbCatalog::load(&def.name, def.database_id, &tree)?;
         let h = Arc::new(DbHandle {
@@ -161,6 +198,20 @@ impl Engine {
         v
     }
 
+    /// A registered database that could not be opened, by name (case-insensitive).
+    pub fn unavailable(&self, name: &str) -> Option<Unavailable> {
+        self.unavailable
+            .lock()
+            .iter()
+            .find(|u| catalog::name_eq(&u.def.name, name))
+            .cloned()
+    }
+
+    /// Every registered database that could not be opened.
+    pub fn unavailable_databases(&self) -> Vec<Unavailable> {
+        self.unavailable.lock().clone()
+    }
+
     /// `master`.
     pub fn master(&self) -> SqlResult<Arc<DbHandle>> {
         self.database("master")
@@ -170,10 +221,18 @@ impl Engine {
     /// CREATE DATABASE: creates the storage and registers it in master (committed at once:
     /// CREATE DATABASE is not allowed inside a user transaction in SQL Server either).
     pub fn create_database(&self, name: &str) -> SqlResult<Arc<DbHandle>> {
-        if self.database(name).is_some() {
+        if self.database(name).is_some() || self.unavailable(name).is_some() {
             return Err(SqlError::new(1801, &[&name]));
         }
         let master = self.master()?;
+        // ids (and so directories) of databases that could not be opened are taken too
+        let unavailable_max = self
+            .unavailable
+            .lock()
+            .iter()
+            .map(|u| u.def.database_id)
+            .max()
+            .unwrap_or(4);
         let id = self
             .dbs
             .lock()
@@ -182,6 +241,7 @@ impl Engine {
             .max()
             .unwrap_or(4)
             .max(4)
+            .max(unavailable_max)
             + 1;
         let def = DatabaseDef {
             database_id: id,
@@ -194,7 +254,7 @@ impl Engine {
             std::fs::remove_dir_all(&dir)
                 .map_err(|e| SqlError::io("remove directory", &dir.display().to_string(), &e))?;
         }
-        let h = self.open_db(def.clone())?;
+        let h = self.open_db(def.clone(), true)?;
         let tree = master.store.catalog_btree()?;
         let mut txn = master.store.begin()?;
         master.cat.write().put_database(&tree, &mut txn, def)?;
@@ -204,6 +264,22 @@ impl Engine {
 
     /// DROP DATABASE: unregisters and deletes the files.
     pub fn drop_database(&self, name: &str) -> SqlResult<()> {
+        if let Some(u) = self.unavailable(name) {
+            // a damaged database can be dropped (SQL Server allows it for SUSPECT ones)
+            let master = self.master()?;
+            let tree = master.store.catalog_btree()?;
+            let mut txn = master.store.begin()?;
+            master
+                .cat
+                .write()
+                .remove_database(&tree, &mut txn, u.def.database_id)?;
+            txn.commit()?;
+            self.unavailable
+                .lock()
+                .retain(|x| x.def.database_id != u.def.database_id);
+            let _ = std::fs::remove_dir_all(self.data_dir.join(&u.def.dir));
+            return Ok(());
+        }
         let Some(h) = self.database(name) else {
             return Err(SqlError::new(3701, &[&"database", &name]));
         };
@@ -305,6 +381,16 @@ impl Engine {
         }
         lines
     }
+}
+
+/// True if `data_dir` has a user database directory (`db_<id>`).
+fn holds_user_databases(data_dir: &Path) -> bool {
+    std::fs::read_dir(data_dir)
+        .map(|rd| {
+            rd.flatten()
+                .any(|e| e.file_name().to_string_lossy().starts_with("db_"))
+        })
+        .unwrap_or(false)
 }
 
 /// One `Table 'T'. Scan count ...` line (SQL Server 2019+ text, message 3615).

@@ -286,6 +286,9 @@ impl Session {
 
     /// Handle of a database by name (error 911 when missing).
     pub fn db(&self, name: &str) -> SqlResult<Arc<DbHandle>> {
+        if let Some(u) = self.engine.unavailable(name) {
+            return Err(u.use_error()); // 945 / 926 (dbstate.rs)
+        }
         self.engine.database(name).ok_or_else(|| {
             SqlError::custom(
                 911,
@@ -550,6 +553,9 @@ impl Session {
         }
         let (dbname, schema) = self.resolve_parts(name);
         let Some(h) = self.engine.database(&dbname) else {
+            if let Some(u) = self.engine.unavailable(&dbname) {
+                return Err(u.use_error()); // 945 / 926 (dbstate.rs)
+            }
             return Ok(None);
         };
         if name.is_temp() {
@@ -695,7 +701,10 @@ impl Catalog for Session {
     }
 
     fn database_id(&self, name: &str) -> Option<i32> {
-        self.engine.database(name).map(|h| h.def.database_id)
+        self.engine
+            .database(name)
+            .map(|h| h.def.database_id)
+            .or_else(|| self.engine.unavailable(name).map(|u| u.def.database_id))
     }
 
     fn database_name(&self, id: i32) -> Option<String> {

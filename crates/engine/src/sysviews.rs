@@ -501,21 +501,31 @@ pub fn system_view(
                 col("recovery_model", DataType::TinyInt, true),
                 col("recovery_model_desc", DataType::NVarChar(Some(60)), true),
             ];
-            let rows = session
+            let mut rows: Vec<(i32, Vec<Value>)> = session
                 .engine()
                 .databases()
                 .iter()
                 .map(|d| {
-                    vec![
+                    (d.def.database_id, vec![
                         s(&d.def.name), Value::Int(d.def.database_id), Value::Null, Value::VarBinary(vec![1]),
                         dt("2024-01-01 00:00:00.000"), Value::TinyInt(d.def.compatibility_level as u8),
                         s("SQL_Latin1_General_CP1_CI_AS"), Value::TinyInt(0), s("MULTI_USER"), b(false), Value::TinyInt(0),
                         s("ONLINE"), Value::TinyInt(if d.def.database_id == 2 { 3 } else { 1 }),
                         s(if d.def.database_id == 2 { "SIMPLE" } else { "FULL" }),
-                    ]
+                    ])
                 })
                 .collect();
-            (c, rows)
+            // databases that could not be opened (dbstate.rs): RECOVERY_PENDING / SUSPECT
+            for u in session.engine().unavailable_databases() {
+                rows.push((u.def.database_id, vec![
+                    s(&u.def.name), Value::Int(u.def.database_id), Value::Null, Value::VarBinary(vec![1]),
+                    dt("2024-01-01 00:00:00.000"), Value::TinyInt(u.def.compatibility_level as u8),
+                    s("SQL_Latin1_General_CP1_CI_AS"), Value::TinyInt(0), s("MULTI_USER"), b(false),
+                    Value::TinyInt(u.state.code()), s(u.state.desc()), Value::TinyInt(1), s("FULL"),
+                ]));
+            }
+            rows.sort_by_key(|r| r.0);
+            (c, rows.into_iter().map(|r| r.1).collect())
         }
         (true, "types") => {
             let c = vec![

@@ -10,7 +10,9 @@ use common::{PageId, SqlError, SqlResult};
 use parking_lot::{Mutex, RwLock};
 
 use crate::buffer::{BufferPool, PidHash};
+use crate::dirlock::{self, DirLock};
 use crate::file::DataFile;
+use crate::fileid::{self, DbGuid, FileHeader, FORMAT_VERSION};
 use crate::mtr::{Mtr, NOT_CLR};
 use crate::page::{self, rd16, rd32, rd64, wr16, wr32, wr64, PageBuf, PageType, HEADER, PAGE_SIZE};
 use crate::wal::{self, Log, PageChange, UndoOp, REC_ABORT, REC_CHECKPOINT, REC_COMMIT, REC_OP};
@@ -119,6 +121,10 @@ pub struct Inner {
     last_ckpt: AtomicU64,
     /// Per-object I/O counters (SET STATISTICS IO).
     pub obj_io: crate::objio::ObjIoMap,
+    /// The database id stamped into every file header (fileid.rs).
+    pub guid: DbGuid,
+    /// One owner per directory (dirlock.rs), held while the database is open.
+    pub(crate) lock: DirLock,
 }
 
 /// Log bytes after which a committing transaction triggers a checkpoint.
@@ -131,34 +137,89 @@ fn bad(pid: PageId, what: &str) -> SqlError {
 impl Inner {
     /// Opens or creates the database in `dir` and runs recovery.
     pub fn open(dir: &Path, config: StorageConfig) -> SqlResult<Arc<Inner>> {
+        Self::open_mode(dir, config, true)
+    }
+
+    /// Opens the database in `dir`; `may_create`: a directory without database files becomes a
+    /// new database, else it is Msg 5120 (the engine's registered databases). Storage README
+    /// "Open-time checks": the directory lock first, then every file's identity, then the log's
+    /// end against the last checkpoint; damage is refused before any file is written.
+    pub fn open_mode(dir: &Path, config: StorageConfig, may_create: bool) -> SqlResult<Arc<Inner>> {
+        let primary = dir.join("data1.mdf");
+        if !may_create && !dir.is_dir() {
+            return Err(dirlock::not_found(&primary));
+        }
         std::fs::create_dir_all(dir)
             .map_err(|e| SqlError::io("create directory", &dir.display().to_string(), &e))?;
-        let first = dir.join("data1.mdf");
-        let fresh = !first.exists();
-        let mut nfiles = 0u16;
-        if fresh {
-            nfiles = config.data_files.max(1);
-        } else {
-            while dir.join(format!("data{}.mdf", nfiles + 1)).exists() {
-                nfiles += 1;
-            }
-        }
+        let lock = DirLock::acquire(dir, &primary)?;
+        let log_path = dir.join("log.ldf");
+        let data_path = |i: u16| dir.join(format!("data{i}.mdf"));
+        let fresh = !primary.exists() && !log_path.exists() && !data_path(2).exists();
         let mut files = Vec::new();
-        for i in 1..=nfiles {
-            let name = if i == 1 {
-                "data1.mdf".to_string()
+        let (guid, ckpt_lsn, log, base, data);
+        if fresh {
+            if !may_create {
+                return Err(dirlock::not_found(&primary));
+            }
+            guid = fileid::new_guid();
+            ckpt_lsn = 0;
+            for i in 1..=config.data_files.max(1) {
+                files.push(Arc::new(DataFile::open(
+                    i,
+                    &data_path(i),
+                    config.io_latency,
+                )?));
+            }
+            (log, base, data) =
+                Log::open_with(&log_path, config.io_latency, config.sync_commit, Some(guid))?;
+        } else {
+            for p in [&primary, &log_path] {
+                if !p.exists() {
+                    return Err(dirlock::not_found(p));
+                }
+            }
+            // the files exist: DataFile::open creates nothing
+            let f1 = DataFile::open(1, &primary, config.io_latency)?;
+            let h1 = fileid::read_header(&f1)?;
+            files.push(Arc::new(f1));
+            let nfiles = if h1.nfiles > 0 {
+                h1.nfiles
             } else {
-                format!("data{i}.mdf")
+                let mut n = 1;
+                while data_path(n + 1).exists() {
+                    n += 1;
+                }
+                n
             };
-            let _ = name;
-            files.push(Arc::new(DataFile::open(
-                i,
-                &dir.join(format!("data{i}.mdf")),
-                config.io_latency,
-            )?));
+            for i in 2..=nfiles {
+                let p = data_path(i);
+                if !p.exists() {
+                    return Err(dirlock::not_found(&p));
+                }
+                let f = DataFile::open(i, &p, config.io_latency)?;
+                let h = fileid::read_header(&f)?;
+                if h.guid != h1.guid {
+                    return Err(fileid::foreign_file());
+                }
+                files.push(Arc::new(f));
+            }
+            (log, base, data) =
+                Log::open_with(&log_path, config.io_latency, config.sync_commit, None)?;
+            let lg = log.guid();
+            let known = |g: &DbGuid| g.iter().any(|&b| b != 0);
+            if known(&h1.guid) && lg != h1.guid {
+                return Err(fileid::foreign_file());
+            }
+            guid = if known(&h1.guid) {
+                h1.guid
+            } else if known(&lg) {
+                lg // a format-1 database whose upgrade stopped after stamping the log
+            } else {
+                fileid::new_guid()
+            };
+            ckpt_lsn = h1.ckpt_lsn;
         }
-        let (log, base, data) =
-            Log::open(&dir.join("log.ldf"), config.io_latency, config.sync_commit)?;
+        let nfiles = files.len() as u16;
         let log = Arc::new(log);
         let pool = BufferPool::new(config.buffer_pool_bytes, files.clone(), log.clone());
         let pool = Arc::new(pool);
@@ -179,11 +240,13 @@ impl Inner {
             active: AtomicUsize::new(0),
             last_ckpt: AtomicU64::new(0),
             obj_io: Default::default(),
+            guid,
+            lock,
         });
         if fresh {
             inner.format()?;
         } else {
-            inner.recover(base, &data)?;
+            inner.recover(base, &data, ckpt_lsn)?;
         }
         drop(data);
         inner.reload_objects()?;
@@ -213,10 +276,14 @@ impl Inner {
                 0,
                 0,
             );
-            let p = mtr.page_mut(h);
-            p[HEADER..HEADER + 8].copy_from_slice(b"LATCHKEY");
-            wr16(p, HEADER + 8, f.id);
-            wr16(p, HEADER + 10, 1); // format version
+            FileHeader {
+                file_id: f.id,
+                version: FORMAT_VERSION,
+                nfiles: self.pool.files.len() as u16,
+                guid: self.guid,
+                ckpt_lsn: 0,
+            }
+            .write_into(mtr.page_mut(h));
             let g = mtr.latch_new(PageId::new(f.id, GAM_PAGE))?;
             page::init(
                 mtr.page_mut(g),
@@ -915,9 +982,13 @@ impl Inner {
             wal::finish_record(out, s, lsn);
         })?;
         self.log.flush_to(lsn)?;
+        // storage README "File identity": the primary file names the log's durable end, which
+        // the log must reach at the next open; written before the log may be truncated to it
+        let durable = self.log.flushed_lsn();
+        self.stamp_headers(durable)?;
         // wal/README W7: with no active transaction and nothing logged since, restart the log
         let expected = self.log.next_lsn();
-        if self.log.flushed_lsn() == expected {
+        if durable == expected {
             self.pool.flush_all()?;
             self.log
                 .try_truncate(expected, || self.active.load(Acquire) == 0)?;
@@ -995,8 +1066,37 @@ impl Inner {
         Ok(())
     }
 
+    /// Writes the identity fields into page 0 of every data file (and the id into the log
+    /// header), `ckpt_lsn` into the primary's; durable on return (data files fsynced).
+    fn stamp_headers(&self, ckpt_lsn: u64) -> SqlResult<()> {
+        self.log.stamp_guid(self.guid)?;
+        let nfiles = self.pool.files.len() as u16;
+        for f in &self.pool.files {
+            let mut w = self.pool.write(PageId::new(f.id, 0))?;
+            FileHeader {
+                file_id: f.id,
+                version: FORMAT_VERSION,
+                nfiles,
+                guid: self.guid,
+                ckpt_lsn: if f.id == 1 { ckpt_lsn } else { 0 },
+            }
+            .write_into(&mut w);
+            w.mark_dirty();
+        }
+        self.pool.flush_all()
+    }
+
+    /// The database's directory name (Msg 9004 names it; the engine puts the database name).
+    fn dir_name(&self) -> String {
+        self.dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+
     /// ARIES-style restart: analysis, redo (physical, page-LSN guarded), undo of losers (CLRs).
-    fn recover(&self, base: u64, data: &[u8]) -> SqlResult<()> {
+    /// `ckpt_lsn`: the log end the primary file recorded at its last checkpoint (0 = unknown).
+    fn recover(&self, base: u64, data: &[u8], ckpt_lsn: u64) -> SqlResult<()> {
         // analysis
         let mut off = 0usize;
         let mut redo_start = base;
@@ -1029,6 +1129,13 @@ impl Inner {
             off += len;
         }
         let end = base + off as u64;
+        // wal/README "End of log or damage": checked before the first write (set_end)
+        if off < data.len() && wal::valid_record_after(data, off, base) {
+            return Err(wal::damaged_log(&self.dir_name(), 2));
+        }
+        if ckpt_lsn != 0 && (end < ckpt_lsn || base > ckpt_lsn) {
+            return Err(wal::damaged_log(&self.dir_name(), 3));
+        }
         self.log.set_end(end)?;
         self.next_txn.store(max_txn.max(1), Release);
         // redo

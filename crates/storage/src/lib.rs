@@ -35,7 +35,9 @@ pub mod btree;
 pub mod buffer;
 mod check;
 pub mod db;
+pub mod dirlock;
 mod file;
+pub mod fileid;
 pub mod heap;
 mod mtr;
 pub mod objio;
@@ -95,6 +97,21 @@ impl Database {
         Ok(Arc::new(Database {
             inner: Inner::open(dir, config)?,
         }))
+    }
+    /// Opens an existing database: a missing directory, data file or log is Msg 5120 and
+    /// nothing is created (storage README "Open-time checks").
+    pub fn open_existing(dir: &Path, config: StorageConfig) -> SqlResult<Arc<Database>> {
+        Ok(Arc::new(Database {
+            inner: Inner::open_mode(dir, config, false)?,
+        }))
+    }
+    /// Tests: a crash without leaving the process. Releases the directory lock and leaks the
+    /// database without its clean-shutdown checkpoint (handles the caller still holds must be
+    /// leaked too), so the next open runs recovery.
+    #[doc(hidden)]
+    pub fn simulate_crash(db: Arc<Database>) {
+        db.inner.lock.release();
+        std::mem::forget(db);
     }
     /// Starts a storage-level transaction.
     pub fn begin(&self) -> SqlResult<Txn> {

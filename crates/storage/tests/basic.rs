@@ -192,6 +192,7 @@ fn several_files_proportional_fill_and_latency() {
         .iter()
         .all(|f| f.num_of_writes > 0 && f.size_bytes > 0));
     assert_eq!(db.check().unwrap(), Vec::<String>::new());
+    drop(heap); // a handle keeps the database open (and its directory locked)
     drop(db);
     let db = Database::open(dir.path(), StorageConfig::default()).unwrap();
     assert_eq!(db.io_stats().files.len(), 4);
@@ -305,7 +306,7 @@ fn ascending_append_hint_truncate_and_redo() {
         // "crash": skip the clean-shutdown checkpoint, so the reopen below replays the log
         // (committed records are in the log file since each commit wrote them)
         std::mem::forget(bt);
-        std::mem::forget(db);
+        Database::simulate_crash(db);
     }
     let db = Database::open(dir.path(), cfg()).unwrap();
     assert_eq!(db.check().unwrap(), Vec::<String>::new());

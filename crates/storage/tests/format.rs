@@ -83,3 +83,24 @@ fn format_v1_stays_readable() {
     assert_eq!(rows, (0..10).map(value).collect::<Vec<_>>());
     assert_eq!(db.check().unwrap(), Vec::<String>::new());
 }
+
+/// Format 1 files have no identity fields: they are treated as unknown at the first open,
+/// which writes them (upgrade on open); the next open checks them.
+#[test]
+fn format_v1_is_upgraded_on_open() {
+    let tmp = tempfile::tempdir().unwrap();
+    for f in ["data1.mdf", "log.ldf"] {
+        std::fs::copy(fixture_dir().join(f), tmp.path().join(f)).unwrap();
+    }
+    let version = |p: &Path| {
+        let b = std::fs::read(p.join("data1.mdf")).unwrap();
+        u16::from_le_bytes([b[96 + 10], b[96 + 11]])
+    };
+    assert_eq!(version(tmp.path()), 1);
+    drop(Database::open(tmp.path(), StorageConfig::default()).unwrap());
+    assert_eq!(version(tmp.path()), fileid::FORMAT_VERSION);
+    let log = std::fs::read(tmp.path().join("log.ldf")).unwrap();
+    assert_eq!(&log[..8], b"LKLOG002");
+    let db = Database::open(tmp.path(), StorageConfig::default()).unwrap();
+    assert!(db.catalog_btree().unwrap().get(b"btree").unwrap().is_some());
+}

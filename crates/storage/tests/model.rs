@@ -148,6 +148,7 @@ proptest! {
                     t.commit().unwrap();
                     committed = work.clone();
                     sp = None;
+                    drop(bt); // a handle keeps the database (and its directory lock) open
                     drop(db);
                     db = Database::open(dir.path(), cfg()).unwrap();
                     t = db.begin().unwrap();
@@ -202,6 +203,7 @@ proptest! {
                         committed = work.clone();
                     }
                     if pick % 7 == 0 {
+                        drop(h); // a handle keeps the database (and its directory lock) open
                         drop(db);
                         db = Database::open(dir.path(), cfg()).unwrap();
                     }

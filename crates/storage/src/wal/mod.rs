@@ -11,7 +11,10 @@ use parking_lot::{Condvar, Mutex};
 
 /// Size of the log file header; the first record starts here.
 pub const LOG_HDR: u64 = 64;
-const MAGIC: &[u8; 8] = b"LKLOG001";
+/// Header magic of format 2 (database id at offset 16); format 1 (`LKLOG001`, no id) is
+/// still read (storage README "File identity").
+const MAGIC: &[u8; 8] = b"LKLOG002";
+const MAGIC_V1: &[u8; 8] = b"LKLOG001";
 /// Largest log file kept (and overwritten) by truncation; a bigger one is cut (W7).
 const LOG_REUSE_MAX: u64 = 256 << 20;
 
@@ -106,6 +109,15 @@ pub fn bad_log(what: &str) -> SqlError {
         1,
         format!("An error occurred while processing the log for database 'latchkey'. ({what})"),
     )
+}
+
+/// Msg 9004 with SQL Server's text for damage found when a database is opened (the
+/// engine names the database; storage names its directory). `state` tells the kind of damage
+/// (wal/README "End of log or damage").
+pub fn damaged_log(db: &str, state: u8) -> SqlError {
+    let mut e = SqlError::new(9004, &[&db]);
+    e.state = state;
+    e
 }
 
 impl UndoOp {
@@ -396,6 +408,38 @@ pub fn decode(b: &[u8], lsn: u64) -> Option<LogRecord> {
     parse(&mut r).ok()
 }
 
+/// The log file header (wal/README "Log file header").
+fn header_bytes(base: u64, guid: &[u8; 16]) -> Vec<u8> {
+    let mut hdr = vec![0u8; LOG_HDR as usize];
+    hdr[..8].copy_from_slice(MAGIC);
+    hdr[8..16].copy_from_slice(&base.to_le_bytes());
+    hdr[16..32].copy_from_slice(guid);
+    hdr
+}
+
+/// wal/README "End of log or damage": true if a valid record starts anywhere after the bad
+/// record at `from` (then the log is damaged, not torn). Records left behind by truncation
+/// never validate (W6), so only a record written after the bad one can.
+pub fn valid_record_after(data: &[u8], from: usize, base: u64) -> bool {
+    let mut p = from + 1;
+    while p + 25 <= data.len() {
+        let len = u32::from_le_bytes([data[p], data[p + 1], data[p + 2], data[p + 3]]) as usize;
+        let lsn = base + p as u64;
+        // cheap filters before the CRC: a plausible length, a known kind, a previous LSN of
+        // this log (0 or in [base, lsn))
+        if len >= 25 && len <= data.len() - p && (1..=4).contains(&data[p + 8]) {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(&data[p + 17..p + 25]);
+            let prev = u64::from_le_bytes(a);
+            if (prev == 0 || (base..lsn).contains(&prev)) && decode(&data[p..], lsn).is_some() {
+                return true;
+            }
+        }
+        p += 1;
+    }
+    false
+}
+
 /// Changed byte ranges of a page: (offset, bytes).
 pub type Ranges = Vec<(u16, Vec<u8>)>;
 
@@ -461,6 +505,8 @@ struct LogState {
 /// The log manager.
 pub struct Log {
     file: File,
+    /// Database id in the header (zero: a format-1 log, not stamped yet).
+    guid: Mutex<[u8; 16]>,
     pub path: PathBuf,
     base: AtomicU64,
     state: Mutex<LogState>,
@@ -471,30 +517,48 @@ pub struct Log {
 }
 
 impl Log {
-    /// Opens (creating) the log file; returns the log and the bytes of all records.
+    /// Opens (creating, with no database id) the log file; returns the log and the bytes of
+    /// all records.
     pub fn open(path: &Path, latency: Duration, sync: bool) -> SqlResult<(Log, u64, Vec<u8>)> {
+        Self::open_with(path, latency, sync, Some([0; 16]))
+    }
+
+    /// Opens the log file. `create`: the database id of a new database (the file is created
+    /// with a header); `None`: the file must exist with a valid header, else Msg 9004 (a
+    /// damaged log is never re-initialised: storage README "Open-time checks").
+    pub fn open_with(
+        path: &Path,
+        latency: Duration,
+        sync: bool,
+        create: Option<[u8; 16]>,
+    ) -> SqlResult<(Log, u64, Vec<u8>)> {
         let perr = |e: std::io::Error| SqlError::io("open", &path.display().to_string(), &e);
         let file = OpenOptions::new()
             .read(true)
             .write(true)
-            .create(true)
+            .create(create.is_some())
             .truncate(false)
             .open(path)
             .map_err(perr)?;
         let len = file.metadata().map_err(perr)?.len();
         let mut base = LOG_HDR;
         let mut data = Vec::new();
-        if len < LOG_HDR {
-            let mut hdr = vec![0u8; LOG_HDR as usize];
-            hdr[..8].copy_from_slice(MAGIC);
-            hdr[8..16].copy_from_slice(&base.to_le_bytes());
-            file.write_all_at(&hdr, 0).map_err(perr)?;
+        let mut guid = [0u8; 16];
+        if let Some(g) = create.filter(|_| len < LOG_HDR) {
+            guid = g;
+            file.write_all_at(&header_bytes(base, &guid), 0)
+                .map_err(perr)?;
             file.set_len(LOG_HDR).map_err(perr)?;
             file.sync_all().map_err(perr)?;
         } else {
+            if len < LOG_HDR {
+                return Err(bad_log("log file shorter than its header"));
+            }
             let mut hdr = vec![0u8; LOG_HDR as usize];
             file.read_exact_at(&mut hdr, 0).map_err(perr)?;
-            if &hdr[..8] != MAGIC {
+            if &hdr[..8] == MAGIC {
+                guid.copy_from_slice(&hdr[16..32]);
+            } else if &hdr[..8] != MAGIC_V1 {
                 return Err(bad_log("bad log file header"));
             }
             let mut a = [0u8; 8];
@@ -505,6 +569,7 @@ impl Log {
         }
         let log = Log {
             file,
+            guid: Mutex::new(guid),
             path: path.to_path_buf(),
             base: AtomicU64::new(base),
             state: Mutex::new(LogState {
@@ -544,6 +609,27 @@ impl Log {
         self.base.load(Acquire)
     }
 
+    /// The database id in the header (all zero: a format-1 log).
+    pub fn guid(&self) -> [u8; 16] {
+        *self.guid.lock()
+    }
+
+    /// Writes the database id into the header (upgrade of a format-1 log); durable on return.
+    pub fn stamp_guid(&self, guid: [u8; 16]) -> SqlResult<()> {
+        let s = self.state.lock();
+        let mut g = self.guid.lock();
+        if *g == guid {
+            return Ok(());
+        }
+        let perr = |e: std::io::Error| SqlError::io("write", &self.path.display().to_string(), &e);
+        let hdr = header_bytes(self.base.load(Acquire), &guid);
+        self.file.write_all_at(&hdr, 0).map_err(perr)?;
+        self.file.sync_data().map_err(perr)?;
+        *g = guid;
+        drop(s);
+        Ok(())
+    }
+
     /// Log truncation (wal/README W7): if nothing was appended since `expected_next` and
     /// `quiet()` holds (no active transaction), restarts the file with base = end of log.
     pub fn try_truncate(&self, expected_next: u64, quiet: impl Fn() -> bool) -> SqlResult<bool> {
@@ -552,9 +638,7 @@ impl Log {
             return Ok(false);
         }
         let perr = |e: std::io::Error| SqlError::io("write", &self.path.display().to_string(), &e);
-        let mut hdr = vec![0u8; LOG_HDR as usize];
-        hdr[..8].copy_from_slice(MAGIC);
-        hdr[8..16].copy_from_slice(&s.next.to_le_bytes());
+        let hdr = header_bytes(s.next, &self.guid.lock());
         self.file.write_all_at(&hdr, 0).map_err(perr)?;
         self.file.sync_data().map_err(perr)?;
         self.base.store(s.next, Release);
