@@ -38,6 +38,14 @@ pub fn is_out_of_space(e: &std::io::Error) -> bool {
     )
 }
 
+/// The database a data or log file belongs to: the name of its directory.
+pub fn database_name(file: &Path) -> String {
+    file.parent()
+        .and_then(|d| d.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
 fn out_of_space() -> std::io::Error {
     std::io::Error::from(std::io::ErrorKind::StorageFull)
 }
@@ -80,14 +88,9 @@ impl DataFile {
         SqlError::io(op, &self.path.display().to_string(), e)
     }
 
-    /// Msg 1105 for `object` (storage has ids, not names); the database is the directory name.
+    /// Msg 1105 for `object` (storage has ids, not names).
     pub fn full(&self, object: &str) -> SqlError {
-        let db = self
-            .path
-            .parent()
-            .and_then(|d| d.file_name())
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        let db = database_name(&self.path);
         SqlError::new(1105, &[&object, &"", &db, &"PRIMARY"])
     }
 
