@@ -1007,6 +1007,20 @@ impl Inner {
             .iter()
             .map(|f| f.size_bytes() / PAGE_SIZE as u64)
             .collect();
+        // fast path: every file covers its GAM's highest allocated extent (always true when
+        // extents are reserved as they are allocated, A5): no IAM page needs reading
+        let covered = |k: usize, f: &DataFile| -> bool {
+            let Ok(g) = self.pool.read(PageId::new(f.id, GAM_PAGE)) else {
+                return false;
+            };
+            let top = (1..GAM_CAP)
+                .rev()
+                .find(|e| g[HEADER + (e / 8) as usize] & (1 << (e % 8)) != 0);
+            top.is_none_or(|e| (e as u64 + 1) * 8 <= pages_on_disk[k])
+        };
+        if files.iter().enumerate().all(|(k, f)| covered(k, f)) {
+            return Ok(());
+        }
         // per file: 1 + the highest allocated page that is neither on disk nor cached
         let mut needed = vec![0u64; files.len()];
         let mut note = |pid: PageId| -> SqlResult<bool> {

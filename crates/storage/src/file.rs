@@ -38,6 +38,14 @@ pub fn is_out_of_space(e: &std::io::Error) -> bool {
     )
 }
 
+/// The database a data or log file belongs to: the name of its directory.
+pub fn database_name(file: &Path) -> String {
+    file.parent()
+        .and_then(|d| d.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
 fn out_of_space() -> std::io::Error {
     std::io::Error::from(std::io::ErrorKind::StorageFull)
 }
@@ -80,14 +88,9 @@ impl DataFile {
         SqlError::io(op, &self.path.display().to_string(), e)
     }
 
-    /// Msg 1105 for `object` (storage has ids, not names); the database is the directory name.
+    /// Msg 1105 for `object` (storage has ids, not names).
     pub fn full(&self, object: &str) -> SqlError {
-        let db = self
-            .path
-            .parent()
-            .and_then(|d| d.file_name())
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        let db = database_name(&self.path);
         SqlError::new(1105, &[&object, &"", &db, &"PRIMARY"])
     }
 
@@ -106,16 +109,31 @@ impl DataFile {
     /// Reserves disk blocks for `pages` pages from `page` (storage README A5): a newly
     /// allocated extent gets its space when it is allocated, so a full disk fails the
     /// allocating statement (Msg 1105 from `alloc_page`) instead of a later page flush.
+    /// The file grows by 1/8 of its size (64 KB to 64 MB, as an autogrowth) so that bulk
+    /// loads make few calls; when that much is not available, by just what is needed.
     /// Not counted as a write.
     pub fn reserve(&self, page: u32, pages: u32) -> std::io::Result<()> {
-        let off = page as u64 * PAGE_SIZE as u64;
-        let len = pages as u64 * PAGE_SIZE as u64;
-        if off + len <= self.size.load(Relaxed) {
+        const EXTENT: u64 = 8 * PAGE_SIZE as u64;
+        let need = (page as u64 + pages as u64) * PAGE_SIZE as u64;
+        let size = self.size.load(Relaxed);
+        if need <= size {
             return Ok(());
         }
-        self.check_space(off + len)?;
-        allocate(&self.file, off, len)?;
-        self.size.fetch_max(off + len, Relaxed);
+        let growth = (size / 8).clamp(EXTENT, 64 << 20) / EXTENT * EXTENT;
+        let grown = need.max(size + growth);
+        let res = self
+            .check_space(grown)
+            .and_then(|_| allocate(&self.file, size, grown - size));
+        let end = match res {
+            Ok(()) => grown,
+            Err(e) if is_out_of_space(&e) && grown > need => {
+                self.check_space(need)?;
+                allocate(&self.file, size, need - size)?;
+                need
+            }
+            Err(e) => return Err(e),
+        };
+        self.size.fetch_max(end, Relaxed);
         Ok(())
     }
 

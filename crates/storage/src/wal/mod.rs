@@ -731,7 +731,13 @@ impl Log {
                     .write_all_at(&data, self.offset(start))
                     .map_err(|e| match crate::file::is_out_of_space(&e) {
                         // disk full: SQL Server's "log is full" (storage README A5)
-                        true => SqlError::new(9002, &[&"latchkey", &"ACTIVE_TRANSACTION"]),
+                        true => SqlError::new(
+                            9002,
+                            &[
+                                &crate::file::database_name(&self.path),
+                                &"ACTIVE_TRANSACTION",
+                            ],
+                        ),
                         false => SqlError::io("write", &self.path.display().to_string(), &e),
                     })?;
                 if self.sync {
