@@ -129,6 +129,7 @@ pub static REGISTRY: &[ErrorInfo] = &[
     e(3623, 16, "An invalid floating point operation occurred."),
     e(3701, 11, "Cannot drop the %S_MSG '%.*ls', because it does not exist or you do not have permission."),
     e(3732, 16, "Cannot drop type '%.*ls' because it is being referenced by object '%.*ls'. There may be other objects that reference this type."),
+    e(3906, 16, "Failed to update database \"%.*ls\" because the database is read-only."),
     e(3902, 16, "The COMMIT TRANSACTION request has no corresponding BEGIN TRANSACTION."),
     e(3903, 16, "The ROLLBACK TRANSACTION request has no corresponding BEGIN TRANSACTION."),
     e(3930, 16, "The current transaction cannot be committed and cannot support operations that write to the log file. Roll back the transaction."),
