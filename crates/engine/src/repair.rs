@@ -112,19 +112,19 @@ impl Engine {
     /// `ALTER DATABASE x SET ONLINE`: opens a damaged or EMERGENCY database normally (after
     /// its files were restored); if that fails it stays (or becomes again) unavailable.
     fn set_online(&self, name: &str) -> SqlResult<()> {
-        let (def, was) = if let Some(h) = self.database(name) {
+        let def = if let Some(h) = self.database(name) {
             let id = h.def.database_id;
             let Some(u) = self.access(id).emergency else {
                 return Ok(()); // already ONLINE
             };
             drop(h);
             self.close_db(id);
-            (u.def.clone(), Some(u))
+            u.def
         } else if let Some(u) = self.unavailable(name) {
             self.unavailable_list()
                 .lock()
                 .retain(|x| x.def.database_id != u.def.database_id);
-            (u.def.clone(), None)
+            u.def
         } else {
             return Err(SqlError::new(5011, &[&name]));
         };
@@ -142,7 +142,6 @@ impl Engine {
                 Ok(())
             }
             Err(error) => {
-                drop(was);
                 self.unavailable_list().lock().push(Unavailable {
                     state: DbState::of_open_error(&error),
                     def,

@@ -84,3 +84,38 @@ fn single_user_and_the_way_out() {
     let rows = out.result_sets().last().unwrap().to_vec();
     assert_eq!(rows, vec![vec![types::Value::Int(4)]]);
 }
+
+/// A restored file brings the database back with `ALTER DATABASE x SET ONLINE`, no restart;
+/// a damaged one can be dropped.
+#[test]
+fn set_online_after_restore_and_drop_of_a_damaged_database() {
+    let dir = Dir(std::env::temp_dir().join(format!("latchkey-online-{}", std::process::id())));
+    let _ = std::fs::remove_dir_all(dir.path());
+    {
+        let e = Engine::open(dir.path(), EngineConfig::default()).unwrap();
+        let mut s = Session::new(e);
+        let out = run(&mut s, "CREATE DATABASE x\nCREATE DATABASE y");
+        assert!(out.errors().is_empty(), "{:?}", out.errors());
+        let out = run(&mut s, "USE x; CREATE TABLE t(a int); INSERT t VALUES (1),(2)");
+        assert!(out.errors().is_empty(), "{:?}", out.errors());
+    }
+    let log = dir.path().join("db_5/log.ldf");
+    let saved = std::fs::read(&log).unwrap();
+    std::fs::remove_file(&log).unwrap();
+    std::fs::remove_file(dir.path().join("db_6/data1.mdf")).unwrap();
+    let e: Arc<Engine> = Engine::open(dir.path(), EngineConfig::default()).unwrap();
+    let mut s = Session::new(e);
+    assert_eq!(error_numbers(&run(&mut s, "USE x")), vec![945]);
+    // still missing: SET ONLINE fails and the database stays RECOVERY_PENDING
+    assert_eq!(error_numbers(&run(&mut s, "ALTER DATABASE x SET ONLINE")), vec![5120]);
+    std::fs::write(&log, saved).unwrap();
+    assert!(run(&mut s, "ALTER DATABASE x SET ONLINE").errors().is_empty());
+    let out = run(&mut s, "SELECT COUNT(*) FROM x.dbo.t");
+    assert_eq!(out.result_sets().last().unwrap().to_vec(), vec![vec![types::Value::Int(2)]]);
+    // a damaged database can be dropped; its id is not reused while it is registered
+    let out = run(&mut s, "CREATE DATABASE z; SELECT DB_ID('z')");
+    assert!(out.errors().is_empty(), "{:?}", out.errors());
+    assert_eq!(out.result_sets().last().unwrap().to_vec(), vec![vec![types::Value::SmallInt(7)]]);
+    assert!(run(&mut s, "DROP DATABASE y").errors().is_empty());
+    assert!(!dir.path().join("db_6").exists());
+}

@@ -67,6 +67,9 @@ fn count(db: &Database, id: ObjId) -> u64 {
     s.count().unwrap()
 }
 
+/// A way to damage a database directory.
+type Damage<'a> = Box<dyn Fn(&Path) + 'a>;
+
 fn open_err(dir: &Path) -> common::SqlError {
     match Database::open(dir, cfg()) {
         Ok(_) => panic!("open of a damaged database succeeded"),
@@ -191,7 +194,7 @@ fn damaged_log_after_checkpoint_in_open_txn_is_9004() {
     }
     let crashed = snapshot(dir.path());
     let log = crashed["log.ldf"].clone();
-    let damages: Vec<(&str, Box<dyn Fn(&Path)>)> = vec![
+    let damages: Vec<(&str, Damage)> = vec![
         (
             "truncated",
             Box::new(|d: &Path| std::fs::write(d.join("log.ldf"), &log[..log.len() / 2]).unwrap()),
