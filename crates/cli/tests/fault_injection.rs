@@ -307,3 +307,49 @@ fn short_data_file() {
     restore(&good);
     assert_eq!(count(dir.path(), "f.dbo.t"), Ok(COMMITTED));
 }
+
+/// SQL Server's explicit way out of a damaged log: EMERGENCY (read-only), SINGLE_USER and
+/// DBCC CHECKDB (f, REPAIR_ALLOW_DATA_LOSS), which rebuilds the log, reports what was lost
+/// and brings the database ONLINE; the repaired database checks clean and takes writes.
+#[test]
+fn explicit_way_out_after_a_damaged_log() {
+    let dir = setup();
+    crash_in_open_transaction(dir.path());
+    let log_path = dir.path().join("db_5/log.ldf");
+    let log = std::fs::read(&log_path).unwrap();
+    std::fs::write(&log_path, &log[..log.len() / 2]).unwrap();
+    assert_eq!(state_of(dir.path(), "f"), "SUSPECT");
+    let o = run(
+        dir.path(),
+        "DBCC CHECKDB (f, REPAIR_ALLOW_DATA_LOSS)\nGO\nALTER DATABASE f SET EMERGENCY\nGO\n\
+         SELECT state_desc FROM sys.databases WHERE name = 'f'\nGO\n\
+         INSERT f.dbo.t VALUES (-1, 'x')\nGO\nALTER DATABASE f SET SINGLE_USER\nGO\n\
+         DBCC CHECKDB (f, REPAIR_ALLOW_DATA_LOSS)\nGO\nALTER DATABASE f SET MULTI_USER\nGO\n",
+    );
+    let out = text(&o);
+    assert!(out.contains("Msg 7919"), "{out}");
+    assert!(out.contains("EMERGENCY"), "{out}");
+    assert!(out.contains("Msg 3906"), "{out}");
+    assert!(out.contains("bytes of the log were replayed"), "{out}");
+    assert!(
+        out.contains("The log for database 'f' has been rebuilt"),
+        "{out}"
+    );
+    assert!(
+        out.contains("CHECKDB found 0 allocation errors and 0 consistency errors in database 'f'."),
+        "{out}"
+    );
+    assert_eq!(state_of(dir.path(), "f"), "ONLINE");
+    assert_eq!(
+        count(dir.path(), "f.dbo.t WHERE id < 100000"),
+        Ok(COMMITTED),
+        "the committed rows survive the repair"
+    );
+    let o = run(dir.path(), "INSERT f.dbo.t VALUES (-1, 'after repair')");
+    assert!(
+        o.status.success() && !text(&o).contains("Msg "),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(count(dir.path(), "f.dbo.t WHERE id = -1"), Ok(1));
+}

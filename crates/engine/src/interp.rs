@@ -263,7 +263,7 @@ impl Session {
                 }
                 self.engine.create_database(&cd.name.value)?;
             }
-            K::AlterDatabase(_) => {}
+            K::AlterDatabase(a) => self.alter_database(a)?,
             K::Use(db) => {
                 let h = self.db(&db.value)?;
                 self.database = h.def.name.clone();
@@ -730,6 +730,9 @@ impl Session {
     }
 
     fn dbcc(&mut self, d: &ast::Dbcc, sink: &mut dyn EventSink) -> SqlResult<()> {
+        if crate::repair::is_repair(d) {
+            return crate::repair::checkdb_repair(self, d, sink);
+        }
         let h = self.current_db()?;
         match d.command.as_str() {
             "DROPCLEANBUFFERS" => h.store.drop_clean_buffers()?,

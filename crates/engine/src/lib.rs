@@ -32,6 +32,7 @@ mod interp;
 mod plan_cache;
 mod query;
 pub mod render;
+mod repair;
 mod run;
 pub mod sequence;
 pub mod server;

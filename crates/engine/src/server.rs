@@ -58,6 +58,8 @@ pub struct Engine {
     dbs: Mutex<Vec<Arc<DbHandle>>>,
     /// Registered databases that could not be opened (dbstate.rs).
     unavailable: Mutex<Vec<Unavailable>>,
+    /// EMERGENCY / SINGLE_USER by database id (repair.rs).
+    access: Mutex<std::collections::HashMap<i32, crate::repair::DbAccess>>,
     next_spid: AtomicI32,
     /// One engine per data directory (storage README "Directory lock"), held while open.
     _lock: storage::dirlock::DirLock,
@@ -86,6 +88,7 @@ impl Engine {
             config,
             dbs: Mutex::new(Vec::new()),
             unavailable: Mutex::new(Vec::new()),
+            access: Mutex::new(std::collections::HashMap::new()),
             next_spid: AtomicI32::new(51),
             _lock: lock,
         });
@@ -205,6 +208,24 @@ impl Engine {
             .iter()
             .find(|u| catalog::name_eq(&u.def.name, name))
             .cloned()
+    }
+
+    pub(crate) fn unavailable_list(&self) -> &Mutex<Vec<Unavailable>> {
+        &self.unavailable
+    }
+
+    pub(crate) fn dbs_list(&self) -> &Mutex<Vec<Arc<DbHandle>>> {
+        &self.dbs
+    }
+
+    pub(crate) fn access_map(
+        &self,
+    ) -> &Mutex<std::collections::HashMap<i32, crate::repair::DbAccess>> {
+        &self.access
+    }
+
+    pub(crate) fn storage_config(&self) -> StorageConfig {
+        self.config.storage.clone()
     }
 
     /// Every registered database that could not be opened.

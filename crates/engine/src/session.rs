@@ -289,6 +289,7 @@ impl Session {
         if let Some(u) = self.engine.unavailable(name) {
             return Err(u.use_error()); // 945 / 926 (dbstate.rs)
         }
+        self.engine.check_single_user(name, self.spid)?;
         self.engine.database(name).ok_or_else(|| {
             SqlError::custom(
                 911,

@@ -506,21 +506,27 @@ pub fn system_view(
                 .databases()
                 .iter()
                 .map(|d| {
+                    // EMERGENCY / SINGLE_USER (repair.rs)
+                    let acc = session.engine().access(d.def.database_id);
+                    let (st, st_desc) = if acc.emergency.is_some() { (5, "EMERGENCY") } else { (0, "ONLINE") };
+                    let (ua, ua_desc) = if acc.single_user.is_some() { (1, "SINGLE_USER") } else { (0, "MULTI_USER") };
                     (d.def.database_id, vec![
                         s(&d.def.name), Value::Int(d.def.database_id), Value::Null, Value::VarBinary(vec![1]),
                         dt("2024-01-01 00:00:00.000"), Value::TinyInt(d.def.compatibility_level as u8),
-                        s("SQL_Latin1_General_CP1_CI_AS"), Value::TinyInt(0), s("MULTI_USER"), b(false), Value::TinyInt(0),
-                        s("ONLINE"), Value::TinyInt(if d.def.database_id == 2 { 3 } else { 1 }),
+                        s("SQL_Latin1_General_CP1_CI_AS"), Value::TinyInt(ua), s(ua_desc), b(acc.emergency.is_some()), Value::TinyInt(st),
+                        s(st_desc), Value::TinyInt(if d.def.database_id == 2 { 3 } else { 1 }),
                         s(if d.def.database_id == 2 { "SIMPLE" } else { "FULL" }),
                     ])
                 })
                 .collect();
             // databases that could not be opened (dbstate.rs): RECOVERY_PENDING / SUSPECT
             for u in session.engine().unavailable_databases() {
+                let single = session.engine().access(u.def.database_id).single_user.is_some();
                 rows.push((u.def.database_id, vec![
                     s(&u.def.name), Value::Int(u.def.database_id), Value::Null, Value::VarBinary(vec![1]),
                     dt("2024-01-01 00:00:00.000"), Value::TinyInt(u.def.compatibility_level as u8),
-                    s("SQL_Latin1_General_CP1_CI_AS"), Value::TinyInt(0), s("MULTI_USER"), b(false),
+                    s("SQL_Latin1_General_CP1_CI_AS"), Value::TinyInt(single as u8),
+                    s(if single { "SINGLE_USER" } else { "MULTI_USER" }), b(false),
                     Value::TinyInt(u.state.code()), s(u.state.desc()), Value::TinyInt(1), s("FULL"),
                 ]));
             }

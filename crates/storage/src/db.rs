@@ -127,6 +127,34 @@ pub struct Inner {
     pub(crate) lock: DirLock,
 }
 
+/// How `Inner::open_mode` treats a directory (storage README "Open-time checks",
+/// "Emergency and repair").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpenMode {
+    /// A directory without database files becomes a new database.
+    CreateOrOpen,
+    /// The database must exist (else Msg 5120): the engine's registered databases.
+    Existing,
+    /// EMERGENCY: read-only, the log neither read nor written, no recovery.
+    Emergency,
+    /// REPAIR_ALLOW_DATA_LOSS: recover what the readable prefix of the log allows, then
+    /// continue with a new log (the old one is kept as `log.ldf.damaged`).
+    RebuildLog,
+}
+
+/// What `OpenMode::RebuildLog` found and did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RepairReport {
+    /// The old log: `None` when missing, else why it could not be used or "" when read.
+    pub old_log: Option<String>,
+    /// Bytes of the old log that were replayed.
+    pub replayed_bytes: u64,
+    /// Bytes of the old log after its readable prefix (lost).
+    pub discarded_bytes: u64,
+    /// Transactions in flight in the readable prefix, rolled back.
+    pub rolled_back: usize,
+}
+
 /// Log bytes after which a committing transaction triggers a checkpoint.
 pub const AUTO_CHECKPOINT_BYTES: u64 = 128 << 20;
 
@@ -137,14 +165,20 @@ fn bad(pid: PageId, what: &str) -> SqlError {
 impl Inner {
     /// Opens or creates the database in `dir` and runs recovery.
     pub fn open(dir: &Path, config: StorageConfig) -> SqlResult<Arc<Inner>> {
-        Self::open_mode(dir, config, true)
+        Ok(Self::open_mode(dir, config, OpenMode::CreateOrOpen)?.0)
     }
 
-    /// Opens the database in `dir`; `may_create`: a directory without database files becomes a
-    /// new database, else it is Msg 5120 (the engine's registered databases). Storage README
-    /// "Open-time checks": the directory lock first, then every file's identity, then the log's
-    /// end against the last checkpoint; damage is refused before any file is written.
-    pub fn open_mode(dir: &Path, config: StorageConfig, may_create: bool) -> SqlResult<Arc<Inner>> {
+    /// Opens the database in `dir` as `mode` says. Storage README "Open-time checks": the
+    /// directory lock first, then every file's identity, then the log's end against the last
+    /// checkpoint; damage is refused before any file is written. The report is empty except
+    /// for `OpenMode::RebuildLog`.
+    pub fn open_mode(
+        dir: &Path,
+        config: StorageConfig,
+        mode: OpenMode,
+    ) -> SqlResult<(Arc<Inner>, RepairReport)> {
+        let may_create = mode == OpenMode::CreateOrOpen;
+        let mut report = RepairReport::default();
         let primary = dir.join("data1.mdf");
         if !may_create && !dir.is_dir() {
             return Err(dirlock::not_found(&primary));
@@ -173,8 +207,9 @@ impl Inner {
             (log, base, data) =
                 Log::open_with(&log_path, config.io_latency, config.sync_commit, Some(guid))?;
         } else {
+            let needs_log = matches!(mode, OpenMode::CreateOrOpen | OpenMode::Existing);
             for p in [&primary, &log_path] {
-                if !p.exists() {
+                if !p.exists() && (needs_log || p == &primary) {
                     return Err(dirlock::not_found(p));
                 }
             }
@@ -203,21 +238,41 @@ impl Inner {
                 }
                 files.push(Arc::new(f));
             }
-            (log, base, data) =
-                Log::open_with(&log_path, config.io_latency, config.sync_commit, None)?;
-            let lg = log.guid();
             let known = |g: &DbGuid| g.iter().any(|&b| b != 0);
-            if known(&h1.guid) && lg != h1.guid {
-                return Err(fileid::foreign_file());
+            match mode {
+                OpenMode::CreateOrOpen | OpenMode::Existing => {
+                    (log, base, data) =
+                        Log::open_with(&log_path, config.io_latency, config.sync_commit, None)?;
+                    let lg = log.guid();
+                    if known(&h1.guid) && lg != h1.guid {
+                        return Err(fileid::foreign_file());
+                    }
+                    guid = if known(&h1.guid) {
+                        h1.guid
+                    } else if known(&lg) {
+                        lg // a format-1 database whose upgrade stopped after stamping the log
+                    } else {
+                        fileid::new_guid()
+                    };
+                    ckpt_lsn = h1.ckpt_lsn;
+                }
+                OpenMode::Emergency => {
+                    guid = h1.guid;
+                    ckpt_lsn = 0;
+                    (base, data) = (0, Vec::new());
+                    log = crate::repair::scratch_log(&config, guid)?;
+                }
+                OpenMode::RebuildLog => {
+                    guid = if known(&h1.guid) {
+                        h1.guid
+                    } else {
+                        fileid::new_guid()
+                    };
+                    ckpt_lsn = 0;
+                    (log, base, data) =
+                        crate::repair::replace_log(&log_path, &config, guid, &files, &mut report)?;
+                }
             }
-            guid = if known(&h1.guid) {
-                h1.guid
-            } else if known(&lg) {
-                lg // a format-1 database whose upgrade stopped after stamping the log
-            } else {
-                fileid::new_guid()
-            };
-            ckpt_lsn = h1.ckpt_lsn;
         }
         let nfiles = files.len() as u16;
         let log = Arc::new(log);
@@ -245,11 +300,17 @@ impl Inner {
         });
         if fresh {
             inner.format()?;
+        } else if mode == OpenMode::Emergency {
+            inner.log.set_read_only(&inner.dir_name());
         } else {
-            inner.recover(base, &data, ckpt_lsn)?;
+            report.rolled_back =
+                inner.recover(base, &data, ckpt_lsn, mode == OpenMode::RebuildLog)?;
         }
         drop(data);
         inner.reload_objects()?;
+        if mode == OpenMode::Emergency {
+            return Ok((inner, report)); // read-only: no checkpoint, nothing written
+        }
         if fresh {
             // the catalog B-tree
             let mut st = TxnState {
@@ -261,7 +322,7 @@ impl Inner {
             inner.commit_state(&mut st)?;
         }
         inner.checkpoint()?;
-        Ok(inner)
+        Ok((inner, report))
     }
 
     /// Formats a new database: file headers, GAMs, the directory and its IAM.
@@ -970,6 +1031,9 @@ impl Inner {
     // ------------------------------------------------------------------ checkpoint & recovery
 
     pub fn checkpoint(&self) -> SqlResult<()> {
+        if self.log.is_read_only() {
+            return Ok(()); // EMERGENCY: nothing is written
+        }
         let _g = self.ckpt_lock.lock();
         let redo = self.log.begin_checkpoint();
         self.last_ckpt.store(redo, Relaxed);
@@ -1101,7 +1165,7 @@ impl Inner {
     }
 
     /// The database's directory name (Msg 9004 names it; the engine puts the database name).
-    fn dir_name(&self) -> String {
+    pub(crate) fn dir_name(&self) -> String {
         self.dir
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -1110,7 +1174,10 @@ impl Inner {
 
     /// ARIES-style restart: analysis, redo (physical, page-LSN guarded), undo of losers (CLRs).
     /// `ckpt_lsn`: the log end the primary file recorded at its last checkpoint (0 = unknown).
-    fn recover(&self, base: u64, data: &[u8], ckpt_lsn: u64) -> SqlResult<()> {
+    /// `rebuild`: REPAIR_ALLOW_DATA_LOSS (repair.rs): `data` is the readable prefix of the
+    /// old log, whose damage is expected; the new log is already in place. Returns the number
+    /// of transactions rolled back.
+    fn recover(&self, base: u64, data: &[u8], ckpt_lsn: u64, rebuild: bool) -> SqlResult<usize> {
         // analysis
         let mut off = 0usize;
         let mut redo_start = base;
@@ -1144,13 +1211,15 @@ impl Inner {
         }
         let end = base + off as u64;
         // wal/README "End of log or damage": checked before the first write (set_end)
-        if off < data.len() && wal::valid_record_after(data, off, base) {
-            return Err(wal::damaged_log(&self.dir_name(), 2));
+        if !rebuild {
+            if off < data.len() && wal::valid_record_after(data, off, base) {
+                return Err(wal::damaged_log(&self.dir_name(), 2));
+            }
+            if ckpt_lsn != 0 && (end < ckpt_lsn || base > ckpt_lsn) {
+                return Err(wal::damaged_log(&self.dir_name(), 3));
+            }
+            self.log.set_end(end)?;
         }
-        if ckpt_lsn != 0 && (end < ckpt_lsn || base > ckpt_lsn) {
-            return Err(wal::damaged_log(&self.dir_name(), 3));
-        }
-        self.log.set_end(end)?;
         self.next_txn.store(max_txn.max(1), Release);
         // redo
         for &(lsn, o) in &ops {
@@ -1206,6 +1275,7 @@ impl Inner {
             .map(|(t, (l, _))| (*t, *l))
             .collect();
         losers.sort();
+        let rolled_back = losers.len();
         for (t, last) in losers {
             let mut st = TxnState {
                 id: t,
@@ -1244,7 +1314,7 @@ impl Inner {
         }
         let l = self.log.next_lsn();
         self.log.flush_to(l)?;
-        Ok(())
+        Ok(rolled_back)
     }
 }
 

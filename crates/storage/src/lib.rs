@@ -43,6 +43,7 @@ mod mtr;
 pub mod objio;
 pub mod page;
 pub mod record;
+mod repair;
 pub mod wal;
 
 use db::{Ctx, Inner, TxnState};
@@ -101,9 +102,34 @@ impl Database {
     /// Opens an existing database: a missing directory, data file or log is Msg 5120 and
     /// nothing is created (storage README "Open-time checks").
     pub fn open_existing(dir: &Path, config: StorageConfig) -> SqlResult<Arc<Database>> {
-        Ok(Arc::new(Database {
-            inner: Inner::open_mode(dir, config, false)?,
-        }))
+        let (inner, _) = Inner::open_mode(dir, config, db::OpenMode::Existing)?;
+        Ok(Arc::new(Database { inner }))
+    }
+
+    /// EMERGENCY mode (storage README "Emergency and repair"): the data files as they are,
+    /// read-only, without the log and without recovery (uncommitted changes that reached the
+    /// data files are visible; nothing is undone). Every change fails with Msg 3906 naming
+    /// `name`. The data files must be there and belong together.
+    pub fn open_emergency(
+        dir: &Path,
+        config: StorageConfig,
+        name: &str,
+    ) -> SqlResult<Arc<Database>> {
+        let (inner, _) = Inner::open_mode(dir, config, db::OpenMode::Emergency)?;
+        inner.log.set_read_only(name);
+        Ok(Arc::new(Database { inner }))
+    }
+
+    /// REPAIR_ALLOW_DATA_LOSS's log rebuild (storage README "Emergency and repair"): replays
+    /// and rolls back what the readable prefix of the old log allows, moves the old log aside
+    /// (`log.ldf.damaged`) and continues with a new one. Transactional consistency is lost
+    /// for whatever the discarded part of the log held; the report says how much that was.
+    pub fn rebuild_log(
+        dir: &Path,
+        config: StorageConfig,
+    ) -> SqlResult<(Arc<Database>, db::RepairReport)> {
+        let (inner, report) = Inner::open_mode(dir, config, db::OpenMode::RebuildLog)?;
+        Ok((Arc::new(Database { inner }), report))
     }
     /// Tests: a crash without leaving the process. Releases the directory lock and leaks the
     /// database without its clean-shutdown checkpoint (handles the caller still holds must be

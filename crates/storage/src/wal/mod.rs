@@ -417,6 +417,18 @@ fn header_bytes(base: u64, guid: &[u8; 16]) -> Vec<u8> {
     hdr
 }
 
+/// Length of the longest prefix of `data` made of valid records (REPAIR_ALLOW_DATA_LOSS).
+pub fn valid_prefix(data: &[u8], base: u64) -> usize {
+    let mut off = 0usize;
+    while off < data.len() {
+        match decode(&data[off..], base + off as u64) {
+            Some(r) => off += (r.end - r.lsn) as usize,
+            None => break,
+        }
+    }
+    off
+}
+
 /// wal/README "End of log or damage": true if a valid record starts anywhere after the bad
 /// record at `from` (then the log is damaged, not torn). Records left behind by truncation
 /// never validate (W6), so only a record written after the bad one can.
@@ -500,6 +512,9 @@ struct LogState {
     failed: bool,
     /// Redo LSN of the checkpoint in progress or last completed (FPI decision, wal/README W4).
     ckpt_redo: u64,
+    /// EMERGENCY mode: every append is Msg 3906 naming this database (storage README
+    /// "Emergency and repair").
+    read_only: Option<String>,
 }
 
 /// The log manager.
@@ -580,6 +595,7 @@ impl Log {
                 flushing: false,
                 failed: false,
                 ckpt_redo: 0,
+                read_only: None,
             }),
             cond: Condvar::new(),
             latency,
@@ -607,6 +623,58 @@ impl Log {
 
     pub fn base(&self) -> u64 {
         self.base.load(Acquire)
+    }
+
+    /// Creates (or replaces) the log file with an empty log starting at `base`: a new log for a
+    /// repaired database (base above every page LSN) or the scratch log of EMERGENCY mode.
+    pub fn create_fresh(
+        path: &Path,
+        latency: Duration,
+        sync: bool,
+        guid: [u8; 16],
+        base: u64,
+    ) -> SqlResult<Log> {
+        let perr = |e: std::io::Error| SqlError::io("create", &path.display().to_string(), &e);
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(path)
+            .map_err(perr)?;
+        file.write_all_at(&header_bytes(base, &guid), 0)
+            .map_err(perr)?;
+        file.sync_all().map_err(perr)?;
+        Ok(Log {
+            file,
+            guid: Mutex::new(guid),
+            path: path.to_path_buf(),
+            base: AtomicU64::new(base),
+            state: Mutex::new(LogState {
+                buf: Vec::with_capacity(1 << 20),
+                buf_start: base,
+                next: base,
+                flushed: base,
+                flushing: false,
+                failed: false,
+                ckpt_redo: 0,
+                read_only: None,
+            }),
+            cond: Condvar::new(),
+            latency,
+            sync,
+            bytes_written: AtomicU64::new(0),
+        })
+    }
+
+    /// EMERGENCY mode: from now on every append fails with Msg 3906 naming `db`.
+    pub fn set_read_only(&self, db: &str) {
+        self.state.lock().read_only = Some(db.to_string());
+    }
+
+    /// True in EMERGENCY mode (nothing is ever written).
+    pub fn is_read_only(&self) -> bool {
+        self.state.lock().read_only.is_some()
     }
 
     /// The database id in the header (all zero: a format-1 log).
@@ -658,7 +726,11 @@ impl Log {
     /// its header (blocks kept for reuse by W7 are given back; the next open reads nothing).
     pub fn cut_if_empty(&self) -> SqlResult<()> {
         let s = self.state.lock();
-        if s.next != self.base.load(Acquire) || s.flushing || s.flushed != s.next {
+        if s.next != self.base.load(Acquire)
+            || s.flushing
+            || s.flushed != s.next
+            || s.read_only.is_some()
+        {
             return Ok(());
         }
         let perr = |e: std::io::Error| SqlError::io("write", &self.path.display().to_string(), &e);
@@ -680,6 +752,9 @@ impl Log {
     /// The closure runs under the log mutex (it decides full-page images, wal/README W4).
     pub fn append_with(&self, build: impl FnOnce(u64, u64, &mut Vec<u8>)) -> SqlResult<u64> {
         let mut s = self.state.lock();
+        if let Some(db) = &s.read_only {
+            return Err(SqlError::new(3906, &[db]));
+        }
         if s.failed {
             return Err(bad_log("log is unavailable after a write failure"));
         }
