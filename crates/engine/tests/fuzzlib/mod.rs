@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod sqlgen;
+pub mod txnmodel;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
