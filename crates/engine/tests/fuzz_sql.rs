@@ -491,6 +491,39 @@ fn finding_full_join_under_loop_hint() {
     assert!(same_rows(&plain.sets[0], &hinted.sets[0], false));
 }
 
+/// F2: an UPDATE whose SET expression has a subquery over the target table read rows the
+/// statement had already updated (values computed while writing), so a clustered table and a
+/// heap with the same rows ended different. Every value must be computed from the table as it
+/// was before the statement.
+#[test]
+fn finding_update_set_subquery_reads_target_before_update() {
+    let scratch = fuzzlib::Scratch::new("f2");
+    let mut s = new_session(scratch.path());
+    for t in ["t3", "h3"] {
+        answers(
+            &mut s,
+            &format!("INSERT {t} (id, c, d) VALUES (1, 1.00, '2020-01-01'), (2, 2.00, '2020-01-02'), (3, 3.00, '2020-01-03')"),
+        );
+        answers(
+            &mut s,
+            &format!(
+                "UPDATE u SET c = (SELECT SUM(x.c) FROM {t} AS x WHERE x.id <> u.id) FROM {t} AS u"
+            ),
+        );
+        // Each row gets the sum of the other rows before the update: 5, 4, 3 (reading updated
+        // rows gave 5, 8, 13 in storage order).
+        let o = answers(
+            &mut s,
+            &format!("SELECT id, CAST(c AS int) FROM {t} ORDER BY id"),
+        );
+        let want: Vec<String> = ["Int(1) | Int(5)", "Int(2) | Int(4)", "Int(3) | Int(3)"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(o.sets[0], want, "{t}");
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Hostile shapes (issue 8 finding 6), each in a child process: a stack overflow or an abort on
 // allocation failure kills the process, which `catch_unwind` cannot see. The child runs with a

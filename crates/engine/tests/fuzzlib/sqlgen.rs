@@ -258,7 +258,8 @@ impl<'r> Gen<'r> {
                     self.expr(Ty::Date, d),
                     self.expr(Ty::Date, d)
                 ),
-                12 => format!("(-{})", self.expr(Ty::Int, d)),
+                // `(-(...))`: a negative literal after `-` would start a `--` comment
+                12 => format!("(-({}))", self.expr(Ty::Int, d)),
                 _ => format!(
                     "IIF({}, {}, {})",
                     self.pred(d),
