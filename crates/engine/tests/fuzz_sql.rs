@@ -381,6 +381,14 @@ fn sql_fuzz_differential() {
             break;
         }
         epoch += 1;
+        if epoch % 500 == 0 {
+            eprintln!(
+                "sql fuzz: {} statements, {} failures, {:.0}s",
+                stats.statements,
+                stats.failures,
+                start.elapsed().as_secs_f64()
+            );
+        }
         let mut r = Rng::new(seed.wrapping_mul(1_000_003).wrapping_add(epoch));
         let rows = r.range(4, 24) as usize;
         let reset = sqlgen::reset_data(&mut r, rows);
