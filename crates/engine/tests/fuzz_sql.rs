@@ -8,6 +8,7 @@
 //!   with vs without nonclustered indexes);
 //! * TLP (SQLancer's ternary logic partitioning): `WHERE p` split into the UNION ALL of
 //!   `p`, `NOT p` and `p IS UNKNOWN` must give the rows of the unfiltered query.
+//!
 //! DML runs against a table and its twin; row counts, errors and the table contents must agree.
 //!
 //! Results are compared as multisets (in order when the query orders by every output column);
@@ -381,7 +382,7 @@ fn sql_fuzz_differential() {
             break;
         }
         epoch += 1;
-        if epoch % 500 == 0 {
+        if epoch.is_multiple_of(500) {
             eprintln!(
                 "sql fuzz: {} statements, {} failures, {:.0}s",
                 stats.statements,

@@ -542,7 +542,7 @@ impl<'r> Gen<'r> {
     }
 
     /// FROM clause of 1..=3 relations joined in random ways (aliases pushed on scope).
-    pub fn from_clause(&mut self) -> String {
+    pub fn gen_from_clause(&mut self) -> String {
         let mut from = self.relation();
         let n = self.r.below(3);
         for _ in 0..n {
@@ -649,7 +649,7 @@ pub fn query(r: &mut Rng) -> Query {
         }
         with = format!("WITH {} ", parts.join(", "));
     }
-    let from = g.from_clause();
+    let from = g.gen_from_clause();
     let aliases = g.scope.clone();
     let where_ = if g.r.chance(60) {
         Some(g.pred(3))

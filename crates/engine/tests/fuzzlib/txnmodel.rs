@@ -189,6 +189,9 @@ fn lit(r: &mut Rng, ty: &str) -> Cell {
     }
 }
 
+/// How an UPDATE changes one cell.
+type CellUpdate = Box<dyn Fn(&Cell) -> Cell>;
+
 struct SeqGen<'a> {
     r: &'a mut Rng,
     m: Model,
@@ -247,21 +250,20 @@ impl SeqGen<'_> {
                 let ci = self.r.range(1, table.columns.len() as i64 - 1) as usize;
                 let col = table.columns[ci].clone();
                 let tm = self.m.tables.get_mut(&t).unwrap();
-                let (set, f): (String, Box<dyn Fn(&Cell) -> Cell>) =
-                    if col.ty.starts_with("varchar") {
-                        let w = WORDS[self.r.below(WORDS.len() as u64) as usize].to_string();
-                        let w2 = w.clone();
-                        (format!("'{w}'"), Box::new(move |_| Cell::Str(w2.clone())))
-                    } else {
-                        let d = self.r.range(-3, 3);
-                        (
-                            format!("{} + ({d})", col.name),
-                            Box::new(move |c| match c {
-                                Cell::Int(n) => Cell::Int(n + d),
-                                _ => Cell::Null,
-                            }),
-                        )
-                    };
+                let (set, f): (String, CellUpdate) = if col.ty.starts_with("varchar") {
+                    let w = WORDS[self.r.below(WORDS.len() as u64) as usize].to_string();
+                    let w2 = w.clone();
+                    (format!("'{w}'"), Box::new(move |_| Cell::Str(w2.clone())))
+                } else {
+                    let d = self.r.range(-3, 3);
+                    (
+                        format!("{} + ({d})", col.name),
+                        Box::new(move |c| match c {
+                            Cell::Int(n) => Cell::Int(n + d),
+                            _ => Cell::Null,
+                        }),
+                    )
+                };
                 for row in &mut tm.rows {
                     if let Cell::Int(id) = row[0] {
                         if id % m == k {
