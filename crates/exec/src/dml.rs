@@ -685,8 +685,11 @@ pub fn update(
     let dbname = table.database.clone();
     let mut images = Images::new(table, ctx);
     atomically(ctx, &dbname, &mut |ctx| {
+        // Every new value is computed before the first row is written: a SET expression's
+        // subquery may read the target table and must see it as it was before the statement
+        // (Halloween protection for the values, not only for the rows to update).
         let mut seen: HashSet<Vec<u8>> = HashSet::new();
-        let mut n = 0u64;
+        let mut changes = Vec::with_capacity(rows.len());
         for r in &rows {
             let Some(loc) = locator_of(r, offset + ncols)? else {
                 continue;
@@ -716,6 +719,10 @@ pub fn update(
                 };
                 ctx.env.set_variable(&va.variable, v)?;
             }
+            changes.push((loc, old, new));
+        }
+        let mut n = 0u64;
+        for (loc, old, new) in changes {
             check_row(table, &new, checks, "UPDATE", ctx)?;
             check_foreign_keys(table, &new, Some(old), "UPDATE", &db, ctx)?;
             check_references(table, old, Some(&new), "UPDATE", &db, ctx)?;

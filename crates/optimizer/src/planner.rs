@@ -824,7 +824,9 @@ impl<'o> Planner<'o> {
         }
         let rphys = self.op(right)?;
         let rkeys = self.exprs(rkeys)?;
-        if hint == Some(JoinHint::Loop) {
+        // Nested loops cannot preserve the unmatched inner rows of a FULL join: like the
+        // key-less case above, a FULL join under a LOOP hint runs as a hash join.
+        if hint == Some(JoinHint::Loop) && kind != JoinKind::FullOuter {
             // loop join without a usable index: keys go back into the predicate
             let mut preds = residual;
             for (l, r) in lkeys.into_iter().zip(rkeys) {
