@@ -82,3 +82,21 @@ GO
 CREATE TABLE #u(a int); INSERT #u VALUES (6); SELECT * FROM #u
 DBCC CHECKDB WITH NO_INFOMSGS
 GO
+-- ROLLBACK TRAN with a name that is neither a savepoint nor the transaction: 6401, nothing undone
+BEGIN TRAN outer_tran; INSERT L VALUES ('l9'); SAVE TRAN s1
+ROLLBACK TRAN no_such_name
+SELECT @@TRANCOUNT AS tc
+ROLLBACK TRAN outer_tran
+SELECT @@TRANCOUNT AS tc; SELECT COUNT(*) AS l9 FROM L WHERE msg = 'l9'
+GO
+-- a table variable declared in a rolled-back transaction still exists; object ids handed out
+-- meanwhile are not handed out twice
+BEGIN TRAN
+CREATE TABLE #a(a int)
+DECLARE @t TABLE(a int)
+ROLLBACK
+CREATE TABLE #b(b int); CREATE TABLE #c(c int)
+INSERT @t VALUES (2)
+SELECT * FROM @t
+SELECT COUNT(*) AS objects, COUNT(DISTINCT object_id) AS distinct_ids FROM tempdb.sys.objects
+GO
