@@ -194,10 +194,20 @@ impl DbCatalog {
 
     /// Hands out a new object id (persisting the counter, C1).
     pub fn new_object_id(&mut self, tree: &BTree, txn: &mut Txn) -> SqlResult<ObjectId> {
-        let id = self.next_object_id;
-        self.next_object_id = self.next_object_id.wrapping_add(16_000_057);
-        if self.next_object_id <= 0 {
-            self.next_object_id = self.next_object_id.wrapping_add(i32::MAX).max(1);
+        // The counter is transactional but ids are also handed out by transactions that commit
+        // while another is open (other sessions, table variables: session.rs
+        // `outside_transaction`); a rollback puts the counter back below theirs, so ids still
+        // in use are skipped.
+        let mut id = self.next_object_id;
+        for _ in 0..1_000 {
+            self.next_object_id = self.next_object_id.wrapping_add(16_000_057);
+            if self.next_object_id <= 0 {
+                self.next_object_id = self.next_object_id.wrapping_add(i32::MAX).max(1);
+            }
+            if !self.objects.contains_key(&id) {
+                break;
+            }
+            id = self.next_object_id;
         }
         self.save_meta(tree, txn)?;
         Ok(id)

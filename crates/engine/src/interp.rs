@@ -376,7 +376,11 @@ impl Session {
             }
             K::RaisError(r) => self.raiserror(r, sink)?,
             K::Throw(args) => return Err(self.throw(args.as_deref())?),
-            K::BeginTransaction { .. } => {
+            K::BeginTransaction { name } => {
+                if self.trancount == 0 {
+                    // Only the outermost transaction's name is registered (ROLLBACK TRAN name).
+                    self.tran_name = name.clone();
+                }
                 self.trancount += 1;
                 self.error = 0;
                 self.rowcount = 0;
@@ -407,6 +411,15 @@ impl Session {
                     {
                         self.rollback_to_savepoint(n)?;
                     }
+                    // Neither a savepoint nor the outermost transaction: nothing is rolled back.
+                    Some(n)
+                        if !self
+                            .tran_name
+                            .as_deref()
+                            .is_some_and(|t| t.eq_ignore_ascii_case(n)) =>
+                    {
+                        return Err(SqlError::new(6401, &[&n]));
+                    }
                     _ => {
                         self.trancount = 0;
                         self.abort_all()?;
@@ -423,11 +436,8 @@ impl Session {
                         "Cannot issue SAVE TRANSACTION when there is no active transaction.",
                     ));
                 }
-                let mut marks = Vec::new();
-                for (db, t) in self.txns.iter_mut() {
-                    marks.push((db.clone(), t.savepoint()));
-                }
-                self.savepoints.push((name.clone(), marks));
+                let mark = self.mark();
+                self.savepoints.push((name.clone(), mark));
             }
             K::Exec(ex) => return self.exec_exec(ex, sink).map(|_| Flow::Normal),
             K::Checkpoint(_) => {
@@ -482,11 +492,7 @@ impl Session {
         }
         let sp = if self.trancount > 0 {
             // Statement atomicity inside an explicit transaction: roll back only the statement.
-            let mut marks = Vec::new();
-            for (db, t) in self.txns.iter_mut() {
-                marks.push((db.clone(), t.savepoint()));
-            }
-            Some(marks)
+            Some(self.mark())
         } else {
             None
         };
@@ -498,38 +504,17 @@ impl Session {
                 if self.options.xact_abort && self.try_depth > 0 {
                     // Inside TRY the transaction becomes uncommittable (XACT_STATE() = -1);
                     // the CATCH block must roll it back.
-                    self.undo_statement(marks)?;
+                    self.rollback_to_mark(&marks)?;
                     self.doomed = true;
                 } else if self.options.xact_abort {
                     self.trancount = 0;
                     self.abort_all()?;
                 } else {
-                    self.undo_statement(marks)?;
+                    self.rollback_to_mark(&marks)?;
                 }
             }
         }
         r
-    }
-
-    fn undo_statement(&mut self, marks: Vec<(String, storage::Savepoint)>) -> SqlResult<()> {
-        let mut keep = Vec::new();
-        for (db, mut t) in std::mem::take(&mut self.txns) {
-            match marks.iter().find(|(d, _)| *d == db) {
-                Some((_, sp)) => {
-                    t.rollback_to(*sp)?;
-                    keep.push((db, t));
-                }
-                None => t.abort()?,
-            }
-        }
-        self.txns = keep;
-        let touched: Vec<String> = self.catalog_touched.iter().cloned().collect();
-        for d in touched {
-            if let Some(h) = self.engine.database(&d) {
-                h.reload_catalog()?;
-            }
-        }
-        Ok(())
     }
 
     pub(crate) fn eval_condition(&mut self, e: &ast::Expr) -> SqlResult<bool> {

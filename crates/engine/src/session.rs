@@ -11,6 +11,9 @@
 //!     in every open txn (a txn begun after the savepoint is aborted by `ROLLBACK TRAN sp`).
 //! T4. After an abort or a rollback to a savepoint, the catalog cache of every database whose
 //!     catalog the txn changed is reloaded (dbcat C2).
+//! T5. Every partial rollback (`ROLLBACK TRAN savepoint`, a failed statement inside a
+//!     transaction) goes through [`Session::rollback_to_mark`]; a [`TxnMark`] also holds the
+//!     session's `#temp` name map, restored with the catalog (engine README, "DDL undo").
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -154,6 +157,14 @@ impl Frame {
     }
 }
 
+/// A rollback point of the session's transaction (T5): a savepoint in each open storage txn
+/// (a txn begun later is aborted by a rollback to it) and the #temp name map at that point.
+#[derive(Clone, Debug)]
+pub struct TxnMark {
+    storage: Vec<(String, storage::Savepoint)>,
+    temp_tables: HashMap<String, ObjectId>,
+}
+
 /// Information about the error being handled in a CATCH block.
 #[derive(Clone, Debug)]
 pub struct CaughtError {
@@ -173,7 +184,13 @@ pub struct Session {
     /// Open storage transactions, by database name.
     pub(crate) txns: Vec<(String, storage::Txn)>,
     pub(crate) trancount: u32,
-    pub(crate) savepoints: Vec<(String, Vec<(String, storage::Savepoint)>)>,
+    pub(crate) savepoints: Vec<(String, TxnMark)>,
+    /// The `#temp` name map when the session's first storage txn began: restored by an abort
+    /// (T5), since the catalog reload brings back the #temp tables the txn dropped.
+    pub(crate) temp_tables_at_begin: Option<HashMap<String, ObjectId>>,
+    /// Name of the outermost `BEGIN TRAN name` (the only one `ROLLBACK TRAN name` accepts
+    /// besides savepoints).
+    pub(crate) tran_name: Option<String>,
     /// Databases whose catalog the open transaction changed (T4).
     pub(crate) catalog_touched: HashSet<String>,
     /// The transaction can no longer commit (XACT_ABORT / error 3930 state).
@@ -244,6 +261,8 @@ impl Session {
             txns: Vec::new(),
             trancount: 0,
             savepoints: Vec::new(),
+            temp_tables_at_begin: None,
+            tran_name: None,
             catalog_touched: HashSet::new(),
             doomed: false,
             rowcount: 0,
@@ -319,6 +338,9 @@ impl Session {
             None => {
                 let h = self.db(database)?;
                 let t = h.store.begin()?;
+                if self.txns.is_empty() {
+                    self.temp_tables_at_begin = Some(self.temp_tables.clone());
+                }
                 self.txns.push((h.def.name.clone(), t));
                 self.txns.len() - 1
             }
@@ -337,6 +359,7 @@ impl Session {
         }
         self.catalog_touched.clear();
         self.savepoints.clear();
+        self.temp_tables_at_begin = None;
         self.doomed = false;
         match first_err {
             Some(e) => Err(e),
@@ -355,6 +378,9 @@ impl Session {
         }
         self.savepoints.clear();
         self.doomed = false;
+        if let Some(names) = self.temp_tables_at_begin.take() {
+            self.temp_tables = names;
+        }
         self.reload_touched()?;
         match first_err {
             Some(e) => Err(e),
@@ -364,9 +390,18 @@ impl Session {
 
     fn reload_touched(&mut self) -> SqlResult<()> {
         let touched: Vec<String> = self.catalog_touched.drain().collect();
-        for d in touched {
+        self.reload_catalogs(touched)
+    }
+
+    /// Reloads the catalog caches of `dbs` (dbcat C2) and forgets #temp names whose table the
+    /// rollback removed.
+    fn reload_catalogs(&mut self, dbs: Vec<String>) -> SqlResult<()> {
+        let mut first_err = None;
+        for d in dbs {
             if let Some(h) = self.engine.database(&d) {
-                h.reload_catalog()?;
+                if let Err(e) = h.reload_catalog() {
+                    first_err.get_or_insert(e);
+                }
             }
         }
         // Temp tables created in the rolled-back txn no longer exist.
@@ -375,7 +410,53 @@ impl Session {
             self.temp_tables
                 .retain(|_, id| cat.objects.contains_key(id));
         }
-        Ok(())
+        match first_err {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// A point the open transaction can roll back to (`SAVE TRAN`, the start of a statement).
+    pub(crate) fn mark(&mut self) -> TxnMark {
+        TxnMark {
+            storage: self
+                .txns
+                .iter_mut()
+                .map(|(db, t)| (db.clone(), t.savepoint()))
+                .collect(),
+            temp_tables: self.temp_tables.clone(),
+        }
+    }
+
+    /// Rolls the transaction back to `mark` (T5): each storage txn to its savepoint (storage
+    /// undoes DDL and DML alike, and frees nothing a rolled-back drop restored: storage README
+    /// A5), txns begun after the mark are aborted, the touched catalogs are reloaded and the
+    /// #temp name map is restored. The transaction stays open, so the touched set stays.
+    pub(crate) fn rollback_to_mark(&mut self, mark: &TxnMark) -> SqlResult<()> {
+        let mut keep = Vec::new();
+        let mut first_err = None;
+        for (db, mut t) in std::mem::take(&mut self.txns) {
+            let r = match mark.storage.iter().find(|(d, _)| *d == db) {
+                Some((_, sp)) => t.rollback_to(*sp).map(|_| keep.push((db, t))),
+                None => t.abort(),
+            };
+            if let Err(e) = r {
+                first_err.get_or_insert(e);
+            }
+        }
+        self.txns = keep;
+        self.temp_tables = mark.temp_tables.clone();
+        let touched: Vec<String> = self.catalog_touched.iter().cloned().collect();
+        let reloaded = self.reload_catalogs(touched);
+        match first_err {
+            Some(e) => {
+                // A txn that could not be rolled back was aborted (Txn's drop): what is left
+                // must not commit.
+                self.doomed = true;
+                Err(e)
+            }
+            None => reloaded,
+        }
     }
 
     /// `ROLLBACK TRAN savepoint`.
@@ -387,27 +468,9 @@ impl Session {
         else {
             return Err(SqlError::new(6401, &[&name]));
         };
-        let (_, marks) = self.savepoints[pos].clone();
+        let mark = self.savepoints[pos].1.clone();
         self.savepoints.truncate(pos + 1);
-        let mut keep = Vec::new();
-        for (db, mut t) in std::mem::take(&mut self.txns) {
-            match marks.iter().find(|(d, _)| *d == db) {
-                Some((_, sp)) => {
-                    t.rollback_to(*sp)?;
-                    keep.push((db, t));
-                }
-                None => t.abort()?,
-            }
-        }
-        self.txns = keep;
-        // The catalog of every touched db is reloaded; the txn stays open so the set stays.
-        let touched: Vec<String> = self.catalog_touched.iter().cloned().collect();
-        for d in touched {
-            if let Some(h) = self.engine.database(&d) {
-                h.reload_catalog()?;
-            }
-        }
-        Ok(())
+        self.rollback_to_mark(&mark)
     }
 
     /// Ends the statement's autocommit txns (T2).
@@ -607,7 +670,7 @@ impl Session {
             textimage_on: None,
             with_options: Vec::new(),
         };
-        let t = self.autocommit(|me| me.create_table(&ct))?;
+        let t = self.outside_transaction(|me| me.create_table(&ct))?;
         self.temp_tables.remove(&tmp_name.to_lowercase());
         if let Some(f) = self.frames.last_mut() {
             f.tables.push((slot, t.object_id));
@@ -628,8 +691,32 @@ impl Session {
     pub(crate) fn drop_table_variables(&mut self, frame: &Frame) {
         for (_, id) in &frame.tables {
             let id = *id;
-            let _ = self.autocommit(|me| me.drop_table_by_id("tempdb", id));
+            let _ = self.outside_transaction(|me| me.drop_table_by_id("tempdb", id));
         }
+    }
+
+    /// Runs `f` as an autocommit statement of its own, outside the session's open transaction:
+    /// a table variable's backing table exists from its DECLARE to the end of its scope
+    /// whatever the transaction does (SQL Server: a rollback does not affect table variables).
+    fn outside_transaction<T>(
+        &mut self,
+        f: impl FnOnce(&mut Session) -> SqlResult<T>,
+    ) -> SqlResult<T> {
+        let txns = std::mem::take(&mut self.txns);
+        let savepoints = std::mem::take(&mut self.savepoints);
+        let touched = std::mem::take(&mut self.catalog_touched);
+        let at_begin = self.temp_tables_at_begin.take();
+        let trancount = std::mem::replace(&mut self.trancount, 0);
+        let doomed = std::mem::replace(&mut self.doomed, false);
+        let r = self.autocommit(f);
+        // the statement's own txns ended in autocommit; put the transaction back
+        self.txns = txns;
+        self.savepoints = savepoints;
+        self.catalog_touched = touched;
+        self.temp_tables_at_begin = at_begin;
+        self.trancount = trancount;
+        self.doomed = doomed;
+        r
     }
 }
 

@@ -7,7 +7,7 @@ use common::{PageId, SqlResult};
 
 use crate::db::{
     Inner, ObjMeta, DIR_IAM, DIR_OBJ, DIR_PAGE, GAM_CAP, GAM_PAGE, KIND_BTREE, KIND_HEAP,
-    STATE_LIVE, SYSTEM_PAGES,
+    STATE_LIVE, STATE_ZOMBIE, SYSTEM_PAGES,
 };
 use crate::page::{self, PageType, HEADER};
 
@@ -78,6 +78,7 @@ pub fn check(db: &Inner) -> SqlResult<Vec<String>> {
     let empty = HashSet::new();
     for m in &objs {
         let set = owned.get(&m.obj).unwrap_or(&empty);
+        let m = &as_page_owner(db, m);
         let res = match m.kind {
             KIND_BTREE => crate::btree::check_tree(db, m, set, &mut errs),
             KIND_HEAP => crate::heap::check_heap(db, m, &mut errs),
@@ -91,6 +92,22 @@ pub fn check(db: &Inner) -> SqlResult<Vec<String>> {
         }
     }
     Ok(errs)
+}
+
+/// The entry whose id the object's pages carry. A zombie (the old storage of a truncate, freed
+/// when the truncating txn commits: storage README A5) keeps the pages of the object it was
+/// truncated from, which name that object; its IAM page says which.
+fn as_page_owner(db: &Inner, m: &ObjMeta) -> ObjMeta {
+    if m.state != STATE_ZOMBIE {
+        return *m;
+    }
+    match db.pool.read(m.iam) {
+        Ok(g) => ObjMeta {
+            obj: page::obj(&g),
+            ..*m
+        },
+        Err(_) => *m,
+    }
 }
 
 /// The directory chain: every page is a directory page owned by the directory's IAM and is

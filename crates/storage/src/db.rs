@@ -85,9 +85,10 @@ impl ObjMeta {
 pub struct TxnState {
     pub id: u64,
     pub last_lsn: u64,
+    /// Undo records of the changes not yet rolled back. Besides undo, this list is the one record
+    /// of the pages the transaction frees when it commits (`Undrop`/`Untruncate` entries, see
+    /// [`deferred_frees`]): a rollback to a savepoint pops those entries and so cancels the frees.
     pub undo: Vec<(u64, UndoOp)>,
-    /// Objects dropped (or zombies of truncates) to free after commit.
-    pub post_commit: Vec<u64>,
     pub counted_active: bool,
 }
 
@@ -419,9 +420,9 @@ impl Inner {
                 self.log.flush_to(lsn)?;
             }
         }
+        let post = deferred_frees(st);
         st.undo.clear();
         st.last_lsn = 0;
-        let post = std::mem::take(&mut st.post_commit);
         if st.counted_active {
             st.counted_active = false;
             self.active.fetch_sub(1, AcqRel);
@@ -460,7 +461,6 @@ impl Inner {
             self.append_simple(REC_ABORT, st.id, st.last_lsn)?;
         }
         st.last_lsn = 0;
-        st.post_commit.clear();
         if st.counted_active {
             st.counted_active = false;
             self.active.fetch_sub(1, AcqRel);
@@ -648,7 +648,6 @@ impl Inner {
             STATE_DROPPED,
             Some(UndoOp::Undrop { obj }),
         )?;
-        st.post_commit.push(obj);
         Ok(())
     }
 
@@ -705,7 +704,6 @@ impl Inner {
         }
         self.heap_hint.lock().remove(&obj);
         self.btree_hint.lock().remove(&obj);
-        st.post_commit.push(zombie);
         Ok(())
     }
 
@@ -754,7 +752,13 @@ impl Inner {
         Ok(())
     }
 
+    /// Frees the storage a committed drop or truncate left behind (state dropped or zombie).
+    /// A live object is never freed here: its drop was rolled back (storage README A5).
     pub fn free_object(&self, obj: u64) -> SqlResult<()> {
+        match self.objects.read().get(&obj) {
+            Some(m) if m.state != STATE_LIVE => {}
+            _ => return Ok(()),
+        }
         self.dir_free_now(&mut Ctx::System, obj)
     }
 
@@ -1316,6 +1320,21 @@ impl Inner {
         self.log.flush_to(l)?;
         Ok(rolled_back)
     }
+}
+
+/// Objects whose pages a committing transaction frees (storage README A5): those it dropped and
+/// the old storage (zombies) of those it truncated, read from the undo records that are still
+/// there. A drop or truncate undone by a rollback to a savepoint has lost its undo record and
+/// frees nothing, so the object it restored stays intact.
+fn deferred_frees(st: &TxnState) -> Vec<u64> {
+    st.undo
+        .iter()
+        .filter_map(|(_, op)| match op {
+            UndoOp::Undrop { obj } => Some(*obj),
+            UndoOp::Untruncate { zombie, .. } => Some(*zombie),
+            _ => None,
+        })
+        .collect()
 }
 
 // ------------------------------------------------------------------ IAM page helpers
