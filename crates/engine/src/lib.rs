@@ -23,6 +23,7 @@
 pub mod bootstrap;
 mod compile;
 pub mod dbcat;
+mod dbcc;
 pub mod ddl;
 mod ddl_alter;
 mod ddl_type;

@@ -43,6 +43,7 @@ pub mod page;
 pub mod record;
 pub mod wal;
 
+pub use check::Finding;
 use db::{Ctx, Inner, TxnState};
 pub use objio::ObjectIo;
 
@@ -199,6 +200,10 @@ impl Database {
     /// Consistency check; an empty list means no errors.
     pub fn check(&self) -> SqlResult<Vec<String>> {
         check::check(&self.inner)
+    }
+    /// Consistency check with structured findings (DBCC CHECKDB / CHECKALLOC / CHECKTABLE).
+    pub fn check_report(&self) -> SqlResult<Vec<Finding>> {
+        check::check_report(&self.inner)
     }
     /// Pages allocated to the object (data, index, IAM and LOB pages).
     pub fn page_count(&self, id: ObjId) -> SqlResult<u64> {
