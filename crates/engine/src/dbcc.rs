@@ -29,17 +29,17 @@ use crate::session::Session;
 /// Which DBCC check runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Command {
-    CheckDb,
-    CheckTable,
-    CheckAlloc,
+    Db,
+    Table,
+    Alloc,
 }
 
 impl Command {
     fn word(self) -> &'static str {
         match self {
-            Command::CheckDb => "CHECKDB",
-            Command::CheckTable => "CHECKTABLE",
-            Command::CheckAlloc => "CHECKALLOC",
+            Command::Db => "CHECKDB",
+            Command::Table => "CHECKTABLE",
+            Command::Alloc => "CHECKALLOC",
         }
     }
 }
@@ -117,14 +117,14 @@ impl Session {
         sink: &mut dyn EventSink,
     ) -> SqlResult<()> {
         let command = match d.command.as_str() {
-            "CHECKDB" => Command::CheckDb,
-            "CHECKTABLE" => Command::CheckTable,
-            _ => Command::CheckAlloc,
+            "CHECKDB" => Command::Db,
+            "CHECKTABLE" => Command::Table,
+            _ => Command::Alloc,
         };
         let mut spec = CheckSpec {
             command,
             no_infomsgs: false,
-            check_indexes: command != Command::CheckAlloc,
+            check_indexes: command != Command::Alloc,
             repair: None,
         };
         for o in &d.options {
@@ -162,7 +162,7 @@ impl Session {
             })?),
         };
         let (h, only) = match command {
-            Command::CheckTable => {
+            Command::Table => {
                 let Some(name) = first else {
                     return Err(SqlError::new(2583, &[]));
                 };
@@ -259,7 +259,7 @@ fn run_checks(
         }
     }
     let findings = h.store.check_report()?;
-    if spec.command != Command::CheckTable {
+    if spec.command != Command::Table {
         r.info(2536, &[&db_name]);
         // allocation findings and findings in objects no table owns come first
         for f in &findings {
@@ -271,7 +271,7 @@ fn run_checks(
             }
         }
     }
-    if spec.command == Command::CheckAlloc {
+    if spec.command == Command::Alloc {
         let (a, c) = (r.allocation, r.consistency);
         r.info(8989, &[&"CHECKALLOC", &a, &c, &db_name]);
         finish(&mut r, spec, &db_name, None);
@@ -287,7 +287,7 @@ fn run_checks(
                     .get(o)
                     .is_some_and(|(ot, _)| ot.object_id == t.object_id)
             });
-            let counted_above = spec.command != Command::CheckTable && f.is_allocation();
+            let counted_above = spec.command != Command::Table && f.is_allocation();
             if concerns && !counted_above {
                 r.data_loss = true;
                 r.error(finding_error(f, db_id, &owners), f.is_allocation());
@@ -307,7 +307,7 @@ fn run_checks(
             r.info(8990, &[&spec.command.word(), &a, &c, &full, &t.object_id]);
         }
     }
-    if spec.command == Command::CheckDb {
+    if spec.command == Command::Db {
         let (a, c) = (r.allocation, r.consistency);
         r.info(8989, &[&"CHECKDB", &a, &c, &db_name]);
     }
