@@ -233,6 +233,9 @@ pub struct ForeignKeyDef {
     pub on_delete: RefAction,
     pub on_update: RefAction,
     pub disabled: bool,
+    /// Added `WITH NOCHECK` or re-enabled without `WITH CHECK`: existing rows were not
+    /// validated (`sys.foreign_keys.is_not_trusted`).
+    pub not_trusted: bool,
 }
 
 /// A user table (or a temporary table).

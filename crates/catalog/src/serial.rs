@@ -398,7 +398,7 @@ pub fn encode_table(t: &TableDef) -> Vec<u8> {
             "name": f.name, "columns": f.columns, "ref_id": f.ref_object_id,
             "ref_schema": f.ref_schema, "ref_table": f.ref_table, "ref_columns": f.ref_columns,
             "on_delete": action_text(f.on_delete), "on_update": action_text(f.on_update),
-            "disabled": f.disabled,
+            "disabled": f.disabled, "not_trusted": f.not_trusted,
         })).collect::<Vec<_>>(),
         "temp": t.is_temp,
         "created": t.create_date,
@@ -445,6 +445,7 @@ pub fn decode_table(bytes: &[u8]) -> SqlResult<TableDef> {
             on_delete: action_from(&f.str_or("on_delete", "")),
             on_update: action_from(&f.str_or("on_update", "")),
             disabled: f.bool("disabled"),
+            not_trusted: f.bool("not_trusted"),
         });
     }
     Ok(TableDef {
@@ -761,6 +762,7 @@ mod tests {
                 on_delete: RefAction::Cascade,
                 on_update: RefAction::NoAction,
                 disabled: false,
+                not_trusted: true,
             }],
             is_temp: false,
             create_date: "2024-01-01 00:00:00.000".into(),

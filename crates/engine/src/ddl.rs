@@ -509,10 +509,16 @@ impl Session {
         let oid = table.object_id;
         match &c.kind {
             ast::TableConstraintKind::PrimaryKey {
-                clustered, columns, ..
+                clustered,
+                columns,
+                with_options,
+                ..
             }
             | ast::TableConstraintKind::Unique {
-                clustered, columns, ..
+                clustered,
+                columns,
+                with_options,
+                ..
             } => {
                 let pk = matches!(c.kind, ast::TableConstraintKind::PrimaryKey { .. });
                 if pk && table.primary_key().is_some() {
@@ -565,7 +571,7 @@ impl Session {
                     included: vec![],
                     filter: None,
                     storage_id: 0,
-                    ignore_dup_key: false,
+                    ignore_dup_key: ignore_dup_key_on(with_options),
                     fill_factor: 0,
                     optimize_for_sequential_key: false,
                 });
@@ -670,6 +676,7 @@ impl Session {
                     on_delete: act(references.on_delete),
                     on_update: act(references.on_update),
                     disabled: false,
+                    not_trusted: false,
                 });
             }
             ast::TableConstraintKind::Default { expr, column } => {
@@ -718,10 +725,10 @@ impl Session {
                 None => return Err(SqlError::invalid_column(&c.value)),
             }
         }
-        let ignore_dup_key = ix
-            .with_options
-            .iter()
-            .any(|o| o.name == "IGNORE_DUP_KEY" && matches!(o.value, Some(ast::OptionValue::On)));
+        let ignore_dup_key = ignore_dup_key_on(&ix.with_options);
+        if ignore_dup_key && !ix.unique {
+            return Err(SqlError::new(1916, &[&"nonunique", &"ignore_dup_key"]));
+        }
         let optimize_for_sequential_key = ix.with_options.iter().any(|o| {
             o.name == "OPTIMIZE_FOR_SEQUENTIAL_KEY" && matches!(o.value, Some(ast::OptionValue::On))
         });
@@ -1320,6 +1327,7 @@ impl Session {
         let tree = h.store.catalog_btree()?;
         match &at.action {
             ast::AlterTableAction::Add(elements) => {
+                let (checks_before, fks_before) = (table.checks.len(), table.foreign_keys.len());
                 let mut salt = 100 + table.checks.len() as u32 + table.foreign_keys.len() as u32;
                 for el in elements {
                     salt += 1;
@@ -1465,6 +1473,12 @@ impl Session {
                         }
                     }
                 }
+                self.settle_added_constraints(
+                    &mut table,
+                    checks_before,
+                    fks_before,
+                    at.with_check,
+                )?;
             }
             ast::AlterTableAction::DropConstraints { if_exists, names } => {
                 for n in names {
@@ -1613,16 +1627,7 @@ impl Session {
                 }
             }
             ast::AlterTableAction::CheckConstraints { enable, names } => {
-                for c in table.checks.iter_mut() {
-                    if names.is_empty() || names.iter().any(|n| name_eq(&n.value, &c.name)) {
-                        c.disabled = !enable;
-                    }
-                }
-                for c in table.foreign_keys.iter_mut() {
-                    if names.is_empty() || names.iter().any(|n| name_eq(&n.value, &c.name)) {
-                        c.disabled = !enable;
-                    }
-                }
+                self.switch_constraints(&mut table, *enable, names, at.with_check)?;
             }
             ast::AlterTableAction::Set(_) | ast::AlterTableAction::Rebuild(_) => return Ok(()),
         }
@@ -1797,4 +1802,11 @@ impl Session {
         }
         Ok(table)
     }
+}
+
+/// `WITH (IGNORE_DUP_KEY = ON)` among index / key constraint options.
+fn ignore_dup_key_on(options: &[ast::OptionSetting]) -> bool {
+    options
+        .iter()
+        .any(|o| o.name == "IGNORE_DUP_KEY" && matches!(o.value, Some(ast::OptionValue::On)))
 }

@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use catalog::{TableDef, TableStorage};
+use catalog::{name_eq, TableDef, TableStorage};
 use common::{SqlError, SqlResult};
 use parser::ast;
 use types::{DataType, Value};
@@ -166,5 +166,128 @@ impl Session {
             self.fill_index(h, &snapshot, pos)?;
         }
         Ok(())
+    }
+}
+
+impl Session {
+    /// After `ALTER TABLE [WITH CHECK | WITH NOCHECK] ADD ...`: the CHECK constraints from
+    /// `checks_from` and foreign keys from `fks_from` on are new. `WITH NOCHECK` marks them not
+    /// trusted; otherwise (the default for ADD) the existing rows are validated (547).
+    pub(crate) fn settle_added_constraints(
+        &mut self,
+        table: &mut TableDef,
+        checks_from: usize,
+        fks_from: usize,
+        with_check: Option<bool>,
+    ) -> SqlResult<()> {
+        if with_check == Some(false) {
+            for c in table.checks.iter_mut().skip(checks_from) {
+                c.not_trusted = true;
+            }
+            for f in table.foreign_keys.iter_mut().skip(fks_from) {
+                f.not_trusted = true;
+            }
+            return Ok(());
+        }
+        let checks: Vec<usize> = (checks_from..table.checks.len()).collect();
+        let fks: Vec<usize> = (fks_from..table.foreign_keys.len()).collect();
+        self.validate_existing_rows(table, &checks, &fks)
+    }
+
+    /// `ALTER TABLE t [WITH CHECK | WITH NOCHECK] CHECK | NOCHECK CONSTRAINT ALL | names`.
+    /// Disabling makes a constraint not trusted; re-enabling validates the rows only with
+    /// `WITH CHECK` (then it is trusted again), otherwise it stays not trusted. Only CHECK and
+    /// FOREIGN KEY constraints can be switched (4917 unknown name, 11415 other constraint).
+    pub(crate) fn switch_constraints(
+        &mut self,
+        table: &mut TableDef,
+        enable: bool,
+        names: &[ast::Ident],
+        with_check: Option<bool>,
+    ) -> SqlResult<()> {
+        let all = names.is_empty();
+        for n in names {
+            let known = table.checks.iter().any(|c| name_eq(&c.name, &n.value))
+                || table
+                    .foreign_keys
+                    .iter()
+                    .any(|c| name_eq(&c.name, &n.value));
+            if known {
+                continue;
+            }
+            let is_other = table
+                .indexes
+                .iter()
+                .any(|i| (i.primary_key || i.unique_constraint) && name_eq(&i.name, &n.value))
+                || table.columns.iter().any(|c| {
+                    c.default_name
+                        .as_deref()
+                        .is_some_and(|d| name_eq(d, &n.value))
+                });
+            return Err(if is_other {
+                SqlError::new(11415, &[&n.value])
+            } else {
+                SqlError::new(4917, &[&n.value])
+            });
+        }
+        let picked = |name: &str| all || names.iter().any(|n| name_eq(&n.value, name));
+        let checks: Vec<usize> = (0..table.checks.len())
+            .filter(|&i| picked(&table.checks[i].name))
+            .collect();
+        let fks: Vec<usize> = (0..table.foreign_keys.len())
+            .filter(|&i| picked(&table.foreign_keys[i].name))
+            .collect();
+        for &i in &checks {
+            let c = &mut table.checks[i];
+            c.disabled = !enable;
+            c.not_trusted |= !enable;
+        }
+        for &i in &fks {
+            let f = &mut table.foreign_keys[i];
+            f.disabled = !enable;
+            f.not_trusted |= !enable;
+        }
+        if enable && with_check == Some(true) {
+            self.validate_existing_rows(table, &checks, &fks)?;
+            for &i in &checks {
+                table.checks[i].not_trusted = false;
+            }
+            for &i in &fks {
+                table.foreign_keys[i].not_trusted = false;
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks every existing row of `table` against its CHECK constraints `checks` and foreign
+    /// keys `fks` (positions), as `ALTER TABLE` (547 on the first violation).
+    fn validate_existing_rows(
+        &mut self,
+        table: &TableDef,
+        checks: &[usize],
+        fks: &[usize],
+    ) -> SqlResult<()> {
+        if checks.is_empty() && fks.is_empty() {
+            return Ok(());
+        }
+        let mut probe = table.clone();
+        probe.checks = checks
+            .iter()
+            .map(|&i| {
+                let mut c = table.checks[i].clone();
+                c.disabled = false;
+                c
+            })
+            .collect();
+        probe.foreign_keys = fks
+            .iter()
+            .map(|&i| {
+                let mut f = table.foreign_keys[i].clone();
+                f.disabled = false;
+                f
+            })
+            .collect();
+        let (_, bound) = plan::bind_insert_target(&probe, &[], self)?;
+        exec::validate_constraints(&Arc::new(probe), &bound, self)
     }
 }

@@ -444,7 +444,7 @@ impl Session {
                 let h = self.current_db()?;
                 h.store.checkpoint()?;
             }
-            K::Dbcc(d) => self.dbcc(d, sink)?,
+            K::Dbcc(d) => self.dbcc(d, s.line, sink)?,
             K::WaitFor { delay, value } => {
                 let v = self.eval(value)?;
                 let ticks = waitfor_ticks(&v)?;
@@ -714,9 +714,12 @@ impl Session {
         Ok(e)
     }
 
-    fn dbcc(&mut self, d: &ast::Dbcc, sink: &mut dyn EventSink) -> SqlResult<()> {
+    fn dbcc(&mut self, d: &ast::Dbcc, line: u32, sink: &mut dyn EventSink) -> SqlResult<()> {
         if crate::repair::is_repair(d) {
             return crate::repair::checkdb_repair(self, d, sink);
+        }
+        if matches!(d.command.as_str(), "CHECKDB" | "CHECKTABLE" | "CHECKALLOC") {
+            return self.dbcc_check(d, line, sink);
         }
         let h = self.current_db()?;
         match d.command.as_str() {
@@ -728,12 +731,6 @@ impl Session {
                 self.proc_cache.clear();
             }
             "TRACEON" | "TRACEOFF" | "SETCPUWEIGHT" | "SETIOWEIGHT" => {}
-            "CHECKDB" | "CHECKTABLE" | "CHECKALLOC" => {
-                let errs = h.store.check()?;
-                if let Some(first) = errs.first() {
-                    return Err(SqlError::custom(8939, 16, 98, first.clone()));
-                }
-            }
             "CHECKIDENT" => return self.checkident(d, sink),
             "SQLPERF" => crate::sysfuncs::dbcc_sqlperf(&d.args)?,
             other => return Err(SqlError::unsupported(format!("DBCC {other}"))),

@@ -24,6 +24,7 @@ pub mod bootstrap;
 mod compile;
 pub mod dbcat;
 pub mod dbstate;
+mod dbcc;
 pub mod ddl;
 mod ddl_alter;
 mod ddl_type;

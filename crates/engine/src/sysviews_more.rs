@@ -354,6 +354,71 @@ pub fn catalog_sys_view(
             }
             (c, rows)
         }
+        "foreign_keys" => {
+            let mut c = objects_columns();
+            c.extend(columns(&[
+                "referenced_object_id int",
+                "key_index_id int",
+                "is_disabled bit",
+                "is_not_for_replication bit",
+                "is_not_trusted bit",
+                "delete_referential_action tinyint",
+                "delete_referential_action_desc nvarchar(60)",
+                "update_referential_action tinyint",
+                "update_referential_action_desc nvarchar(60)",
+                "is_system_named bit",
+            ])?);
+            let all: Vec<_> = tables().collect();
+            let mut rows = Vec::new();
+            for t in &all {
+                let ids = constraint_objects(t);
+                let fks = ids.iter().filter(|(_, _, ty, _)| *ty == "F");
+                for ((oid, name, _, _), fk) in fks.zip(&t.foreign_keys) {
+                    // the referenced table's unique index over exactly the referenced columns
+                    let key_index = all
+                        .iter()
+                        .find(|p| p.object_id == fk.ref_object_id)
+                        .and_then(|p| {
+                            p.indexes.iter().find(|ix| {
+                                ix.unique
+                                    && ix.key_columns.len() == fk.ref_columns.len()
+                                    && ix.key_columns.iter().all(|(c, _)| {
+                                        p.columns.get(*c).is_some_and(|col| {
+                                            fk.ref_columns
+                                                .iter()
+                                                .any(|r| catalog::name_eq(r, &col.name))
+                                        })
+                                    })
+                            })
+                        })
+                        .map_or(Value::Null, |ix| Value::Int(ix.index_id));
+                    let action = |a: catalog::RefAction| match a {
+                        catalog::RefAction::NoAction => (0u8, "NO_ACTION"),
+                        catalog::RefAction::Cascade => (1, "CASCADE"),
+                        catalog::RefAction::SetNull => (2, "SET_NULL"),
+                        catalog::RefAction::SetDefault => (3, "SET_DEFAULT"),
+                    };
+                    let (del, del_desc) = action(fk.on_delete);
+                    let (upd, upd_desc) = action(fk.on_update);
+                    let mut r =
+                        constraint_row(t, *oid, name, "F", "FOREIGN_KEY_CONSTRAINT", schema_id);
+                    r.extend([
+                        Value::Int(fk.ref_object_id),
+                        key_index,
+                        b(fk.disabled),
+                        b(false),
+                        b(fk.not_trusted),
+                        Value::TinyInt(del),
+                        s(del_desc),
+                        Value::TinyInt(upd),
+                        s(upd_desc),
+                        b(name.starts_with("FK__")),
+                    ]);
+                    rows.push(r);
+                }
+            }
+            (c, rows)
+        }
         "default_constraints" => {
             let mut c = objects_columns();
             c.extend(columns(&[
@@ -744,6 +809,7 @@ const SYSTEM_VIEW_NAMES: &[&str] = &[
     "filegroups",
     "filetable_system_defined_objects",
     "filetables",
+    "foreign_keys",
     "fulltext_index_columns",
     "hash_indexes",
     "index_columns",

@@ -358,6 +358,22 @@ fn parent_has(
     Ok(found)
 }
 
+/// `ALTER TABLE ... WITH CHECK`: every existing row of `table` must satisfy `checks` and the
+/// table's enabled foreign keys (547 naming the statement `ALTER TABLE`, the first failing
+/// row wins). The caller passes a definition holding only the constraints to validate.
+pub(crate) fn validate_rows(
+    table: &Arc<TableDef>,
+    checks: &[BoundCheck],
+    ctx: &mut ExecCtx,
+) -> SqlResult<()> {
+    let db = ctx.env.storage(&table.database)?;
+    let store = TableStore::open(db.clone(), table.clone())?;
+    store.for_each_row(&mut |row, _| {
+        check_row(table, row, checks, "ALTER TABLE", ctx)?;
+        check_foreign_keys(table, row, None, "ALTER TABLE", &db, ctx)
+    })
+}
+
 /// Runs `f` inside a statement savepoint: on error the statement's changes are undone.
 pub(crate) fn atomically(
     ctx: &mut ExecCtx,
@@ -598,6 +614,11 @@ fn insert_rows_from(
     let dbname = table.database.clone();
     let identity = table.identity();
     let mut images = Images::new(table, ctx);
+    let ignore_dups = table
+        .indexes
+        .iter()
+        .any(|ix| ix.unique && ix.ignore_dup_key);
+    let mut ignored = false;
     let r = atomically(ctx, &dbname, &mut |ctx| {
         let mut n = 0u64;
         let mut new = Vec::with_capacity(table.columns.len());
@@ -636,6 +657,11 @@ fn insert_rows_from(
             }
             check_row(table, &new, checks, stmt, ctx)?;
             check_foreign_keys(table, &new, None, stmt, &db, ctx)?;
+            if ignore_dups && store.ignored_duplicate(&new)? {
+                // IGNORE_DUP_KEY: the row is discarded, the statement goes on
+                ignored = true;
+                continue;
+            }
             let txn = ctx.env.txn(&dbname)?;
             store.insert_row(txn, &new)?;
             out.add_action(Some(&new), None, new.len(), action, ctx)?;
@@ -644,6 +670,9 @@ fn insert_rows_from(
         }
         Ok(n)
     })?;
+    if ignored {
+        ctx.messages.push(duplicate_key_ignored());
+    }
     images.finish(
         table,
         DmlAction::Insert,
@@ -651,6 +680,15 @@ fn insert_rows_from(
         ctx,
     );
     Ok(r)
+}
+
+/// Warning 3604 of an INSERT that discarded rows under `IGNORE_DUP_KEY = ON`. sys.messages
+/// lists it with severity 16, but SQL Server sends it as an informational message (clients
+/// print the bare text, the statement succeeds and `@@ERROR` stays 0), hence severity 10.
+fn duplicate_key_ignored() -> SqlError {
+    let mut e = SqlError::new(3604, &[]);
+    e.severity = 10;
+    e
 }
 
 /// The target row's locator; None when the target side of an outer join is NULL-extended
@@ -690,6 +728,8 @@ pub fn update(
         // (Halloween protection for the values, not only for the rows to update).
         let mut seen: HashSet<Vec<u8>> = HashSet::new();
         let mut changes = Vec::with_capacity(rows.len());
+        // uniqueness holds for the statement's final state, not after each row
+        store.defer_unique_checks();
         for r in &rows {
             let Some(loc) = locator_of(r, offset + ncols)? else {
                 continue;
@@ -732,6 +772,7 @@ pub fn update(
             images.add(Some(&new), Some(old));
             n += 1;
         }
+        store.finish_deferred(ctx.env.txn(&dbname)?)?;
         Ok(n)
     })
     .and_then(|n| {

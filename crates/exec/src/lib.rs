@@ -17,6 +17,7 @@
 pub mod agg;
 pub mod context;
 pub mod eval;
+pub mod index_check;
 pub mod operator;
 pub mod row_format;
 pub mod spill;
@@ -288,6 +289,17 @@ pub fn insert_rows(
 ) -> SqlResult<u64> {
     let mut ctx = ExecCtx::new(env);
     dml::insert_values(table, rows, columns, checks, &mut ctx)
+}
+
+/// Validates the existing rows of `table` against `checks` (from `plan::bind_insert_target`)
+/// and its enabled foreign keys: `ALTER TABLE ... WITH CHECK ADD / CHECK CONSTRAINT` (547).
+pub fn validate_constraints(
+    table: &Arc<TableDef>,
+    checks: &[plan::BoundCheck],
+    env: &mut dyn ExecEnv,
+) -> SqlResult<()> {
+    let mut ctx = ExecCtx::new(env);
+    dml::validate_rows(table, checks, &mut ctx)
 }
 
 /// Evaluates a standalone scalar expression (no input row).

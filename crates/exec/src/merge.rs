@@ -105,6 +105,8 @@ pub(crate) fn merge(
     let n = atomically(ctx, &dbname, &mut |ctx| {
         let mut acted: HashSet<Vec<u8>> = HashSet::new();
         let mut n = 0u64;
+        // updated keys are unique in the statement's final state, not after each row
+        store.defer_unique_checks();
         for &(r, at, when) in &work {
             if limit.is_some_and(|l| n >= l) {
                 break;
@@ -161,6 +163,7 @@ pub(crate) fn merge(
             }
             n += 1;
         }
+        store.finish_deferred(ctx.env.txn(&dbname)?)?;
         Ok(n)
     })?;
     out.finish(ctx, sink)?;

@@ -28,6 +28,25 @@ pub struct TableStore {
     pub format: RowFormat,
     keybuf: Vec<u8>,
     valbuf: Vec<u8>,
+    /// When set (UPDATE, MERGE), a unique-key collision is not an error yet: the entry is
+    /// parked in `deferred` and inserted again by [`TableStore::finish_deferred`] once every
+    /// row of the statement has been changed (SQL Server checks uniqueness against the
+    /// statement's final state: `UPDATE p SET id = id + 1` succeeds over keys 1, 2, 3).
+    defer_unique: bool,
+    deferred: Vec<Deferred>,
+}
+
+/// A write parked by a unique-key collision during a statement (see `defer_unique`).
+enum Deferred {
+    /// A whole row whose clustered key collided (it is not stored yet).
+    Row(Vec<Value>),
+    /// One nonclustered index entry (`nonclustered[k]`) of a stored row.
+    Entry {
+        k: usize,
+        key: Vec<u8>,
+        value: Vec<u8>,
+        row: Vec<Value>,
+    },
 }
 
 fn is_rowstore(i: &IndexDef) -> bool {
@@ -74,7 +93,61 @@ impl TableStore {
             format,
             keybuf: Vec::new(),
             valbuf: Vec::new(),
+            defer_unique: false,
+            deferred: Vec::new(),
         })
+    }
+
+    /// Checks unique keys at the end of the statement instead of row by row: collisions are
+    /// parked until [`TableStore::finish_deferred`], which the statement must call before it
+    /// reports success.
+    pub fn defer_unique_checks(&mut self) {
+        self.defer_unique = true;
+    }
+
+    /// Inserts the writes parked by unique-key collisions now that every row of the statement
+    /// has been changed; a collision now is a genuine duplicate of the final state (2627 /
+    /// 2601; the caller rolls the statement back).
+    pub fn finish_deferred(&mut self, txn: &mut Txn) -> SqlResult<()> {
+        self.defer_unique = false;
+        for d in std::mem::take(&mut self.deferred) {
+            match d {
+                Deferred::Row(row) => {
+                    self.insert_row(txn, &row)?;
+                }
+                Deferred::Entry { k, key, value, row } => {
+                    let (pos, bt, _) = &self.nonclustered[k];
+                    if !bt.insert(txn, &key, &value)? {
+                        let ix = self.table.indexes[*pos].clone();
+                        return Err(self.dup_error(&ix, &row));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Would inserting `row` collide with an existing key of a unique index that has
+    /// `IGNORE_DUP_KEY = ON`? (Such a row is discarded by INSERT with warning 3604.)
+    pub fn ignored_duplicate(&mut self, row: &[Value]) -> SqlResult<bool> {
+        for (pos, ix) in self.table.indexes.iter().enumerate() {
+            if !ix.unique || !ix.ignore_dup_key || !is_rowstore(ix) {
+                continue;
+            }
+            self.keybuf.clear();
+            encode_index_key(&self.table, ix, row, &mut self.keybuf)?;
+            let bt = match &self.clustered {
+                Some((p, bt)) if *p == pos => bt,
+                _ => match self.nonclustered.iter().find(|(p, _, _)| *p == pos) {
+                    Some((_, bt, _)) => bt,
+                    None => continue,
+                },
+            };
+            if bt.get(&self.keybuf)?.is_some() {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     fn dup_error(&self, ix: &IndexDef, row: &[Value]) -> SqlError {
@@ -93,7 +166,8 @@ impl TableStore {
     }
 
     /// Inserts a row (values already converted to the column types, constraints checked) and
-    /// maintains every index. Returns the row locator.
+    /// maintains every index. Returns the row locator (empty when the row was parked by a
+    /// clustered-key collision under `defer_unique_checks`).
     pub fn insert_row(&mut self, txn: &mut Txn, row: &[Value]) -> SqlResult<Vec<u8>> {
         let rec = self.format.encode(row)?.to_vec();
         let locator = if let Some(heap) = &self.heap {
@@ -107,6 +181,10 @@ impl TableStore {
                 self.keybuf.extend_from_slice(&uniq.to_be_bytes());
             }
             if !bt.insert(txn, &self.keybuf, &rec)? {
+                if self.defer_unique {
+                    self.deferred.push(Deferred::Row(row.to_vec()));
+                    return Ok(Vec::new());
+                }
                 return Err(self.dup_error(ix, row));
             }
             self.keybuf.clone()
@@ -143,6 +221,15 @@ impl TableStore {
         };
         nc_value(locator, included, &mut self.valbuf)?;
         if !bt.insert(txn, &self.keybuf, &self.valbuf)? {
+            if self.defer_unique {
+                self.deferred.push(Deferred::Entry {
+                    k,
+                    key: self.keybuf.clone(),
+                    value: self.valbuf.clone(),
+                    row: row.to_vec(),
+                });
+                return Ok(());
+            }
             let ix = ix.clone();
             return Err(self.dup_error(&ix, row));
         }

@@ -632,6 +632,7 @@ fn foreign_keys_both_sides() {
         on_delete: catalog::RefAction::NoAction,
         on_update: catalog::RefAction::NoAction,
         disabled: false,
+        not_trusted: false,
     });
     env.tables.insert("chi".into(), Arc::new(chi));
     env.run("INSERT INTO par VALUES (1), (2)")

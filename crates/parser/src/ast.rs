@@ -917,6 +917,9 @@ pub enum AlterTableAction {
 #[derive(Clone, Debug, PartialEq)]
 pub struct AlterTable {
     pub name: ObjectName,
+    /// `WITH CHECK` (true) / `WITH NOCHECK` (false) before `ADD` or `CHECK|NOCHECK CONSTRAINT`;
+    /// None when not written (ADD validates existing rows, re-enabling does not).
+    pub with_check: Option<bool>,
     pub action: AlterTableAction,
 }
 

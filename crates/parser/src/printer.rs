@@ -1478,6 +1478,11 @@ impl Display for StatementKind {
             }
             S::AlterTable(a) => {
                 write!(f, "ALTER TABLE {} ", a.name)?;
+                match a.with_check {
+                    Some(true) => f.write_str("WITH CHECK ")?,
+                    Some(false) => f.write_str("WITH NOCHECK ")?,
+                    None => {}
+                }
                 match &a.action {
                     AlterTableAction::Add(v) => write!(f, "ADD {}", comma(v)),
                     AlterTableAction::DropColumns { if_exists, names } => write!(

@@ -1,7 +1,11 @@
 //! Consistency checker (DBCC CHECKDB-like): allocation maps, IAM chains, B-tree order and
 //! sibling links, heap pages, LOB chains; every page read is checksum-verified on load.
+//!
+//! [`check_report`] returns structured [`Finding`]s (the engine's DBCC turns them into SQL
+//! Server's messages with the database id); [`check`] renders them as text.
 
 use std::collections::{HashMap, HashSet};
+use std::fmt;
 
 use common::{PageId, SqlResult};
 
@@ -11,7 +15,83 @@ use crate::db::{
 };
 use crate::page::{self, PageType, HEADER};
 
+/// One problem found by [`check_report`]. Extents are named by their first page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Finding {
+    /// An extent in the IAM chains of two objects (SQL Server Msg 8904).
+    ExtentSharedBy {
+        file: u16,
+        page: u32,
+        first: u64,
+        second: u64,
+    },
+    /// An extent allocated in the GAM that no object owns (Msg 8905).
+    ExtentUnowned { file: u16, page: u32 },
+    /// An extent an object owns that the GAM marks free.
+    ExtentFree { file: u16, page: u32, owner: u64 },
+    /// Any other problem: the storage object it concerns (None for file-level structures),
+    /// whether it is an allocation error (else a consistency error), and its text.
+    Other {
+        object: Option<u64>,
+        allocation: bool,
+        text: String,
+    },
+}
+
+impl Finding {
+    /// Allocation error (as opposed to a consistency error inside an object).
+    pub fn is_allocation(&self) -> bool {
+        match self {
+            Finding::Other { allocation, .. } => *allocation,
+            _ => true,
+        }
+    }
+
+    /// The storage objects the finding concerns.
+    pub fn objects(&self) -> Vec<u64> {
+        match self {
+            Finding::ExtentSharedBy { first, second, .. } => vec![*first, *second],
+            Finding::ExtentUnowned { .. } => Vec::new(),
+            Finding::ExtentFree { owner, .. } => vec![*owner],
+            Finding::Other { object, .. } => object.iter().copied().collect(),
+        }
+    }
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Finding::ExtentSharedBy {
+                file,
+                page,
+                first,
+                second,
+            } => write!(
+                f,
+                "extent ({file}:{page}) owned by objects {first} and {second}"
+            ),
+            Finding::ExtentUnowned { file, page } => write!(
+                f,
+                "extent ({file}:{page}) allocated in GAM but owned by no object"
+            ),
+            Finding::ExtentFree { file, page, .. } => {
+                write!(f, "extent ({file}:{page}) owned but free in GAM")
+            }
+            Finding::Other { text, .. } => f.write_str(text),
+        }
+    }
+}
+
+/// Every problem as text; an empty list means no errors.
 pub fn check(db: &Inner) -> SqlResult<Vec<String>> {
+    Ok(check_report(db)?.iter().map(|f| f.to_string()).collect())
+}
+
+/// Every problem found: extent ownership against the IAM chains and the GAM, the directory
+/// chain, file header / GAM pages, and each object's pages (B-tree order and links, heap
+/// pages, LOB chains).
+pub fn check_report(db: &Inner) -> SqlResult<Vec<Finding>> {
+    let mut out = Vec::new();
     let mut errs = Vec::new();
     let mut objs: Vec<ObjMeta> = db.objects.read().values().copied().collect();
     objs.sort_by_key(|m| m.obj);
@@ -28,18 +108,23 @@ pub fn check(db: &Inner) -> SqlResult<Vec<String>> {
         let ext = match db.iam_extents(m.iam) {
             Ok(e) => e,
             Err(e) => {
-                errs.push(format!("object {}: IAM chain: {}", m.obj, e.message));
+                out.push(Finding::Other {
+                    object: Some(m.obj),
+                    allocation: true,
+                    text: format!("object {}: IAM chain: {}", m.obj, e.message),
+                });
                 continue;
             }
         };
         let set = owned.entry(m.obj).or_default();
         for (f, e, mask) in ext {
             if let Some(o) = owner.insert((f, e), m.obj) {
-                errs.push(format!(
-                    "extent ({f}:{}) owned by objects {o} and {}",
-                    e * 8,
-                    m.obj
-                ));
+                out.push(Finding::ExtentSharedBy {
+                    file: f,
+                    page: e * 8,
+                    first: o,
+                    second: m.obj,
+                });
             }
             for b in 0..8 {
                 if mask & (1 << b) != 0 {
@@ -62,19 +147,26 @@ pub fn check(db: &Inner) -> SqlResult<Vec<String>> {
         }
         for e in 1..GAM_CAP {
             let set = g[HEADER + (e / 8) as usize] & (1 << (e % 8)) != 0;
-            let own = owner.contains_key(&(f.id, e));
-            if set && !own {
-                errs.push(format!(
-                    "extent ({}:{}) allocated in GAM but owned by no object",
-                    f.id,
-                    e * 8
-                ));
-            }
-            if !set && own {
-                errs.push(format!("extent ({}:{}) owned but free in GAM", f.id, e * 8));
+            let own = owner.get(&(f.id, e)).copied();
+            match (set, own) {
+                (true, None) => out.push(Finding::ExtentUnowned {
+                    file: f.id,
+                    page: e * 8,
+                }),
+                (false, Some(o)) => out.push(Finding::ExtentFree {
+                    file: f.id,
+                    page: e * 8,
+                    owner: o,
+                }),
+                _ => {}
             }
         }
     }
+    out.extend(errs.drain(..).map(|text| Finding::Other {
+        object: None,
+        allocation: true,
+        text,
+    }));
     let empty = HashSet::new();
     for m in &objs {
         let set = owned.get(&m.obj).unwrap_or(&empty);
@@ -90,8 +182,13 @@ pub fn check(db: &Inner) -> SqlResult<Vec<String>> {
         if let Err(e) = res {
             errs.push(format!("object {}: {}", m.obj, e.message));
         }
+        out.extend(errs.drain(..).map(|text| Finding::Other {
+            object: Some(m.obj),
+            allocation: false,
+            text,
+        }));
     }
-    Ok(errs)
+    Ok(out)
 }
 
 /// The entry whose id the object's pages carry. A zombie (the old storage of a truncate, freed

@@ -46,6 +46,7 @@ pub mod record;
 mod repair;
 pub mod wal;
 
+pub use check::Finding;
 use db::{Ctx, Inner, TxnState};
 pub use objio::ObjectIo;
 
@@ -250,6 +251,10 @@ impl Database {
     /// Consistency check; an empty list means no errors.
     pub fn check(&self) -> SqlResult<Vec<String>> {
         check::check(&self.inner)
+    }
+    /// Consistency check with structured findings (DBCC CHECKDB / CHECKALLOC / CHECKTABLE).
+    pub fn check_report(&self) -> SqlResult<Vec<Finding>> {
+        check::check_report(&self.inner)
     }
     /// Pages allocated to the object (data, index, IAM and LOB pages).
     pub fn page_count(&self, id: ObjId) -> SqlResult<u64> {

@@ -1141,6 +1141,7 @@ impl<'a> Parser<'a> {
                 keyword: w.to_string(),
             });
         }
+        let mut with_check = None;
         let action = match w.as_str() {
             "ADD" => {
                 self.pos += 1;
@@ -1205,12 +1206,18 @@ impl<'a> Parser<'a> {
                 }
             }
             "WITH" | "CHECK" | "NOCHECK" => {
-                if self.eat_kw("WITH") && !(self.eat_kw("CHECK") || self.eat_kw("NOCHECK")) {
-                    return Err(self.error_here());
+                if self.eat_kw("WITH") {
+                    with_check = if self.eat_kw("CHECK") {
+                        Some(true)
+                    } else if self.eat_kw("NOCHECK") {
+                        Some(false)
+                    } else {
+                        return Err(self.error_here());
+                    };
                 }
                 if self.kw("ADD") {
                     // WITH CHECK ADD CONSTRAINT ...
-                    return self.parse_alter_table_with_name(name);
+                    return self.parse_alter_table_with_name(name, with_check);
                 }
                 let enable = if self.eat_kw("CHECK") {
                     true
@@ -1242,11 +1249,16 @@ impl<'a> Parser<'a> {
         };
         Ok(StatementKind::AlterTable(Box::new(AlterTable {
             name,
+            with_check,
             action,
         })))
     }
 
-    fn parse_alter_table_with_name(&mut self, name: ObjectName) -> SqlResult<StatementKind> {
+    fn parse_alter_table_with_name(
+        &mut self,
+        name: ObjectName,
+        with_check: Option<bool>,
+    ) -> SqlResult<StatementKind> {
         // current token is ADD
         self.pos += 1;
         let mut elems = Vec::new();
@@ -1258,6 +1270,7 @@ impl<'a> Parser<'a> {
         }
         Ok(StatementKind::AlterTable(Box::new(AlterTable {
             name,
+            with_check,
             action: AlterTableAction::Add(elems),
         })))
     }
