@@ -19,6 +19,10 @@ use crate::valops::{self, compare, truth};
 
 /// Evaluates `e` over `row`.
 pub fn eval(e: &ScalarExpr, row: &[Value], ctx: &mut ExecCtx) -> SqlResult<Value> {
+    common::stack::grow(|| eval_unguarded(e, row, ctx))
+}
+
+fn eval_unguarded(e: &ScalarExpr, row: &[Value], ctx: &mut ExecCtx) -> SqlResult<Value> {
     match &e.kind {
         ScalarKind::Literal(v) => Ok(v.clone()),
         ScalarKind::Column(i) => row
@@ -231,6 +235,10 @@ pub fn eval(e: &ScalarExpr, row: &[Value], ctx: &mut ExecCtx) -> SqlResult<Value
 /// disjunction if some part is), and `column op constant` on integers is compared in place,
 /// so the common filters allocate and clone nothing.
 pub fn eval_pred(e: &ScalarExpr, row: &[Value], ctx: &mut ExecCtx) -> SqlResult<bool> {
+    common::stack::grow(|| eval_pred_unguarded(e, row, ctx))
+}
+
+fn eval_pred_unguarded(e: &ScalarExpr, row: &[Value], ctx: &mut ExecCtx) -> SqlResult<bool> {
     match &e.kind {
         ScalarKind::And(parts) => {
             for p in parts {

@@ -240,6 +240,10 @@ impl Binder<'_> {
 
     /// Binds a query at the current (freshly pushed) level.
     pub fn bind_query(&self, q: &ast::Query) -> SqlResult<(LogicalOp, Vec<String>)> {
+        common::stack::grow(|| self.bind_query_unguarded(q))
+    }
+
+    fn bind_query_unguarded(&self, q: &ast::Query) -> SqlResult<(LogicalOp, Vec<String>)> {
         let pushed = !q.with.is_empty();
         if pushed {
             let defs = q
@@ -356,6 +360,10 @@ impl Binder<'_> {
 
     /// Binds a query body (set operations) at the current level.
     fn bind_body(&self, body: &ast::QueryBody) -> SqlResult<(LogicalOp, Vec<String>)> {
+        common::stack::grow(|| self.bind_body_unguarded(body))
+    }
+
+    fn bind_body_unguarded(&self, body: &ast::QueryBody) -> SqlResult<(LogicalOp, Vec<String>)> {
         match body {
             ast::QueryBody::Select(s) => self.bind_select(s, &[], None),
             ast::QueryBody::Parenthesized(q) => {
@@ -823,6 +831,13 @@ impl Binder<'_> {
         &self,
         t: &ast::TableRef,
     ) -> SqlResult<(LogicalOp, Scope, crate::scalar::Params)> {
+        common::stack::grow(|| self.bind_table_ref_unguarded(t))
+    }
+
+    fn bind_table_ref_unguarded(
+        &self,
+        t: &ast::TableRef,
+    ) -> SqlResult<(LogicalOp, Scope, crate::scalar::Params)> {
         match t {
             ast::TableRef::Table { name, alias, hints } => {
                 let (op, sc) = self.bind_named_table(name, alias.as_ref(), hints)?;
@@ -1170,6 +1185,10 @@ impl Binder<'_> {
     }
 
     fn bind_view(&self, v: &catalog::ViewDef) -> SqlResult<(LogicalOp, Vec<String>)> {
+        common::stack::grow(|| self.bind_view_unguarded(v))
+    }
+
+    fn bind_view_unguarded(&self, v: &catalog::ViewDef) -> SqlResult<(LogicalOp, Vec<String>)> {
         let stmts = parser::parse_batch(&v.text)?;
         let q = stmts
             .iter()
@@ -1187,6 +1206,10 @@ impl Binder<'_> {
 
     /// Expands a CTE reference (recursive CTEs become RecursiveCte / WorkTable).
     fn bind_cte(&self, cte: &CteDef) -> SqlResult<LogicalOp> {
+        common::stack::grow(|| self.bind_cte_unguarded(cte))
+    }
+
+    fn bind_cte_unguarded(&self, cte: &CteDef) -> SqlResult<LogicalOp> {
         if let Some((id, cols)) = &cte.recursive_binding {
             return Ok(LogicalOp::WorkTable {
                 id: *id,
