@@ -158,3 +158,38 @@ fn deep_expressions_are_msg_191_or_a_result() {
         "Msg 191,",
     );
 }
+
+/// Address-space limit for the LOB tests: well under what the unchecked code reached (800 GB
+/// requested, 12 GB grown), above what the checked code needs (about 1.6 GB peak RSS).
+const LOB_VMEM_KIB: u64 = 3_000_000;
+
+#[test]
+fn replicate_beyond_2gb_is_msg_7119_without_allocating() {
+    let out = run(
+        "SELECT LEN(REPLICATE(CAST(REPLICATE('y', 8000) AS varchar(max)) + 'z', 100000000))\n",
+        Some(LOB_VMEM_KIB),
+    );
+    assert_clean("REPLICATE 800 GB", &out, "Msg 7119,");
+}
+
+#[test]
+fn doubling_a_string_variable_stops_at_2gb_with_msg_7119() {
+    let script = "DECLARE @s varchar(max) = 'x'\n\
+        BEGIN TRY WHILE 1 = 1 SET @s = @s + @s END TRY\n\
+        BEGIN CATCH SELECT ERROR_NUMBER() AS n END CATCH\n\
+        SELECT DATALENGTH(@s) AS len\n";
+    let out = run(script, Some(LOB_VMEM_KIB));
+    assert_clean("doubling", &out, "7119\n");
+    assert_clean("doubling", &out, "1073741824\n");
+}
+
+#[test]
+fn allocation_failure_under_a_memory_limit_is_msg_701_not_an_abort() {
+    // 1.5 GB is under the 2 GB cap but over the process's 1 GB address space
+    let out = run(
+        "SELECT LEN(REPLICATE(CAST('y' AS varchar(max)), 1500000000)) AS n\nGO\nSELECT 'alive' AS s\n",
+        Some(1_000_000),
+    );
+    assert_clean("REPLICATE under rlimit", &out, "Msg 701,");
+    assert_clean("REPLICATE under rlimit", &out, "alive");
+}

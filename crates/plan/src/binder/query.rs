@@ -111,9 +111,22 @@ fn item_name(expr: &ast::Expr, alias: Option<&ast::Ident>) -> String {
 impl Binder<'_> {
     /// A top-level SELECT statement (handles INTO and variable assignment).
     pub fn bind_select_statement(&self, q: &ast::Query) -> SqlResult<BoundStatement> {
-        for h in &q.options {
+        self.apply_query_options(&q.options)?;
+        // variable assignment: SELECT @a = x, @b = y FROM ...
+        self.bind_select_statement_body(q)
+    }
+
+    /// `OPTION (...)` of a SELECT or of the query of an INSERT ... SELECT.
+    pub(crate) fn apply_query_options(&self, options: &[ast::QueryHint]) -> SqlResult<()> {
+        for h in options {
             match h {
-                ast::QueryHint::MaxRecursion(n) => *self.max_recursion.borrow_mut() = Some(*n),
+                ast::QueryHint::MaxRecursion(n) => {
+                    // valid range 0..=32767 (0: unlimited)
+                    if *n > 32767 {
+                        return Err(SqlError::new(310, &[n, &32767]));
+                    }
+                    *self.max_recursion.borrow_mut() = Some(*n)
+                }
                 ast::QueryHint::HashJoin => {
                     *self.query_join_hint.borrow_mut() = Some(JoinHint::Hash)
                 }
@@ -126,7 +139,10 @@ impl Binder<'_> {
                 _ => {}
             }
         }
-        // variable assignment: SELECT @a = x, @b = y FROM ...
+        Ok(())
+    }
+
+    fn bind_select_statement_body(&self, q: &ast::Query) -> SqlResult<BoundStatement> {
         if let ast::QueryBody::Select(s) = &q.body {
             let assigns: Vec<_> = s
                 .items
