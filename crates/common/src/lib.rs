@@ -6,12 +6,14 @@
 //! * [`errors`] — the registry of SQL Server error numbers with their severity and message
 //!   template; constructors there are the only way code should build a numbered error.
 //! * [`ids`] — identifiers that cross layers (`PageId`, `Lsn`, `ObjectId`).
+//! * [`stack`] — stack growth for recursion over user-shaped trees (no stack overflow).
 //! * [`waits`] — the process-wide wait statistics registry behind `sys.dm_os_wait_stats`.
 //!
 //! What does not belong here: anything that knows SQL types (see `types`) or pages (`storage`).
 
 pub mod errors;
 pub mod ids;
+pub mod stack;
 pub mod waits;
 
 pub use errors::{SqlError, SqlResult};

@@ -237,6 +237,7 @@ impl Session {
             }
             columns.push(self.column_def(c, &q.name)?);
         }
+        crate::limits::check_table_shape(&q.name, &columns)?;
         let mut cons: Vec<ast::TableConstraint> = def.constraints.clone();
         for (i, c) in def.columns.iter().enumerate() {
             for cc in &c.constraints {

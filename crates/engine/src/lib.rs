@@ -30,6 +30,7 @@ mod ddl_alter;
 mod ddl_type;
 pub mod events;
 mod interp;
+mod limits;
 mod plan_cache;
 mod query;
 pub mod render;

@@ -49,6 +49,10 @@ fn same_type(v: &Value, t: &DataType) -> bool {
             | (Value::TinyInt(_), DataType::TinyInt)
             | (Value::Bit(_), DataType::Bit)
             | (Value::Float(_), DataType::Float)
+            // a max-typed value moves into a max variable: no copy of a string up to 2 GB
+            | (Value::VarChar(_), DataType::VarChar(None))
+            | (Value::NVarChar(_), DataType::NVarChar(None))
+            | (Value::VarBinary(_), DataType::VarBinary(None))
     )
 }
 
@@ -600,6 +604,16 @@ impl Session {
         }
     }
 
+    /// A constant or variable operand, without cloning.
+    #[inline(always)]
+    fn peek_value<'v>(&'v self, c: &'v CExpr) -> Option<&'v Value> {
+        match c {
+            CExpr::Const(v) => Some(v),
+            CExpr::Var(s) => Some(&self.frames.last()?.vars.get(*s)?.value),
+            _ => None,
+        }
+    }
+
     /// The integer value of a constant or variable operand (int, bigint, smallint, tinyint),
     /// without cloning.
     #[inline(always)]
@@ -631,6 +645,11 @@ impl Session {
             CExpr::Arith(op, a, b, t) => {
                 if let Some(v) = self.fast_c(c) {
                     return Ok(v);
+                }
+                // Constants and variables are read in place: `SET @s = @s + @s` on a 1 GB
+                // string must not copy both operands before the 2 GB check (Msg 7119).
+                if let (Some(x), Some(y)) = (self.peek_value(a), self.peek_value(b)) {
+                    return valops::arith(*op, x, y, t);
                 }
                 let x = self.eval_c(a)?;
                 if x.is_null() {

@@ -26,6 +26,9 @@ pub struct AggState {
     best: Option<Value>,
     parts: Vec<(Vec<Value>, String)>,
     sep: Option<String>,
+    /// STRING_AGG: SQL Server size of the result so far (separators included), bounded by the
+    /// result type's limit (lob.rs) as each value arrives.
+    string_bytes: u64,
     overflow: bool,
     distinct: Option<HashSet<Vec<u8>>>,
 }
@@ -58,6 +61,7 @@ impl AggState {
             best: None,
             parts: Vec::new(),
             sep: None,
+            string_bytes: 0,
             overflow: false,
             distinct: if call.distinct {
                 Some(HashSet::new())
@@ -190,7 +194,20 @@ impl AggState {
                 for k in &call.order_by {
                     keys.push(eval(&k.expr, row, ctx)?);
                 }
-                self.parts.push((keys, valops::to_text(&v)));
+                let text = valops::to_text(&v);
+                let unicode = call.data_type.is_unicode();
+                let mut grow = types::lob::str_bytes(&text, unicode);
+                if !self.parts.is_empty() {
+                    let sep = self.sep.as_deref().unwrap_or_default();
+                    grow = grow.saturating_add(types::lob::str_bytes(sep, unicode));
+                }
+                self.string_bytes = self.string_bytes.saturating_add(grow);
+                if call.data_type.is_max() {
+                    types::lob::check_bytes(self.string_bytes)?;
+                } else if self.string_bytes > 8000 {
+                    return Err(SqlError::new(9829, &[&8000]));
+                }
+                self.parts.push((keys, text));
             }
             AggFunc::ChecksumAgg => {
                 if let Value::BigInt(i) = valops::cast(&v, &DataType::BigInt)? {

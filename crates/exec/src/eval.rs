@@ -19,6 +19,10 @@ use crate::valops::{self, compare, truth};
 
 /// Evaluates `e` over `row`.
 pub fn eval(e: &ScalarExpr, row: &[Value], ctx: &mut ExecCtx) -> SqlResult<Value> {
+    common::stack::grow(|| eval_unguarded(e, row, ctx))
+}
+
+fn eval_unguarded(e: &ScalarExpr, row: &[Value], ctx: &mut ExecCtx) -> SqlResult<Value> {
     match &e.kind {
         ScalarKind::Literal(v) => Ok(v.clone()),
         ScalarKind::Column(i) => row
@@ -231,6 +235,10 @@ pub fn eval(e: &ScalarExpr, row: &[Value], ctx: &mut ExecCtx) -> SqlResult<Value
 /// disjunction if some part is), and `column op constant` on integers is compared in place,
 /// so the common filters allocate and clone nothing.
 pub fn eval_pred(e: &ScalarExpr, row: &[Value], ctx: &mut ExecCtx) -> SqlResult<bool> {
+    common::stack::grow(|| eval_pred_unguarded(e, row, ctx))
+}
+
+fn eval_pred_unguarded(e: &ScalarExpr, row: &[Value], ctx: &mut ExecCtx) -> SqlResult<bool> {
     match &e.kind {
         ScalarKind::And(parts) => {
             for p in parts {
@@ -646,17 +654,19 @@ fn eval_function(
     for a in args {
         vals.push(eval(a, row, ctx)?);
     }
-    let a0 = vals.first().cloned().unwrap_or(Value::Null);
-    let null_in = vals.iter().any(Value::is_null);
     let ty = &e.data_type;
     if func == ScalarFunc::Builtin {
-        let v = types::functions::call(name, &vals)?;
+        let is_max_arg = |i: usize| args.get(i).is_some_and(|a| a.data_type.is_max());
+        let v = types::functions::call_with_types(name, &vals, Some(&is_max_arg))?;
         return if v.is_null() || v.data_type() == *ty {
             Ok(v)
         } else {
             v.cast(ty)
         };
     }
+    // after the built-ins, which read their arguments in place: no copy of a large string
+    let a0 = vals.first().cloned().unwrap_or(Value::Null);
+    let null_in = vals.iter().any(Value::is_null);
     Ok(match func {
         ScalarFunc::Abs => match a0 {
             Value::Null => Value::Null,
@@ -881,16 +891,12 @@ fn eval_function(
             if null_in {
                 return Ok(Value::Null);
             }
-            let n = arg_i64(at(&vals, 1))?.unwrap_or(0);
-            if n < 0 {
-                return Ok(Value::Null);
-            }
-            str_result(valops::to_text(&a0).repeat(n as usize), ty)
+            // one implementation, with the 2 GB cap and fallible allocation (types::lob)
+            let is_max_arg = |i: usize| args.get(i).is_some_and(|a| a.data_type.is_max());
+            let v = types::functions::call_with_types("REPLICATE", &vals, Some(&is_max_arg))?;
+            valops::cast(&v, ty)?
         }
-        ScalarFunc::Space => match arg_i64(&a0)? {
-            Some(n) if n >= 0 => str_result(" ".repeat(n as usize), ty),
-            _ => Value::Null,
-        },
+        ScalarFunc::Space => valops::cast(&types::functions::call("SPACE", &vals)?, ty)?,
         ScalarFunc::CharIndex => {
             if vals.len() < 2 || at(&vals, 0).is_null() || at(&vals, 1).is_null() {
                 return Ok(Value::Null);

@@ -46,6 +46,10 @@ pub(crate) fn decoded_columns(op: &PhysOp) -> Option<Vec<bool>> {
 
 /// Builds the operator tree for `op`.
 pub fn build(op: &PhysOp) -> SqlResult<BoxOp<'_>> {
+    common::stack::grow(|| build_unguarded(op))
+}
+
+fn build_unguarded(op: &PhysOp) -> SqlResult<BoxOp<'_>> {
     use crate::*;
     Ok(match &op.kind {
         PhysKind::ConstantScan { rows } => Box::new(constant_scan::ConstantScan::new(rows)),

@@ -10,6 +10,10 @@ use plan::*;
 
 /// True if any expression in the tree (subquery plans included) reads a parameter slot.
 pub(crate) fn op_uses_params(op: &LogicalOp) -> bool {
+    common::stack::grow(|| op_uses_params_unguarded(op))
+}
+
+fn op_uses_params_unguarded(op: &LogicalOp) -> bool {
     let e = |x: &ScalarExpr| expr_uses_params(x);
     let keys = |v: &[SortKey]| v.iter().any(|k| expr_uses_params(&k.expr));
     match op {

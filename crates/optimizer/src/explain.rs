@@ -118,6 +118,10 @@ fn lit(v: &Value) -> String {
 
 /// Renders an expression with column names from `names`.
 pub(crate) fn expr(e: &ScalarExpr, names: &[String]) -> String {
+    common::stack::grow(|| expr_unguarded(e, names))
+}
+
+fn expr_unguarded(e: &ScalarExpr, names: &[String]) -> String {
     let r = |x: &ScalarExpr| expr(x, names);
     match &e.kind {
         ScalarKind::Literal(v) => format!("({})", lit(v)),
@@ -226,6 +230,10 @@ fn keys_text(keys: &[SortKey], names: &[String]) -> String {
 }
 
 fn node(op: &PhysOp, depth: usize, out: &mut String) {
+    common::stack::grow(|| node_unguarded(op, depth, out))
+}
+
+fn node_unguarded(op: &PhysOp, depth: usize, out: &mut String) {
     let child_names = |i: usize| -> Vec<String> {
         op.children()
             .get(i)

@@ -149,6 +149,10 @@ impl<'o> Planner<'o> {
     }
 
     fn expr_mut(&mut self, e: &mut ScalarExpr) -> SqlResult<()> {
+        common::stack::grow(|| self.expr_mut_unguarded(e))
+    }
+
+    fn expr_mut_unguarded(&mut self, e: &mut ScalarExpr) -> SqlResult<()> {
         if let Some(sq) = e.subquery_mut() {
             if let SubqueryPlan::Logical(l) = &mut sq.plan {
                 let l = std::mem::replace(
@@ -198,6 +202,10 @@ impl<'o> Planner<'o> {
     }
 
     pub fn op(&mut self, l: LogicalOp) -> SqlResult<PhysOp> {
+        common::stack::grow(|| self.op_unguarded(l))
+    }
+
+    fn op_unguarded(&mut self, l: LogicalOp) -> SqlResult<PhysOp> {
         let columns = l.columns();
         Ok(match l {
             LogicalOp::Get(src) => self.access_path(src, vec![], columns)?,

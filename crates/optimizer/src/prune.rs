@@ -35,6 +35,10 @@ fn set_needed(src: &mut TableSource, req: &[bool], extra: &[&ScalarExpr]) {
 
 /// Prunes below `op`, whose parent reads the output columns flagged in `req`.
 pub(crate) fn prune(op: &mut PhysOp, req: &[bool]) {
+    common::stack::grow(|| prune_unguarded(op, req))
+}
+
+fn prune_unguarded(op: &mut PhysOp, req: &[bool]) {
     let arity_of = |o: &PhysOp| o.columns.len();
     match &mut op.kind {
         PhysKind::TableScan { source, predicate }

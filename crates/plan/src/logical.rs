@@ -343,6 +343,10 @@ pub enum LogicalOp {
 impl LogicalOp {
     /// Output columns.
     pub fn columns(&self) -> Vec<ColumnMeta> {
+        common::stack::grow(|| self.columns_unguarded())
+    }
+
+    fn columns_unguarded(&self) -> Vec<ColumnMeta> {
         match self {
             LogicalOp::Get(s) => s.columns(),
             LogicalOp::VirtualGet { table, .. } => table

@@ -724,12 +724,16 @@ fn to_string(v: &Value, t: &DataType, style: i32) -> SqlResult<Value> {
         ),
         Value::Binary(b) | Value::VarBinary(b) => match style {
             1 => {
-                let mut s = String::from("0x");
+                // two characters per byte: a 1.5 GB binary would exceed the 2 GB cap (lob.rs)
+                let chars = crate::lob::mul_bytes(b.len() as u64, 2)?;
+                let mut s = crate::lob::try_string(chars as usize + 2)?;
+                s.push_str("0x");
                 push_hex(b, &mut s);
                 (s, Long::Truncate)
             }
             2 => {
-                let mut s = String::new();
+                let chars = crate::lob::mul_bytes(b.len() as u64, 2)?;
+                let mut s = crate::lob::try_string(chars as usize)?;
                 push_hex(b, &mut s);
                 (s, Long::Truncate)
             }

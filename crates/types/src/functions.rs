@@ -152,10 +152,13 @@ pub fn function_result_type(name: &str, args: &[DataType]) -> SqlResult<DataType
         }
         "STUFF" => {
             check_count(&up, n, 4, 4)?;
-            if a0.is_unicode() || args[3].is_unicode() {
-                T::NVarChar(Some(4000))
-            } else {
-                T::VarChar(Some(8000))
+            // a max argument gives a max result (not truncated at 8,000 bytes)
+            let max = a0.is_max() || args[3].is_max();
+            match (a0.is_unicode() || args[3].is_unicode(), max) {
+                (true, true) => T::NVarChar(None),
+                (true, false) => T::NVarChar(Some(4000)),
+                (false, true) => T::VarChar(None),
+                (false, false) => T::VarChar(Some(8000)),
             }
         }
         "CONCAT" => {
@@ -1441,6 +1444,17 @@ pub fn call_typed(name: &str, args: &[Value], arg_types: &[DataType]) -> SqlResu
 
 /// Evaluates a built-in scalar function on argument values.
 pub fn call(name: &str, args: &[Value]) -> SqlResult<Value> {
+    call_with_types(name, args, None)
+}
+
+/// [`call`] knowing which arguments have a max type (`is_max_arg(i)`): a value alone does not
+/// tell `CAST('y' AS varchar(max))` from `'y'`, and REPLICATE of a max argument is not
+/// truncated at 8,000 bytes.
+pub fn call_with_types(
+    name: &str,
+    args: &[Value],
+    is_max_arg: Option<&dyn Fn(usize) -> bool>,
+) -> SqlResult<Value> {
     let up = name.to_ascii_uppercase();
     let n = args.len();
     let arg = |i: usize| args.get(i).unwrap_or(&Value::Null);
@@ -1592,9 +1606,18 @@ pub fn call(name: &str, args: &[Value]) -> SqlResult<Value> {
             let mut out = String::new();
             let mut i = 0;
             let coll = Collation::DEFAULT;
+            // each replacement grows the result by at most this much; checked against the
+            // 2 GB cap before it is appended (lob.rs)
+            let rep_bytes = crate::lob::str_bytes(&rep, unicode);
+            let width = if unicode { 2 } else { 1 };
+            let mut bytes = 0u64;
             while i < s.len() {
                 match find_ci(&s, &find, i, coll) {
                     Some(p) => {
+                        let kept = (p - i) as u64 * width;
+                        bytes = crate::lob::add_bytes(bytes, kept)?;
+                        bytes = crate::lob::add_bytes(bytes, rep_bytes)?;
+                        crate::lob::try_reserve(&mut out, p - i + rep.len())?;
                         out.extend(&s[i..p]);
                         out.push_str(&rep);
                         i = p + find.len();
@@ -1670,19 +1693,31 @@ pub fn call(name: &str, args: &[Value]) -> SqlResult<Value> {
             if s.is_empty() {
                 return Ok(same_kind(arg(0), String::new()));
             }
-            let limit = if arg(0).data_type().is_max() {
+            let max = match is_max_arg {
+                Some(f) => f(0),
+                None => arg(0).data_type().is_max(),
+            };
+            let unicode = is_unicode_value(arg(0));
+            let limit = if max {
+                // the 2 GB cap, checked before anything is allocated (lob.rs)
+                let bytes = crate::lob::str_bytes(&s, unicode);
+                crate::lob::mul_bytes(bytes, k as u64)?;
                 usize::MAX
-            } else if is_unicode_value(arg(0)) {
+            } else if unicode {
                 4000
             } else {
                 8000
             };
             // Lengths are counted once: re-measuring the growing result per copy made
             // REPLICATE('Z', 5000) quadratic (the seeds' filler columns).
-            let unicode = is_unicode_value(arg(0));
             let unit = charset::str_len(&s, unicode);
-            let whole = (k as usize).min(limit / unit);
-            let mut out = String::with_capacity(s.len() * whole + s.len());
+            let whole = usize::try_from(k).unwrap_or(usize::MAX).min(limit / unit);
+            let cap = s
+                .len()
+                .checked_mul(whole)
+                .and_then(|n| n.checked_add(s.len()))
+                .ok_or_else(crate::lob::too_large)?;
+            let mut out = crate::lob::try_string(cap)?;
             for _ in 0..whole {
                 out.push_str(&s);
             }
@@ -1726,11 +1761,18 @@ pub fn call(name: &str, args: &[Value]) -> SqlResult<Value> {
                 text(arg(3))?.into_owned()
             };
             let st = (start - 1) as usize;
-            let en = st.saturating_add(len as usize).min(s.len());
+            let en = st
+                .saturating_add(usize::try_from(len).unwrap_or(usize::MAX))
+                .min(s.len());
+            let unicode = is_unicode_value(arg(0)) || is_unicode_value(arg(3));
+            let width = if unicode { 2 } else { 1 };
+            crate::lob::add_bytes(
+                (st + s.len() - en) as u64 * width,
+                crate::lob::str_bytes(&ins, unicode),
+            )?;
             let mut out: String = s[..st].iter().collect();
             out.push_str(&ins);
             out.extend(&s[en..]);
-            let unicode = is_unicode_value(arg(0)) || is_unicode_value(arg(3));
             Ok(if unicode {
                 Value::NVarChar(out)
             } else {
@@ -1755,14 +1797,22 @@ pub fn call(name: &str, args: &[Value]) -> SqlResult<Value> {
             };
             let mut out = String::new();
             let mut first = true;
+            // running SQL Server size, checked before each piece is appended (lob.rs)
+            let mut bytes = 0u64;
+            let sep_bytes = crate::lob::str_bytes(&sep, unicode);
             for v in items {
                 if v.is_null() {
                     continue;
                 }
+                let piece = text(v)?;
                 if ws && !first {
+                    bytes = crate::lob::add_bytes(bytes, sep_bytes)?;
+                    crate::lob::try_reserve(&mut out, sep.len())?;
                     out.push_str(&sep);
                 }
-                out.push_str(&text(v)?);
+                bytes = crate::lob::add_bytes(bytes, crate::lob::str_bytes(&piece, unicode))?;
+                crate::lob::try_reserve(&mut out, piece.len())?;
+                out.push_str(&piece);
                 first = false;
             }
             Ok(if unicode {

@@ -7,7 +7,8 @@
 //! under the default case-insensitive collation ([`compare`]), text/JSON rendering
 //! ([`Value::to_sql_text`], [`Value::to_json`]), the memcmp-comparable key encoding that index
 //! keys are stored in ([`key`]), the row value codec ([`codec`]), literal parsing ([`literal`])
-//! and the pure built-in scalar functions ([`functions`]).
+//! and the pure built-in scalar functions ([`functions`]); the 2 GB cap of max-typed values
+//! (Msg 7119) and fallible reservation of user-sized buffers ([`lob`]).
 //!
 //! Invariants: nothing here panics on user input or stored bytes (errors are `SqlError`s with
 //! SQL Server's numbers); comparison, hashing and key encoding agree (equal under `compare` ⇒
@@ -55,6 +56,7 @@ pub mod derive;
 pub mod functions;
 pub mod key;
 pub mod literal;
+pub mod lob;
 pub mod ops;
 mod value;
 

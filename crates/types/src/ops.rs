@@ -228,11 +228,20 @@ pub fn arith_typed(op: ArithOp, a: &Value, b: &Value, rt: &DataType) -> SqlResul
             };
             let sa = xa.as_ref().unwrap_or(a).as_str().unwrap_or_default();
             let sb = xb.as_ref().unwrap_or(b).as_str().unwrap_or_default();
-            let mut s = String::with_capacity(sa.len() + sb.len());
+            if rt.is_max() {
+                // the 2 GB cap is checked before anything is allocated (lob.rs)
+                crate::lob::add_bytes(
+                    crate::lob::str_bytes(sa, unicode),
+                    crate::lob::str_bytes(sb, unicode),
+                )?;
+            }
+            let mut s = crate::lob::try_string(sa.len() + sb.len())?;
             s.push_str(sa);
             s.push_str(sb);
             if !unicode {
-                s = charset::to_cp1252_text(&s).into_owned();
+                if let std::borrow::Cow::Owned(o) = charset::to_cp1252_text(&s) {
+                    s = o;
+                }
             }
             let cap =
                 rt.char_length()
@@ -250,10 +259,23 @@ pub fn arith_typed(op: ArithOp, a: &Value, b: &Value, rt: &DataType) -> SqlResul
             })
         }
         DataType::Binary(_) | DataType::VarBinary(_) => {
-            let xa = a.cast(&DataType::VarBinary(None))?;
-            let xb = b.cast(&DataType::VarBinary(None))?;
-            let mut v = xa.as_bytes().unwrap_or_default().to_vec();
-            v.extend_from_slice(xb.as_bytes().unwrap_or_default());
+            // binary operands are read in place; others are converted first
+            let xa = match a.as_bytes() {
+                Some(_) => None,
+                None => Some(a.cast(&DataType::VarBinary(None))?),
+            };
+            let xb = match b.as_bytes() {
+                Some(_) => None,
+                None => Some(b.cast(&DataType::VarBinary(None))?),
+            };
+            let ba = xa.as_ref().unwrap_or(a).as_bytes().unwrap_or_default();
+            let bb = xb.as_ref().unwrap_or(b).as_bytes().unwrap_or_default();
+            if rt.is_max() {
+                crate::lob::add_bytes(ba.len() as u64, bb.len() as u64)?;
+            }
+            let mut v = crate::lob::try_bytes(ba.len() + bb.len())?;
+            v.extend_from_slice(ba);
+            v.extend_from_slice(bb);
             if let Some(n) = rt.char_length() {
                 v.truncate(n as usize);
             }

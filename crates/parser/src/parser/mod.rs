@@ -16,6 +16,18 @@ use common::{SqlError, SqlResult};
 
 /// Maximum recursion depth (nested parentheses, subqueries, nested statements).
 const MAX_DEPTH: u32 = 150;
+/// Maximum length of an identifier, in characters (sysname).
+const MAX_IDENT_CHARS: usize = 128;
+
+/// Msg 103 for an identifier longer than 128 characters (SQL Server's lexer rule).
+fn check_ident_length(value: &str, line: u32) -> SqlResult<()> {
+    if value.chars().count() > MAX_IDENT_CHARS {
+        let start: String = value.chars().take(MAX_IDENT_CHARS).collect();
+        return Err(SqlError::new(103, &[&"identifier", &start, &MAX_IDENT_CHARS]).at_line(line));
+    }
+    Ok(())
+}
+
 /// Maximum number of binary operators chained in one expression (bounds the tree depth).
 const MAX_CHAIN: u32 = 1000;
 
@@ -299,20 +311,17 @@ impl<'a> Parser<'a> {
     /// An identifier: non-reserved word or quoted identifier.
     pub(crate) fn parse_ident(&mut self) -> SqlResult<Ident> {
         let t = self.peek();
-        match t.kind {
-            Tok::Word if !t.reserved => {
-                self.pos += 1;
-                Ok(Ident::new(self.text(t)))
-            }
-            Tok::QuotedIdent => {
-                self.pos += 1;
-                Ok(Ident {
-                    value: lexer::quoted_ident_value(self.src, &t),
-                    quoted: true,
-                })
-            }
-            _ => Err(self.error_here()),
-        }
+        let id = match t.kind {
+            Tok::Word if !t.reserved => Ident::new(self.text(t)),
+            Tok::QuotedIdent => Ident {
+                value: lexer::quoted_ident_value(self.src, &t),
+                quoted: true,
+            },
+            _ => return Err(self.error_here()),
+        };
+        check_ident_length(&id.value, t.line)?;
+        self.pos += 1;
+        Ok(id)
     }
 
     /// An identifier where reserved words are also accepted (option names, DBCC commands).

@@ -409,6 +409,8 @@ impl<'a> Parser<'a> {
     pub(crate) fn parse_from_list(&mut self) -> SqlResult<Vec<TableRef>> {
         let mut v = vec![self.parse_table_ref()?];
         while self.eat(Tok::Comma) {
+            // a comma list binds to a left-deep join tree, bounded like a JOIN chain
+            self.check_chain(v.len() as u32)?;
             v.push(self.parse_table_ref()?);
         }
         Ok(v)

@@ -155,7 +155,9 @@ impl Binder<'_> {
                 r?
             }
             ast::InsertSource::Query(q) => {
-                // INSERT ... SELECT ... ORDER BY is allowed (no 1033 check here)
+                // INSERT ... SELECT ... ORDER BY is allowed (no 1033 check here);
+                // its OPTION (MAXRECURSION, join hints) applies to the whole statement
+                self.apply_query_options(&q.options)?;
                 self.push_level(Scope::default(), false);
                 let r = self.bind_query(q);
                 self.pop_level();

@@ -194,6 +194,10 @@ impl Binder<'_> {
 
     /// Binds an expression at the innermost level.
     pub(crate) fn bind_expr(&self, e: &ast::Expr, ctx: &mut ExprCtx) -> SqlResult<ScalarExpr> {
+        common::stack::grow(|| self.bind_expr_unguarded(e, ctx))
+    }
+
+    fn bind_expr_unguarded(&self, e: &ast::Expr, ctx: &mut ExprCtx) -> SqlResult<ScalarExpr> {
         // grouped query: group-by expressions and aggregates map to the aggregate's output
         if let Some(g) = ctx.grouping.as_deref_mut() {
             if !g.in_aggregate {

@@ -111,9 +111,22 @@ fn item_name(expr: &ast::Expr, alias: Option<&ast::Ident>) -> String {
 impl Binder<'_> {
     /// A top-level SELECT statement (handles INTO and variable assignment).
     pub fn bind_select_statement(&self, q: &ast::Query) -> SqlResult<BoundStatement> {
-        for h in &q.options {
+        self.apply_query_options(&q.options)?;
+        // variable assignment: SELECT @a = x, @b = y FROM ...
+        self.bind_select_statement_body(q)
+    }
+
+    /// `OPTION (...)` of a SELECT or of the query of an INSERT ... SELECT.
+    pub(crate) fn apply_query_options(&self, options: &[ast::QueryHint]) -> SqlResult<()> {
+        for h in options {
             match h {
-                ast::QueryHint::MaxRecursion(n) => *self.max_recursion.borrow_mut() = Some(*n),
+                ast::QueryHint::MaxRecursion(n) => {
+                    // valid range 0..=32767 (0: unlimited)
+                    if *n > 32767 {
+                        return Err(SqlError::new(310, &[n, &32767]));
+                    }
+                    *self.max_recursion.borrow_mut() = Some(*n)
+                }
                 ast::QueryHint::HashJoin => {
                     *self.query_join_hint.borrow_mut() = Some(JoinHint::Hash)
                 }
@@ -126,7 +139,10 @@ impl Binder<'_> {
                 _ => {}
             }
         }
-        // variable assignment: SELECT @a = x, @b = y FROM ...
+        Ok(())
+    }
+
+    fn bind_select_statement_body(&self, q: &ast::Query) -> SqlResult<BoundStatement> {
         if let ast::QueryBody::Select(s) = &q.body {
             let assigns: Vec<_> = s
                 .items
@@ -240,6 +256,10 @@ impl Binder<'_> {
 
     /// Binds a query at the current (freshly pushed) level.
     pub fn bind_query(&self, q: &ast::Query) -> SqlResult<(LogicalOp, Vec<String>)> {
+        common::stack::grow(|| self.bind_query_unguarded(q))
+    }
+
+    fn bind_query_unguarded(&self, q: &ast::Query) -> SqlResult<(LogicalOp, Vec<String>)> {
         let pushed = !q.with.is_empty();
         if pushed {
             let defs = q
@@ -356,6 +376,10 @@ impl Binder<'_> {
 
     /// Binds a query body (set operations) at the current level.
     fn bind_body(&self, body: &ast::QueryBody) -> SqlResult<(LogicalOp, Vec<String>)> {
+        common::stack::grow(|| self.bind_body_unguarded(body))
+    }
+
+    fn bind_body_unguarded(&self, body: &ast::QueryBody) -> SqlResult<(LogicalOp, Vec<String>)> {
         match body {
             ast::QueryBody::Select(s) => self.bind_select(s, &[], None),
             ast::QueryBody::Parenthesized(q) => {
@@ -823,6 +847,13 @@ impl Binder<'_> {
         &self,
         t: &ast::TableRef,
     ) -> SqlResult<(LogicalOp, Scope, crate::scalar::Params)> {
+        common::stack::grow(|| self.bind_table_ref_unguarded(t))
+    }
+
+    fn bind_table_ref_unguarded(
+        &self,
+        t: &ast::TableRef,
+    ) -> SqlResult<(LogicalOp, Scope, crate::scalar::Params)> {
         match t {
             ast::TableRef::Table { name, alias, hints } => {
                 let (op, sc) = self.bind_named_table(name, alias.as_ref(), hints)?;
@@ -1170,6 +1201,10 @@ impl Binder<'_> {
     }
 
     fn bind_view(&self, v: &catalog::ViewDef) -> SqlResult<(LogicalOp, Vec<String>)> {
+        common::stack::grow(|| self.bind_view_unguarded(v))
+    }
+
+    fn bind_view_unguarded(&self, v: &catalog::ViewDef) -> SqlResult<(LogicalOp, Vec<String>)> {
         let stmts = parser::parse_batch(&v.text)?;
         let q = stmts
             .iter()
@@ -1187,6 +1222,10 @@ impl Binder<'_> {
 
     /// Expands a CTE reference (recursive CTEs become RecursiveCte / WorkTable).
     fn bind_cte(&self, cte: &CteDef) -> SqlResult<LogicalOp> {
+        common::stack::grow(|| self.bind_cte_unguarded(cte))
+    }
+
+    fn bind_cte_unguarded(&self, cte: &CteDef) -> SqlResult<LogicalOp> {
         if let Some((id, cols)) = &cte.recursive_binding {
             return Ok(LogicalOp::WorkTable {
                 id: *id,

@@ -1,0 +1,24 @@
+-- Max-typed values are capped at 2,147,483,647 bytes: Msg 7119, checked before allocating
+-- (issue 8, finding 6). REPLICATE of 800 GB used to abort the process.
+SELECT LEN(REPLICATE(CAST(REPLICATE('y', 8000) AS varchar(max)) + 'z', 100000000)) AS n
+GO
+SELECT DATALENGTH(REPLICATE(CAST(N'ab' AS nvarchar(max)), 600000000)) AS n
+GO
+SELECT DATALENGTH(REPLICATE(CAST(0x01 AS varbinary(max)), 3000000000)) AS n
+GO
+SELECT LEN(REPLICATE(CAST('y' AS varchar(max)), 9223372036854775807)) AS n
+GO
+-- a max argument is not truncated at 8,000 bytes; a non-max one is
+SELECT LEN(REPLICATE(CAST('y' AS varchar(max)), 10000)) AS max_arg,
+       LEN(REPLICATE('y', 10000)) AS plain_arg,
+       DATALENGTH(REPLICATE(N'y', 10000)) AS plain_unicode
+GO
+DECLARE @s varchar(max) = REPLICATE(CAST('x' AS varchar(max)), 10000)
+SELECT LEN(@s + @s) AS doubled, LEN(CONCAT(@s, '-', @s)) AS concat_len,
+       LEN(CONCAT_WS(',', @s, @s, @s)) AS concat_ws_len, LEN(STUFF(@s, 1, 1, @s)) AS stuff_len
+GO
+SELECT LEN(STRING_AGG(CAST(v AS varchar(max)), ',')) AS agg_len
+FROM (VALUES (REPLICATE('a', 5000)), (REPLICATE('b', 5000))) t(v)
+GO
+PRINT 'still alive'
+GO
