@@ -1,6 +1,7 @@
 //! Hash Match (Flow Distinct) and hash EXCEPT / INTERSECT within the operator memory budget:
 //! with a tiny budget they spill to work files (partitioned by key hash, several levels) and
-//! return the same rows as in memory, leaving no work file behind.
+//! return the same rows as in memory, leaving no work file behind. Recursive CTE work tables
+//! (one level each) spill too, and the CTE streams its rows.
 
 mod common;
 
@@ -83,4 +84,35 @@ fn distinct_union_except_intersect_spill_and_match_memory() {
             assert_eq!(sorted(mem.clone()), sorted(spilled), "{budget}: {sql}");
         }
     }
+}
+
+#[test]
+fn recursive_cte_levels_spill_and_stream() {
+    let (mut env, dir) = setup();
+    // every level has N rows: each level's work table spills under a small budget
+    let sql = "WITH r AS (SELECT k, s, 0 AS d FROM a UNION ALL \
+               SELECT k + 1, s, d + 1 FROM r WHERE d < 4) SELECT k, s, d FROM r";
+    env.spill = SpillConfig::default();
+    let mem = env.q(sql);
+    assert_eq!(env.last_spills.files, 0);
+    assert_eq!(mem.len(), 5 * N);
+    env.spill = SpillConfig {
+        operator_budget: 8 << 10,
+        dir: Some(dir.path().join("workfiles").into()),
+    };
+    let spilled = env.q(sql);
+    assert!(env.last_spills.files >= 4, "levels did not spill");
+    assert_eq!(mem, spilled);
+    // rows stream: TOP stops the recursion long before MAXRECURSION 0 would
+    let top = env.q("WITH n AS (SELECT 1 AS i UNION ALL SELECT i + 1 FROM n) \
+         SELECT TOP (3) i FROM n OPTION (MAXRECURSION 0)");
+    assert_eq!(top, vec!["1", "2", "3"]);
+    let e =
+        env.err("WITH n AS (SELECT 1 AS i UNION ALL SELECT i + 1 FROM n) SELECT COUNT(*) FROM n");
+    assert_eq!(e.number, 530);
+    env.spill = SpillConfig::default();
+    let left = std::fs::read_dir(dir.path().join("workfiles"))
+        .map(|d| d.count())
+        .unwrap_or(0);
+    assert_eq!(left, 0);
 }
