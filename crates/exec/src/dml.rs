@@ -21,6 +21,7 @@ use types::{DataType, Value};
 use crate::context::ExecCtx;
 use crate::eval::eval;
 use crate::operator;
+use crate::row_buffer::{RowBuffer, RowCursor};
 use crate::row_format::encode_index_key;
 use crate::table_io::TableStore;
 use crate::valops;
@@ -117,6 +118,16 @@ fn full_name(t: &TableDef) -> String {
     format!("{}.{}.{}", t.database, t.schema, t.name)
 }
 
+/// Work table name of a DML statement's materialized input in error messages.
+const SPOOL_OBJECT: &str = "dbo.Table Spool temporary storage";
+
+/// Every row of `op`, within the operator memory budget (a work file past it).
+pub(crate) fn spool(op: &PhysOp, ctx: &mut ExecCtx) -> SqlResult<RowBuffer> {
+    let mut it = operator::build(op)?;
+    RowBuffer::collect(&mut it, SPOOL_OBJECT, ctx)
+}
+
+/// Every row of `op`, in memory (MERGE, which works on the rows by reference).
 pub(crate) fn materialize(op: &PhysOp, ctx: &mut ExecCtx) -> SqlResult<Vec<Vec<Value>>> {
     let mut it = operator::build(op)?;
     it.open(ctx)?;
@@ -399,8 +410,17 @@ pub fn insert(
         rows.op.close();
         r?
     } else {
-        let rows = materialize(source, ctx)?;
-        insert_rows(table, rows, columns, checks, &mut out, ctx)?
+        let rows = spool(source, ctx)?;
+        insert_rows_from(
+            table,
+            &mut rows.cursor()?,
+            columns,
+            checks,
+            &mut out,
+            ctx,
+            "INSERT",
+            None,
+        )?
     };
     out.finish(ctx, sink)?;
     Ok(n)
@@ -423,6 +443,12 @@ impl RowSource for VecRows {
         let r = self.rows.get(self.pos).map(|r| r.as_slice());
         self.pos += 1;
         Ok(r)
+    }
+}
+
+impl RowSource for RowCursor<'_> {
+    fn next_row(&mut self, _ctx: &mut ExecCtx) -> SqlResult<Option<&[Value]>> {
+        RowCursor::next_row(self)
     }
 }
 
@@ -677,7 +703,7 @@ pub fn update(
     ctx: &mut ExecCtx,
     sink: &mut dyn RowSink,
 ) -> SqlResult<u64> {
-    let rows = materialize(input, ctx)?;
+    let rows = spool(input, ctx)?;
     let ncols = table.columns.len();
     let db = ctx.env.storage(&table.database)?;
     let mut store = TableStore::open(db.clone(), table.clone())?;
@@ -687,7 +713,8 @@ pub fn update(
     atomically(ctx, &dbname, &mut |ctx| {
         let mut seen: HashSet<Vec<u8>> = HashSet::new();
         let mut n = 0u64;
-        for r in &rows {
+        let mut cur = rows.cursor()?;
+        while let Some(r) = cur.next_row()? {
             let Some(loc) = locator_of(r, offset + ncols)? else {
                 continue;
             };
@@ -745,7 +772,7 @@ pub fn delete(
     ctx: &mut ExecCtx,
     sink: &mut dyn RowSink,
 ) -> SqlResult<u64> {
-    let rows = materialize(input, ctx)?;
+    let rows = spool(input, ctx)?;
     let mut out = Output::new(output);
     let ncols = table.columns.len();
     let db = ctx.env.storage(&table.database)?;
@@ -755,7 +782,8 @@ pub fn delete(
     atomically(ctx, &dbname, &mut |ctx| {
         let mut seen: HashSet<Vec<u8>> = HashSet::new();
         let mut n = 0u64;
-        for r in &rows {
+        let mut cur = rows.cursor()?;
+        while let Some(r) = cur.next_row()? {
             let Some(loc) = locator_of(r, offset + ncols)? else {
                 continue;
             };
@@ -791,7 +819,7 @@ pub fn select_into(
     source: &PhysOp,
     ctx: &mut ExecCtx,
 ) -> SqlResult<u64> {
-    let rows = materialize(source, ctx)?;
+    let rows = spool(source, ctx)?;
     let table = ctx.env.create_table(spec)?;
     let columns: Vec<InsertColumn> = (0..table.columns.len())
         .map(|i| {
@@ -803,7 +831,16 @@ pub fn select_into(
         })
         .collect();
     let mut none = Output::new(None);
-    insert_rows(&table, rows, &columns, &[], &mut none, ctx)
+    insert_rows_from(
+        &table,
+        &mut rows.cursor()?,
+        &columns,
+        &[],
+        &mut none,
+        ctx,
+        "INSERT",
+        None,
+    )
 }
 
 #[allow(dead_code)]

@@ -15,51 +15,14 @@ use types::Value;
 
 use crate::context::ExecCtx;
 use crate::operator::{BoxOp, Operator};
-use crate::spill::{row_size, SpillFile, SpillReader, SpillWriter};
+use crate::row_buffer::RowBuffer;
+use crate::spill::SpillReader;
 
 /// Work table name in error messages.
 const WORKTABLE: &str = "dbo.Worktable";
 
 /// The rows of one recursion level.
-pub enum WorkTable {
-    Rows(Vec<Vec<Value>>),
-    File(SpillFile),
-}
-
-/// A level being built: in memory until it exceeds the budget, then in a work file.
-#[derive(Default)]
-struct Level {
-    rows: Vec<Vec<Value>>,
-    bytes: usize,
-    file: Option<SpillWriter>,
-    len: u64,
-}
-
-impl Level {
-    fn push(&mut self, row: &[Value], ctx: &mut ExecCtx) -> SqlResult<()> {
-        self.len += 1;
-        if let Some(w) = self.file.as_mut() {
-            return w.write_row(row);
-        }
-        self.bytes += row_size(row) + 24;
-        self.rows.push(row.to_vec());
-        if self.bytes > ctx.spill.operator_budget {
-            let mut w = SpillWriter::create(ctx, WORKTABLE)?;
-            for r in self.rows.drain(..) {
-                w.write_row(&r)?;
-            }
-            self.file = Some(w);
-        }
-        Ok(())
-    }
-
-    fn finish(self, ctx: &mut ExecCtx) -> SqlResult<WorkTable> {
-        Ok(match self.file {
-            Some(w) => WorkTable::File(w.finish(ctx)?),
-            None => WorkTable::Rows(self.rows),
-        })
-    }
-}
+pub type WorkTable = RowBuffer;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -75,7 +38,7 @@ pub struct RecursiveCte<'p> {
     max_recursion: u32,
     phase: Phase,
     /// The level being built.
-    level: Level,
+    level: RowBuffer,
     /// Non-empty recursive levels so far.
     depth: u32,
     row: Vec<Value>,
@@ -89,7 +52,7 @@ impl<'p> RecursiveCte<'p> {
             recursive,
             max_recursion: max.unwrap_or(100),
             phase: Phase::Done,
-            level: Level::default(),
+            level: RowBuffer::new(WORKTABLE),
             depth: 0,
             row: Vec::new(),
         }
@@ -98,14 +61,14 @@ impl<'p> RecursiveCte<'p> {
     /// The level just built becomes the work table of the next run of the recursive member;
     /// an empty level ends the recursion.
     fn next_level(&mut self, ctx: &mut ExecCtx) -> SqlResult<()> {
-        let level = std::mem::take(&mut self.level);
+        let mut level = std::mem::replace(&mut self.level, RowBuffer::new(WORKTABLE));
         ctx.work_tables.remove(&self.id);
-        if level.len == 0 {
+        if level.len() == 0 {
             self.phase = Phase::Done;
             return Ok(());
         }
-        let table = level.finish(ctx)?;
-        ctx.work_tables.insert(self.id, Rc::new(table));
+        level.finish(ctx)?;
+        ctx.work_tables.insert(self.id, Rc::new(level));
         self.phase = Phase::Recursive;
         self.recursive.open(ctx)
     }
@@ -113,7 +76,7 @@ impl<'p> RecursiveCte<'p> {
 
 impl Operator for RecursiveCte<'_> {
     fn open(&mut self, ctx: &mut ExecCtx) -> SqlResult<()> {
-        self.level = Level::default();
+        self.level = RowBuffer::new(WORKTABLE);
         self.depth = 0;
         self.row.clear();
         ctx.work_tables.remove(&self.id);
@@ -136,7 +99,7 @@ impl Operator for RecursiveCte<'_> {
                 }
                 Phase::Recursive => {
                     if self.recursive.next(ctx)? {
-                        if self.level.len == 0 {
+                        if self.level.len() == 0 {
                             self.depth += 1;
                             if self.max_recursion != 0 && self.depth > self.max_recursion {
                                 return Err(SqlError::new(530, &[&self.max_recursion]));
@@ -165,7 +128,7 @@ impl Operator for RecursiveCte<'_> {
     fn close(&mut self) {
         self.anchor.close();
         self.recursive.close();
-        self.level = Level::default();
+        self.level = RowBuffer::new(WORKTABLE);
         self.phase = Phase::Done;
     }
 }
@@ -195,35 +158,34 @@ impl Operator for WorkTableScan {
     fn open(&mut self, ctx: &mut ExecCtx) -> SqlResult<()> {
         self.table = ctx.work_tables.get(&self.id).cloned();
         self.reader = match self.table.as_deref() {
-            Some(WorkTable::File(f)) => Some(f.reader()?),
-            _ => None,
+            Some(t) => t.file_reader()?,
+            None => None,
         };
         self.pos = 0;
         self.row.clear();
         Ok(())
     }
     fn next(&mut self, _ctx: &mut ExecCtx) -> SqlResult<bool> {
-        match self.table.as_deref() {
-            Some(WorkTable::Rows(rows)) if self.pos < rows.len() => {
+        if let Some(rd) = self.reader.as_mut() {
+            return rd.next_row(&mut self.row);
+        }
+        match self.table.as_deref().and_then(|t| t.mem_rows()) {
+            Some(rows) if self.pos < rows.len() => {
                 self.pos += 1;
                 Ok(true)
             }
-            Some(WorkTable::File(_)) => match self.reader.as_mut() {
-                Some(rd) => rd.next_row(&mut self.row),
-                None => Ok(false),
-            },
             _ => Ok(false),
         }
     }
     fn row(&self) -> &[Value] {
-        match self.table.as_deref() {
-            Some(WorkTable::Rows(rows)) => self
+        match self.table.as_deref().and_then(|t| t.mem_rows()) {
+            Some(rows) => self
                 .pos
                 .checked_sub(1)
                 .and_then(|i| rows.get(i))
                 .map(|r| &r[..])
                 .unwrap_or(&[]),
-            _ => &self.row,
+            None => &self.row,
         }
     }
     fn close(&mut self) {

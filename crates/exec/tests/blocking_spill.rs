@@ -1,6 +1,7 @@
-//! Hash Match (Flow Distinct) and hash EXCEPT / INTERSECT within the operator memory budget:
-//! with a tiny budget they spill to work files (partitioned by key hash, several levels) and
-//! return the same rows as in memory, leaving no work file behind. Recursive CTE work tables
+//! Blocking operators besides sort / hash join / hash aggregate / window within the operator
+//! memory budget: Hash Match (Flow Distinct) and hash EXCEPT / INTERSECT spill to work files
+//! (partitioned by key hash, several levels) and return the same rows as in memory, leaving
+//! no work file behind. Recursive CTE work tables
 //! (one level each) spill too, and the CTE streams its rows.
 
 mod common;
@@ -111,6 +112,39 @@ fn recursive_cte_levels_spill_and_stream() {
         env.err("WITH n AS (SELECT 1 AS i UNION ALL SELECT i + 1 FROM n) SELECT COUNT(*) FROM n");
     assert_eq!(e.number, 530);
     env.spill = SpillConfig::default();
+    let left = std::fs::read_dir(dir.path().join("workfiles"))
+        .map(|d| d.count())
+        .unwrap_or(0);
+    assert_eq!(left, 0);
+}
+
+#[test]
+fn dml_input_spools_spill_with_the_same_effect() {
+    let statements = [
+        // Halloween protection: the input reads the target
+        "INSERT INTO a SELECT k + 5000, s FROM a WHERE k IS NOT NULL",
+        "UPDATE a SET k = k + 1, s = s + 'x' WHERE k % 3 = 0",
+        "DELETE FROM a WHERE k IN (SELECT k FROM b)",
+        "SELECT k, s INTO c FROM a WHERE k % 2 = 0",
+    ];
+    let check = "SELECT COUNT(*), SUM(CAST(k AS bigint)), MAX(s), MIN(s) FROM a";
+    let (mut mem_env, _) = setup();
+    let (mut env, dir) = setup();
+    env.spill = SpillConfig {
+        operator_budget: 4 << 10,
+        dir: Some(dir.path().join("workfiles").into()),
+    };
+    for sql in statements {
+        mem_env.run(sql).expect("in memory");
+        assert_eq!(mem_env.last_spills.files, 0, "{sql}");
+        env.run(sql).expect("spilled");
+        assert!(env.last_spills.files > 0, "did not spill: {sql}");
+        assert_eq!(mem_env.q(check), env.q(check), "{sql}");
+    }
+    assert_eq!(
+        sorted(mem_env.q("SELECT k, s FROM c")),
+        sorted(env.q("SELECT k, s FROM c"))
+    );
     let left = std::fs::read_dir(dir.path().join("workfiles"))
         .map(|d| d.count())
         .unwrap_or(0);
