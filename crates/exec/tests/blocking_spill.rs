@@ -150,3 +150,35 @@ fn dml_input_spools_spill_with_the_same_effect() {
         .unwrap_or(0);
     assert_eq!(left, 0);
 }
+
+#[test]
+fn merge_join_streams_and_spills_long_runs() {
+    let (mut env, dir) = setup();
+    // s has ~180 distinct values over 3000 rows: long runs of equal right keys
+    for cond in [
+        "a.s = b.s",
+        "a.k = b.k",
+        "a.s = b.s AND a.k < b.k",
+        // runs of ~150 right rows per key: the run itself spills
+        "a.k % 2 = b.k % 2 WHERE a.k < 30 AND b.k < 1000",
+    ] {
+        let hash = format!("SELECT a.k, a.s, b.k FROM a INNER HASH JOIN b ON {cond}");
+        let merge = hash.replace("HASH", "MERGE");
+        assert!(env.explain(&merge).contains("Merge Join"), "{merge}");
+        env.spill = SpillConfig::default();
+        let expected = sorted(env.q(&hash));
+        assert!(!expected.is_empty());
+        assert_eq!(sorted(env.q(&merge)), expected, "{merge}");
+        env.spill = SpillConfig {
+            operator_budget: 2 << 10,
+            dir: Some(dir.path().join("workfiles").into()),
+        };
+        assert_eq!(sorted(env.q(&merge)), expected, "{merge}");
+        assert!(env.last_spills.files > 0, "did not spill: {merge}");
+        env.spill = SpillConfig::default();
+    }
+    let left = std::fs::read_dir(dir.path().join("workfiles"))
+        .map(|d| d.count())
+        .unwrap_or(0);
+    assert_eq!(left, 0);
+}
