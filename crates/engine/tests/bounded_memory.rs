@@ -85,7 +85,7 @@ fn lob_several_times_the_buffer_pool() {
     };
     let check = "SELECT id, LEN(b), SUBSTRING(b, 1, 3), SUBSTRING(b, 8191997, 4), \
                  CHECKSUM(b) FROM big ORDER BY id";
-    let expected = vec![
+    let expected = [
         Value::Int(1),
         Value::BigInt(8_192_000),
         Value::VarChar("abc".into()),

@@ -179,24 +179,28 @@ impl Spilled {
 /// work file when the partition itself spilled.
 pub(super) enum OutCol {
     Mem(Vec<Value>),
-    File {
-        writer: Option<SpillWriter>,
-        file: Option<SpillFile>,
-        reader: Option<crate::spill::SpillReader>,
-        buf: Vec<Value>,
-    },
+    File(Box<FileCol>),
+}
+
+/// A call's values in a work file: written, then read back in order.
+pub(super) struct FileCol {
+    writer: Option<SpillWriter>,
+    /// Kept while read (the file is deleted when dropped).
+    _file: Option<SpillFile>,
+    reader: Option<crate::spill::SpillReader>,
+    buf: Vec<Value>,
 }
 
 impl OutCol {
     /// An empty column for `part` (a file when `part` spilled).
     pub(super) fn for_part(part: &Part, ctx: &mut ExecCtx) -> SqlResult<OutCol> {
         Ok(if part.is_spilled() {
-            OutCol::File {
+            OutCol::File(Box::new(FileCol {
                 writer: Some(SpillWriter::create(ctx, WINDOW_OBJECT)?),
-                file: None,
+                _file: None,
                 reader: None,
                 buf: Vec::new(),
-            }
+            }))
         } else {
             OutCol::Mem(Vec::with_capacity(part.len()))
         })
@@ -208,7 +212,7 @@ impl OutCol {
                 vals.push(v);
                 Ok(())
             }
-            OutCol::File { writer, .. } => match writer.as_mut() {
+            OutCol::File(f) => match f.writer.as_mut() {
                 Some(w) => w.write_row(std::slice::from_ref(&v)),
                 None => Ok(()),
             },
@@ -217,17 +221,11 @@ impl OutCol {
 
     /// Ends writing; values are then taken in order with `take`.
     pub(super) fn finish(&mut self, ctx: &mut ExecCtx) -> SqlResult<()> {
-        if let OutCol::File {
-            writer,
-            file,
-            reader,
-            ..
-        } = self
-        {
-            if let Some(w) = writer.take() {
+        if let OutCol::File(fc) = self {
+            if let Some(w) = fc.writer.take() {
                 let f = w.finish(ctx)?;
-                *reader = Some(f.reader()?);
-                *file = Some(f);
+                fc.reader = Some(f.reader()?);
+                fc._file = Some(f);
             }
         }
         Ok(())
@@ -240,7 +238,8 @@ impl OutCol {
                 .get_mut(k)
                 .map(|v| std::mem::replace(v, Value::Null))
                 .unwrap_or(Value::Null)),
-            OutCol::File { reader, buf, .. } => {
+            OutCol::File(fc) => {
+                let FileCol { reader, buf, .. } = &mut **fc;
                 let Some(rd) = reader.as_mut() else {
                     return Ok(Value::Null);
                 };
