@@ -18,7 +18,7 @@ pub struct ExecCtx<'e> {
     /// Parameter slots (outer references): (slot, value), few entries, linear lookup.
     pub params: Vec<(usize, Value)>,
     /// Rows of the previous recursion level per recursive CTE id.
-    pub work_tables: HashMap<usize, Rc<Vec<Vec<Value>>>>,
+    pub(crate) work_tables: HashMap<usize, Rc<crate::recursive_cte::WorkTable>>,
     pub messages: Vec<SqlError>,
     /// Row images of the DML done by this statement, for the engine's AFTER triggers (only
     /// collected for tables the environment asks for, see `ExecEnv::wants_images`).

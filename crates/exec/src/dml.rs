@@ -21,6 +21,7 @@ use types::{DataType, Value};
 use crate::context::ExecCtx;
 use crate::eval::eval;
 use crate::operator;
+use crate::row_buffer::{RowBuffer, RowCursor};
 use crate::row_format::encode_index_key;
 use crate::table_io::TableStore;
 use crate::valops;
@@ -117,6 +118,16 @@ fn full_name(t: &TableDef) -> String {
     format!("{}.{}.{}", t.database, t.schema, t.name)
 }
 
+/// Work table name of a DML statement's materialized input in error messages.
+const SPOOL_OBJECT: &str = "dbo.Table Spool temporary storage";
+
+/// Every row of `op`, within the operator memory budget (a work file past it).
+pub(crate) fn spool(op: &PhysOp, ctx: &mut ExecCtx) -> SqlResult<RowBuffer> {
+    let mut it = operator::build(op)?;
+    RowBuffer::collect(&mut it, SPOOL_OBJECT, ctx)
+}
+
+/// Every row of `op`, in memory (MERGE, which works on the rows by reference).
 pub(crate) fn materialize(op: &PhysOp, ctx: &mut ExecCtx) -> SqlResult<Vec<Vec<Value>>> {
     let mut it = operator::build(op)?;
     it.open(ctx)?;
@@ -415,8 +426,17 @@ pub fn insert(
         rows.op.close();
         r?
     } else {
-        let rows = materialize(source, ctx)?;
-        insert_rows(table, rows, columns, checks, &mut out, ctx)?
+        let rows = spool(source, ctx)?;
+        insert_rows_from(
+            table,
+            &mut rows.cursor()?,
+            columns,
+            checks,
+            &mut out,
+            ctx,
+            "INSERT",
+            None,
+        )?
     };
     out.finish(ctx, sink)?;
     Ok(n)
@@ -439,6 +459,12 @@ impl RowSource for VecRows {
         let r = self.rows.get(self.pos).map(|r| r.as_slice());
         self.pos += 1;
         Ok(r)
+    }
+}
+
+impl RowSource for RowCursor<'_> {
+    fn next_row(&mut self, _ctx: &mut ExecCtx) -> SqlResult<Option<&[Value]>> {
+        RowCursor::next_row(self)
     }
 }
 
@@ -715,7 +741,7 @@ pub fn update(
     ctx: &mut ExecCtx,
     sink: &mut dyn RowSink,
 ) -> SqlResult<u64> {
-    let rows = materialize(input, ctx)?;
+    let rows = spool(input, ctx)?;
     let ncols = table.columns.len();
     let db = ctx.env.storage(&table.database)?;
     let mut store = TableStore::open(db.clone(), table.clone())?;
@@ -727,18 +753,19 @@ pub fn update(
         // subquery may read the target table and must see it as it was before the statement
         // (Halloween protection for the values, not only for the rows to update).
         let mut seen: HashSet<Vec<u8>> = HashSet::new();
-        let mut changes = Vec::with_capacity(rows.len());
+        let mut changes = Vec::new();
         // uniqueness holds for the statement's final state, not after each row
         store.defer_unique_checks();
-        for r in &rows {
+        let mut cur = rows.cursor()?;
+        while let Some(r) = cur.next_row()? {
             let Some(loc) = locator_of(r, offset + ncols)? else {
                 continue;
             };
             if !seen.insert(loc.clone()) {
                 continue;
             }
-            let old = &r[offset..offset + ncols];
-            let mut new = old.to_vec();
+            let old = r[offset..offset + ncols].to_vec();
+            let mut new = old.clone();
             for (c, e) in sets {
                 let v = eval(e, r, ctx)?;
                 new[*c] = to_column(&v, table, *c)?;
@@ -763,6 +790,7 @@ pub fn update(
         }
         let mut n = 0u64;
         for (loc, old, new) in changes {
+            let old = &old[..];
             check_row(table, &new, checks, "UPDATE", ctx)?;
             check_foreign_keys(table, &new, Some(old), "UPDATE", &db, ctx)?;
             check_references(table, old, Some(&new), "UPDATE", &db, ctx)?;
@@ -793,7 +821,7 @@ pub fn delete(
     ctx: &mut ExecCtx,
     sink: &mut dyn RowSink,
 ) -> SqlResult<u64> {
-    let rows = materialize(input, ctx)?;
+    let rows = spool(input, ctx)?;
     let mut out = Output::new(output);
     let ncols = table.columns.len();
     let db = ctx.env.storage(&table.database)?;
@@ -803,7 +831,8 @@ pub fn delete(
     atomically(ctx, &dbname, &mut |ctx| {
         let mut seen: HashSet<Vec<u8>> = HashSet::new();
         let mut n = 0u64;
-        for r in &rows {
+        let mut cur = rows.cursor()?;
+        while let Some(r) = cur.next_row()? {
             let Some(loc) = locator_of(r, offset + ncols)? else {
                 continue;
             };
@@ -839,7 +868,7 @@ pub fn select_into(
     source: &PhysOp,
     ctx: &mut ExecCtx,
 ) -> SqlResult<u64> {
-    let rows = materialize(source, ctx)?;
+    let rows = spool(source, ctx)?;
     let table = ctx.env.create_table(spec)?;
     let columns: Vec<InsertColumn> = (0..table.columns.len())
         .map(|i| {
@@ -851,7 +880,16 @@ pub fn select_into(
         })
         .collect();
     let mut none = Output::new(None);
-    insert_rows(&table, rows, &columns, &[], &mut none, ctx)
+    insert_rows_from(
+        &table,
+        &mut rows.cursor()?,
+        &columns,
+        &[],
+        &mut none,
+        ctx,
+        "INSERT",
+        None,
+    )
 }
 
 #[allow(dead_code)]

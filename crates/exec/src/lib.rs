@@ -37,6 +37,7 @@ mod merge;
 mod merge_join;
 mod nested_loops;
 mod recursive_cte;
+mod row_buffer;
 mod set_ops;
 mod sort;
 mod stream_aggregate;

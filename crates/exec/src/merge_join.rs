@@ -1,5 +1,7 @@
-//! Merge Join (inner) over inputs sorted ascending on the join keys. Both inputs are read in
-//! key order; runs of equal right keys are buffered to produce the cross product of a run.
+//! Merge Join (inner) over inputs sorted ascending on the join keys. Both inputs stream in
+//! key order; the run of right rows sharing the current key is kept (a `RowBuffer`: in memory
+//! within the operator budget, a work file past it) and joined with every left row of that
+//! key. Rows with a NULL key never match.
 
 use std::cmp::Ordering;
 
@@ -10,7 +12,12 @@ use types::Value;
 use crate::context::ExecCtx;
 use crate::eval::{eval, eval_pred};
 use crate::operator::{BoxOp, Operator};
+use crate::row_buffer::RowBuffer;
+use crate::spill::SpillReader;
 use crate::valops;
+
+/// Work table name of a spilled run in error messages.
+const RUN_OBJECT: &str = "dbo.Merge Join temporary run storage";
 
 pub struct MergeJoin<'p> {
     left: BoxOp<'p>,
@@ -19,8 +26,19 @@ pub struct MergeJoin<'p> {
     left_keys: &'p [ScalarExpr],
     right_keys: &'p [ScalarExpr],
     residual: Option<&'p ScalarExpr>,
-    out: Vec<Vec<Value>>,
-    pos: usize,
+    /// The current left row.
+    lrow: Vec<Value>,
+    /// The first right row past the run, with its key (None: right input exhausted).
+    rnext: Option<(Vec<Value>, Vec<Value>)>,
+    /// Right rows sharing `run_key`.
+    run: RowBuffer,
+    run_key: Option<Vec<Value>>,
+    /// Joining the current left row with the run: next position (memory) or reader (file).
+    in_run: bool,
+    run_pos: usize,
+    run_reader: Option<SpillReader>,
+    rbuf: Vec<Value>,
+    out: Vec<Value>,
 }
 
 impl<'p> MergeJoin<'p> {
@@ -42,29 +60,60 @@ impl<'p> MergeJoin<'p> {
             left_keys,
             right_keys,
             residual,
+            lrow: Vec::new(),
+            rnext: None,
+            run: RowBuffer::new(RUN_OBJECT),
+            run_key: None,
+            in_run: false,
+            run_pos: 0,
+            run_reader: None,
+            rbuf: Vec::new(),
             out: Vec::new(),
-            pos: 0,
+        }
+    }
+
+    fn fetch_right(&mut self, ctx: &mut ExecCtx) -> SqlResult<()> {
+        self.rnext = if self.right.next(ctx)? {
+            let row = self.right.row().to_vec();
+            let key = keys_of(self.right_keys, &row, ctx)?;
+            Some((row, key))
+        } else {
+            None
+        };
+        Ok(())
+    }
+
+    /// Starts joining the current left row with the run.
+    fn start_run(&mut self) -> SqlResult<()> {
+        self.in_run = true;
+        self.run_pos = 0;
+        self.run_reader = self.run.file_reader()?;
+        Ok(())
+    }
+
+    /// The next row of the run for the current left row, into `rbuf`; false at its end.
+    fn next_run_row(&mut self) -> SqlResult<bool> {
+        if let Some(rd) = self.run_reader.as_mut() {
+            return rd.next_row(&mut self.rbuf);
+        }
+        match self.run.mem_rows().and_then(|r| r.get(self.run_pos)) {
+            Some(r) => {
+                self.rbuf.clear();
+                self.rbuf.extend_from_slice(r);
+                self.run_pos += 1;
+                Ok(true)
+            }
+            None => Ok(false),
         }
     }
 }
 
-fn read_all(
-    op: &mut BoxOp<'_>,
-    keys: &[ScalarExpr],
-    ctx: &mut ExecCtx,
-) -> SqlResult<Vec<(Vec<Value>, Vec<Value>)>> {
-    let mut v = Vec::new();
-    op.open(ctx)?;
-    while op.next(ctx)? {
-        let row = op.row();
-        let mut k = Vec::with_capacity(keys.len());
-        for e in keys {
-            k.push(eval(e, row, ctx)?);
-        }
-        v.push((k, row.to_vec()));
+fn keys_of(keys: &[ScalarExpr], row: &[Value], ctx: &mut ExecCtx) -> SqlResult<Vec<Value>> {
+    let mut k = Vec::with_capacity(keys.len());
+    for e in keys {
+        k.push(eval(e, row, ctx)?);
     }
-    op.close();
-    Ok(v)
+    Ok(k)
 }
 
 fn cmp(a: &[Value], b: &[Value]) -> Ordering {
@@ -82,60 +131,86 @@ impl Operator for MergeJoin<'_> {
         if self.kind != JoinKind::Inner {
             return Err(SqlError::internal("merge join supports inner joins only"));
         }
+        self.run = RowBuffer::new(RUN_OBJECT);
+        self.run_key = None;
+        self.in_run = false;
+        self.run_reader = None;
         self.out.clear();
-        self.pos = 0;
-        let l = read_all(&mut self.left, self.left_keys, ctx)?;
-        let r = read_all(&mut self.right, self.right_keys, ctx)?;
-        let (mut i, mut j) = (0, 0);
-        while i < l.len() && j < r.len() {
-            if l[i].0.iter().any(Value::is_null) {
-                i += 1;
-                continue;
-            }
-            if r[j].0.iter().any(Value::is_null) {
-                j += 1;
-                continue;
-            }
-            match cmp(&l[i].0, &r[j].0) {
-                Ordering::Less => i += 1,
-                Ordering::Greater => j += 1,
-                Ordering::Equal => {
-                    let mut j_end = j;
-                    while j_end < r.len() && cmp(&r[j].0, &r[j_end].0) == Ordering::Equal {
-                        j_end += 1;
-                    }
-                    let i_start = i;
-                    while i < l.len() && cmp(&l[i_start].0, &l[i].0) == Ordering::Equal {
-                        for rr in &r[j..j_end] {
-                            let mut row = l[i].1.clone();
-                            row.extend_from_slice(&rr.1);
-                            if let Some(p) = self.residual {
-                                if !eval_pred(p, &row, ctx)? {
-                                    continue;
-                                }
-                            }
-                            self.out.push(row);
+        self.left.open(ctx)?;
+        self.right.open(ctx)?;
+        self.fetch_right(ctx)
+    }
+
+    fn next(&mut self, ctx: &mut ExecCtx) -> SqlResult<bool> {
+        loop {
+            if self.in_run {
+                if self.next_run_row()? {
+                    self.out.clear();
+                    self.out.extend_from_slice(&self.lrow);
+                    self.out.extend_from_slice(&self.rbuf);
+                    if let Some(p) = self.residual {
+                        if !eval_pred(p, &self.out, ctx)? {
+                            continue;
                         }
-                        i += 1;
                     }
-                    j = j_end;
+                    return Ok(true);
+                }
+                self.in_run = false;
+            }
+            if !self.left.next(ctx)? {
+                self.out.clear();
+                return Ok(false);
+            }
+            self.lrow.clear();
+            self.lrow.extend_from_slice(self.left.row());
+            let lkey = keys_of(self.left_keys, &self.lrow, ctx)?;
+            if lkey.iter().any(Value::is_null) {
+                continue;
+            }
+            if self
+                .run_key
+                .as_ref()
+                .is_some_and(|k| cmp(k, &lkey) == Ordering::Equal)
+            {
+                self.start_run()?;
+                continue;
+            }
+            // a new key: skip smaller (and NULL) right keys, then collect the run of this key
+            self.run_key = None;
+            self.run = RowBuffer::new(RUN_OBJECT);
+            while let Some((_, k)) = &self.rnext {
+                if k.iter().any(Value::is_null) || cmp(k, &lkey) == Ordering::Less {
+                    self.fetch_right(ctx)?;
+                } else {
+                    break;
                 }
             }
+            if !matches!(&self.rnext, Some((_, k)) if cmp(k, &lkey) == Ordering::Equal) {
+                continue;
+            }
+            while let Some((row, k)) = self.rnext.take() {
+                if cmp(&k, &lkey) != Ordering::Equal {
+                    self.rnext = Some((row, k));
+                    break;
+                }
+                self.run.push(&row, ctx)?;
+                self.fetch_right(ctx)?;
+            }
+            self.run.finish(ctx)?;
+            self.run_key = Some(lkey);
+            self.start_run()?;
         }
-        Ok(())
     }
-    fn next(&mut self, _ctx: &mut ExecCtx) -> SqlResult<bool> {
-        if self.pos < self.out.len() {
-            self.pos += 1;
-            Ok(true)
-        } else {
-            Ok(false)
-        }
-    }
+
     fn row(&self) -> &[Value] {
-        match self.pos.checked_sub(1).and_then(|i| self.out.get(i)) {
-            Some(r) => r,
-            None => &[],
-        }
+        &self.out
+    }
+
+    fn close(&mut self) {
+        self.left.close();
+        self.right.close();
+        self.run = RowBuffer::new(RUN_OBJECT);
+        self.run_reader = None;
+        self.rnext = None;
     }
 }

@@ -32,7 +32,7 @@ use crate::valops;
 
 pub struct Sort<'p> {
     input: BoxOp<'p>,
-    keys: &'p [SortKey],
+    keys: Keys<'p>,
     top: Option<&'p ScalarExpr>,
     distinct: bool,
     /// TOP N Sort (bounded) rows: (keys, row).
@@ -53,6 +53,24 @@ pub struct Sort<'p> {
     /// Merge mode: rows still to produce (TOP).
     left: Option<usize>,
     emitted: bool,
+}
+
+/// The sort keys: borrowed from the plan, or built by the operator that owns the sort (the
+/// window sorts its input by keys it derives from its calls).
+#[derive(Clone)]
+enum Keys<'p> {
+    Plan(&'p [SortKey]),
+    Owned(std::rc::Rc<[SortKey]>),
+}
+
+impl std::ops::Deref for Keys<'_> {
+    type Target = [SortKey];
+    fn deref(&self) -> &[SortKey] {
+        match self {
+            Keys::Plan(k) => k,
+            Keys::Owned(k) => k,
+        }
+    }
 }
 
 /// Work table name in error messages about sort runs.
@@ -121,6 +139,20 @@ impl<'p> Sort<'p> {
     pub fn new(
         input: BoxOp<'p>,
         keys: &'p [SortKey],
+        top: Option<&'p ScalarExpr>,
+        distinct: bool,
+    ) -> Self {
+        Sort::with_keys(input, Keys::Plan(keys), top, distinct)
+    }
+
+    /// A full sort of `input` by keys the caller builds (no TOP, no DISTINCT).
+    pub(crate) fn owned(input: BoxOp<'p>, keys: Vec<SortKey>) -> Self {
+        Sort::with_keys(input, Keys::Owned(keys.into()), None, false)
+    }
+
+    fn with_keys(
+        input: BoxOp<'p>,
+        keys: Keys<'p>,
         top: Option<&'p ScalarExpr>,
         distinct: bool,
     ) -> Self {
@@ -379,7 +411,8 @@ impl Sort<'_> {
     /// Full (unbounded) sort: rows flat, permutation sorted by pre-encoded or `Value` keys;
     /// runs spilled to work files when the budget is exceeded.
     fn full_sort(&mut self, limit: Option<usize>, ctx: &mut ExecCtx) -> SqlResult<()> {
-        let keys = self.keys;
+        let keys = self.keys.clone();
+        let keys: &[SortKey] = &keys;
         let spec = KeySpec::new(keys);
         let budget = ctx.spill.operator_budget;
         let mut enc: Vec<u8> = Vec::new();
@@ -487,7 +520,8 @@ impl Sort<'_> {
     /// Next row of the final merge into `cur`.
     #[inline(never)]
     fn merge_next(&mut self) -> SqlResult<bool> {
-        let keys = self.keys;
+        let keys = self.keys.clone();
+        let keys: &[SortKey] = &keys;
         let Some(m) = self.merge.as_mut() else {
             return Ok(false);
         };
@@ -527,7 +561,8 @@ impl Operator for Sort<'_> {
             None => None,
         };
         self.input.open(ctx)?;
-        let keys = self.keys;
+        let keys = self.keys.clone();
+        let keys: &[SortKey] = &keys;
         let mut kbuf: Vec<Value> = Vec::with_capacity(keys.len());
         // TOP N: keep the best n rows sorted; a row not better than the worst is dropped
         // without copying it

@@ -954,24 +954,35 @@ impl Inner {
     // ------------------------------------------------------------------ LOB chains
 
     /// Writes `data` into a chain of new LOB pages; returns the first page.
+    ///
+    /// The pages are allocated in `mtr` (IAM/GAM changes, logged and undone with the row that
+    /// references the chain), but each page's content is written and logged in a mini-
+    /// transaction of its own and released at once, so a value of any size pins at most one
+    /// LOB page (plus the few IAM/GAM pages `mtr` holds) and streams through the buffer pool
+    /// (storage README A7). Until `mtr` commits the pages are not allocated: a crash or an
+    /// error before that leaves written but free pages, which nothing reads.
     pub fn lob_write(&self, mtr: &mut Mtr<'_>, m: &ObjMeta, data: &[u8]) -> SqlResult<PageId> {
         const CAP: usize = PAGE_SIZE - HEADER;
-        let chunks: Vec<&[u8]> = data.chunks(CAP).collect();
-        let mut pids = Vec::with_capacity(chunks.len());
-        for _ in 0..chunks.len().max(1) {
+        let npages = data.len().div_ceil(CAP).max(1);
+        let mut pids = Vec::with_capacity(npages);
+        for _ in 0..npages {
             pids.push(self.alloc_page(mtr, m.iam, m.obj)?);
         }
         for (k, pid) in pids.iter().enumerate() {
-            let i = mtr.latch_new(*pid)?;
-            let p = mtr.page_mut(i);
+            let c = data
+                .get(k * CAP..((k + 1) * CAP).min(data.len()))
+                .unwrap_or(&[]);
+            let mut page_mtr = Mtr::new(&self.pool);
+            let i = page_mtr.latch_new(*pid)?;
+            let p = page_mtr.page_mut(i);
             page::init(p, *pid, PageType::Lob, m.obj, 0);
-            let c = chunks.get(k).copied().unwrap_or(&[]);
             p[HEADER..HEADER + c.len()].copy_from_slice(c);
             wr16(p, page::OFF_FREE_START, (HEADER + c.len()) as u16);
             wr16(p, page::OFF_FREE_BYTES, (CAP - c.len()) as u16);
             if let Some(nx) = pids.get(k + 1) {
                 page::set_next(p, *nx);
             }
+            page_mtr.commit(&self.log, 0, 0, NOT_CLR, None)?;
         }
         Ok(pids[0])
     }
