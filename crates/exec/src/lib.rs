@@ -27,6 +27,7 @@ mod compute_scalar;
 mod concatenation;
 mod constant_scan;
 mod dml;
+pub mod bulk;
 mod filter;
 mod halloween;
 mod hash_aggregate;

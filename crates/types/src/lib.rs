@@ -55,6 +55,7 @@ pub mod derive;
 pub mod functions;
 pub mod key;
 pub mod literal;
+pub mod textdecode;
 pub mod ops;
 mod value;
 
