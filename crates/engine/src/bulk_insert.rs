@@ -570,10 +570,13 @@ impl Loader {
                 row[c] = Value::Null;
                 continue;
             }
-            let Ok(text) = std::str::from_utf8(bytes) else {
-                return Err((c, ConvFail::Mismatch));
-            };
-            let text = if span.escaped {
+            if col.computed.is_some() {
+                continue;
+            }
+            let bytes = if span.escaped {
+                let Ok(text) = std::str::from_utf8(bytes) else {
+                    return Err((c, ConvFail::Mismatch));
+                };
                 self.scratch.clear();
                 let q = self.opts.quote as char;
                 let mut prev_quote = false;
@@ -585,14 +588,11 @@ impl Loader {
                     prev_quote = ch == q;
                     self.scratch.push(ch);
                 }
-                self.scratch.as_str()
+                self.scratch.as_bytes()
             } else {
-                text
+                bytes
             };
-            if col.computed.is_some() {
-                continue;
-            }
-            convert_field(text, &col.data_type, &mut row[c]).map_err(|f| (c, f))?;
+            convert_field(bytes, &col.data_type, &mut row[c]).map_err(|f| (c, f))?;
         }
         Ok(())
     }
@@ -689,8 +689,7 @@ fn take_string(slot: &mut Value) -> String {
     }
 }
 
-fn parse_i64(t: &str) -> Option<i64> {
-    let b = t.as_bytes();
+fn parse_i64(b: &[u8]) -> Option<i64> {
     let (neg, digits) = match b.first()? {
         b'-' => (true, &b[1..]),
         b'+' => (false, &b[1..]),
@@ -710,8 +709,7 @@ fn parse_i64(t: &str) -> Option<i64> {
 }
 
 /// `[-]digits[.digits]` with at most `scale` fraction digits, as a mantissa at `scale`.
-fn parse_decimal(t: &str, precision: u8, scale: u8) -> Option<i128> {
-    let b = t.as_bytes();
+fn parse_decimal(b: &[u8], precision: u8, scale: u8) -> Option<i128> {
     let (neg, rest) = match b.first()? {
         b'-' => (true, &b[1..]),
         b'+' => (false, &b[1..]),
@@ -742,8 +740,7 @@ fn parse_decimal(t: &str, precision: u8, scale: u8) -> Option<i128> {
 }
 
 /// `yyyy-mm-dd`.
-fn parse_date(t: &str) -> Option<i32> {
-    let b = t.as_bytes();
+fn parse_date(b: &[u8]) -> Option<i32> {
     if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
         return None;
     }
@@ -760,10 +757,11 @@ fn parse_date(t: &str) -> Option<i32> {
     Some(types::datetime::days_from_civil(y as i32, m, d))
 }
 
-/// Converts one field's text to the column type into `slot`.
-fn convert_field(text: &str, ty: &DataType, slot: &mut Value) -> Result<(), ConvFail> {
+/// Converts one field's bytes to the column type into `slot` (bytes that are not UTF-8 are a
+/// type mismatch: "invalid character for the specified codepage").
+fn convert_field(bytes: &[u8], ty: &DataType, slot: &mut Value) -> Result<(), ConvFail> {
     let int = |lo: i64, hi: i64| -> Option<Result<i64, ConvFail>> {
-        parse_i64(text).map(|v| {
+        parse_i64(bytes).map(|v| {
             if (lo..=hi).contains(&v) {
                 Ok(v)
             } else {
@@ -797,7 +795,7 @@ fn convert_field(text: &str, ty: &DataType, slot: &mut Value) -> Result<(), Conv
             }
         }
         DataType::Decimal { precision, scale } | DataType::Numeric { precision, scale } => {
-            if let Some(m) = parse_decimal(text, *precision, *scale) {
+            if let Some(m) = parse_decimal(bytes, *precision, *scale) {
                 *slot = Value::Decimal {
                     mantissa: m,
                     scale: *scale,
@@ -806,13 +804,16 @@ fn convert_field(text: &str, ty: &DataType, slot: &mut Value) -> Result<(), Conv
             }
         }
         DataType::Date => {
-            if let Some(d) = parse_date(text) {
+            if let Some(d) = parse_date(bytes) {
                 *slot = Value::Date(d);
                 return Ok(());
             }
         }
         _ => {}
     }
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return Err(ConvFail::Mismatch);
+    };
     // strings: ASCII text into varchar/char, any text into nvarchar/nchar
     let string = match ty {
         DataType::VarChar(n) if text.is_ascii() => Some((n.map(|n| n as usize), 0, false)),
@@ -843,7 +844,13 @@ fn convert_field(text: &str, ty: &DataType, slot: &mut Value) -> Result<(), Conv
             _ => s.push_str(text),
         }
         if pad > n {
-            s.extend(std::iter::repeat_n(' ', pad - n));
+            const SPACES: &str = "                                                                ";
+            let mut left = pad - n;
+            while left > 0 {
+                let k = left.min(SPACES.len());
+                s.push_str(&SPACES[..k]);
+                left -= k;
+            }
         }
         *slot = match ty {
             DataType::Char(_) => Value::Char(s),
