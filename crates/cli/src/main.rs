@@ -258,10 +258,8 @@ fn main() -> ExitCode {
             return code;
         }
         // UTF-8 (BOM optional) or UTF-16 with a BOM, decoded as it streams in
-        let mut lock = std::io::BufReader::new(types::textdecode::DecodingReader::new(
-            stdin.lock(),
-            None,
-        ));
+        let mut lock =
+            std::io::BufReader::new(types::textdecode::DecodingReader::new(stdin.lock(), None));
         // jsonl: the ENGINE_INTERFACE contract discards an unterminated trailing batch.
         if let Err(e) = runner.run_reader(&mut lock, strict, !strict) {
             eprintln!("latchkey: standard input: {e}");

@@ -89,7 +89,9 @@ fn golden_sql() {
             "table"
         };
         let dir = tempfile::tempdir().expect("tempdir");
-        let test_dir = f.parent().map(|p| p.canonicalize().unwrap_or(p.to_path_buf()));
+        let test_dir = f
+            .parent()
+            .map(|p| p.canonicalize().unwrap_or(p.to_path_buf()));
         let test_dir = test_dir.unwrap_or_default().display().to_string();
         let data_dir = dir.path().display().to_string();
         let text = text

@@ -8,7 +8,11 @@ use std::process::{Command, Output, Stdio};
 const SCRIPT: &str = "CREATE TABLE t (s nvarchar(20))\nGO\nINSERT t VALUES (N'straße €𝄞')\nSELECT s, LEN(s) AS n FROM t\nGO\n";
 
 fn utf16(s: &str, le: bool) -> Vec<u8> {
-    let mut out = if le { vec![0xFF, 0xFE] } else { vec![0xFE, 0xFF] };
+    let mut out = if le {
+        vec![0xFF, 0xFE]
+    } else {
+        vec![0xFE, 0xFF]
+    };
     for u in s.encode_utf16() {
         out.extend_from_slice(&if le { u.to_le_bytes() } else { u.to_be_bytes() });
     }
@@ -37,7 +41,9 @@ fn latchkey(data: &std::path::Path, args: &[&str], stdin: Option<&[u8]>) -> Outp
         .spawn()
         .expect("run latchkey");
     let mut input = child.stdin.take().expect("stdin");
-    input.write_all(stdin.unwrap_or_default()).expect("write stdin");
+    input
+        .write_all(stdin.unwrap_or_default())
+        .expect("write stdin");
     drop(input);
     child.wait_with_output().expect("wait")
 }
@@ -60,7 +66,11 @@ fn every_bom_kind_from_a_file_and_from_stdin() {
                 latchkey(&dir.path().join("d"), &["-i", f], None)
             };
             let stdout = text(&out.stdout);
-            assert!(out.status.success(), "{name}: {stdout}{}", text(&out.stderr));
+            assert!(
+                out.status.success(),
+                "{name}: {stdout}{}",
+                text(&out.stderr)
+            );
             assert!(
                 stdout.contains("straße €𝄞") && stdout.contains(" 10"),
                 "{name} (stdin {via_stdin}): {stdout}"
@@ -87,11 +97,18 @@ fn invalid_bytes_name_the_line_and_fail_in_every_mode() {
         let out = latchkey(&data, &args, stdin);
         let err = text(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{mode}: {err}");
-        assert!(err.contains("invalid UTF-8") && err.contains("line 3"), "{mode}: {err}");
+        assert!(
+            err.contains("invalid UTF-8") && err.contains("line 3"),
+            "{mode}: {err}"
+        );
         if args.first() == Some(&"-i") {
             // a bad file runs none of its batches
             let check = latchkey(&data, &["-Q", "SELECT OBJECT_ID('t') AS id"], None);
-            assert!(text(&check.stdout).contains("NULL"), "{mode}: {}", text(&check.stdout));
+            assert!(
+                text(&check.stdout).contains("NULL"),
+                "{mode}: {}",
+                text(&check.stdout)
+            );
         }
     }
     // an odd byte count in UTF-16 and an unpaired surrogate
@@ -102,6 +119,10 @@ fn invalid_bytes_name_the_line_and_fail_in_every_mode() {
     for bytes in [odd, lone] {
         let out = latchkey(&dir.path().join("u"), &[], Some(&bytes));
         assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
-        assert!(text(&out.stderr).contains("UTF-16"), "{}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains("UTF-16"),
+            "{}",
+            text(&out.stderr)
+        );
     }
 }

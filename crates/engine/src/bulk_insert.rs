@@ -387,10 +387,11 @@ fn open_error(p: &Path, e: &std::io::Error) -> SqlError {
         std::io::ErrorKind::PermissionDenied => {
             SqlError::new(4861, &[&name, &"5(Access is denied.)"])
         }
-        std::io::ErrorKind::AlreadyExists => {
-            SqlError::new(4861, &[&name, &"80(The file exists.)"])
-        }
-        _ => SqlError::new(4861, &[&name, &format!("{}({e})", e.raw_os_error().unwrap_or(0))]),
+        std::io::ErrorKind::AlreadyExists => SqlError::new(4861, &[&name, &"80(The file exists.)"]),
+        _ => SqlError::new(
+            4861,
+            &[&name, &format!("{}({e})", e.raw_os_error().unwrap_or(0))],
+        ),
     }
 }
 
@@ -398,7 +399,11 @@ fn open_error(p: &Path, e: &std::io::Error) -> SqlError {
 fn provider_chain(messages: &mut Vec<SqlError>) -> SqlError {
     messages.push(SqlError::new(
         7399,
-        &[&"BULK", &"(null)", &"The provider did not give any information about the error."],
+        &[
+            &"BULK",
+            &"(null)",
+            &"The provider did not give any information about the error.",
+        ],
     ));
     let mut e = SqlError::new(7330, &[&"BULK", &"(null)"]);
     e.state = 2;
@@ -530,7 +535,11 @@ impl Loader {
             let r = &self.reader;
             let avail = r.avail();
             if i >= avail {
-                return Err(if r.eof { RowFail::Eof } else { RowFail::BadQuote(k) });
+                return Err(if r.eof {
+                    RowFail::Eof
+                } else {
+                    RowFail::BadQuote(k)
+                });
             }
             if i - from > limit {
                 return Err(RowFail::TooLong(k));
@@ -604,10 +613,8 @@ impl Loader {
             ConvFail::Truncation => (4863, "0x80004005"),
             ConvFail::Overflow => (4867, "0x80020005"),
         };
-        self.messages.push(SqlError::new(
-            number,
-            &[&self.row_no, &(col + 1), name],
-        ));
+        self.messages
+            .push(SqlError::new(number, &[&self.row_no, &(col + 1), name]));
         if let Some(ef) = self.error_file.as_mut() {
             let r = &self.reader;
             let offset = r.base + r.start as u64;
@@ -681,7 +688,10 @@ impl BulkSource for Loader {
 /// Takes the string buffer of `slot` for reuse (emptied).
 fn take_string(slot: &mut Value) -> String {
     match std::mem::replace(slot, Value::Null) {
-        Value::Char(mut s) | Value::VarChar(mut s) | Value::NChar(mut s) | Value::NVarChar(mut s) => {
+        Value::Char(mut s)
+        | Value::VarChar(mut s)
+        | Value::NChar(mut s)
+        | Value::NVarChar(mut s) => {
             s.clear();
             s
         }
@@ -981,10 +991,7 @@ impl Session {
         // a UTF-8 byte order mark is not data
         if loader.opts.encoding.is_none() {
             while loader.reader.avail() < 3 && !loader.reader.eof {
-                loader
-                    .reader
-                    .fill()
-                    .map_err(|e| open_error(path, &e))?;
+                loader.reader.fill().map_err(|e| open_error(path, &e))?;
             }
             if loader.reader.buf[..loader.reader.end].starts_with(&[0xEF, 0xBB, 0xBF]) {
                 loader.reader.start = 3;
@@ -1036,7 +1043,11 @@ impl Session {
         };
         let mut t = table.clone();
         let mut changed = false;
-        for c in t.checks.iter_mut().filter(|c| !c.disabled && !c.not_trusted) {
+        for c in t
+            .checks
+            .iter_mut()
+            .filter(|c| !c.disabled && !c.not_trusted)
+        {
             c.not_trusted = true;
             changed = true;
         }

@@ -15,6 +15,7 @@
 //! (storage), SQL value semantics (types).
 
 pub mod agg;
+pub mod bulk;
 pub mod context;
 pub mod eval;
 pub mod operator;
@@ -27,7 +28,6 @@ mod compute_scalar;
 mod concatenation;
 mod constant_scan;
 mod dml;
-pub mod bulk;
 mod filter;
 mod halloween;
 mod hash_aggregate;

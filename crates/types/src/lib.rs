@@ -55,8 +55,8 @@ pub mod derive;
 pub mod functions;
 pub mod key;
 pub mod literal;
-pub mod textdecode;
 pub mod ops;
+pub mod textdecode;
 mod value;
 
 pub use collation::Collation;

@@ -69,7 +69,9 @@ impl std::fmt::Display for DecodeError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let what = match self.encoding {
             TextEncoding::Utf8 => "invalid UTF-8 byte sequence",
-            TextEncoding::Utf16Le | TextEncoding::Utf16Be => "invalid UTF-16 (an unpaired surrogate or an odd number of bytes)",
+            TextEncoding::Utf16Le | TextEncoding::Utf16Be => {
+                "invalid UTF-16 (an unpaired surrogate or an odd number of bytes)"
+            }
             _ => "invalid byte",
         };
         write!(
@@ -146,7 +148,12 @@ impl Decoder {
     /// Decodes `input` (the next chunk) and appends the text to `out`. A sequence cut at the
     /// end of the chunk is kept for the next call; `last` says there is none (the end of the
     /// input), so a cut sequence is an error.
-    pub fn decode(&mut self, input: &[u8], last: bool, out: &mut String) -> Result<(), DecodeError> {
+    pub fn decode(
+        &mut self,
+        input: &[u8],
+        last: bool,
+        out: &mut String,
+    ) -> Result<(), DecodeError> {
         let start_len = out.len();
         let carried = self.carry.len();
         let mut joined;
@@ -393,7 +400,10 @@ mod tests {
     #[test]
     fn invalid_bytes_name_the_line() {
         let e = read_text(&b"SELECT 1\nGO\nSELECT '\xff'\n"[..]).unwrap_err();
-        let d = e.get_ref().and_then(|e| e.downcast_ref::<DecodeError>()).unwrap();
+        let d = e
+            .get_ref()
+            .and_then(|e| e.downcast_ref::<DecodeError>())
+            .unwrap();
         assert_eq!((d.line, d.offset), (3, 20));
         // a truncated sequence at the end of the input
         let e = read_text(&b"ab\n\xe2\x82"[..]).unwrap_err();
