@@ -74,15 +74,24 @@ struct Options {
 /// A terminator as SQL Server reads it: `0x..` hex bytes, or text with the escapes `\t \n \r
 /// \\ \0`. A row terminator written `\n` means carriage return + line feed (SQL Server's rule
 /// for `\n` and the default); `0x0a` is a bare line feed.
-fn terminator(text: &str, row: bool) -> SqlResult<Vec<u8>> {
+/// In a widechar file a hex terminator is UTF-16 LE code units (`0x0a00`); the file is
+/// matched after decoding, so those units are re-encoded as UTF-8.
+fn terminator(text: &str, row: bool, widechar: bool) -> SqlResult<Vec<u8>> {
     if row && text == "\\n" {
         return Ok(b"\r\n".to_vec());
     }
     if let Some(hex) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
         if !hex.is_empty() && hex.len() % 2 == 0 && hex.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Ok((0..hex.len() / 2)
+            let bytes: Vec<u8> = (0..hex.len() / 2)
                 .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap_or(0))
-                .collect());
+                .collect();
+            if widechar && bytes.len() % 2 == 0 {
+                let units = bytes.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]]));
+                if let Ok(s) = char::decode_utf16(units).collect::<Result<String, _>>() {
+                    return Ok(s.into_bytes());
+                }
+            }
+            return Ok(bytes);
         }
     }
     let mut out = Vec::with_capacity(text.len());
@@ -154,6 +163,7 @@ fn parse_options(opts: &[ast::BulkOption]) -> SqlResult<Options> {
     };
     let mut widechar = false;
     let mut code_page_set = None;
+    let (mut field_term, mut row_term) = (None, None);
     let mut seen: Vec<&str> = Vec::new();
     for opt in opts {
         if seen.contains(&opt.name.as_str()) {
@@ -177,8 +187,8 @@ fn parse_options(opts: &[ast::BulkOption]) -> SqlResult<Options> {
             _ => Err(SqlError::new(102, &[&opt.name])),
         };
         match opt.name.as_str() {
-            "FIELDTERMINATOR" => o.field_term = terminator(text()?, false)?,
-            "ROWTERMINATOR" => o.row_term = terminator(text()?, true)?,
+            "FIELDTERMINATOR" => field_term = Some(text()?),
+            "ROWTERMINATOR" => row_term = Some(text()?),
             "FIRSTROW" => o.first_row = int()?.max(1),
             "LASTROW" => o.last_row = int()?,
             "BATCHSIZE" => o.batch_size = int()?,
@@ -225,6 +235,12 @@ fn parse_options(opts: &[ast::BulkOption]) -> SqlResult<Options> {
             }
             other => return Err(SqlError::unsupported(other)),
         }
+    }
+    if let Some(t) = field_term {
+        o.field_term = terminator(t, false, widechar)?;
+    }
+    if let Some(t) = row_term {
+        o.row_term = terminator(t, true, widechar)?;
     }
     o.encoding = if widechar {
         Some(TextEncoding::Utf16Le)

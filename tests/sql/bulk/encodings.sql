@@ -3,6 +3,8 @@ CREATE TABLE e (id int, s nvarchar(20));
 BULK INSERT e FROM '$(TESTDIR)/data/utf8.txt' WITH (ROWTERMINATOR = '0x0a');
 BULK INSERT e FROM '$(TESTDIR)/data/utf8bom.txt' WITH (ROWTERMINATOR = '0x0a', CODEPAGE = '65001');
 BULK INSERT e FROM '$(TESTDIR)/data/utf16.txt' WITH (ROWTERMINATOR = '0x0a', DATAFILETYPE = 'widechar');
+-- hex terminators of a widechar file are UTF-16 code units
+BULK INSERT e FROM '$(TESTDIR)/data/utf16.txt' WITH (ROWTERMINATOR = '0x0a00', FIELDTERMINATOR = '0x0900', DATAFILETYPE = 'widechar');
 BULK INSERT e FROM '$(TESTDIR)/data/cp1252.txt' WITH (ROWTERMINATOR = '0x0a', CODEPAGE = 'ACP');
 BULK INSERT e FROM '$(TESTDIR)/data/cp1252.txt' WITH (ROWTERMINATOR = '0x0a', CODEPAGE = '1252', DATAFILETYPE = 'char');
 BULK INSERT e FROM '$(TESTDIR)/data/cp437.txt' WITH (ROWTERMINATOR = '0x0a', CODEPAGE = 'OEM');
