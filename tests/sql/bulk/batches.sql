@@ -40,3 +40,13 @@ BULK INSERT c2 FROM '$(TESTDIR)/data/dups.txt' WITH (ROWTERMINATOR = '0x0a', CHE
 SELECT COUNT(*) AS n FROM c2;
 SELECT name, is_not_trusted FROM sys.check_constraints WHERE name = 'ck_id2';
 GO
+-- a fatal error in a later batch (too many rejected rows) keeps the committed batches
+CREATE TABLE t (id int NOT NULL, d date, amount decimal(5,2), label varchar(20));
+BULK INSERT t FROM '$(TESTDIR)/data/errors.txt' WITH (ROWTERMINATOR = '0x0a', BATCHSIZE = 1, MAXERRORS = 1);
+SELECT id FROM t;
+GO
+-- the file ends inside a row of the second batch: the first batch stays
+TRUNCATE TABLE t;
+BULK INSERT t FROM '$(TESTDIR)/data/short.txt' WITH (ROWTERMINATOR = '0x0a', BATCHSIZE = 1);
+SELECT id FROM t;
+GO
