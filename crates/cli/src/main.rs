@@ -227,7 +227,16 @@ fn main() -> ExitCode {
                 return ExitCode::from(1);
             }
         };
-        let mut r = std::io::BufReader::new(file);
+        // the whole script is decoded before any of it runs: a bad byte on line 500 must not
+        // leave the first 499 lines executed
+        let text = match types::textdecode::read_text(file) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("latchkey: {}: {e}", f.display());
+                return ExitCode::from(1);
+            }
+        };
+        let mut r = std::io::Cursor::new(text.as_bytes());
         if let Err(e) = runner.run_reader(&mut r, false, true) {
             eprintln!("latchkey: error reading {}: {e}", f.display());
             return ExitCode::from(1);
@@ -248,10 +257,15 @@ fn main() -> ExitCode {
             drop(runner);
             return code;
         }
-        let mut lock = stdin.lock();
+        // UTF-8 (BOM optional) or UTF-16 with a BOM, decoded as it streams in
+        let mut lock =
+            std::io::BufReader::new(types::textdecode::DecodingReader::new(stdin.lock(), None));
         // jsonl: the ENGINE_INTERFACE contract discards an unterminated trailing batch.
         if let Err(e) = runner.run_reader(&mut lock, strict, !strict) {
-            eprintln!("latchkey: error reading stdin: {e}");
+            eprintln!("latchkey: standard input: {e}");
+            let _ = std::io::stdout().flush();
+            drop(runner);
+            return ExitCode::from(1);
         }
     }
     let _ = std::io::stdout().flush();

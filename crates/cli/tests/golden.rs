@@ -7,6 +7,9 @@
 //! * `tests/sql/pending/` is skipped: scripts waiting for features of other layers.
 //! * A script whose first lines contain `-- restart` runs in two processes on the same data
 //!   directory, split at the line `-- restart` (persistence tests).
+//! * `$(TESTDIR)` in a script is replaced by the absolute path of the script's directory (data
+//!   files beside it, e.g. for BULK INSERT) and `$(DATADIR)` by the run's temporary data
+//!   directory (files a script writes); both paths read back as those names in the output.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -86,10 +89,21 @@ fn golden_sql() {
             "table"
         };
         let dir = tempfile::tempdir().expect("tempdir");
+        let test_dir = f
+            .parent()
+            .map(|p| p.canonicalize().unwrap_or(p.to_path_buf()));
+        let test_dir = test_dir.unwrap_or_default().display().to_string();
+        let data_dir = dir.path().display().to_string();
+        let text = text
+            .replace("$(TESTDIR)", &test_dir)
+            .replace("$(DATADIR)", &data_dir);
         let mut actual = String::new();
         for part in text.split("\n-- restart\n") {
             actual.push_str(&run_script(dir.path(), part, format));
         }
+        let actual = actual
+            .replace(&test_dir, "$(TESTDIR)")
+            .replace(&data_dir, "$(DATADIR)");
         ran += 1;
         let expected_path = f.with_extension("out");
         if update {

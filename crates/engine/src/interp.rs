@@ -229,6 +229,12 @@ impl Session {
                 self.autocommit(|me| me.run_query_statement(s, sink))?;
                 self.error = 0;
             }
+            K::BulkInsert(b) => {
+                // transactions per batch are the statement's own (BATCHSIZE); @@ERROR is
+                // the last rejected row's error, else 0
+                self.error = 0;
+                self.bulk_insert(b, s.line, sink)?;
+            }
             K::Truncate(name) => {
                 self.autocommit(|me| me.truncate_table(name))?;
                 self.error = 0;

@@ -21,6 +21,7 @@
 //! and row formats (exec), pages and logging (storage), the wire protocol (tds/server).
 
 pub mod bootstrap;
+mod bulk_insert;
 mod compile;
 pub mod dbcat;
 pub mod dbstate;

@@ -15,6 +15,7 @@
 //! (storage), SQL value semantics (types).
 
 pub mod agg;
+pub mod bulk;
 pub mod context;
 pub mod eval;
 pub mod index_check;

@@ -1485,10 +1485,38 @@ pub enum StatementKind {
     Exec(Box<Exec>),
     Checkpoint(Option<Expr>),
     Dbcc(Box<Dbcc>),
+    BulkInsert(Box<BulkInsert>),
     /// Statements recognised but not modelled (GRANT, DENY, REVOKE, ...): first keyword
     /// upper-cased and the statement's source text.
     Unsupported {
         keyword: String,
         text: String,
     },
+}
+
+/// `BULK INSERT [db.][schema.]table FROM 'file' [WITH (option [, ...])]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BulkInsert {
+    pub table: ObjectName,
+    pub file: String,
+    /// Options in source order, names upper-cased (the parser accepts only SQL Server's names).
+    pub options: Vec<BulkOption>,
+}
+
+/// One `WITH` option of BULK INSERT.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BulkOption {
+    pub name: String,
+    pub value: BulkOptionValue,
+}
+
+/// The value of a BULK INSERT option.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BulkOptionValue {
+    /// A flag (`TABLOCK`, `KEEPNULLS`, ...).
+    None,
+    Str(String),
+    Int(i64),
+    /// `ORDER (column [ASC | DESC], ...)`: (column, descending).
+    Order(Vec<(Ident, bool)>),
 }

@@ -1975,6 +1975,39 @@ impl Display for StatementKind {
                 }
                 Ok(())
             }
+            S::BulkInsert(b) => {
+                write!(f, "BULK INSERT {} FROM ", b.table)?;
+                write_string(f, &b.file, false)?;
+                if b.options.is_empty() {
+                    return Ok(());
+                }
+                f.write_str(" WITH (")?;
+                for (i, o) in b.options.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    f.write_str(&o.name)?;
+                    match &o.value {
+                        BulkOptionValue::None => {}
+                        BulkOptionValue::Str(s) => {
+                            f.write_str(" = ")?;
+                            write_string(f, s, false)?;
+                        }
+                        BulkOptionValue::Int(n) => write!(f, " = {n}")?,
+                        BulkOptionValue::Order(cols) => {
+                            f.write_str(" (")?;
+                            for (k, (c, desc)) in cols.iter().enumerate() {
+                                if k > 0 {
+                                    f.write_str(", ")?;
+                                }
+                                write!(f, "{c}{}", if *desc { " DESC" } else { " ASC" })?;
+                            }
+                            f.write_str(")")?;
+                        }
+                    }
+                }
+                f.write_str(")")
+            }
             S::Unsupported { text, .. } => f.write_str(text),
         }
     }

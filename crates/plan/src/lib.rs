@@ -25,6 +25,6 @@ mod binder;
 
 pub use binder::expr_decl_type as decl_type;
 pub use binder::{
-    bind_insert_target, bind_merge, bind_scalar, bind_statement, check_inline_function,
-    check_view_definition, qualified_name, BindEnv,
+    bind_bulk_target, bind_insert_target, bind_merge, bind_scalar, bind_statement,
+    check_inline_function, check_view_definition, qualified_name, BindEnv,
 };

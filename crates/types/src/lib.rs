@@ -58,6 +58,7 @@ pub mod key;
 pub mod literal;
 pub mod lob;
 pub mod ops;
+pub mod textdecode;
 mod value;
 
 pub use collation::Collation;

@@ -4,6 +4,7 @@
 //! hints), `dml` (INSERT/UPDATE/DELETE/MERGE), `ddl` (CREATE/ALTER/DROP ...), `proc` (procedural
 //! statements). Everything returns `SqlResult`; nothing panics on input.
 
+mod bulk;
 mod ddl;
 mod dml;
 mod expr;
@@ -670,6 +671,7 @@ impl<'a> Parser<'a> {
                 Ok(StatementKind::Deallocate(self.parse_cursor_ref()?))
             }
             "FETCH" => self.parse_fetch(),
+            "BULK" if self.kw_at(1, "INSERT") => self.parse_bulk_insert(),
             "GRANT" | "DENY" | "REVOKE" | "RECONFIGURE" | "KILL" | "SHUTDOWN" | "BACKUP"
             | "RESTORE" | "BULK" | "REVERT" | "SETUSER" | "ENABLE" | "DISABLE" => {
                 Ok(self.parse_unsupported())

@@ -108,6 +108,39 @@ pub fn bind_insert_target(
     Ok((b.insert_columns(table, &target)?, b.bind_checks(table)?))
 }
 
+/// For BULK INSERT, where the data file has a field for every column: how each column is
+/// filled (`Source(c)`; `Identity` for the identity column unless `keep_identity`;
+/// `Computed`), each column's bound DEFAULT (for empty fields) and the CHECK constraints.
+#[allow(clippy::type_complexity)]
+pub fn bind_bulk_target(
+    table: &catalog::TableDef,
+    keep_identity: bool,
+    env: &dyn BindEnv,
+) -> SqlResult<(
+    Vec<crate::physical::InsertColumn>,
+    Vec<Option<ScalarExpr>>,
+    Vec<crate::physical::BoundCheck>,
+)> {
+    use crate::physical::InsertColumn;
+    let b = Binder::new(env);
+    let mut columns = Vec::with_capacity(table.columns.len());
+    let mut defaults = Vec::with_capacity(table.columns.len());
+    for (i, c) in table.columns.iter().enumerate() {
+        columns.push(if let Some(text) = &c.computed {
+            InsertColumn::Computed(b.bind_table_expr(table, text)?)
+        } else if c.identity.is_some() && !keep_identity {
+            InsertColumn::Identity
+        } else {
+            InsertColumn::Source(i)
+        });
+        defaults.push(match &c.default {
+            Some(text) => Some(b.bind_table_expr(table, text)?),
+            None => None,
+        });
+    }
+    Ok((columns, defaults, b.bind_checks(table)?))
+}
+
 /// Binds a standalone scalar expression (SET @v = expr, IF cond, PRINT expr, RETURN expr).
 /// Subqueries inside it are allowed (they are bound as uncorrelated).
 pub fn bind_scalar(expr: &ast::Expr, env: &dyn BindEnv) -> SqlResult<ScalarExpr> {
