@@ -306,6 +306,26 @@ fn page_of_another_object_is_824() {
         );
     }
     write_page(dir.path(), leaf, &tree_leaf);
+    // 5. the heap's IAM page replaced by the B-tree's (re-addressed): the scan would list
+    // the tree's pages as the heap's
+    let heap_iam = pages_of(dir.path(), b.heap, page::PageType::Iam)[0];
+    let tree_iam = pages_of(dir.path(), b.tree, page::PageType::Iam)[0];
+    let heap_iam_bytes = read_page(dir.path(), heap_iam);
+    write_page(
+        dir.path(),
+        heap_iam,
+        &readdress(&read_page(dir.path(), tree_iam), heap_iam),
+    );
+    {
+        let db = Database::open(dir.path(), cfg()).unwrap();
+        assert_824(
+            heap_count(&db, b.heap),
+            "foreign IAM page",
+            "IAM page belongs to another object",
+        );
+        assert!(!db.check().unwrap().is_empty());
+    }
+    write_page(dir.path(), heap_iam, &heap_iam_bytes);
     let db = Database::open(dir.path(), cfg()).unwrap();
     assert_eq!(heap_count(&db, b.heap).unwrap(), ROWS as u64);
     assert_eq!(btree_scan(&db, b.tree).unwrap(), ROWS as usize);
