@@ -105,7 +105,7 @@ pub fn check_report(db: &Inner) -> SqlResult<Vec<Finding>> {
     let mut owner: HashMap<(u16, u32), u64> = HashMap::new();
     let mut owned: HashMap<u64, HashSet<PageId>> = HashMap::new();
     for m in std::iter::once(&dir).chain(objs.iter()) {
-        let ext = match db.iam_extents(m.iam) {
+        let ext = match db.object_extents(m) {
             Ok(e) => e,
             Err(e) => {
                 out.push(Finding::Other {

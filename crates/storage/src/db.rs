@@ -724,7 +724,7 @@ impl Inner {
         if let Some((zi, zs)) = self.dir_find(&mut mtr, zombie)? {
             page::heap_delete(mtr.page_mut(zi), zs);
         }
-        self.free_storage(&mut mtr, cur.iam)?;
+        self.free_storage(&mut mtr, &cur)?;
         self.commit_mtr(mtr, ctx, None)?;
         let mut o = self.objects.write();
         o.insert(obj, restored);
@@ -744,7 +744,7 @@ impl Inner {
         if let Some((i, s)) = self.dir_find(&mut mtr, obj)? {
             page::heap_delete(mtr.page_mut(i), s);
         }
-        self.free_storage(&mut mtr, m.iam)?;
+        self.free_storage(&mut mtr, &m)?;
         self.commit_mtr(mtr, ctx, None)?;
         self.objects.write().remove(&obj);
         self.heap_hint.lock().remove(&obj);
@@ -936,9 +936,22 @@ impl Inner {
         Ok(out)
     }
 
-    /// Frees every extent of an IAM chain (GAM bits cleared, files in ascending order).
-    fn free_storage(&self, mtr: &mut Mtr<'_>, iam_first: PageId) -> SqlResult<()> {
-        let mut ext = self.iam_extents(iam_first)?;
+    /// `iam_extents` of object `m`, whose first IAM page must carry its id (page/README
+    /// invariant 9) so that a misplaced IAM page never hands out, scans or frees another
+    /// object's extents. A zombie's pages carry the id of the object it was truncated from.
+    pub fn object_extents(&self, m: &ObjMeta) -> SqlResult<Vec<(u16, u32, u8)>> {
+        if m.state != STATE_ZOMBIE {
+            let g = self.pool.read(m.iam)?;
+            if page::page_type(&g) != Some(PageType::Iam) || page::obj(&g) != m.obj {
+                return Err(bad(m.iam, "IAM page belongs to another object"));
+            }
+        }
+        self.iam_extents(m.iam)
+    }
+
+    /// Frees every extent of object `m` (GAM bits cleared, files in ascending order).
+    fn free_storage(&self, mtr: &mut Mtr<'_>, m: &ObjMeta) -> SqlResult<()> {
+        let mut ext = self.object_extents(m)?;
         ext.sort();
         for (f, e, _) in ext {
             let gi = mtr.latch(PageId::new(f, GAM_PAGE))?;

@@ -261,7 +261,7 @@ impl Database {
         let m = self.inner.meta(id.0)?;
         Ok(self
             .inner
-            .iam_extents(m.iam)?
+            .object_extents(&m)?
             .iter()
             .map(|(_, _, mask)| mask.count_ones() as u64)
             .sum())

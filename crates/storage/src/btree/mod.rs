@@ -822,7 +822,7 @@ impl Scan {
     fn page_list(&mut self, db: &Inner, m: &ObjMeta) -> SqlResult<&[PageId]> {
         if self.pages.is_none() {
             let mut v = Vec::new();
-            for (f, e, mask) in db.iam_extents(m.iam)? {
+            for (f, e, mask) in db.object_extents(m)? {
                 for b in 0..8 {
                     if mask & (1 << b) != 0 {
                         v.push(PageId::new(f, e * 8 + b));

@@ -268,7 +268,7 @@ pub fn undo_restore(
 /// All pages of an object in allocation order (IAM order, then page order in the extent).
 pub fn object_pages(db: &Inner, m: &ObjMeta) -> SqlResult<Vec<PageId>> {
     let mut v = Vec::new();
-    for (f, e, mask) in db.iam_extents(m.iam)? {
+    for (f, e, mask) in db.object_extents(m)? {
         for b in 0..8 {
             if mask & (1 << b) != 0 {
                 v.push(PageId::new(f, e * 8 + b));
