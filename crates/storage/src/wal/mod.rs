@@ -340,13 +340,92 @@ pub fn decode(b: &[u8], lsn: u64) -> Option<LogRecord> {
     if len < 25 || len > b.len() {
         return None;
     }
+    if !crc_ok(b, len, lsn) {
+        return None;
+    }
+    parse_record(b, len, lsn).map(|(rec, _)| rec)
+}
+
+fn crc_ok(b: &[u8], len: usize, lsn: u64) -> bool {
     let crc = u32::from_le_bytes([b[4], b[5], b[6], b[7]]);
     let mut h = crc32fast::Hasher::new();
     h.update(&lsn.to_le_bytes());
     h.update(&b[8..len]);
-    if h.finalize() != crc {
-        return None;
+    h.finalize() == crc
+}
+
+/// The bytes a record's fields take, walked without copying (None: malformed). Mirrors
+/// `parse_record`; used to reject garbage cheaply before a CRC.
+fn shape_len(b: &[u8]) -> Option<usize> {
+    let mut r = Rd { b, at: 8 };
+    let kind = r.u8().ok()?;
+    r.take(16).ok()?; // txn, prev
+    match kind {
+        REC_OP => {
+            r.take(8).ok()?; // undo_next
+            match r.u8().ok()? {
+                0 => {}
+                1 => {
+                    let tag = r.u8().ok()?;
+                    r.take(8).ok()?; // obj
+                    match tag {
+                        1 => {
+                            r.bytes().ok()?;
+                        }
+                        2 => {
+                            r.bytes().ok()?;
+                            r.bytes().ok()?;
+                        }
+                        3 => {
+                            r.take(8).ok()?;
+                        }
+                        4 | 5 => {
+                            r.take(8).ok()?;
+                            r.bytes().ok()?;
+                        }
+                        6 | 7 => {}
+                        8 => {
+                            r.take(8).ok()?;
+                        }
+                        _ => return None,
+                    }
+                }
+                _ => return None,
+            }
+            let n = r.u32().ok()?;
+            for _ in 0..n {
+                r.take(8).ok()?;
+                match r.u8().ok()? {
+                    0 => {
+                        r.take(crate::page::PAGE_SIZE).ok()?;
+                    }
+                    1 | 2 => {
+                        let nr = r.u16().ok()?;
+                        for _ in 0..nr {
+                            let off = r.u16().ok()? as usize;
+                            let l = r.u16().ok()? as usize;
+                            if off + l > crate::page::PAGE_SIZE {
+                                return None;
+                            }
+                            r.take(l).ok()?;
+                        }
+                    }
+                    _ => return None,
+                }
+            }
+        }
+        REC_CHECKPOINT => {
+            r.take(16).ok()?;
+        }
+        REC_COMMIT | REC_ABORT => {}
+        _ => return None,
     }
+    Some(r.at)
+}
+
+/// Parses the record of `len` bytes at the start of `b` (CRC not checked); also returns the
+/// bytes the fields took (a well-formed record takes exactly `len`).
+fn parse_record(b: &[u8], len: usize, lsn: u64) -> Option<(LogRecord, usize)> {
     let mut r = Rd {
         b: &b[..len],
         at: 8,
@@ -405,7 +484,8 @@ pub fn decode(b: &[u8], lsn: u64) -> Option<LogRecord> {
         }
         Ok(rec)
     };
-    parse(&mut r).ok()
+    let rec = parse(&mut r).ok()?;
+    Some((rec, r.at))
 }
 
 /// The log file header (wal/README "Log file header").
@@ -443,7 +523,12 @@ pub fn valid_record_after(data: &[u8], from: usize, base: u64) -> bool {
             let mut a = [0u8; 8];
             a.copy_from_slice(&data[p + 17..p + 25]);
             let prev = u64::from_le_bytes(a);
-            if (prev == 0 || (base..lsn).contains(&prev)) && decode(&data[p..], lsn).is_some() {
+            // the fields must fill the record exactly before its CRC is worth computing
+            // (garbage lengths would make this scan quadratic)
+            if (prev == 0 || (base..lsn).contains(&prev))
+                && shape_len(&data[p..p + len]) == Some(len)
+                && crc_ok(&data[p..], len, lsn)
+            {
                 return true;
             }
         }
@@ -907,6 +992,67 @@ mod tests {
         assert!(d.len() <= 3);
     }
 
+    /// `shape_len` (the damage scan's filter) accepts every record the encoder writes, or a
+    /// damaged log could pass for a torn one.
+    #[test]
+    fn shape_len_matches_every_record_kind() {
+        let undos = [
+            None,
+            Some(UndoOp::BTreeRemove {
+                obj: 1,
+                key: vec![1, 2],
+            }),
+            Some(UndoOp::BTreePut {
+                obj: 1,
+                key: vec![1],
+                value: vec![2; 300],
+            }),
+            Some(UndoOp::HeapRemove {
+                obj: 2,
+                rid: [3; 8],
+            }),
+            Some(UndoOp::HeapRestore {
+                obj: 2,
+                rid: [3; 8],
+                rec: vec![4; 20],
+            }),
+            Some(UndoOp::HeapReplace {
+                obj: 2,
+                rid: [3; 8],
+                rec: vec![],
+            }),
+            Some(UndoOp::Uncreate { obj: 9 }),
+            Some(UndoOp::Undrop { obj: 9 }),
+            Some(UndoOp::Untruncate { obj: 9, zombie: 10 }),
+        ];
+        for undo in &undos {
+            let mut out = Vec::new();
+            let s = begin_record(&mut out, REC_OP, 7, 99);
+            let pages = vec![
+                (
+                    PageId::new(1, 4),
+                    PageChange::Diff(vec![(10, vec![1, 2]), (8000, vec![3; 192])]),
+                ),
+                (PageId::new(1, 5), PageChange::Fresh(vec![(0, vec![5; 96])])),
+                (
+                    PageId::new(1, 6),
+                    PageChange::Image(vec![6u8; crate::page::PAGE_SIZE].into()),
+                ),
+            ];
+            encode_op_body(&mut out, 5, undo.as_ref(), &pages);
+            finish_record(&mut out, s, 64);
+            assert_eq!(shape_len(&out), Some(out.len()), "{undo:?}");
+            assert!(decode(&out, 64).is_some());
+        }
+        for (kind, body) in [(REC_COMMIT, 0), (REC_ABORT, 0), (REC_CHECKPOINT, 16)] {
+            let mut out = Vec::new();
+            let s = begin_record(&mut out, kind, 7, 99);
+            out.extend(std::iter::repeat_n(0u8, body));
+            finish_record(&mut out, s, 64);
+            assert_eq!(shape_len(&out), Some(out.len()));
+        }
+    }
+
     #[test]
     fn record_roundtrip() {
         let mut out = Vec::new();
@@ -925,6 +1071,7 @@ mod tests {
         finish_record(&mut out, s, 64);
         let r = decode(&out, 64).unwrap();
         assert!(decode(&out, 65).is_none());
+        assert_eq!(shape_len(&out), Some(out.len()));
         assert_eq!(r.txn, 7);
         assert_eq!(r.prev, 99);
         assert_eq!(r.undo_next, 5);
