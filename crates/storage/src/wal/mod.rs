@@ -17,6 +17,14 @@ const MAGIC: &[u8; 8] = b"LKLOG002";
 const MAGIC_V1: &[u8; 8] = b"LKLOG001";
 /// Largest log file kept (and overwritten) by truncation; a bigger one is cut (W7).
 const LOG_REUSE_MAX: u64 = 256 << 20;
+/// The log file grows in whole chunks (W11): its length is always `LOG_HDR + k * LOG_CHUNK`,
+/// so a file cut short by anything but latchkey is recognised (a crash never changes it).
+pub const LOG_CHUNK: u64 = 1 << 20;
+
+/// The file length that holds everything up to file offset `len` (W11).
+fn chunked(len: u64) -> u64 {
+    LOG_HDR + len.saturating_sub(LOG_HDR).div_ceil(LOG_CHUNK) * LOG_CHUNK
+}
 
 pub const REC_OP: u8 = 1;
 pub const REC_COMMIT: u8 = 2;
@@ -614,6 +622,9 @@ pub struct Log {
     latency: Duration,
     pub sync: bool,
     pub bytes_written: AtomicU64,
+    /// Current file length (W11; only the flusher, or a holder of the state lock with no
+    /// flush in progress, changes it).
+    alloc: AtomicU64,
 }
 
 impl Log {
@@ -658,6 +669,12 @@ impl Log {
             file.read_exact_at(&mut hdr, 0).map_err(perr)?;
             if &hdr[..8] == MAGIC {
                 guid.copy_from_slice(&hdr[16..32]);
+                if chunked(len) != len {
+                    // W11: only latchkey sizes the file, always in whole chunks
+                    let mut e = bad_log("log file cut short");
+                    e.state = 4;
+                    return Err(e);
+                }
             } else if &hdr[..8] != MAGIC_V1 {
                 return Err(bad_log("bad log file header"));
             }
@@ -686,6 +703,7 @@ impl Log {
             latency,
             sync,
             bytes_written: AtomicU64::new(0),
+            alloc: AtomicU64::new(len.max(LOG_HDR)),
         };
         Ok((log, base, data))
     }
@@ -694,11 +712,14 @@ impl Log {
         lsn - self.base.load(Acquire) + LOG_HDR
     }
 
-    /// After recovery scanned the log: cut a torn tail and continue at `end`.
+    /// After recovery scanned the log: cut the file after the chunk holding `end` (the torn
+    /// tail before that is overwritten by the next records, W11) and continue at `end`.
     pub fn set_end(&self, end: u64) -> SqlResult<()> {
+        let len = chunked(self.offset(end));
         self.file
-            .set_len(self.offset(end))
+            .set_len(len)
             .map_err(|e| SqlError::io("truncate", &self.path.display().to_string(), &e))?;
+        self.alloc.store(len, Release);
         let mut s = self.state.lock();
         s.buf_start = end;
         s.next = end;
@@ -749,7 +770,25 @@ impl Log {
             latency,
             sync,
             bytes_written: AtomicU64::new(0),
+            alloc: AtomicU64::new(LOG_HDR),
         })
+    }
+
+    /// REPAIR: the database id (zero if unknown), base LSN and bytes of a log file, whatever
+    /// its length (a cut-short log still gives its readable prefix).
+    pub fn read_for_repair(path: &Path) -> SqlResult<([u8; 16], u64, Vec<u8>)> {
+        let perr = |e: std::io::Error| SqlError::io("read", &path.display().to_string(), &e);
+        let b = std::fs::read(path).map_err(perr)?;
+        if b.len() < LOG_HDR as usize || (&b[..8] != MAGIC && &b[..8] != MAGIC_V1) {
+            return Err(bad_log("bad log file header"));
+        }
+        let mut guid = [0u8; 16];
+        if &b[..8] == MAGIC {
+            guid.copy_from_slice(&b[16..32]);
+        }
+        let mut a = [0u8; 8];
+        a.copy_from_slice(&b[8..16]);
+        Ok((guid, u64::from_le_bytes(a), b[LOG_HDR as usize..].to_vec()))
     }
 
     /// EMERGENCY mode: from now on every append fails with Msg 3906 naming `db`.
@@ -769,12 +808,21 @@ impl Log {
 
     /// Writes the database id into the header (upgrade of a format-1 log); durable on return.
     pub fn stamp_guid(&self, guid: [u8; 16]) -> SqlResult<()> {
-        let s = self.state.lock();
-        let mut g = self.guid.lock();
-        if *g == guid {
+        let mut s = self.state.lock();
+        if *self.guid.lock() == guid {
             return Ok(());
         }
+        while s.flushing {
+            self.cond.wait(&mut s); // the file's length is the flusher's while it writes
+        }
+        let mut g = self.guid.lock();
         let perr = |e: std::io::Error| SqlError::io("write", &self.path.display().to_string(), &e);
+        // a format-1 log may have any length: from now on it is a whole number of chunks
+        let len = chunked(self.alloc.load(Acquire));
+        if len != self.alloc.load(Acquire) {
+            self.file.set_len(len).map_err(perr)?;
+            self.alloc.store(len, Release);
+        }
         let hdr = header_bytes(self.base.load(Acquire), &guid);
         self.file.write_all_at(&hdr, 0).map_err(perr)?;
         self.file.sync_data().map_err(perr)?;
@@ -798,10 +846,10 @@ impl Log {
         // wal/README W7: a file up to LOG_REUSE_MAX keeps its blocks: new records overwrite
         // the old ones (stale bytes never validate under the new base, W6), so commits do not
         // allocate blocks and their fdatasync needs no file-system journal commit
-        let len = self.file.metadata().map_err(perr)?.len();
-        if len > LOG_REUSE_MAX {
+        if self.alloc.load(Acquire) > LOG_REUSE_MAX {
             self.file.set_len(LOG_HDR).map_err(perr)?;
             self.file.sync_data().map_err(perr)?;
+            self.alloc.store(LOG_HDR, Release);
         }
         drop(s);
         Ok(true)
@@ -821,6 +869,7 @@ impl Log {
         let perr = |e: std::io::Error| SqlError::io("write", &self.path.display().to_string(), &e);
         self.file.set_len(LOG_HDR).map_err(perr)?;
         self.file.sync_data().map_err(perr)?;
+        self.alloc.store(LOG_HDR, Release);
         drop(s);
         Ok(())
     }
@@ -886,6 +935,15 @@ impl Log {
             let res = (|| {
                 if !self.latency.is_zero() {
                     std::thread::sleep(self.latency);
+                }
+                // W11: grow the file in whole chunks before writing into them
+                let need = self.offset(end);
+                if need > self.alloc.load(Acquire) {
+                    let len = chunked(need);
+                    self.file.set_len(len).map_err(|e| {
+                        SqlError::io("extend", &self.path.display().to_string(), &e)
+                    })?;
+                    self.alloc.store(len, Release);
                 }
                 self.file
                     .write_all_at(&data, self.offset(start))
