@@ -67,6 +67,11 @@ fn state_of(data: &Path, db: &str) -> String {
         .to_string()
 }
 
+/// Bytes of a log file up to its last non-zero byte (the file grows in zero-filled chunks).
+fn used_len(log: &[u8]) -> usize {
+    log.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1)
+}
+
 /// Bytes of every file under `dir` (lock files excepted).
 fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     let mut m = BTreeMap::new();
@@ -208,14 +213,15 @@ fn damaged_log_after_checkpoint_in_open_transaction() {
     let crashed = snapshot(dir.path());
     let log_path = dir.path().join("db_5/log.ldf");
     let log = std::fs::read(&log_path).unwrap();
-    assert!(log.len() > 100_000, "the crash left a log to recover");
+    let used = used_len(&log);
+    assert!(used > 100_000, "the crash left a log to recover");
     // truncated
-    std::fs::write(&log_path, &log[..log.len() / 2]).unwrap();
+    std::fs::write(&log_path, &log[..used / 2]).unwrap();
     assert_refused(dir.path(), "Msg 926, Level 14", "SUSPECT");
     restore(&crashed);
     // one flipped byte in the middle
     let mut flipped = log.clone();
-    let mid = flipped.len() / 2;
+    let mid = used / 2;
     flipped[mid] ^= 0x10;
     std::fs::write(&log_path, &flipped).unwrap();
     assert_refused(dir.path(), "Msg 926, Level 14", "SUSPECT");
@@ -317,7 +323,7 @@ fn explicit_way_out_after_a_damaged_log() {
     crash_in_open_transaction(dir.path());
     let log_path = dir.path().join("db_5/log.ldf");
     let log = std::fs::read(&log_path).unwrap();
-    std::fs::write(&log_path, &log[..log.len() / 2]).unwrap();
+    std::fs::write(&log_path, &log[..used_len(&log) / 2]).unwrap();
     assert_eq!(state_of(dir.path(), "f"), "SUSPECT");
     let o = run(
         dir.path(),

@@ -96,7 +96,10 @@ fn set_online_after_restore_and_drop_of_a_damaged_database() {
         let mut s = Session::new(e);
         let out = run(&mut s, "CREATE DATABASE x\nCREATE DATABASE y");
         assert!(out.errors().is_empty(), "{:?}", out.errors());
-        let out = run(&mut s, "USE x; CREATE TABLE t(a int); INSERT t VALUES (1),(2)");
+        let out = run(
+            &mut s,
+            "USE x; CREATE TABLE t(a int); INSERT t VALUES (1),(2)",
+        );
         assert!(out.errors().is_empty(), "{:?}", out.errors());
     }
     let log = dir.path().join("db_5/log.ldf");
@@ -107,15 +110,26 @@ fn set_online_after_restore_and_drop_of_a_damaged_database() {
     let mut s = Session::new(e);
     assert_eq!(error_numbers(&run(&mut s, "USE x")), vec![945]);
     // still missing: SET ONLINE fails and the database stays RECOVERY_PENDING
-    assert_eq!(error_numbers(&run(&mut s, "ALTER DATABASE x SET ONLINE")), vec![5120]);
+    assert_eq!(
+        error_numbers(&run(&mut s, "ALTER DATABASE x SET ONLINE")),
+        vec![5120]
+    );
     std::fs::write(&log, saved).unwrap();
-    assert!(run(&mut s, "ALTER DATABASE x SET ONLINE").errors().is_empty());
+    assert!(run(&mut s, "ALTER DATABASE x SET ONLINE")
+        .errors()
+        .is_empty());
     let out = run(&mut s, "SELECT COUNT(*) FROM x.dbo.t");
-    assert_eq!(out.result_sets().last().unwrap().to_vec(), vec![vec![types::Value::Int(2)]]);
+    assert_eq!(
+        out.result_sets().last().unwrap().to_vec(),
+        vec![vec![types::Value::Int(2)]]
+    );
     // a damaged database can be dropped; its id is not reused while it is registered
     let out = run(&mut s, "CREATE DATABASE z; SELECT DB_ID('z')");
     assert!(out.errors().is_empty(), "{:?}", out.errors());
-    assert_eq!(out.result_sets().last().unwrap().to_vec(), vec![vec![types::Value::SmallInt(7)]]);
+    assert_eq!(
+        out.result_sets().last().unwrap().to_vec(),
+        vec![vec![types::Value::SmallInt(7)]]
+    );
     assert!(run(&mut s, "DROP DATABASE y").errors().is_empty());
     assert!(!dir.path().join("db_6").exists());
 }

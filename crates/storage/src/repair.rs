@@ -44,9 +44,8 @@ pub fn replace_log(
     let mut old_base = LOG_HDR;
     let mut prefix = Vec::new();
     if log_path.exists() {
-        match Log::open_with(log_path, config.io_latency, false, None) {
-            Ok((old, base, data)) => {
-                let g = old.guid();
+        match Log::read_for_repair(log_path) {
+            Ok((g, base, data)) => {
                 if g != [0; 16] && g != guid {
                     report.old_log = Some("the log belongs to another database".into());
                 } else {

@@ -1,6 +1,6 @@
-//! On-disk format stability (CONVENTIONS item 3): a database written by format version 1 is
-//! checked in under tests/data/format_v1 and must stay readable. Regenerate (only when the
-//! format version changes, into a new directory) with LATCHKEY_WRITE_FIXTURE=1.
+//! On-disk format stability (CONVENTIONS item 3): a database written by each format version N
+//! is checked in under tests/data/format_vN and must stay readable. LATCHKEY_WRITE_FIXTURE=1
+//! writes the current version's directory (only when the format version changes).
 
 use std::ops::Bound;
 use std::path::Path;
@@ -8,7 +8,11 @@ use std::path::Path;
 use storage::*;
 
 fn fixture_dir() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/format_v1")
+    fixture_dir_of(1)
+}
+
+fn fixture_dir_of(version: u16) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/data/format_v{version}"))
 }
 
 fn value(i: u32) -> Vec<u8> {
@@ -21,7 +25,16 @@ fn value(i: u32) -> Vec<u8> {
 
 #[test]
 fn format_v1_stays_readable() {
-    if std::env::var("LATCHKEY_WRITE_FIXTURE").is_ok() {
+    stays_readable(1);
+}
+
+#[test]
+fn format_v2_stays_readable() {
+    stays_readable(2);
+}
+
+fn stays_readable(version: u16) {
+    if std::env::var("LATCHKEY_WRITE_FIXTURE").is_ok() && version == fileid::FORMAT_VERSION {
         let tmp = tempfile::tempdir().unwrap();
         {
             let db = Database::open(tmp.path(), StorageConfig::default()).unwrap();
@@ -42,7 +55,7 @@ fn format_v1_stays_readable() {
             }
             t.commit().unwrap();
         }
-        let out = fixture_dir();
+        let out = fixture_dir_of(version);
         std::fs::create_dir_all(&out).unwrap();
         for f in ["data1.mdf", "log.ldf"] {
             std::fs::copy(tmp.path().join(f), out.join(f)).unwrap();
@@ -50,7 +63,7 @@ fn format_v1_stays_readable() {
     }
     let tmp = tempfile::tempdir().unwrap();
     for f in ["data1.mdf", "log.ldf"] {
-        std::fs::copy(fixture_dir().join(f), tmp.path().join(f)).unwrap();
+        std::fs::copy(fixture_dir_of(version).join(f), tmp.path().join(f)).unwrap();
     }
     let db = Database::open(tmp.path(), StorageConfig::default()).unwrap();
     let cat = db.catalog_btree().unwrap();

@@ -17,6 +17,14 @@ const MAGIC: &[u8; 8] = b"LKLOG002";
 const MAGIC_V1: &[u8; 8] = b"LKLOG001";
 /// Largest log file kept (and overwritten) by truncation; a bigger one is cut (W7).
 const LOG_REUSE_MAX: u64 = 256 << 20;
+/// The log file grows in whole chunks (W11): its length is always `LOG_HDR + k * LOG_CHUNK`,
+/// so a file cut short by anything but latchkey is recognised (a crash never changes it).
+pub const LOG_CHUNK: u64 = 1 << 20;
+
+/// The file length that holds everything up to file offset `len` (W11).
+fn chunked(len: u64) -> u64 {
+    LOG_HDR + len.saturating_sub(LOG_HDR).div_ceil(LOG_CHUNK) * LOG_CHUNK
+}
 
 pub const REC_OP: u8 = 1;
 pub const REC_COMMIT: u8 = 2;
@@ -340,13 +348,92 @@ pub fn decode(b: &[u8], lsn: u64) -> Option<LogRecord> {
     if len < 25 || len > b.len() {
         return None;
     }
+    if !crc_ok(b, len, lsn) {
+        return None;
+    }
+    parse_record(b, len, lsn).map(|(rec, _)| rec)
+}
+
+fn crc_ok(b: &[u8], len: usize, lsn: u64) -> bool {
     let crc = u32::from_le_bytes([b[4], b[5], b[6], b[7]]);
     let mut h = crc32fast::Hasher::new();
     h.update(&lsn.to_le_bytes());
     h.update(&b[8..len]);
-    if h.finalize() != crc {
-        return None;
+    h.finalize() == crc
+}
+
+/// The bytes a record's fields take, walked without copying (None: malformed). Mirrors
+/// `parse_record`; used to reject garbage cheaply before a CRC.
+fn shape_len(b: &[u8]) -> Option<usize> {
+    let mut r = Rd { b, at: 8 };
+    let kind = r.u8().ok()?;
+    r.take(16).ok()?; // txn, prev
+    match kind {
+        REC_OP => {
+            r.take(8).ok()?; // undo_next
+            match r.u8().ok()? {
+                0 => {}
+                1 => {
+                    let tag = r.u8().ok()?;
+                    r.take(8).ok()?; // obj
+                    match tag {
+                        1 => {
+                            r.bytes().ok()?;
+                        }
+                        2 => {
+                            r.bytes().ok()?;
+                            r.bytes().ok()?;
+                        }
+                        3 => {
+                            r.take(8).ok()?;
+                        }
+                        4 | 5 => {
+                            r.take(8).ok()?;
+                            r.bytes().ok()?;
+                        }
+                        6 | 7 => {}
+                        8 => {
+                            r.take(8).ok()?;
+                        }
+                        _ => return None,
+                    }
+                }
+                _ => return None,
+            }
+            let n = r.u32().ok()?;
+            for _ in 0..n {
+                r.take(8).ok()?;
+                match r.u8().ok()? {
+                    0 => {
+                        r.take(crate::page::PAGE_SIZE).ok()?;
+                    }
+                    1 | 2 => {
+                        let nr = r.u16().ok()?;
+                        for _ in 0..nr {
+                            let off = r.u16().ok()? as usize;
+                            let l = r.u16().ok()? as usize;
+                            if off + l > crate::page::PAGE_SIZE {
+                                return None;
+                            }
+                            r.take(l).ok()?;
+                        }
+                    }
+                    _ => return None,
+                }
+            }
+        }
+        REC_CHECKPOINT => {
+            r.take(16).ok()?;
+        }
+        REC_COMMIT | REC_ABORT => {}
+        _ => return None,
     }
+    Some(r.at)
+}
+
+/// Parses the record of `len` bytes at the start of `b` (CRC not checked); also returns the
+/// bytes the fields took (a well-formed record takes exactly `len`).
+fn parse_record(b: &[u8], len: usize, lsn: u64) -> Option<(LogRecord, usize)> {
     let mut r = Rd {
         b: &b[..len],
         at: 8,
@@ -405,7 +492,8 @@ pub fn decode(b: &[u8], lsn: u64) -> Option<LogRecord> {
         }
         Ok(rec)
     };
-    parse(&mut r).ok()
+    let rec = parse(&mut r).ok()?;
+    Some((rec, r.at))
 }
 
 /// The log file header (wal/README "Log file header").
@@ -443,7 +531,12 @@ pub fn valid_record_after(data: &[u8], from: usize, base: u64) -> bool {
             let mut a = [0u8; 8];
             a.copy_from_slice(&data[p + 17..p + 25]);
             let prev = u64::from_le_bytes(a);
-            if (prev == 0 || (base..lsn).contains(&prev)) && decode(&data[p..], lsn).is_some() {
+            // the fields must fill the record exactly before its CRC is worth computing
+            // (garbage lengths would make this scan quadratic)
+            if (prev == 0 || (base..lsn).contains(&prev))
+                && shape_len(&data[p..p + len]) == Some(len)
+                && crc_ok(&data[p..], len, lsn)
+            {
                 return true;
             }
         }
@@ -529,6 +622,9 @@ pub struct Log {
     latency: Duration,
     pub sync: bool,
     pub bytes_written: AtomicU64,
+    /// Current file length (W11; only the flusher, or a holder of the state lock with no
+    /// flush in progress, changes it).
+    alloc: AtomicU64,
 }
 
 impl Log {
@@ -573,6 +669,12 @@ impl Log {
             file.read_exact_at(&mut hdr, 0).map_err(perr)?;
             if &hdr[..8] == MAGIC {
                 guid.copy_from_slice(&hdr[16..32]);
+                if chunked(len) != len {
+                    // W11: only latchkey sizes the file, always in whole chunks
+                    let mut e = bad_log("log file cut short");
+                    e.state = 4;
+                    return Err(e);
+                }
             } else if &hdr[..8] != MAGIC_V1 {
                 return Err(bad_log("bad log file header"));
             }
@@ -601,6 +703,7 @@ impl Log {
             latency,
             sync,
             bytes_written: AtomicU64::new(0),
+            alloc: AtomicU64::new(len.max(LOG_HDR)),
         };
         Ok((log, base, data))
     }
@@ -609,11 +712,14 @@ impl Log {
         lsn - self.base.load(Acquire) + LOG_HDR
     }
 
-    /// After recovery scanned the log: cut a torn tail and continue at `end`.
+    /// After recovery scanned the log: cut the file after the chunk holding `end` (the torn
+    /// tail before that is overwritten by the next records, W11) and continue at `end`.
     pub fn set_end(&self, end: u64) -> SqlResult<()> {
+        let len = chunked(self.offset(end));
         self.file
-            .set_len(self.offset(end))
+            .set_len(len)
             .map_err(|e| SqlError::io("truncate", &self.path.display().to_string(), &e))?;
+        self.alloc.store(len, Release);
         let mut s = self.state.lock();
         s.buf_start = end;
         s.next = end;
@@ -664,7 +770,25 @@ impl Log {
             latency,
             sync,
             bytes_written: AtomicU64::new(0),
+            alloc: AtomicU64::new(LOG_HDR),
         })
+    }
+
+    /// REPAIR: the database id (zero if unknown), base LSN and bytes of a log file, whatever
+    /// its length (a cut-short log still gives its readable prefix).
+    pub fn read_for_repair(path: &Path) -> SqlResult<([u8; 16], u64, Vec<u8>)> {
+        let perr = |e: std::io::Error| SqlError::io("read", &path.display().to_string(), &e);
+        let b = std::fs::read(path).map_err(perr)?;
+        if b.len() < LOG_HDR as usize || (&b[..8] != MAGIC && &b[..8] != MAGIC_V1) {
+            return Err(bad_log("bad log file header"));
+        }
+        let mut guid = [0u8; 16];
+        if &b[..8] == MAGIC {
+            guid.copy_from_slice(&b[16..32]);
+        }
+        let mut a = [0u8; 8];
+        a.copy_from_slice(&b[8..16]);
+        Ok((guid, u64::from_le_bytes(a), b[LOG_HDR as usize..].to_vec()))
     }
 
     /// EMERGENCY mode: from now on every append fails with Msg 3906 naming `db`.
@@ -684,12 +808,21 @@ impl Log {
 
     /// Writes the database id into the header (upgrade of a format-1 log); durable on return.
     pub fn stamp_guid(&self, guid: [u8; 16]) -> SqlResult<()> {
-        let s = self.state.lock();
-        let mut g = self.guid.lock();
-        if *g == guid {
+        let mut s = self.state.lock();
+        if *self.guid.lock() == guid {
             return Ok(());
         }
+        while s.flushing {
+            self.cond.wait(&mut s); // the file's length is the flusher's while it writes
+        }
+        let mut g = self.guid.lock();
         let perr = |e: std::io::Error| SqlError::io("write", &self.path.display().to_string(), &e);
+        // a format-1 log may have any length: from now on it is a whole number of chunks
+        let len = chunked(self.alloc.load(Acquire));
+        if len != self.alloc.load(Acquire) {
+            self.file.set_len(len).map_err(perr)?;
+            self.alloc.store(len, Release);
+        }
         let hdr = header_bytes(self.base.load(Acquire), &guid);
         self.file.write_all_at(&hdr, 0).map_err(perr)?;
         self.file.sync_data().map_err(perr)?;
@@ -713,10 +846,10 @@ impl Log {
         // wal/README W7: a file up to LOG_REUSE_MAX keeps its blocks: new records overwrite
         // the old ones (stale bytes never validate under the new base, W6), so commits do not
         // allocate blocks and their fdatasync needs no file-system journal commit
-        let len = self.file.metadata().map_err(perr)?.len();
-        if len > LOG_REUSE_MAX {
+        if self.alloc.load(Acquire) > LOG_REUSE_MAX {
             self.file.set_len(LOG_HDR).map_err(perr)?;
             self.file.sync_data().map_err(perr)?;
+            self.alloc.store(LOG_HDR, Release);
         }
         drop(s);
         Ok(true)
@@ -736,6 +869,7 @@ impl Log {
         let perr = |e: std::io::Error| SqlError::io("write", &self.path.display().to_string(), &e);
         self.file.set_len(LOG_HDR).map_err(perr)?;
         self.file.sync_data().map_err(perr)?;
+        self.alloc.store(LOG_HDR, Release);
         drop(s);
         Ok(())
     }
@@ -801,6 +935,15 @@ impl Log {
             let res = (|| {
                 if !self.latency.is_zero() {
                     std::thread::sleep(self.latency);
+                }
+                // W11: grow the file in whole chunks before writing into them
+                let need = self.offset(end);
+                if need > self.alloc.load(Acquire) {
+                    let len = chunked(need);
+                    self.file.set_len(len).map_err(|e| {
+                        SqlError::io("extend", &self.path.display().to_string(), &e)
+                    })?;
+                    self.alloc.store(len, Release);
                 }
                 self.file
                     .write_all_at(&data, self.offset(start))
@@ -917,6 +1060,67 @@ mod tests {
         assert!(d.len() <= 3);
     }
 
+    /// `shape_len` (the damage scan's filter) accepts every record the encoder writes, or a
+    /// damaged log could pass for a torn one.
+    #[test]
+    fn shape_len_matches_every_record_kind() {
+        let undos = [
+            None,
+            Some(UndoOp::BTreeRemove {
+                obj: 1,
+                key: vec![1, 2],
+            }),
+            Some(UndoOp::BTreePut {
+                obj: 1,
+                key: vec![1],
+                value: vec![2; 300],
+            }),
+            Some(UndoOp::HeapRemove {
+                obj: 2,
+                rid: [3; 8],
+            }),
+            Some(UndoOp::HeapRestore {
+                obj: 2,
+                rid: [3; 8],
+                rec: vec![4; 20],
+            }),
+            Some(UndoOp::HeapReplace {
+                obj: 2,
+                rid: [3; 8],
+                rec: vec![],
+            }),
+            Some(UndoOp::Uncreate { obj: 9 }),
+            Some(UndoOp::Undrop { obj: 9 }),
+            Some(UndoOp::Untruncate { obj: 9, zombie: 10 }),
+        ];
+        for undo in &undos {
+            let mut out = Vec::new();
+            let s = begin_record(&mut out, REC_OP, 7, 99);
+            let pages = vec![
+                (
+                    PageId::new(1, 4),
+                    PageChange::Diff(vec![(10, vec![1, 2]), (8000, vec![3; 192])]),
+                ),
+                (PageId::new(1, 5), PageChange::Fresh(vec![(0, vec![5; 96])])),
+                (
+                    PageId::new(1, 6),
+                    PageChange::Image(vec![6u8; crate::page::PAGE_SIZE].into()),
+                ),
+            ];
+            encode_op_body(&mut out, 5, undo.as_ref(), &pages);
+            finish_record(&mut out, s, 64);
+            assert_eq!(shape_len(&out), Some(out.len()), "{undo:?}");
+            assert!(decode(&out, 64).is_some());
+        }
+        for (kind, body) in [(REC_COMMIT, 0), (REC_ABORT, 0), (REC_CHECKPOINT, 16)] {
+            let mut out = Vec::new();
+            let s = begin_record(&mut out, kind, 7, 99);
+            out.extend(std::iter::repeat_n(0u8, body));
+            finish_record(&mut out, s, 64);
+            assert_eq!(shape_len(&out), Some(out.len()));
+        }
+    }
+
     #[test]
     fn record_roundtrip() {
         let mut out = Vec::new();
@@ -935,6 +1139,7 @@ mod tests {
         finish_record(&mut out, s, 64);
         let r = decode(&out, 64).unwrap();
         assert!(decode(&out, 65).is_none());
+        assert_eq!(shape_len(&out), Some(out.len()));
         assert_eq!(r.txn, 7);
         assert_eq!(r.prev, 99);
         assert_eq!(r.undo_next, 5);
