@@ -100,3 +100,11 @@ INSERT @t VALUES (2)
 SELECT * FROM @t
 SELECT COUNT(*) AS objects, COUNT(DISTINCT object_id) AS distinct_ids FROM tempdb.sys.objects
 GO
+-- a sequence created and used in a rolled-back transaction: a new sequence that gets its
+-- object id starts at its own START WITH
+BEGIN TRAN; CREATE SEQUENCE sq START WITH 100; SELECT NEXT VALUE FOR sq AS in_txn; ROLLBACK
+GO
+CREATE SEQUENCE sq2 START WITH 1
+GO
+SELECT NEXT VALUE FOR sq2 AS sq2
+GO
