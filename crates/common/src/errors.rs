@@ -93,6 +93,7 @@ pub static REGISTRY: &[ErrorInfo] = &[
     e(544, 16, "Cannot insert explicit value for identity column in table '%.*ls' when IDENTITY_INSERT is set to OFF."),
     e(547, 16, "The %ls statement conflicted with the %ls constraint \"%.*ls\". The conflict occurred in database \"%.*ls\", table \"%.*ls\"%ls%.*ls%ls."),
     e(556, 16, "INSERT EXEC failed because the stored procedure altered the schema of the target table."),
+    e(574, 16, "%ls statement cannot be used inside a user transaction."),
     e(701, 17, "There is insufficient system memory in resource pool '%ls' to run this query."),
     e(823, 24, "The operating system returned error %ls to SQL Server during a %S_MSG at offset %#016I64x in file '%ls'."),
     e(824, 24, "SQL Server detected a logical consistency-based I/O error: %ls. It occurred during a %S_MSG of page %S_PGID in database ID %d at offset %#016I64x in file '%ls'."),

@@ -312,6 +312,27 @@ impl DbCatalog {
         Ok(())
     }
 
+    /// After a reload (C2): identity values handed out before the rollback are not given out
+    /// again (SQL Server does not roll identity back). The counters are written in the
+    /// transaction, so the rollback restored older ones; keep the further of the two for every
+    /// table that still has its identity column.
+    pub fn keep_identity_progress(&mut self, before: &DbCatalog) {
+        for (id, old) in &before.identity {
+            let Some(SchemaObject::Table(t)) = self.objects.get(id) else {
+                continue;
+            };
+            let Some((_, spec)) = t.identity() else {
+                continue;
+            };
+            let cur = self.identity.entry(*id).or_insert(*old);
+            *cur = if spec.increment >= 0 {
+                (*cur).max(*old)
+            } else {
+                (*cur).min(*old)
+            };
+        }
+    }
+
     /// Records the last identity value of a table.
     pub fn set_identity(
         &mut self,

@@ -877,6 +877,10 @@ impl Session {
         match kind {
             ast::ObjectType::Type => return self.drop_type(if_exists, n),
             ast::ObjectType::Database => {
+                // Removing the files cannot be undone by a rollback (SQL Server: autocommit only).
+                if self.trancount > 0 {
+                    return Err(SqlError::new(574, &[&"DROP DATABASE"]));
+                }
                 if self.engine.database(&q.name).is_none()
                     && self.engine.unavailable(&q.name).is_none()
                     && if_exists

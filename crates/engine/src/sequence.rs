@@ -24,6 +24,36 @@ pub struct SeqState {
     pub last: Option<i128>,
     /// Values left in the persisted cache block after `last`.
     pub remaining: i128,
+    /// The definition this state generates for. A rollback can undo the sequence's CREATE or
+    /// ALTER (engine README "DDL undo"), and a later CREATE SEQUENCE can get the same object id:
+    /// a state whose definition is not the catalog's is discarded (`state_for`).
+    pub def: Arc<SequenceDef>,
+}
+
+/// Whether `a` and `b` generate the same values (the persisted mark `current` aside).
+fn same_generator(a: &SequenceDef, b: &SequenceDef) -> bool {
+    let strip = |d: &SequenceDef| SequenceDef {
+        current: None,
+        ..d.clone()
+    };
+    strip(a) == strip(b)
+}
+
+/// The generator state of `s`, (re)started from its persisted mark when missing or stale.
+fn state_for<'m>(
+    map: &'m mut std::collections::HashMap<common::ObjectId, SeqState>,
+    s: &Arc<SequenceDef>,
+) -> &'m mut SeqState {
+    let fresh = || SeqState {
+        last: s.current,
+        remaining: 0,
+        def: s.clone(),
+    };
+    let st = map.entry(s.object_id).or_insert_with(fresh);
+    if !Arc::ptr_eq(&st.def, s) && !same_generator(&st.def, s) {
+        *st = fresh();
+    }
+    st
 }
 
 fn exhausted(s: &SequenceDef) -> SqlError {
@@ -84,10 +114,7 @@ pub fn next_values(h: &DbHandle, s: &Arc<SequenceDef>, count: i128) -> SqlResult
         ));
     }
     let mut map = h.sequences.lock();
-    let st = map.entry(s.object_id).or_insert_with(|| SeqState {
-        last: s.current,
-        remaining: 0,
-    });
+    let st = state_for(&mut map, s);
     let first = step(s, st.last)?;
     let mut last = first;
     for _ in 1..count {
@@ -131,7 +158,7 @@ pub fn to_value(v: i128, t: &types::DataType) -> SqlResult<Value> {
 /// Last value handed out (for `sys.sequences.current_value`).
 pub fn current_value(h: &DbHandle, s: &SequenceDef) -> Option<i128> {
     match h.sequences.lock().get(&s.object_id) {
-        Some(st) => st.last,
-        None => s.current,
+        Some(st) if same_generator(&st.def, s) => st.last,
+        _ => s.current,
     }
 }

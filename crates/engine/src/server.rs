@@ -43,8 +43,10 @@ impl DbHandle {
     pub fn reload_catalog(&self) -> SqlResult<()> {
         crate::dbcat::bump_schema_generation();
         let tree = self.store.catalog_btree()?;
-        let fresh = DbCatalog::load(&self.def.name, self.def.database_id, &tree)?;
-        *self.cat.write() = fresh;
+        let mut fresh = DbCatalog::load(&self.def.name, self.def.database_id, &tree)?;
+        let mut cat = self.cat.write();
+        fresh.keep_identity_progress(&cat);
+        *cat = fresh;
         Ok(())
     }
 }

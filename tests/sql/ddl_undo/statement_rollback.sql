@@ -100,3 +100,35 @@ INSERT @t VALUES (2)
 SELECT * FROM @t
 SELECT COUNT(*) AS objects, COUNT(DISTINCT object_id) AS distinct_ids FROM tempdb.sys.objects
 GO
+-- a sequence created and used in a rolled-back transaction: a new sequence that gets its
+-- object id starts at its own START WITH
+BEGIN TRAN; CREATE SEQUENCE sq START WITH 100; SELECT NEXT VALUE FOR sq AS in_txn; ROLLBACK
+GO
+CREATE SEQUENCE sq2 START WITH 1
+GO
+SELECT NEXT VALUE FOR sq2 AS sq2
+GO
+-- identity values handed out in a transaction whose DDL was rolled back are not handed out again
+CREATE TABLE I(id int IDENTITY(1,1) PRIMARY KEY, x int)
+GO
+BEGIN TRAN; INSERT I (x) VALUES (1), (2), (3); ROLLBACK
+INSERT I (x) VALUES (4)
+BEGIN TRAN; INSERT I (x) VALUES (5), (6); CREATE TABLE Z(z int); ROLLBACK
+INSERT I (x) VALUES (7)
+BEGIN TRAN; INSERT I (x) VALUES (8); SAVE TRAN s; INSERT I (x) VALUES (9); CREATE TABLE Z(z int); ROLLBACK TRAN s; INSERT I (x) VALUES (10); COMMIT
+SELECT * FROM I
+BEGIN TRAN; TRUNCATE TABLE I; INSERT I (x) VALUES (11); ALTER TABLE I ADD c int NULL; ROLLBACK
+INSERT I (x) VALUES (12)
+SELECT * FROM I
+DBCC CHECKDB WITH NO_INFOMSGS
+GO
+-- CREATE / DROP DATABASE cannot be undone: not allowed inside a transaction
+BEGIN TRAN; CREATE DATABASE x1; ROLLBACK
+SELECT DB_ID('x1') AS x1
+GO
+CREATE DATABASE x2
+GO
+BEGIN TRAN; DROP DATABASE x2; ROLLBACK
+SELECT CASE WHEN DB_ID('x2') IS NULL THEN 'dropped' ELSE 'kept' END AS x2
+DROP DATABASE x2
+GO
