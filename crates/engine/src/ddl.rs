@@ -238,6 +238,8 @@ impl Session {
             columns.push(self.column_def(c, &q.name)?);
         }
         let mut cons: Vec<ast::TableConstraint> = def.constraints.clone();
+        // per constraint: the column of a column-level CHECK (547 and parent_column_id name it)
+        let mut check_column: Vec<Option<usize>> = vec![None; cons.len()];
         for (i, c) in def.columns.iter().enumerate() {
             for cc in &c.constraints {
                 let kind = match &cc.kind {
@@ -268,7 +270,6 @@ impl Session {
                         on: on.clone(),
                     },
                     ast::ColumnConstraintKind::Check(e) => {
-                        let _ = i;
                         ast::TableConstraintKind::Check(e.clone())
                     }
                     ast::ColumnConstraintKind::References(r) => {
@@ -278,6 +279,7 @@ impl Session {
                         }
                     }
                 };
+                check_column.push(matches!(kind, ast::TableConstraintKind::Check(_)).then_some(i));
                 cons.push(ast::TableConstraint {
                     name: cc.name.clone(),
                     kind,
@@ -309,9 +311,15 @@ impl Session {
             create_date: now_text(),
         };
         let mut salt = 0u32;
-        for c in &cons {
+        for (k, c) in cons.iter().enumerate() {
             salt += 1;
+            let checks_before = table.checks.len();
             self.add_constraint(&h, &mut table, c, &q.name, salt)?;
+            if let Some(col) = check_column.get(k).copied().flatten() {
+                for ck in table.checks.iter_mut().skip(checks_before) {
+                    ck.column = Some(col);
+                }
+            }
         }
         for ix in &def.indexes {
             self.add_index_def(&mut table, ix, &q.name)?;
@@ -1438,6 +1446,8 @@ impl Session {
                                         continue;
                                     }
                                 };
+                                let is_check = matches!(kind, ast::TableConstraintKind::Check(_));
+                                let checks_before = table.checks.len();
                                 self.add_constraint(
                                     &h,
                                     &mut table,
@@ -1448,6 +1458,13 @@ impl Session {
                                     &q.name,
                                     salt,
                                 )?;
+                                if is_check {
+                                    // a column-level CHECK names its column (547)
+                                    let col = table.column_index(&c.name.value);
+                                    for ck in table.checks.iter_mut().skip(checks_before) {
+                                        ck.column = col;
+                                    }
+                                }
                             }
                         }
                         ast::TableElement::Constraint(c) => {
