@@ -239,6 +239,8 @@ impl Session {
         }
         crate::limits::check_table_shape(&q.name, &columns)?;
         let mut cons: Vec<ast::TableConstraint> = def.constraints.clone();
+        // per constraint: the column of a column-level CHECK (547 and parent_column_id name it)
+        let mut check_column: Vec<Option<usize>> = vec![None; cons.len()];
         for (i, c) in def.columns.iter().enumerate() {
             for cc in &c.constraints {
                 let kind = match &cc.kind {
@@ -269,7 +271,6 @@ impl Session {
                         on: on.clone(),
                     },
                     ast::ColumnConstraintKind::Check(e) => {
-                        let _ = i;
                         ast::TableConstraintKind::Check(e.clone())
                     }
                     ast::ColumnConstraintKind::References(r) => {
@@ -279,6 +280,7 @@ impl Session {
                         }
                     }
                 };
+                check_column.push(matches!(kind, ast::TableConstraintKind::Check(_)).then_some(i));
                 cons.push(ast::TableConstraint {
                     name: cc.name.clone(),
                     kind,
@@ -310,9 +312,15 @@ impl Session {
             create_date: now_text(),
         };
         let mut salt = 0u32;
-        for c in &cons {
+        for (k, c) in cons.iter().enumerate() {
             salt += 1;
+            let checks_before = table.checks.len();
             self.add_constraint(&h, &mut table, c, &q.name, salt)?;
+            if let Some(col) = check_column.get(k).copied().flatten() {
+                for ck in table.checks.iter_mut().skip(checks_before) {
+                    ck.column = Some(col);
+                }
+            }
         }
         for ix in &def.indexes {
             self.add_index_def(&mut table, ix, &q.name)?;
@@ -1446,6 +1454,8 @@ impl Session {
                                         continue;
                                     }
                                 };
+                                let is_check = matches!(kind, ast::TableConstraintKind::Check(_));
+                                let checks_before = table.checks.len();
                                 self.add_constraint(
                                     &h,
                                     &mut table,
@@ -1456,6 +1466,13 @@ impl Session {
                                     &q.name,
                                     salt,
                                 )?;
+                                if is_check {
+                                    // a column-level CHECK names its column (547)
+                                    let col = table.column_index(&c.name.value);
+                                    for ck in table.checks.iter_mut().skip(checks_before) {
+                                        ck.column = col;
+                                    }
+                                }
                             }
                         }
                         ast::TableElement::Constraint(c) => {

@@ -170,3 +170,49 @@ fn missing_and_extra_index_rows_are_reported() {
     drop(e);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn table_whose_storage_is_gone_is_reported() {
+    let (e, mut s, dir) = open("gone");
+    let out = run(
+        &mut s,
+        "CREATE TABLE g (a int); INSERT INTO g VALUES (1); CREATE TABLE ok (b int);",
+    );
+    assert!(out.errors().is_empty(), "{:?}", out.errors());
+    let h = e.database("master").expect("master");
+    let t = h.cat.read().table("dbo", "g").expect("table");
+    let catalog::TableStorage::Heap(id) = t.storage else {
+        panic!("g is a heap");
+    };
+    let mut txn = h.store.begin().expect("begin");
+    h.store
+        .drop_object(&mut txn, storage::ObjId(id))
+        .expect("drop heap");
+    txn.commit().expect("commit");
+    let out = run(&mut s, "DBCC CHECKDB");
+    assert_eq!(error_numbers(&out), vec![8939], "{:?}", out.errors());
+    assert!(
+        out.errors()[0]
+            .message
+            .starts_with("Table error: table 'dbo.g' (ID "),
+        "{}",
+        out.errors()[0].message
+    );
+    let msgs = messages(&out);
+    assert!(
+        msgs.contains(
+            &"CHECKDB found 0 allocation errors and 1 consistency errors in database 'master'."
+                .to_string()
+        ),
+        "{msgs:?}"
+    );
+    assert!(msgs.contains(&"repair_allow_data_loss is the minimum repair level for the errors found by DBCC CHECKDB (master).".to_string()), "{msgs:?}");
+    // the other table is still checked
+    assert!(
+        msgs.contains(&"There are 0 rows in 1 pages for object \"dbo.ok\".".to_string()),
+        "{msgs:?}"
+    );
+    drop(s);
+    drop(e);
+    let _ = std::fs::remove_dir_all(&dir);
+}

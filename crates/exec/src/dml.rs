@@ -449,9 +449,9 @@ pub(crate) trait RowSource {
 }
 
 /// Rows already materialized.
-struct VecRows {
-    rows: Vec<Vec<Value>>,
-    pos: usize,
+pub(crate) struct VecRows {
+    pub(crate) rows: Vec<Vec<Value>>,
+    pub(crate) pos: usize,
 }
 
 impl RowSource for VecRows {
@@ -636,7 +636,27 @@ fn insert_rows_from(
     action: Option<&str>,
 ) -> SqlResult<u64> {
     let db = ctx.env.storage(&table.database)?;
-    let mut store = TableStore::open(db.clone(), table.clone())?;
+    let mut store = TableStore::open(db, table.clone())?;
+    insert_rows_into(
+        &mut store, table, rows, columns, checks, out, ctx, stmt, action,
+    )
+}
+
+/// [`insert_rows_from`] through an open store: MERGE passes its own, whose unique checks are
+/// deferred to the end of the MERGE (an inserted key may be freed by a later UPDATE action).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn insert_rows_into(
+    store: &mut TableStore,
+    table: &Arc<TableDef>,
+    rows: &mut dyn RowSource,
+    columns: &[InsertColumn],
+    checks: &[BoundCheck],
+    out: &mut Output,
+    ctx: &mut ExecCtx,
+    stmt: &str,
+    action: Option<&str>,
+) -> SqlResult<u64> {
+    let db = store.db.clone();
     let dbname = table.database.clone();
     let identity = table.identity();
     let mut images = Images::new(table, ctx);
@@ -696,7 +716,8 @@ fn insert_rows_from(
         }
         Ok(n)
     })?;
-    if ignored {
+    if ignored && !ctx.messages.iter().any(|m| m.number == 3604) {
+        // once per statement (MERGE inserts row by row)
         ctx.messages.push(duplicate_key_ignored());
     }
     images.finish(

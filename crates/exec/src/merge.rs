@@ -15,8 +15,8 @@ use types::Value;
 
 use crate::context::ExecCtx;
 use crate::dml::{
-    atomically, check_foreign_keys, check_references, check_row, insert_rows_as, locator_of,
-    materialize, to_column, DmlAction, Images, Output,
+    atomically, check_foreign_keys, check_references, check_row, insert_rows_into, locator_of,
+    materialize, to_column, DmlAction, Images, Output, VecRows,
 };
 use crate::eval::{eval, eval_pred};
 use crate::table_io::TableStore;
@@ -121,9 +121,14 @@ pub(crate) fn merge(
                         .map(|e| eval(e, r, ctx))
                         .collect::<SqlResult<Vec<_>>>()?;
                     let checks = &plan.checks;
-                    insert_rows_as(
+                    let mut one = VecRows {
+                        rows: vec![vals],
+                        pos: 0,
+                    };
+                    insert_rows_into(
+                        &mut store,
                         table,
-                        vec![vals],
+                        &mut one,
                         columns,
                         checks,
                         &mut out,

@@ -58,3 +58,9 @@ UPDATE h SET u = 21 WHERE id = 3;
 COMMIT;
 SELECT id, u FROM h ORDER BY id;
 GO
+-- MERGE inserting a key that its own UPDATE action moves away: valid in the final state
+MERGE p AS t USING (VALUES (100, 4), (4, 0)) AS s (id, nid) ON t.id = s.id
+WHEN MATCHED THEN UPDATE SET id = 40
+WHEN NOT MATCHED THEN INSERT (id, v) VALUES (s.nid, 'm');
+SELECT id, v FROM p ORDER BY id;
+GO

@@ -12,6 +12,10 @@ ALTER TABLE c ADD CONSTRAINT ck_pos CHECK (a > 0);
 GO
 ALTER TABLE c ADD b int NULL CONSTRAINT ck_b CHECK (b IS NOT NULL);
 GO
+CREATE TABLE cc (x int CONSTRAINT ck_x CHECK (x < 10), y int);
+INSERT INTO cc VALUES (11, 0);
+SELECT name, parent_column_id FROM sys.check_constraints WHERE parent_object_id = OBJECT_ID('cc');
+GO
 ALTER TABLE c WITH NOCHECK ADD CONSTRAINT ck_pos CHECK (a > 0);
 SELECT name, is_disabled, is_not_trusted FROM sys.check_constraints ORDER BY name;
 GO
