@@ -193,3 +193,40 @@ fn allocation_failure_under_a_memory_limit_is_msg_701_not_an_abort() {
     assert_clean("REPLICATE under rlimit", &out, "Msg 701,");
     assert_clean("REPLICATE under rlimit", &out, "alive");
 }
+
+/// Views that each join the previous one twice: 2^19 expansions at 20 levels.
+fn doubling_views(n: usize) -> String {
+    let mut s = String::from("CREATE VIEW v0 AS SELECT 1 AS a\nGO\n");
+    for i in 1..n {
+        s.push_str(&format!(
+            "CREATE VIEW v{i} AS SELECT x.a FROM v{p} x JOIN v{p} y ON x.a = y.a\nGO\n",
+            p = i - 1
+        ));
+    }
+    s.push_str(&format!("SELECT COUNT(*) AS n FROM v{}\n", n - 1));
+    s
+}
+
+#[test]
+fn exponential_view_and_cte_expansion_is_msg_8623() {
+    assert_clean("doubling views 8", &run(&doubling_views(8), None), " 1\n");
+    assert_clean(
+        "doubling views 20",
+        &run(&doubling_views(20), None),
+        "Msg 8623,",
+    );
+    let mut s = String::from("WITH c0 AS (SELECT 1 AS a)");
+    for i in 1..20 {
+        s.push_str(&format!(
+            ", c{i} AS (SELECT x.a FROM c{p} x JOIN c{p} y ON x.a = y.a)",
+            p = i - 1
+        ));
+    }
+    s.push_str(" SELECT COUNT(*) AS n FROM c19\n");
+    assert_clean("doubling CTEs 20", &run(&s, None), "Msg 8623,");
+    assert_clean(
+        "cte chain 10000",
+        &run(&cte_chain(10_000), None),
+        "Msg 8623,",
+    );
+}

@@ -1349,6 +1349,10 @@ impl Session {
                             if table.column_index(&c.name.value).is_some() {
                                 return Err(SqlError::new(2705, &[&c.name.value, &q.name]));
                             }
+                            // 1,024 columns / 8,060-byte minimum row (Msg 1702 / 1701)
+                            let mut shape = table.columns.clone();
+                            shape.push(self.column_def(c, &q.name)?);
+                            crate::limits::check_table_shape(&q.name, &shape)?;
                             if self.table_has_rows(&h, &table)? {
                                 let col = self.column_def(c, &q.name)?;
                                 if !col.nullable && col.default.is_none() && col.identity.is_none()

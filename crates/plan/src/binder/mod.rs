@@ -260,7 +260,14 @@ pub(crate) struct Binder<'e> {
     pub query_join_hint: RefCell<Option<crate::logical::JoinHint>>,
     /// Inline table-valued functions being expanded (innermost last): their parameters.
     pub tvf_frames: RefCell<Vec<tvf::TvfFrame>>,
+    /// View and CTE references expanded so far (bounded by [`MAX_EXPANSIONS`]).
+    pub expansions: std::cell::Cell<u32>,
 }
+
+/// Most view / CTE references one statement may expand. Each reference is bound again, so a
+/// chain of views that each join the previous one twice doubles per level; beyond this the
+/// statement is Msg 8623 rather than minutes of binding and unbounded memory.
+pub(crate) const MAX_EXPANSIONS: u32 = 4096;
 
 impl<'e> Binder<'e> {
     pub fn new(env: &'e dyn BindEnv) -> Self {
@@ -275,7 +282,18 @@ impl<'e> Binder<'e> {
             dml_locators: RefCell::new(false),
             query_join_hint: RefCell::new(None),
             tvf_frames: RefCell::new(Vec::new()),
+            expansions: std::cell::Cell::new(0),
         }
+    }
+
+    /// Counts one view or CTE expansion: Msg 8623 past [`MAX_EXPANSIONS`].
+    pub(crate) fn count_expansion(&self) -> SqlResult<()> {
+        let n = self.expansions.get() + 1;
+        self.expansions.set(n);
+        if n > MAX_EXPANSIONS {
+            return Err(SqlError::new(8623, &[]));
+        }
+        Ok(())
     }
 
     pub fn push_level(&self, scope: Scope, barrier: bool) {

@@ -1201,6 +1201,7 @@ impl Binder<'_> {
     }
 
     fn bind_view(&self, v: &catalog::ViewDef) -> SqlResult<(LogicalOp, Vec<String>)> {
+        self.count_expansion()?;
         common::stack::grow(|| self.bind_view_unguarded(v))
     }
 
@@ -1222,6 +1223,7 @@ impl Binder<'_> {
 
     /// Expands a CTE reference (recursive CTEs become RecursiveCte / WorkTable).
     fn bind_cte(&self, cte: &CteDef) -> SqlResult<LogicalOp> {
+        self.count_expansion()?;
         common::stack::grow(|| self.bind_cte_unguarded(cte))
     }
 
