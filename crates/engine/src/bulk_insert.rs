@@ -85,8 +85,10 @@ fn terminator(text: &str, row: bool, widechar: bool) -> SqlResult<Vec<u8>> {
             let bytes: Vec<u8> = (0..hex.len() / 2)
                 .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap_or(0))
                 .collect();
-            if widechar && bytes.len() % 2 == 0 {
-                let units = bytes.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]]));
+            if widechar && bytes.len().is_multiple_of(2) {
+                let units = bytes
+                    .chunks_exact(2)
+                    .map(|c| u16::from_le_bytes([c[0], c[1]]));
                 if let Ok(s) = char::decode_utf16(units).collect::<Result<String, _>>() {
                     return Ok(s.into_bytes());
                 }

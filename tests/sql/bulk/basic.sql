@@ -49,3 +49,18 @@ CREATE TABLE #tmp (k int, n varchar(20), c varchar(100));
 BULK INSERT #tmp FROM '$(TESTDIR)/data/region.tbl' WITH (FIELDTERMINATOR = '|', ROWTERMINATOR = '|\n');
 SELECT @@ROWCOUNT AS rc, (SELECT COUNT(*) FROM #tmp) AS n;
 GO
+-- inside a procedure, dynamic SQL and TRY/CATCH
+CREATE TABLE r3 (k int, n varchar(20), c varchar(100));
+GO
+CREATE PROCEDURE load_r3 AS BULK INSERT r3 FROM '$(TESTDIR)/data/region.tbl' WITH (FIELDTERMINATOR = '|', ROWTERMINATOR = '|\n');
+GO
+EXEC load_r3;
+EXEC ('BULK INSERT r3 FROM ''$(TESTDIR)/data/region.tbl'' WITH (FIELDTERMINATOR = ''|'', ROWTERMINATOR = ''|\n'', LASTROW = 1)');
+BEGIN TRY
+  BULK INSERT r3 FROM '$(TESTDIR)/data/nosuch.tbl';
+END TRY
+BEGIN CATCH
+  SELECT ERROR_NUMBER() AS n, ERROR_MESSAGE() AS m;
+END CATCH
+SELECT COUNT(*) AS n FROM r3;
+GO
