@@ -485,16 +485,20 @@ fn fuzz(kinds: &[Kind], trials: u64) -> (Vec<String>, Vec<String>) {
     let mut summary = Vec::new();
     let mut bad = Vec::new();
     for &kind in kinds {
-        let (mut refused, mut detected, mut intact) = (0, 0, 0);
+        let (mut refused, mut detected, mut intact, mut wrong) = (0, 0, 0, 0);
         for i in 0..trials {
             let dir = scratch.path().join(format!("trial-{kind:?}-{i}"));
             copy_dir(&pristine, &dir);
             let what = damage(&dir, kind, &mut r);
             match run_trial(&dir) {
                 Report::Refused => refused += 1,
-                Report::Crashed(c) => bad.push(format!("{kind:?}: {what}: crashed: {c}")),
+                Report::Crashed(c) => {
+                    wrong += 1;
+                    bad.push(format!("{kind:?}: {what}: crashed: {c}"));
+                }
                 Report::Answers(a) => {
                     let mut any_error = false;
+                    let mut any_wrong = false;
                     for (q, want) in &expected {
                         let got = a.get(q).map_or("(missing)", String::as_str);
                         if got == want {
@@ -504,11 +508,14 @@ fn fuzz(kinds: &[Kind], trials: u64) -> (Vec<String>, Vec<String>) {
                             any_error = true;
                             continue;
                         }
+                        any_wrong = true;
                         bad.push(format!(
                             "{kind:?}: {what}: {q}: got {got}, committed contents are {want}"
                         ));
                     }
-                    if any_error {
+                    if any_wrong {
+                        wrong += 1;
+                    } else if any_error {
                         detected += 1;
                     } else {
                         intact += 1;
@@ -518,7 +525,7 @@ fn fuzz(kinds: &[Kind], trials: u64) -> (Vec<String>, Vec<String>) {
             let _ = std::fs::remove_dir_all(&dir);
         }
         summary.push(format!(
-            "{kind:?}: {trials} trials: {refused} refused at open, {detected} reported damage on a query, {intact} read the committed contents"
+            "{kind:?}: {trials} trials: {refused} refused at open, {detected} reported damage on a query, {intact} read the committed contents, {wrong} wrong answers or crashes"
         ));
     }
     for l in &summary {

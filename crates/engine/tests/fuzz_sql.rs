@@ -533,6 +533,53 @@ fn finding_update_set_subquery_reads_target_before_update() {
     }
 }
 
+/// F6 (F2's twin in MERGE): `WHEN MATCHED THEN UPDATE SET` with a subquery over the target
+/// computed values while writing; every value must come from the table before the statement.
+#[test]
+fn finding_merge_set_subquery_reads_target_before_update() {
+    let scratch = fuzzlib::Scratch::new("f6");
+    let mut s = new_session(scratch.path());
+    answers(&mut s, "INSERT t2 (id, a) VALUES (1, 1), (2, 2), (3, 3)");
+    answers(
+        &mut s,
+        "MERGE t2 AS tg USING (SELECT id FROM t1 UNION ALL SELECT id FROM t2) AS src ON tg.id = src.id
+         WHEN MATCHED THEN UPDATE SET a = (SELECT SUM(x.a) FROM t2 AS x WHERE x.id <> tg.id);",
+    );
+    let o = answers(&mut s, "SELECT id, a FROM t2 ORDER BY id");
+    let want: Vec<String> = ["Int(1) | Int(5)", "Int(2) | Int(4)", "Int(3) | Int(3)"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    assert_eq!(o.sets[0], want);
+}
+
+/// F4: the result of a correlated subquery was reused for every outer row whose correlated
+/// values were equal under the collation ('b' and 'B '), although the subquery's answer can
+/// differ for them (`x2.b + x1.b`).
+#[test]
+fn finding_correlated_subquery_cache_tells_collation_equal_strings_apart() {
+    let scratch = fuzzlib::Scratch::new("f4");
+    let mut s = new_session(scratch.path());
+    answers(
+        &mut s,
+        "INSERT t2 (id, b) VALUES (1, 'b'), (2, 'B '), (3, 'a'), (4, 'A')",
+    );
+    let o = answers(
+        &mut s,
+        "SELECT x1.id, (SELECT MIN(x2.b + x1.b) FROM t2 AS x2 WHERE x2.id = 3) AS m FROM t2 AS x1 ORDER BY x1.id",
+    );
+    let want: Vec<String> = [
+        "Int(1) | VarChar(\"ab\")",
+        "Int(2) | VarChar(\"aB \")",
+        "Int(3) | VarChar(\"aa\")",
+        "Int(4) | VarChar(\"aA\")",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    assert_eq!(o.sets[0], want);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Hostile shapes (issue 8 finding 6), each in a child process: a stack overflow or an abort on
 // allocation failure kills the process, which `catch_unwind` cannot see. The child runs with a

@@ -379,7 +379,7 @@ fn correlated_key(
     for (slot, e) in &sq.params {
         key.extend_from_slice(&(*slot as u64).to_le_bytes());
         let v = eval(e, row, ctx)?;
-        valops::hash_key(&v, &mut key);
+        exact_key(&v, &mut key);
     }
     key.push(0xEE);
     for (slot, v) in &ctx.params {
@@ -387,9 +387,23 @@ fn correlated_key(
             continue; // own parameters: already keyed by their fresh values
         }
         key.extend_from_slice(&(*slot as u64).to_le_bytes());
-        valops::hash_key(v, &mut key);
+        exact_key(v, &mut key);
     }
     Ok(Some((std::sync::Arc::as_ptr(plan) as usize, key)))
+}
+
+/// A parameter value as the correlation cache must tell it apart: strings by their exact text,
+/// not by the collation's sort key (`hash_key`), because 'b' and 'B ' are equal under the
+/// collation yet `x2.b + x1.b` or LEN see them differ.
+fn exact_key(v: &Value, out: &mut Vec<u8>) {
+    match v {
+        Value::Char(s) | Value::VarChar(s) | Value::NChar(s) | Value::NVarChar(s) => {
+            out.push(0xE5);
+            out.extend_from_slice(&(s.len() as u64).to_le_bytes());
+            out.extend_from_slice(s.as_bytes());
+        }
+        _ => valops::hash_key(v, out),
+    }
 }
 
 fn remember(key: Option<(usize, Vec<u8>)>, v: &Value, ctx: &mut ExecCtx) {

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use catalog::TableDef;
 use common::{SqlError, SqlResult};
 use plan::catalog;
-use plan::{MergeAct, MergeClausePlan, MergePlan, MergeWhen, PhysOp, ScalarExpr};
+use plan::{InsertColumn, MergeAct, MergeClausePlan, MergePlan, MergeWhen, PhysOp, ScalarExpr};
 use types::Value;
 
 use crate::context::ExecCtx;
@@ -103,12 +103,15 @@ pub(crate) fn merge(
     let mut upd_images = Images::new(table, ctx);
     let mut del_images = Images::new(table, ctx);
     let n = atomically(ctx, &dbname, &mut |ctx| {
+        // First decide every row's action and compute its values, then write: a WHEN condition
+        // or SET/VALUES expression whose subquery reads the target must see it as it was before
+        // the statement (as UPDATE does).
         let mut acted: HashSet<Vec<u8>> = HashSet::new();
-        let mut n = 0u64;
+        let mut planned: Vec<Planned> = Vec::new();
         // updated keys are unique in the statement's final state, not after each row
         store.defer_unique_checks();
         for &(r, at, when) in &work {
-            if limit.is_some_and(|l| n >= l) {
+            if limit.is_some_and(|l| planned.len() as u64 >= l) {
                 break;
             }
             let Some(clause) = pick(&plan.clauses, when, r, ctx)? else {
@@ -120,6 +123,30 @@ pub(crate) fn merge(
                         .iter()
                         .map(|e| eval(e, r, ctx))
                         .collect::<SqlResult<Vec<_>>>()?;
+                    planned.push(Planned::Insert(vals, columns));
+                }
+                act => {
+                    let Some(loc) = locator_of(r, at + ncols)? else {
+                        return Err(SqlError::internal("MERGE: matched row without locator"));
+                    };
+                    if !acted.insert(loc.clone()) {
+                        return Err(err_8672());
+                    }
+                    let old = &r[at..at + ncols];
+                    match act {
+                        MergeAct::Update { sets } => {
+                            let new = new_row(table, old, r, sets, &plan.computed, ctx)?;
+                            planned.push(Planned::Update(loc, old, new));
+                        }
+                        _ => planned.push(Planned::Delete(loc, old)),
+                    }
+                }
+            }
+        }
+        let mut n = 0u64;
+        for p in planned {
+            match p {
+                Planned::Insert(vals, columns) => {
                     let checks = &plan.checks;
                     let mut one = VecRows {
                         rows: vec![vals],
@@ -137,33 +164,21 @@ pub(crate) fn merge(
                         Some("INSERT"),
                     )?;
                 }
-                act => {
-                    let Some(loc) = locator_of(r, at + ncols)? else {
-                        return Err(SqlError::internal("MERGE: matched row without locator"));
-                    };
-                    if !acted.insert(loc.clone()) {
-                        return Err(err_8672());
-                    }
-                    let old = &r[at..at + ncols];
-                    match act {
-                        MergeAct::Update { sets } => {
-                            let new = new_row(table, old, r, sets, &plan.computed, ctx)?;
-                            check_row(table, &new, &plan.checks, "MERGE", ctx)?;
-                            check_foreign_keys(table, &new, Some(old), "MERGE", &db, ctx)?;
-                            check_references(table, old, Some(&new), "MERGE", &db, ctx)?;
-                            let txn = ctx.env.txn(&dbname)?;
-                            store.update_row(txn, &loc, old, &new)?;
-                            out.add_action(Some(&new), Some(old), ncols, Some("UPDATE"), ctx)?;
-                            upd_images.add(Some(&new), Some(old));
-                        }
-                        _ => {
-                            check_references(table, old, None, "MERGE", &db, ctx)?;
-                            let txn = ctx.env.txn(&dbname)?;
-                            store.delete_row(txn, &loc, old)?;
-                            out.add_action(None, Some(old), ncols, Some("DELETE"), ctx)?;
-                            del_images.add(None, Some(old));
-                        }
-                    }
+                Planned::Update(loc, old, new) => {
+                    check_row(table, &new, &plan.checks, "MERGE", ctx)?;
+                    check_foreign_keys(table, &new, Some(old), "MERGE", &db, ctx)?;
+                    check_references(table, old, Some(&new), "MERGE", &db, ctx)?;
+                    let txn = ctx.env.txn(&dbname)?;
+                    store.update_row(txn, &loc, old, &new)?;
+                    out.add_action(Some(&new), Some(old), ncols, Some("UPDATE"), ctx)?;
+                    upd_images.add(Some(&new), Some(old));
+                }
+                Planned::Delete(loc, old) => {
+                    check_references(table, old, None, "MERGE", &db, ctx)?;
+                    let txn = ctx.env.txn(&dbname)?;
+                    store.delete_row(txn, &loc, old)?;
+                    out.add_action(None, Some(old), ncols, Some("DELETE"), ctx)?;
+                    del_images.add(None, Some(old));
                 }
             }
             n += 1;
@@ -197,6 +212,13 @@ pub(crate) fn merge(
         del_images.finish(table, DmlAction::Delete, Vec::new(), ctx);
     }
     Ok(n)
+}
+
+/// One row's MERGE action with its values computed (before any row is written).
+enum Planned<'a> {
+    Insert(Vec<Value>, &'a [InsertColumn]),
+    Update(Vec<u8>, &'a [Value], Vec<Value>),
+    Delete(Vec<u8>, &'a [Value]),
 }
 
 /// The updated image of `old`: SET values (over the input row `r`), then computed columns.
