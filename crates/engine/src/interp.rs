@@ -37,6 +37,15 @@ pub(crate) fn convert_value(v: Value, t: &DataType) -> SqlResult<Value> {
     if v.is_null() {
         return Ok(Value::Null);
     }
+    // a max-typed value moves into a max-typed target: no copy of a string up to 2 GB
+    if matches!(
+        (&v, t),
+        (Value::VarChar(_), DataType::VarChar(None))
+            | (Value::NVarChar(_), DataType::NVarChar(None))
+            | (Value::VarBinary(_), DataType::VarBinary(None))
+    ) {
+        return Ok(v);
+    }
     crate::query::cast_value(v, t)
 }
 

@@ -539,6 +539,10 @@ impl ExecEnv for Session {
         self.var(name).map(|v| v.value.clone())
     }
 
+    fn with_variable(&self, name: &str, f: &mut dyn FnMut(Option<&Value>)) {
+        f(self.var(name).map(|v| &v.value))
+    }
+
     fn set_variable(&mut self, name: &str, v: Value) -> SqlResult<()> {
         self.assign_var(name, v)
     }

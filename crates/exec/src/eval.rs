@@ -17,6 +17,50 @@ use crate::context::ExecCtx;
 use crate::operator;
 use crate::valops::{self, compare, truth};
 
+/// Calls `f` with the value of a literal, column or variable operand read in place; false
+/// (and `f` not called) for any other expression.
+fn with_operand(
+    e: &ScalarExpr,
+    row: &[Value],
+    env: &dyn crate::ExecEnv,
+    f: &mut dyn FnMut(&Value),
+) -> bool {
+    match &e.kind {
+        ScalarKind::Literal(v) => f(v),
+        ScalarKind::Column(i) => match row.get(*i) {
+            Some(v) => f(v),
+            None => return false,
+        },
+        ScalarKind::Variable(name) => env.with_variable(name, &mut |v| match v {
+            Some(v) => f(v),
+            None => f(&Value::Null),
+        }),
+        _ => return false,
+    }
+    true
+}
+
+/// A max-typed `+` whose operands are literals, columns or variables, computed on the operands
+/// in place: `@s + @s` on a 1 GB string copies nothing before the 2 GB check (Msg 7119).
+/// `None` when an operand needs evaluation.
+fn arith_in_place(
+    op: plan::BinaryOp,
+    a: &ScalarExpr,
+    b: &ScalarExpr,
+    ty: &DataType,
+    row: &[Value],
+    ctx: &ExecCtx,
+) -> Option<SqlResult<Value>> {
+    let env: &dyn crate::ExecEnv = &*ctx.env;
+    let mut out = None;
+    with_operand(a, row, env, &mut |x| {
+        with_operand(b, row, env, &mut |y| {
+            out = Some(valops::arith(op, x, y, ty));
+        });
+    });
+    out
+}
+
 /// Evaluates `e` over `row`.
 pub fn eval(e: &ScalarExpr, row: &[Value], ctx: &mut ExecCtx) -> SqlResult<Value> {
     common::stack::grow(|| eval_unguarded(e, row, ctx))
@@ -52,6 +96,11 @@ fn eval_unguarded(e: &ScalarExpr, row: &[Value], ctx: &mut ExecCtx) -> SqlResult
             }
         }
         ScalarKind::Binary(op, a, b) => {
+            if e.data_type.is_max() {
+                if let Some(r) = arith_in_place(*op, a, b, &e.data_type, row, ctx) {
+                    return r;
+                }
+            }
             let x = eval(a, row, ctx)?;
             if x.is_null() {
                 return Ok(Value::Null);

@@ -65,6 +65,12 @@ pub trait ExecEnv {
     /// The current transaction in that database (the engine begins one lazily).
     fn txn(&mut self, database: &str) -> SqlResult<&mut storage::Txn>;
     fn variable(&self, name: &str) -> Option<Value>;
+    /// Calls `f` with the variable's value read in place (`None`: not declared), so a large
+    /// string is not copied just to be measured or concatenated. Default: through a copy.
+    fn with_variable(&self, name: &str, f: &mut dyn FnMut(Option<&Value>)) {
+        let v = self.variable(name);
+        f(v.as_ref())
+    }
     fn set_variable(&mut self, name: &str, v: Value) -> SqlResult<()>;
     fn session_id(&self) -> i32;
     /// SELECT ... INTO: create the table (engine DDL) and return its definition.

@@ -1818,7 +1818,12 @@ pub fn call_with_types(
             Ok(if unicode {
                 Value::NVarChar(out)
             } else {
-                Value::VarChar(charset::to_cp1252_text(&out).into_owned())
+                // converted only when some character is not in code page 1252 (no copy of
+                // a result that already is)
+                match charset::to_cp1252_text(&out) {
+                    std::borrow::Cow::Owned(o) => Value::VarChar(o),
+                    std::borrow::Cow::Borrowed(_) => Value::VarChar(out),
+                }
             })
         }
         "QUOTENAME" => {

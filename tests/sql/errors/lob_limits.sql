@@ -20,5 +20,12 @@ GO
 SELECT LEN(STRING_AGG(CAST(v AS varchar(max)), ',')) AS agg_len
 FROM (VALUES (REPLICATE('a', 5000)), (REPLICATE('b', 5000))) t(v)
 GO
+-- max-typed + over variables, columns and literals is computed on the operands in place
+DECLARE @v nvarchar(max) = N'ab'
+SELECT @v = @v + @v
+SELECT @v = @v + N'!'
+SELECT @v AS v, c + c AS cc, c + N'-' AS cl, CAST(NULL AS nvarchar(max)) + c AS nc
+FROM (VALUES (CAST(N'xy' AS nvarchar(max)))) t(c)
+GO
 PRINT 'still alive'
 GO
