@@ -1,4 +1,5 @@
-//! MERGE: both inputs are materialized first (Halloween protection), then every
+//! MERGE: both inputs are materialized first (Halloween protection; `RowBuffer`s, spilled past
+//! the operator memory budget), then every
 //! `source LEFT JOIN target` row takes the first applicable MATCHED / NOT MATCHED BY TARGET
 //! clause and every unmatched target row the first applicable NOT MATCHED BY SOURCE clause.
 //! A target row updated or deleted twice raises 8672. Constraint checks, identity and index
@@ -15,8 +16,8 @@ use types::Value;
 
 use crate::context::ExecCtx;
 use crate::dml::{
-    atomically, check_foreign_keys, check_references, check_row, insert_rows_as, locator_of,
-    materialize, to_column, DmlAction, Images, Output,
+    atomically, check_foreign_keys, check_references, check_row, insert_rows_as, locator_of, spool,
+    to_column, DmlAction, Images, Output,
 };
 use crate::eval::{eval, eval_pred};
 use crate::table_io::TableStore;
@@ -59,29 +60,11 @@ pub(crate) fn merge(
     let table: &Arc<TableDef> = &plan.table;
     let ncols = table.columns.len();
     let off = plan.target_offset;
-    let joined = materialize(&plan.input, ctx)?;
-    let mut work: Vec<(&[Value], usize, MergeWhen)> = Vec::with_capacity(joined.len());
-    let mut matched: HashSet<Vec<u8>> = HashSet::new();
-    for r in &joined {
-        match locator_of(r, off + ncols)? {
-            Some(loc) => {
-                matched.insert(loc);
-                work.push((r, off, MergeWhen::Matched));
-            }
-            None => work.push((r, off, MergeWhen::NotMatchedByTarget)),
-        }
-    }
+    let joined = spool(&plan.input, ctx)?;
     let target_rows = match &plan.target_rows {
-        Some(p) => materialize(p, ctx)?,
-        None => Vec::new(),
+        Some(p) => Some(spool(p, ctx)?),
+        None => None,
     };
-    for r in &target_rows {
-        if let Some(loc) = locator_of(r, ncols)? {
-            if !matched.contains(&loc) {
-                work.push((r, 0, MergeWhen::NotMatchedBySource));
-            }
-        }
-    }
     let limit = match &plan.top {
         Some(e) => match eval(e, &[], ctx)?.as_i64() {
             Some(n) if n >= 0 => Some(n as u64),
@@ -104,11 +87,40 @@ pub(crate) fn merge(
     let mut del_images = Images::new(table, ctx);
     let n = atomically(ctx, &dbname, &mut |ctx| {
         let mut acted: HashSet<Vec<u8>> = HashSet::new();
+        // locators of the target rows the source matched (all joined rows come first)
+        let mut matched: HashSet<Vec<u8>> = HashSet::new();
         let mut n = 0u64;
-        for &(r, at, when) in &work {
+        let mut joined_rows = joined.cursor()?;
+        let mut target_cursor = target_rows.as_ref().map(|t| t.cursor()).transpose()?;
+        let mut joined_done = false;
+        loop {
             if limit.is_some_and(|l| n >= l) {
                 break;
             }
+            let (r, at, when) = if !joined_done {
+                let Some(r) = joined_rows.next_row()? else {
+                    joined_done = true;
+                    continue;
+                };
+                match locator_of(r, off + ncols)? {
+                    Some(loc) => {
+                        matched.insert(loc);
+                        (r, off, MergeWhen::Matched)
+                    }
+                    None => (r, off, MergeWhen::NotMatchedByTarget),
+                }
+            } else {
+                let Some(r) = (match target_cursor.as_mut() {
+                    Some(c) => c.next_row()?,
+                    None => None,
+                }) else {
+                    break;
+                };
+                match locator_of(r, ncols)? {
+                    Some(loc) if !matched.contains(&loc) => (r, 0, MergeWhen::NotMatchedBySource),
+                    _ => continue,
+                }
+            };
             let Some(clause) = pick(&plan.clauses, when, r, ctx)? else {
                 continue;
             };
