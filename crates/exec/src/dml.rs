@@ -127,18 +127,6 @@ pub(crate) fn spool(op: &PhysOp, ctx: &mut ExecCtx) -> SqlResult<RowBuffer> {
     RowBuffer::collect(&mut it, SPOOL_OBJECT, ctx)
 }
 
-/// Every row of `op`, in memory (MERGE, which works on the rows by reference).
-pub(crate) fn materialize(op: &PhysOp, ctx: &mut ExecCtx) -> SqlResult<Vec<Vec<Value>>> {
-    let mut it = operator::build(op)?;
-    it.open(ctx)?;
-    let mut rows = Vec::new();
-    while it.next(ctx)? {
-        rows.push(it.row().to_vec());
-    }
-    it.close();
-    Ok(rows)
-}
-
 /// Converts a value for storing into column `c` (2628 on truncation).
 pub(crate) fn to_column(v: &Value, t: &TableDef, c: usize) -> SqlResult<Value> {
     if v.is_null() {

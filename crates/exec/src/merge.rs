@@ -1,4 +1,5 @@
-//! MERGE: both inputs are materialized first (Halloween protection), then every
+//! MERGE: both inputs are materialized first (Halloween protection; `RowBuffer`s, spilled past
+//! the operator memory budget), then every
 //! `source LEFT JOIN target` row takes the first applicable MATCHED / NOT MATCHED BY TARGET
 //! clause and every unmatched target row the first applicable NOT MATCHED BY SOURCE clause.
 //! A target row updated or deleted twice raises 8672. Constraint checks, identity and index
@@ -16,7 +17,7 @@ use types::Value;
 use crate::context::ExecCtx;
 use crate::dml::{
     atomically, check_foreign_keys, check_references, check_row, insert_rows_into, locator_of,
-    materialize, to_column, DmlAction, Images, Output, VecRows,
+    spool, to_column, DmlAction, Images, Output, VecRows,
 };
 use crate::eval::{eval, eval_pred};
 use crate::table_io::TableStore;
@@ -59,29 +60,11 @@ pub(crate) fn merge(
     let table: &Arc<TableDef> = &plan.table;
     let ncols = table.columns.len();
     let off = plan.target_offset;
-    let joined = materialize(&plan.input, ctx)?;
-    let mut work: Vec<(&[Value], usize, MergeWhen)> = Vec::with_capacity(joined.len());
-    let mut matched: HashSet<Vec<u8>> = HashSet::new();
-    for r in &joined {
-        match locator_of(r, off + ncols)? {
-            Some(loc) => {
-                matched.insert(loc);
-                work.push((r, off, MergeWhen::Matched));
-            }
-            None => work.push((r, off, MergeWhen::NotMatchedByTarget)),
-        }
-    }
+    let joined = spool(&plan.input, ctx)?;
     let target_rows = match &plan.target_rows {
-        Some(p) => materialize(p, ctx)?,
-        None => Vec::new(),
+        Some(p) => Some(spool(p, ctx)?),
+        None => None,
     };
-    for r in &target_rows {
-        if let Some(loc) = locator_of(r, ncols)? {
-            if !matched.contains(&loc) {
-                work.push((r, 0, MergeWhen::NotMatchedBySource));
-            }
-        }
-    }
     let limit = match &plan.top {
         Some(e) => match eval(e, &[], ctx)?.as_i64() {
             Some(n) if n >= 0 => Some(n as u64),
@@ -105,15 +88,43 @@ pub(crate) fn merge(
     let n = atomically(ctx, &dbname, &mut |ctx| {
         // First decide every row's action and compute its values, then write: a WHEN condition
         // or SET/VALUES expression whose subquery reads the target must see it as it was before
-        // the statement (as UPDATE does).
+        // the statement (as UPDATE does). The inputs are spooled (they spill); the planned
+        // actions are held in memory (exec README, "what still grows with the input").
         let mut acted: HashSet<Vec<u8>> = HashSet::new();
+        // locators of the target rows the source matched (all joined rows come first)
+        let mut matched: HashSet<Vec<u8>> = HashSet::new();
         let mut planned: Vec<Planned> = Vec::new();
-        // updated keys are unique in the statement's final state, not after each row
-        store.defer_unique_checks();
-        for &(r, at, when) in &work {
+        let mut joined_rows = joined.cursor()?;
+        let mut target_cursor = target_rows.as_ref().map(|t| t.cursor()).transpose()?;
+        let mut joined_done = false;
+        loop {
             if limit.is_some_and(|l| planned.len() as u64 >= l) {
                 break;
             }
+            let (r, at, when) = if !joined_done {
+                let Some(r) = joined_rows.next_row()? else {
+                    joined_done = true;
+                    continue;
+                };
+                match locator_of(r, off + ncols)? {
+                    Some(loc) => {
+                        matched.insert(loc);
+                        (r, off, MergeWhen::Matched)
+                    }
+                    None => (r, off, MergeWhen::NotMatchedByTarget),
+                }
+            } else {
+                let Some(r) = (match target_cursor.as_mut() {
+                    Some(c) => c.next_row()?,
+                    None => None,
+                }) else {
+                    break;
+                };
+                match locator_of(r, ncols)? {
+                    Some(loc) if !matched.contains(&loc) => (r, 0, MergeWhen::NotMatchedBySource),
+                    _ => continue,
+                }
+            };
             let Some(clause) = pick(&plan.clauses, when, r, ctx)? else {
                 continue;
             };
@@ -136,18 +147,19 @@ pub(crate) fn merge(
                     match act {
                         MergeAct::Update { sets } => {
                             let new = new_row(table, old, r, sets, &plan.computed, ctx)?;
-                            planned.push(Planned::Update(loc, old, new));
+                            planned.push(Planned::Update(loc, old.to_vec(), new));
                         }
-                        _ => planned.push(Planned::Delete(loc, old)),
+                        _ => planned.push(Planned::Delete(loc, old.to_vec())),
                     }
                 }
             }
         }
+        // updated keys are unique in the statement's final state, not after each row
+        store.defer_unique_checks();
         let mut n = 0u64;
         for p in planned {
             match p {
                 Planned::Insert(vals, columns) => {
-                    let checks = &plan.checks;
                     let mut one = VecRows {
                         rows: vec![vals],
                         pos: 0,
@@ -157,7 +169,7 @@ pub(crate) fn merge(
                         table,
                         &mut one,
                         columns,
-                        checks,
+                        &plan.checks,
                         &mut out,
                         ctx,
                         "MERGE",
@@ -166,19 +178,19 @@ pub(crate) fn merge(
                 }
                 Planned::Update(loc, old, new) => {
                     check_row(table, &new, &plan.checks, "MERGE", ctx)?;
-                    check_foreign_keys(table, &new, Some(old), "MERGE", &db, ctx)?;
-                    check_references(table, old, Some(&new), "MERGE", &db, ctx)?;
+                    check_foreign_keys(table, &new, Some(&old), "MERGE", &db, ctx)?;
+                    check_references(table, &old, Some(&new), "MERGE", &db, ctx)?;
                     let txn = ctx.env.txn(&dbname)?;
-                    store.update_row(txn, &loc, old, &new)?;
-                    out.add_action(Some(&new), Some(old), ncols, Some("UPDATE"), ctx)?;
-                    upd_images.add(Some(&new), Some(old));
+                    store.update_row(txn, &loc, &old, &new)?;
+                    out.add_action(Some(&new), Some(&old), ncols, Some("UPDATE"), ctx)?;
+                    upd_images.add(Some(&new), Some(&old));
                 }
                 Planned::Delete(loc, old) => {
-                    check_references(table, old, None, "MERGE", &db, ctx)?;
+                    check_references(table, &old, None, "MERGE", &db, ctx)?;
                     let txn = ctx.env.txn(&dbname)?;
-                    store.delete_row(txn, &loc, old)?;
-                    out.add_action(None, Some(old), ncols, Some("DELETE"), ctx)?;
-                    del_images.add(None, Some(old));
+                    store.delete_row(txn, &loc, &old)?;
+                    out.add_action(None, Some(&old), ncols, Some("DELETE"), ctx)?;
+                    del_images.add(None, Some(&old));
                 }
             }
             n += 1;
@@ -214,13 +226,6 @@ pub(crate) fn merge(
     Ok(n)
 }
 
-/// One row's MERGE action with its values computed (before any row is written).
-enum Planned<'a> {
-    Insert(Vec<Value>, &'a [InsertColumn]),
-    Update(Vec<u8>, &'a [Value], Vec<Value>),
-    Delete(Vec<u8>, &'a [Value]),
-}
-
 /// The updated image of `old`: SET values (over the input row `r`), then computed columns.
 fn new_row(
     table: &TableDef,
@@ -244,4 +249,11 @@ fn new_row(
         };
     }
     Ok(new)
+}
+
+/// One row's MERGE action with its values computed (before any row is written).
+enum Planned<'a> {
+    Insert(Vec<Value>, &'a [InsertColumn]),
+    Update(Vec<u8>, Vec<Value>, Vec<Value>),
+    Delete(Vec<u8>, Vec<Value>),
 }

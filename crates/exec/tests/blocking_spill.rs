@@ -126,6 +126,11 @@ fn dml_input_spools_spill_with_the_same_effect() {
         "UPDATE a SET k = k + 1, s = s + 'x' WHERE k % 3 = 0",
         "DELETE FROM a WHERE k IN (SELECT k FROM b)",
         "SELECT k, s INTO c FROM a WHERE k % 2 = 0",
+        "MERGE INTO a AS t USING (SELECT DISTINCT k, s FROM b WHERE k < 1200) AS src \
+         ON t.k = src.k AND t.s = src.s \
+         WHEN MATCHED THEN UPDATE SET s = src.s + '!' \
+         WHEN NOT MATCHED BY TARGET THEN INSERT (k, s) VALUES (src.k, src.s) \
+         WHEN NOT MATCHED BY SOURCE AND t.k % 5 = 0 THEN DELETE;",
     ];
     let check = "SELECT COUNT(*), SUM(CAST(k AS bigint)), MAX(s), MIN(s) FROM a";
     let (mut mem_env, _) = setup();

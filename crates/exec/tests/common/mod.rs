@@ -350,6 +350,7 @@ impl Env {
                 let mut sink = Rows::default();
                 return match exec::execute_merge(&phys, self, &mut sink) {
                     Ok(sum) => {
+                        self.last_spills = sum.spills;
                         self.commit()?;
                         sink.count = sum.rows_affected;
                         if !sink.cols.is_empty() {
