@@ -495,7 +495,12 @@ impl Loader {
                 } else {
                     &self.field_finders.0
                 };
-                if let Some(i) = finder.find(hay) {
+                // one-byte terminators (the common '|', ',', tab) skip memmem's dispatch
+                let found = match finder.needle() {
+                    [b] => memchr::memchr(*b, hay),
+                    _ => finder.find(hay),
+                };
+                if let Some(i) = found {
                     let to = search + i;
                     if to - from > limit {
                         return Err(RowFail::TooLong(k));
