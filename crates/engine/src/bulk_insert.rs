@@ -495,7 +495,12 @@ impl Loader {
                 } else {
                     &self.field_finders.0
                 };
-                if let Some(i) = finder.find(hay) {
+                // one-byte terminators (the common '|', ',', tab) skip memmem's dispatch
+                let found = match finder.needle() {
+                    [b] => memchr::memchr(*b, hay),
+                    _ => finder.find(hay),
+                };
+                if let Some(i) = found {
                     let to = search + i;
                     if to - from > limit {
                         return Err(RowFail::TooLong(k));
@@ -838,6 +843,28 @@ fn convert_field(bytes: &[u8], ty: &DataType, slot: &mut Value) -> Result<(), Co
             }
         }
         _ => {}
+    }
+    // binary data in a character file is hex digits (what bcp writes), `0x` allowed
+    if let DataType::Binary(_) | DataType::VarBinary(_) = ty {
+        let hex = bytes
+            .strip_prefix(b"0x")
+            .or_else(|| bytes.strip_prefix(b"0X"))
+            .unwrap_or(bytes);
+        if !hex.len().is_multiple_of(2) {
+            return Err(ConvFail::Mismatch);
+        }
+        let digit = |b: u8| (b as char).to_digit(16).ok_or(ConvFail::Mismatch);
+        let mut out = Vec::with_capacity(hex.len() / 2);
+        for pair in hex.chunks_exact(2) {
+            out.push((digit(pair[0])? * 16 + digit(pair[1])?) as u8);
+        }
+        return match Value::VarBinary(out).cast_for_column(ty, "", "") {
+            Ok(v) => {
+                *slot = v;
+                Ok(())
+            }
+            Err(_) => Err(ConvFail::Truncation),
+        };
     }
     let Ok(text) = std::str::from_utf8(bytes) else {
         return Err(ConvFail::Mismatch);
