@@ -761,7 +761,7 @@ pub fn query(r: &mut Rng) -> Query {
 pub fn dml(r: &mut Rng, next_id: &mut i64) -> String {
     let t = *r.pick(&TABLES);
     let mut g = Gen::new(r);
-    match g.r.below(6) {
+    match g.r.below(7) {
         0 | 1 => {
             let n = g.r.range(1, 4);
             let rows: Vec<String> = (0..n)
@@ -807,11 +807,35 @@ pub fn dml(r: &mut Rng, next_id: &mut i64) -> String {
             };
             format!("UPDATE u SET {col} = {e} FROM {t} AS u WHERE {p}")
         }
-        _ => {
+        5 => {
             g.scope.push("x".into());
             let p = g.pred(2);
             g.scope.pop();
             format!("DELETE x FROM {t} AS x WHERE {p}")
+        }
+        _ => {
+            // MERGE with all three WHEN kinds; duplicate source ids give Msg 8672 on both
+            // twins alike.
+            let src = *g.r.pick(&TABLES);
+            g.scope.push("s".into());
+            let p = g.pred(2);
+            g.scope.pop();
+            g.scope.push("tg".into());
+            let m = g.pred(1);
+            let e = g.expr(Ty::Int, 2);
+            g.scope.pop();
+            g.scope.push("tg".into());
+            g.scope.push("src".into());
+            let sv = g.expr(Ty::Str, 1);
+            g.scope.truncate(0);
+            *next_id += 1000;
+            format!(
+                "MERGE {t} AS tg USING (SELECT s.id, s.a, s.b FROM {src} AS s WHERE {p}) AS src ON tg.id = src.id \
+                 WHEN MATCHED AND {m} THEN UPDATE SET a = {e}, b = CAST({sv} AS varchar(20)) \
+                 WHEN NOT MATCHED THEN INSERT (id, a, b) VALUES (src.id + {next_id}, src.a, src.b) \
+                 WHEN NOT MATCHED BY SOURCE AND tg.a > {} THEN DELETE;",
+                g.r.range(0, 12)
+            )
         }
     }
 }
