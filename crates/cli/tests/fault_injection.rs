@@ -289,7 +289,6 @@ fn zero_page_of_type(data: &Path, page_type: u8) {
 }
 
 #[test]
-#[ignore = "needs h/damage"]
 fn zeroed_page() {
     let dir = setup();
     let good = snapshot(dir.path());

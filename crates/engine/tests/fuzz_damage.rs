@@ -557,7 +557,6 @@ fn damage_fuzz_detected_on_main() {
 }
 
 #[test]
-#[ignore = "needs h/damage (issue 8 finding 3: zeroed, misplaced pages and short data files read as data)"]
 fn damage_fuzz_zeroed_misplaced_pages_and_short_files() {
     let kinds: Vec<Kind> = ALL_KINDS
         .iter()
@@ -568,7 +567,6 @@ fn damage_fuzz_zeroed_misplaced_pages_and_short_files() {
 }
 
 #[test]
-#[ignore = "needs h/dirlock (issue 8 findings 4-5: log damage, missing and foreign files)"]
 fn damage_fuzz_log_and_missing_files() {
     let kinds: Vec<Kind> = ALL_KINDS
         .iter()

@@ -749,7 +749,6 @@ fn hostile_shapes() {
 }
 
 #[test]
-#[ignore = "needs h/limits (issue 8 finding 6: stack overflows and runaway allocation)"]
 fn hostile_shapes_needing_limits() {
     run_hostile(HOSTILE_NEEDS_LIMITS);
 }

@@ -395,7 +395,6 @@ fn txn_fuzz_without_ddl_after_savepoint() {
 
 /// The full mix, DDL after savepoints included.
 #[test]
-#[ignore = "needs h/ddlundo (issue 8 finding 2: ROLLBACK TRAN savepoint after DDL destroys the object)"]
 fn txn_fuzz_with_ddl_after_savepoint() {
     let seed = fuzzlib::seed(20261124);
     let rounds = knob("LATCHKEY_FUZZ_TXN_ROUNDS", 12);
