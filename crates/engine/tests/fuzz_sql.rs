@@ -670,6 +670,7 @@ const HOSTILE_NEEDS_LIMITS: &[&str] = &[
 ];
 
 const HOSTILE_ENV: &str = "LATCHKEY_FUZZ_HOSTILE_CHILD";
+const HOSTILE_DIR_ENV: &str = "LATCHKEY_FUZZ_HOSTILE_DIR";
 
 /// In the child: run the shape under a 4 GiB address-space limit, print the outcome.
 fn hostile_child(name: &str) {
@@ -679,8 +680,9 @@ fn hostile_child(name: &str) {
     };
     // SAFETY: setrlimit with a valid pointer to an initialised struct.
     unsafe { libc::setrlimit(libc::RLIMIT_AS, &limit) };
-    let scratch = fuzzlib::Scratch::new("hostile");
-    let mut s = new_session(scratch.path());
+    // The parent owns the directory: a child killed by an abort cannot clean up.
+    let dir = std::env::var(HOSTILE_DIR_ENV).expect("directory from the parent");
+    let mut s = new_session(std::path::Path::new(&dir));
     let mut last = None;
     for batch in hostile(name).split("\nGO\n") {
         last = Some(exec(&mut s, batch));
@@ -697,6 +699,7 @@ fn run_hostile(names: &[&str]) {
     let mut bad = Vec::new();
     for name in names {
         let start = Instant::now();
+        let scratch = fuzzlib::Scratch::new("hostile");
         let out = std::process::Command::new(&exe)
             .args([
                 "hostile_child_entry",
@@ -705,6 +708,7 @@ fn run_hostile(names: &[&str]) {
                 "--test-threads=1",
             ])
             .env(HOSTILE_ENV, name)
+            .env(HOSTILE_DIR_ENV, scratch.path())
             .output()
             .expect("spawn child");
         let stdout = String::from_utf8_lossy(&out.stdout);
