@@ -642,7 +642,12 @@ fn hostile(name: &str) -> String {
         "replicate_capacity" => {
             "SELECT LEN(REPLICATE(CAST('ab' AS varchar(max)), 9223372036854775807))".into()
         }
-        "string_doubling" => "DECLARE @s varchar(max) = 'x'\nWHILE 1 = 1 SET @s = @s + @s".into(),
+        // 7119 ends the statement, not the batch (as in SQL Server): the loop is bounded so
+        // that the passes after the cap end too
+        "string_doubling" => "DECLARE @s varchar(max) = 'x', @i int = 0\n\
+             WHILE @i < 40 BEGIN SET @s = @s + @s; SET @i += 1 END\n\
+             SELECT LEN(@s)"
+            .into(),
         _ => panic!("unknown hostile shape {name}"),
     }
 }
@@ -694,13 +699,52 @@ fn hostile_child(name: &str) {
     }
 }
 
+/// A hostile shape must end (with a result or an error) within this time, or the test fails.
+const HOSTILE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// Waits for `child`, killing it once `limit` has passed (a hang is a failure, not a stuck CI).
+fn wait_bounded(
+    mut child: std::process::Child,
+    limit: std::time::Duration,
+) -> std::process::Output {
+    let start = Instant::now();
+    // drain the pipes on threads so a chatty child cannot block on a full pipe
+    let mut so = child.stdout.take().expect("piped stdout");
+    let mut se = child.stderr.take().expect("piped stderr");
+    let out_t = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut so, &mut b);
+        b
+    });
+    let err_t = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut se, &mut b);
+        b
+    });
+    let status = loop {
+        if let Some(st) = child.try_wait().expect("wait for child") {
+            break st;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            break child.wait().expect("wait for killed child");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    std::process::Output {
+        status,
+        stdout: out_t.join().unwrap_or_default(),
+        stderr: err_t.join().unwrap_or_default(),
+    }
+}
+
 fn run_hostile(names: &[&str]) {
     let exe = std::env::current_exe().expect("test binary");
     let mut bad = Vec::new();
     for name in names {
         let start = Instant::now();
         let scratch = fuzzlib::Scratch::new("hostile");
-        let out = std::process::Command::new(&exe)
+        let child = std::process::Command::new(&exe)
             .args([
                 "hostile_child_entry",
                 "--exact",
@@ -709,8 +753,11 @@ fn run_hostile(names: &[&str]) {
             ])
             .env(HOSTILE_ENV, name)
             .env(HOSTILE_DIR_ENV, scratch.path())
-            .output()
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
             .expect("spawn child");
+        let out = wait_bounded(child, HOSTILE_TIMEOUT);
         let stdout = String::from_utf8_lossy(&out.stdout);
         let line = stdout
             .lines()
