@@ -44,6 +44,9 @@ pub fn not_found(file: &Path) -> SqlError {
     unable_to_open(file, 2, "The system cannot find the file specified.")
 }
 
+/// How long a taken lock is retried before the directory is reported in use (see `acquire`).
+const INHERITED_LOCK_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
+
 impl DirLock {
     /// Takes the exclusive lock of `dir` (which must exist). `shown` is the file named in the
     /// error when another process holds it (the database's primary data file, as SQL Server).
@@ -56,16 +59,25 @@ impl DirLock {
             .truncate(false)
             .open(&path)
             .map_err(|e| SqlError::io("open", &path.display().to_string(), &e))?;
-        // SAFETY: flock on a descriptor we own; no memory is passed.
-        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-        if rc != 0 {
+        // A child this process forks inherits the lock's open file description until it execs
+        // (the descriptor is close-on-exec), so a lock just released by this process can still
+        // look taken for a moment: retry briefly before calling the directory in use.
+        let deadline = std::time::Instant::now() + INHERITED_LOCK_GRACE;
+        loop {
+            // SAFETY: flock on a descriptor we own; no memory is passed.
+            let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+            if rc == 0 {
+                return Ok(DirLock { _file: file, path });
+            }
             let err = std::io::Error::last_os_error();
-            if err.raw_os_error() == Some(libc::EWOULDBLOCK) {
+            if err.raw_os_error() != Some(libc::EWOULDBLOCK) {
+                return Err(SqlError::io("lock", &path.display().to_string(), &err));
+            }
+            if std::time::Instant::now() >= deadline {
                 return Err(in_use(shown));
             }
-            return Err(SqlError::io("lock", &path.display().to_string(), &err));
+            std::thread::sleep(std::time::Duration::from_millis(20));
         }
-        Ok(DirLock { _file: file, path })
     }
 
     /// Gives the lock up while the descriptor stays open (`Database::simulate_crash`).

@@ -932,6 +932,17 @@ impl Log {
             s.buf_start = end;
             s.flushing = true;
             drop(s);
+            // disk full or a file size limit: SQL Server's "log is full" (storage README A5)
+            let io_err = |op: &str, e: std::io::Error| match crate::file::is_out_of_space(&e) {
+                true => SqlError::new(
+                    9002,
+                    &[
+                        &crate::file::database_name(&self.path),
+                        &"ACTIVE_TRANSACTION",
+                    ],
+                ),
+                false => SqlError::io(op, &self.path.display().to_string(), &e),
+            };
             let res = (|| {
                 if !self.latency.is_zero() {
                     std::thread::sleep(self.latency);
@@ -940,24 +951,12 @@ impl Log {
                 let need = self.offset(end);
                 if need > self.alloc.load(Acquire) {
                     let len = chunked(need);
-                    self.file.set_len(len).map_err(|e| {
-                        SqlError::io("extend", &self.path.display().to_string(), &e)
-                    })?;
+                    self.file.set_len(len).map_err(|e| io_err("extend", e))?;
                     self.alloc.store(len, Release);
                 }
                 self.file
                     .write_all_at(&data, self.offset(start))
-                    .map_err(|e| match crate::file::is_out_of_space(&e) {
-                        // disk full: SQL Server's "log is full" (storage README A5)
-                        true => SqlError::new(
-                            9002,
-                            &[
-                                &crate::file::database_name(&self.path),
-                                &"ACTIVE_TRANSACTION",
-                            ],
-                        ),
-                        false => SqlError::io("write", &self.path.display().to_string(), &e),
-                    })?;
+                    .map_err(|e| io_err("write", e))?;
                 if self.sync {
                     self.file
                         .sync_data()
