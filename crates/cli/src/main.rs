@@ -191,12 +191,24 @@ fn interactive(runner: &mut Runner, data: &std::path::Path) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// Under a file size limit (`ulimit -f`) a write past it raises SIGXFSZ, whose default action
+/// kills the process; ignored, the write fails with EFBIG and storage reports Msg 1105 (data)
+/// or 9002 (log) as SQL Server does for a full disk (storage README A5).
+fn ignore_file_size_signal() {
+    // SAFETY: installs SIG_IGN for one signal before any other thread exists; no handler code
+    // runs, so nothing async-signal-unsafe can happen.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
+}
+
 fn main() -> ExitCode {
     let args = Args::parse();
     if let Some(Command::Serve) = args.command {
         eprintln!("latchkey serve: the TDS server is not yet implemented");
         return ExitCode::from(2);
     }
+    ignore_file_size_signal();
     let data = data_dir(args.data);
     let engine = match Engine::open(&data, EngineConfig::default()) {
         Ok(e) => e,

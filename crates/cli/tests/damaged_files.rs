@@ -114,3 +114,58 @@ fn data_file_cut_inside_the_table_is_refused() {
     let (out, ok) = latchkey(dir.path(), "SELECT COUNT(*) FROM t");
     assert!(ok && out.contains("5000"), "{out}");
 }
+
+/// Under a file size limit (`ulimit -f`) the binary is not killed by SIGXFSZ: the insert that
+/// needs more space fails with 1105 (data) or 9002 (log), and the database reopens clean with
+/// the rows committed before.
+#[test]
+fn file_size_limit_is_an_error_not_a_killed_process() {
+    let dir = tempfile::tempdir().unwrap();
+    setup(dir.path());
+    let largest = ["data1.mdf", "log.ldf"]
+        .iter()
+        .map(|f| {
+            std::fs::metadata(dir.path().join("master").join(f))
+                .unwrap()
+                .len()
+        })
+        .max()
+        .unwrap();
+    // bash's `ulimit -f` counts 1,024-byte blocks; leave 1 MB above the largest file
+    let limit_kb = largest / 1024 + 1024;
+    let grow = format!(
+        "INSERT t SELECT TOP (200000) 1, REPLICATE('y', 100) \
+         FROM {DIGITS} a(x) CROSS JOIN {DIGITS} b(x) CROSS JOIN {DIGITS} c(x) \
+         CROSS JOIN {DIGITS} d(x) CROSS JOIN {DIGITS} e(x) CROSS JOIN {DIGITS} f(x)"
+    );
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -f {limit_kb}; exec \"$0\" --data \"$1\" -Q \"$2\""
+        ))
+        .arg(env!("CARGO_BIN_EXE_latchkey"))
+        .arg(dir.path())
+        .arg(&grow)
+        .output()
+        .expect("run latchkey under ulimit -f");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        std::os::unix::process::ExitStatusExt::signal(&out.status).is_none(),
+        "killed by a signal: {:?}\n{text}",
+        out.status
+    );
+    assert!(
+        text.contains("Msg 1105") || text.contains("Msg 9002"),
+        "{text}"
+    );
+    let (out, ok) = latchkey(
+        dir.path(),
+        "SELECT COUNT(*) FROM t; DBCC CHECKDB WITH NO_INFOMSGS",
+    );
+    assert!(ok && out.contains("5000"), "{out}");
+    assert!(!out.contains("Msg "), "{out}");
+}

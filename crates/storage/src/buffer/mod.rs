@@ -589,13 +589,25 @@ impl BufferPool {
 
     /// SH latch on `pid`.
     pub fn read(&self, pid: PageId) -> SqlResult<PageRead<'_>> {
-        let idx = self.fix(pid, false)?;
-        let g = self.frames[idx].latch.read();
-        if let Err(e) = self.check_valid(idx, &g, pid) {
-            drop(g);
-            self.unpin(idx);
-            return Err(e);
-        }
+        // A frame left invalid by a concurrent load that failed (e.g. read-ahead of a damaged
+        // page) is fixed again once, so the caller gets the load's own error (824 with its
+        // detail) rather than the generic one.
+        let mut retried = false;
+        let (idx, g) = loop {
+            let idx = self.fix(pid, false)?;
+            let g = self.frames[idx].latch.read();
+            match self.check_valid(idx, &g, pid) {
+                Ok(()) => break (idx, g),
+                Err(e) => {
+                    drop(g);
+                    self.unpin(idx);
+                    if retried {
+                        return Err(e);
+                    }
+                    retried = true;
+                }
+            }
+        };
         Ok(PageRead {
             pool: self,
             idx,
@@ -606,13 +618,25 @@ impl BufferPool {
 
     /// UP latch on `pid`.
     pub fn read_up(&self, pid: PageId) -> SqlResult<PageUp<'_>> {
-        let idx = self.fix(pid, false)?;
-        let g = self.frames[idx].latch.upgradable_read();
-        if let Err(e) = self.check_valid(idx, &g, pid) {
-            drop(g);
-            self.unpin(idx);
-            return Err(e);
-        }
+        // A frame left invalid by a concurrent load that failed (e.g. read-ahead of a damaged
+        // page) is fixed again once, so the caller gets the load's own error (824 with its
+        // detail) rather than the generic one.
+        let mut retried = false;
+        let (idx, g) = loop {
+            let idx = self.fix(pid, false)?;
+            let g = self.frames[idx].latch.upgradable_read();
+            match self.check_valid(idx, &g, pid) {
+                Ok(()) => break (idx, g),
+                Err(e) => {
+                    drop(g);
+                    self.unpin(idx);
+                    if retried {
+                        return Err(e);
+                    }
+                    retried = true;
+                }
+            }
+        };
         Ok(PageUp {
             pool: self,
             idx,
@@ -623,13 +647,25 @@ impl BufferPool {
 
     /// EX latch on `pid`.
     pub fn write(&self, pid: PageId) -> SqlResult<PageWrite<'_>> {
-        let idx = self.fix(pid, false)?;
-        let g = self.frames[idx].latch.write();
-        if let Err(e) = self.check_valid(idx, &g, pid) {
-            drop(g);
-            self.unpin(idx);
-            return Err(e);
-        }
+        // A frame left invalid by a concurrent load that failed (e.g. read-ahead of a damaged
+        // page) is fixed again once, so the caller gets the load's own error (824 with its
+        // detail) rather than the generic one.
+        let mut retried = false;
+        let (idx, g) = loop {
+            let idx = self.fix(pid, false)?;
+            let g = self.frames[idx].latch.write();
+            match self.check_valid(idx, &g, pid) {
+                Ok(()) => break (idx, g),
+                Err(e) => {
+                    drop(g);
+                    self.unpin(idx);
+                    if retried {
+                        return Err(e);
+                    }
+                    retried = true;
+                }
+            }
+        };
         Ok(PageWrite {
             pool: self,
             idx,
