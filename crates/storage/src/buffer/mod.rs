@@ -587,17 +587,24 @@ impl BufferPool {
         })
     }
 
-    /// SH latch on `pid`.
-    pub fn read(&self, pid: PageId) -> SqlResult<PageRead<'_>> {
-        // A frame left invalid by a concurrent load that failed (e.g. read-ahead of a damaged
-        // page) is fixed again once, so the caller gets the load's own error (824 with its
-        // detail) rather than the generic one.
+    /// Fixes `pid` and latches it with `latch`, checking the frame holds the page. A frame left
+    /// invalid by a concurrent load that failed (e.g. read-ahead of a damaged page) is fixed
+    /// again once, so the caller gets the load's own error (824 with its detail) rather than
+    /// the generic one.
+    fn fix_latched<'a, G>(
+        &'a self,
+        pid: PageId,
+        latch: impl Fn(&'a RwLock<FrameData>) -> G,
+    ) -> SqlResult<(usize, G)>
+    where
+        G: std::ops::Deref<Target = FrameData>,
+    {
         let mut retried = false;
-        let (idx, g) = loop {
+        loop {
             let idx = self.fix(pid, false)?;
-            let g = self.frames[idx].latch.read();
+            let g = latch(&self.frames[idx].latch);
             match self.check_valid(idx, &g, pid) {
-                Ok(()) => break (idx, g),
+                Ok(()) => return Ok((idx, g)),
                 Err(e) => {
                     drop(g);
                     self.unpin(idx);
@@ -607,7 +614,12 @@ impl BufferPool {
                     retried = true;
                 }
             }
-        };
+        }
+    }
+
+    /// SH latch on `pid`.
+    pub fn read(&self, pid: PageId) -> SqlResult<PageRead<'_>> {
+        let (idx, g) = self.fix_latched(pid, |l| l.read())?;
         Ok(PageRead {
             pool: self,
             idx,
@@ -618,25 +630,7 @@ impl BufferPool {
 
     /// UP latch on `pid`.
     pub fn read_up(&self, pid: PageId) -> SqlResult<PageUp<'_>> {
-        // A frame left invalid by a concurrent load that failed (e.g. read-ahead of a damaged
-        // page) is fixed again once, so the caller gets the load's own error (824 with its
-        // detail) rather than the generic one.
-        let mut retried = false;
-        let (idx, g) = loop {
-            let idx = self.fix(pid, false)?;
-            let g = self.frames[idx].latch.upgradable_read();
-            match self.check_valid(idx, &g, pid) {
-                Ok(()) => break (idx, g),
-                Err(e) => {
-                    drop(g);
-                    self.unpin(idx);
-                    if retried {
-                        return Err(e);
-                    }
-                    retried = true;
-                }
-            }
-        };
+        let (idx, g) = self.fix_latched(pid, |l| l.upgradable_read())?;
         Ok(PageUp {
             pool: self,
             idx,
@@ -647,25 +641,7 @@ impl BufferPool {
 
     /// EX latch on `pid`.
     pub fn write(&self, pid: PageId) -> SqlResult<PageWrite<'_>> {
-        // A frame left invalid by a concurrent load that failed (e.g. read-ahead of a damaged
-        // page) is fixed again once, so the caller gets the load's own error (824 with its
-        // detail) rather than the generic one.
-        let mut retried = false;
-        let (idx, g) = loop {
-            let idx = self.fix(pid, false)?;
-            let g = self.frames[idx].latch.write();
-            match self.check_valid(idx, &g, pid) {
-                Ok(()) => break (idx, g),
-                Err(e) => {
-                    drop(g);
-                    self.unpin(idx);
-                    if retried {
-                        return Err(e);
-                    }
-                    retried = true;
-                }
-            }
-        };
+        let (idx, g) = self.fix_latched(pid, |l| l.write())?;
         Ok(PageWrite {
             pool: self,
             idx,
