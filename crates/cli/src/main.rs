@@ -10,15 +10,19 @@
 //! stdout flushed after each `batch_end`). `--format table` prints sqlcmd-like output.
 
 mod output;
+mod runner;
+mod shell;
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use engine::{Engine, EngineConfig, EventSink, Session};
+use engine::{Engine, EngineConfig, Session};
 
 use output::{JsonlSink, TableSink};
+use runner::{BatchSink, Runner};
+use shell::interactive;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum Format {
@@ -58,137 +62,6 @@ enum Command {
 fn data_dir(arg: Option<PathBuf>) -> PathBuf {
     arg.or_else(|| std::env::var_os("LATCHKEY_DATA").map(PathBuf::from))
         .unwrap_or_else(|| PathBuf::from("latchkey-data"))
-}
-
-/// If `line` is a batch separator, its repeat count. `strict` (jsonl stdin): exactly `GO`
-/// (case-insensitive, a trailing `\r` ignored); otherwise sqlcmd rules (`GO`, `GO n`, spaces).
-fn go_line(line: &str, strict: bool) -> Option<u32> {
-    let l = line.strip_suffix('\n').unwrap_or(line);
-    let l = l.strip_suffix('\r').unwrap_or(l);
-    if strict {
-        return l.eq_ignore_ascii_case("go").then_some(1);
-    }
-    let t = l.trim();
-    if t.len() < 2 || !t.is_char_boundary(2) || !t[..2].eq_ignore_ascii_case("go") {
-        return None;
-    }
-    let rest = t[2..].trim();
-    if rest.is_empty() {
-        return Some(1);
-    }
-    if !t[2..].starts_with(char::is_whitespace) {
-        return None;
-    }
-    rest.parse::<u32>().ok().filter(|n| *n > 0)
-}
-
-struct Runner {
-    session: Session,
-    sink: Box<dyn BatchSink>,
-}
-
-/// An event sink that also knows batch boundaries.
-trait BatchSink: EventSink {
-    fn batch_end(&mut self);
-}
-
-impl BatchSink for JsonlSink {
-    fn batch_end(&mut self) {
-        JsonlSink::batch_end(self)
-    }
-}
-
-impl BatchSink for TableSink {
-    fn batch_end(&mut self) {
-        TableSink::batch_end(self)
-    }
-}
-
-impl Runner {
-    fn run_batch(&mut self, text: &str, repeat: u32) {
-        for _ in 0..repeat.max(1) {
-            self.session.execute_batch(text, self.sink.as_mut());
-        }
-        self.sink.batch_end();
-    }
-
-    /// Reads batches line by line, executing each when its GO line arrives. `run_tail`: run an
-    /// unterminated trailing batch at EOF (scripts) or discard it (jsonl stdin contract).
-    fn run_reader(
-        &mut self,
-        reader: &mut dyn BufRead,
-        strict: bool,
-        run_tail: bool,
-    ) -> std::io::Result<()> {
-        let mut batch = String::new();
-        let mut line = String::new();
-        loop {
-            line.clear();
-            let n = reader.read_line(&mut line)?;
-            if n == 0 {
-                break;
-            }
-            if let Some(count) = go_line(&line, strict) {
-                let text = std::mem::take(&mut batch);
-                self.run_batch(&text, count);
-                continue;
-            }
-            batch.push_str(&line);
-        }
-        if run_tail && !batch.trim().is_empty() {
-            let text = std::mem::take(&mut batch);
-            self.run_batch(&text, 1);
-        }
-        Ok(())
-    }
-}
-
-fn interactive(runner: &mut Runner, data: &std::path::Path) -> ExitCode {
-    let mut rl = match rustyline::DefaultEditor::new() {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("latchkey: cannot start the line editor: {e}");
-            return ExitCode::from(1);
-        }
-    };
-    let history = data.join(".latchkey_history");
-    let _ = rl.load_history(&history);
-    let mut batch = String::new();
-    let mut n = 1;
-    loop {
-        match rl.readline(&format!("{n}> ")) {
-            Ok(line) => {
-                let _ = rl.add_history_entry(line.as_str());
-                let t = line.trim();
-                if batch.is_empty()
-                    && (t.eq_ignore_ascii_case("exit") || t.eq_ignore_ascii_case("quit"))
-                {
-                    break;
-                }
-                if let Some(count) = go_line(&line, false) {
-                    let text = std::mem::take(&mut batch);
-                    runner.run_batch(&text, count);
-                    n = 1;
-                    continue;
-                }
-                if t.eq_ignore_ascii_case("reset") {
-                    batch.clear();
-                    n = 1;
-                    continue;
-                }
-                batch.push_str(&line);
-                batch.push('\n');
-                n += 1;
-            }
-            Err(rustyline::error::ReadlineError::Interrupted) => {
-                batch.clear();
-                n = 1;
-            }
-            Err(_) => break,
-        }
-    }
-    let _ = rl.save_history(&history);
-    ExitCode::SUCCESS
 }
 
 /// Under a file size limit (`ulimit -f`) a write past it raises SIGXFSZ, whose default action
@@ -283,20 +156,4 @@ fn main() -> ExitCode {
     let _ = std::io::stdout().flush();
     drop(runner);
     ExitCode::SUCCESS
-}
-
-#[cfg(test)]
-mod tests {
-    use super::go_line;
-
-    #[test]
-    fn go_lines() {
-        assert_eq!(go_line("GO\n", true), Some(1));
-        assert_eq!(go_line("go\r\n", true), Some(1));
-        assert_eq!(go_line("GO \n", true), None);
-        assert_eq!(go_line("GO 5\n", true), None);
-        assert_eq!(go_line("  GO 5\n", false), Some(5));
-        assert_eq!(go_line("GOTO x\n", false), None);
-        assert_eq!(go_line("gO", false), Some(1));
-    }
 }
