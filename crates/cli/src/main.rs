@@ -1,32 +1,43 @@
 //! `latchkey`: the command-line front end (script runner, interactive shell, jsonl interface).
 //!
 //! ```text
-//! latchkey [--data DIR] [-i FILE]... [-Q TEXT] [--format table|jsonl]
+//! latchkey [--data DIR] [-d DATABASE] [-i FILE[,FILE]...]... [-Q TEXT | -q TEXT] [-o FILE]
+//!          [-v NAME=VALUE...] [-b] [-e] [-I] [-x] [-W] [-s SEP] [-h N] [-w N] [-y N] [-Y N]
+//!          [-t SECONDS] [--format table|csv|jsonl] [-?]
 //! latchkey serve            (reserved: the TDS server is not implemented yet)
 //! ```
 //!
-//! Batches are separated by `GO` lines. `--format jsonl` implements
-//! shared/conformance/ENGINE_INTERFACE.md (events as JSON lines, `batch_end` after each batch,
-//! stdout flushed after each `batch_end`). `--format table` prints sqlcmd-like output.
+//! The flags are sqlcmd's where they overlap (see crates/cli/README.md). Batches are separated
+//! by `GO` lines. `--format jsonl` implements shared/conformance/ENGINE_INTERFACE.md (events as
+//! JSON lines, `batch_end` after each batch, stdout flushed after each `batch_end`) and passes
+//! batch text through unchanged; `--format table` (sqlcmd-like) and `csv` run scripts through
+//! the sqlcmd command processor (`script.rs`).
 
+mod csv_out;
 mod output;
 mod runner;
+mod script;
 mod shell;
+mod vars;
 
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
-use engine::{Engine, EngineConfig, Session};
+use clap::{ArgAction, CommandFactory, Parser, Subcommand, ValueEnum};
+use engine::{CollectSink, Engine, EngineConfig, Session};
 
-use output::{JsonlSink, TableSink};
+use csv_out::CsvSink;
+use output::{JsonlSink, TableOptions, TableSink};
 use runner::{BatchSink, Runner};
+use script::{Flow, Script};
 use shell::interactive;
+use vars::Vars;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum Format {
     Table,
+    Csv,
     Jsonl,
 }
 
@@ -34,21 +45,79 @@ enum Format {
 #[command(
     name = "latchkey",
     version,
-    about = "latchkey: a T-SQL database engine"
+    about = "latchkey: a T-SQL database engine (sqlcmd-compatible flags)",
+    disable_help_flag = true,
+    disable_version_flag = true
 )]
 struct Args {
     /// Data directory (default: $LATCHKEY_DATA, else ./latchkey-data).
-    #[arg(long = "data", short = 'd', global = true)]
+    #[arg(long = "data", global = true, value_name = "DIR")]
     data: Option<PathBuf>,
-    /// Script file(s) to run, in order.
-    #[arg(short = 'i', long = "input")]
+    /// Database to USE at start (sqlcmd -d); Msg 911 and exit status 1 if it does not exist.
+    #[arg(short = 'd', value_name = "DATABASE")]
+    database: Option<String>,
+    /// Script file(s) to run, in order (repeatable, or a comma-separated list).
+    #[arg(
+        short = 'i',
+        long = "input",
+        value_delimiter = ',',
+        value_name = "FILE"
+    )]
     input: Vec<PathBuf>,
-    /// Query text to run (a script; GO lines separate batches).
-    #[arg(short = 'Q', long = "query")]
+    /// Query text to run, then exit (a script; GO lines separate batches).
+    #[arg(short = 'Q', long = "query", value_name = "TEXT")]
     query: Option<String>,
+    /// Query text to run, then go on with the shell (or standard input).
+    #[arg(short = 'q', value_name = "TEXT", conflicts_with = "query")]
+    query_then_input: Option<String>,
+    /// Write results, messages and errors to FILE instead of standard output.
+    #[arg(short = 'o', value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Scripting variables: -v name=value [name=value...].
+    #[arg(short = 'v', num_args = 1.., value_name = "NAME=VALUE")]
+    vars: Vec<String>,
+    /// On an error of severity > 10: stop and exit with status 1 (sqlcmd -b).
+    #[arg(short = 'b')]
+    exit_on_error: bool,
+    /// Echo each batch before running it.
+    #[arg(short = 'e')]
+    echo: bool,
+    /// QUOTED_IDENTIFIER ON (already latchkey's default, as for an ODBC/JDBC connection).
+    #[arg(short = 'I')]
+    quoted_identifier: bool,
+    /// Do not replace $(name) scripting variables.
+    #[arg(short = 'x')]
+    no_substitution: bool,
+    /// Remove trailing spaces: columns are not padded (table format).
+    #[arg(short = 'W')]
+    trim: bool,
+    /// Column separator (table format; default one space).
+    #[arg(short = 's', value_name = "SEP")]
+    separator: Option<String>,
+    /// Rows between column headers; -1: no headers (table format).
+    #[arg(short = 'h', value_name = "N", allow_negative_numbers = true)]
+    headers: Option<i64>,
+    /// Screen width: longer output lines wrap (9 to 65535; table format).
+    #[arg(short = 'w', value_name = "N")]
+    width: Option<usize>,
+    /// Display width of varchar(max), nvarchar(max), varbinary(max); 0: unlimited.
+    #[arg(short = 'y', value_name = "N")]
+    var_width: Option<usize>,
+    /// Display width of char(n), varchar(n), nchar(n), nvarchar(n), binary(n), varbinary(n).
+    #[arg(short = 'Y', value_name = "N")]
+    fixed_width: Option<usize>,
+    /// Query timeout in seconds (0: none).
+    #[arg(short = 't', value_name = "SECONDS")]
+    timeout: Option<u64>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
+    /// Print help (also -?).
+    #[arg(long = "help", action = ArgAction::Help)]
+    help: Option<bool>,
+    /// Print the version.
+    #[arg(long = "version", action = ArgAction::Version)]
+    version: Option<bool>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -75,14 +144,158 @@ fn ignore_file_size_signal() {
     }
 }
 
+/// `-d PATH` was the data directory before `-d` became sqlcmd's database: a value naming an
+/// existing directory that holds a latchkey data directory (or a path with a slash) gets a
+/// pointer to `--data` instead of an attempt to USE it.
+fn old_data_dir_form(value: &str) -> bool {
+    let p = Path::new(value);
+    p.is_dir() && (value.contains('/') || p.join("master").is_dir())
+}
+
+/// Checks that need no engine; `Err`: the message for standard error (exit status 1).
+fn check_args(args: &Args) -> Result<(), String> {
+    if let Some(d) = &args.database {
+        if old_data_dir_form(d) {
+            return Err(format!(
+                "latchkey: -d names the database to use (as in sqlcmd); {d} is a directory: \
+                 give the data directory with --data {d}"
+            ));
+        }
+    }
+    if args.timeout.is_some_and(|t| t > 0) {
+        return Err(
+            "latchkey: -t (query timeout) is not supported yet: stopping a running \
+                    batch needs the execution core's cancel flag"
+                .into(),
+        );
+    }
+    if let Some(w) = args.width {
+        if !(9..=65535).contains(&w) {
+            return Err("Sqlcmd: '-w': value must be greater than 8 and less than 65536.".into());
+        }
+    }
+    if args.format == Format::Jsonl {
+        let sqlcmd_only = [
+            ("-q", args.query_then_input.is_some()),
+            ("-v", !args.vars.is_empty()),
+            ("-b", args.exit_on_error),
+            ("-e", args.echo),
+            ("-x", args.no_substitution),
+            ("-W", args.trim),
+            ("-s", args.separator.is_some()),
+            ("-h", args.headers.is_some()),
+            ("-w", args.width.is_some()),
+            ("-y", args.var_width.is_some()),
+            ("-Y", args.fixed_width.is_some()),
+        ];
+        if let Some((flag, _)) = sqlcmd_only.iter().find(|(_, set)| *set) {
+            return Err(format!(
+                "latchkey: {flag} applies to --format table and csv; --format jsonl passes batches \
+                 to the engine unchanged (shared/conformance/ENGINE_INTERFACE.md)"
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn table_options(args: &Args) -> TableOptions {
+    let mut o = TableOptions {
+        trim: args.trim,
+        width: args.width,
+        var_width: args.var_width,
+        fixed_width: args.fixed_width,
+        ..TableOptions::default()
+    };
+    if let Some(s) = &args.separator {
+        o.separator = s.clone();
+    }
+    if let Some(h) = args.headers {
+        o.headers = h.max(-1);
+    }
+    o
+}
+
+/// The scripting variables the command line defines (sqlcmd sets SQLCMD* from its flags).
+fn script_vars(args: &Args) -> Result<Vars, String> {
+    let mut builtins: Vec<(&str, String)> = Vec::new();
+    if let Some(d) = &args.database {
+        builtins.push(("SQLCMDDBNAME", d.clone()));
+    }
+    if let Some(s) = &args.separator {
+        builtins.push(("SQLCMDCOLSEP", s.clone()));
+    }
+    if let Some(h) = args.headers {
+        builtins.push(("SQLCMDHEADERS", h.to_string()));
+    }
+    if let Some(w) = args.width {
+        builtins.push(("SQLCMDCOLWIDTH", w.to_string()));
+    }
+    if let Some(y) = args.var_width {
+        builtins.push(("SQLCMDMAXVARTYPEWIDTH", y.to_string()));
+    }
+    if let Some(y) = args.fixed_width {
+        builtins.push(("SQLCMDMAXFIXEDTYPEWIDTH", y.to_string()));
+    }
+    if let Some(t) = args.timeout {
+        builtins.push(("SQLCMDSTATTIMEOUT", t.to_string()));
+    }
+    let mut vars = Vars::new(&builtins);
+    for v in &args.vars {
+        vars.set_from_command_line(v).map_err(|e| e.to_string())?;
+    }
+    Ok(vars)
+}
+
+/// `-d`: USE the database before anything runs; quiet on success, the error and status 1
+/// otherwise (sqlcmd fails the login).
+fn use_database(session: &mut Session, db: &str) -> Result<(), String> {
+    let mut sink = CollectSink::new();
+    session.execute_batch(&format!("USE [{}]", db.replace(']', "]]")), &mut sink);
+    match sink.errors().first() {
+        Some(e) => Err(e.to_string()),
+        None => Ok(()),
+    }
+}
+
+fn exit_status(code: u8) -> ExitCode {
+    let _ = std::io::stdout().flush();
+    ExitCode::from(code)
+}
+
 fn main() -> ExitCode {
+    // sqlcmd's `-?`: clap cannot name a flag `?`, so it is looked for first
+    if std::env::args().skip(1).any(|a| a == "-?") {
+        let _ = Args::command().print_help();
+        return ExitCode::SUCCESS;
+    }
     let args = Args::parse();
     if let Some(Command::Serve) = args.command {
         eprintln!("latchkey serve: the TDS server is not yet implemented");
         return ExitCode::from(2);
     }
+    if let Err(msg) = check_args(&args) {
+        eprintln!("{msg}");
+        return ExitCode::from(1);
+    }
+    let vars = match script_vars(&args) {
+        Ok(v) => v,
+        Err(msg) => {
+            eprintln!("{msg}");
+            return ExitCode::from(1);
+        }
+    };
     ignore_file_size_signal();
-    let data = data_dir(args.data);
+    let out: Box<dyn Write> = match &args.output {
+        Some(p) => match std::fs::File::create(p) {
+            Ok(f) => Box::new(f),
+            Err(e) => {
+                eprintln!("latchkey: cannot create {}: {e}", p.display());
+                return ExitCode::from(1);
+            }
+        },
+        None => Box::new(std::io::stdout()),
+    };
+    let data = data_dir(args.data.clone());
     let engine = match Engine::open(&data, EngineConfig::default()) {
         Ok(e) => e,
         Err(e) => {
@@ -94,14 +307,32 @@ fn main() -> ExitCode {
         }
     };
     let sink: Box<dyn BatchSink> = match args.format {
-        Format::Jsonl => Box::new(JsonlSink::new(std::io::stdout())),
-        Format::Table => Box::new(TableSink::new(std::io::stdout())),
+        Format::Jsonl => Box::new(JsonlSink::new(out)),
+        Format::Table => Box::new(TableSink::new(out, table_options(&args))),
+        Format::Csv => Box::new(CsvSink::new(out)),
     };
     let mut runner = Runner {
         session: Session::new(engine),
         sink,
     };
-    let strict = args.format == Format::Jsonl;
+    if let Some(db) = &args.database {
+        if let Err(msg) = use_database(&mut runner.session, db) {
+            eprintln!("{msg}");
+            return ExitCode::from(1);
+        }
+    }
+    let code = if args.format == Format::Jsonl {
+        run_jsonl(&mut runner, &args)
+    } else {
+        run_sqlcmd(&mut runner, &args, vars, &data)
+    };
+    drop(runner);
+    exit_status(code)
+}
+
+/// jsonl: `-i`/`-Q` scripts split at GO lines, or standard input under the
+/// ENGINE_INTERFACE.md contract; batch text goes to the engine unchanged.
+fn run_jsonl(runner: &mut Runner, args: &Args) -> u8 {
     let mut ran = false;
     for f in &args.input {
         ran = true;
@@ -109,22 +340,20 @@ fn main() -> ExitCode {
             Ok(f) => f,
             Err(e) => {
                 eprintln!("latchkey: cannot open {}: {e}", f.display());
-                return ExitCode::from(1);
+                return 1;
             }
         };
-        // the whole script is decoded before any of it runs: a bad byte on line 500 must not
-        // leave the first 499 lines executed
         let text = match types::textdecode::read_text(file) {
             Ok(t) => t,
             Err(e) => {
                 eprintln!("latchkey: {}: {e}", f.display());
-                return ExitCode::from(1);
+                return 1;
             }
         };
         let mut r = std::io::Cursor::new(text.as_bytes());
         if let Err(e) = runner.run_reader(&mut r, false, true) {
             eprintln!("latchkey: error reading {}: {e}", f.display());
-            return ExitCode::from(1);
+            return 1;
         }
     }
     if let Some(q) = &args.query {
@@ -132,28 +361,69 @@ fn main() -> ExitCode {
         let mut r = std::io::Cursor::new(q.as_bytes());
         if let Err(e) = runner.run_reader(&mut r, false, true) {
             eprintln!("latchkey: {e}");
-            return ExitCode::from(1);
+            return 1;
         }
     }
     if !ran {
-        let stdin = std::io::stdin();
-        if stdin.is_terminal() && !strict {
-            let code = interactive(&mut runner, &data);
-            drop(runner);
-            return code;
-        }
         // UTF-8 (BOM optional) or UTF-16 with a BOM, decoded as it streams in
+        let stdin = std::io::stdin();
         let mut lock =
             std::io::BufReader::new(types::textdecode::DecodingReader::new(stdin.lock(), None));
-        // jsonl: the ENGINE_INTERFACE contract discards an unterminated trailing batch.
-        if let Err(e) = runner.run_reader(&mut lock, strict, !strict) {
+        // the ENGINE_INTERFACE contract discards an unterminated trailing batch
+        if let Err(e) = runner.run_reader(&mut lock, true, false) {
             eprintln!("latchkey: standard input: {e}");
-            let _ = std::io::stdout().flush();
-            drop(runner);
-            return ExitCode::from(1);
+            return 1;
         }
     }
-    let _ = std::io::stdout().flush();
-    drop(runner);
-    ExitCode::SUCCESS
+    0
+}
+
+/// table / csv: scripts go through the sqlcmd command processor.
+fn run_sqlcmd(runner: &mut Runner, args: &Args, vars: Vars, data: &Path) -> u8 {
+    let mut script = Script::new(vars);
+    script.exit_on_error = args.exit_on_error;
+    script.echo = args.echo;
+    script.substitute = !args.no_substitution;
+    let here = PathBuf::from(".");
+    let mut ran = false;
+    for f in &args.input {
+        ran = true;
+        if let Flow::Exit(code) = script.run_file(runner, f) {
+            return code;
+        }
+    }
+    if let Some(q) = args.query.as_ref().or(args.query_then_input.as_ref()) {
+        ran = args.query.is_some();
+        if let Flow::Exit(code) = script.feed_text(runner, q, &here) {
+            return code;
+        }
+        if let Flow::Exit(code) = script.finish(runner) {
+            return code;
+        }
+    }
+    if ran {
+        return 0;
+    }
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        let _ = std::io::stdout().flush();
+        return match interactive(runner, data) {
+            c if c == ExitCode::SUCCESS => 0,
+            _ => 1,
+        };
+    }
+    // UTF-8 (BOM optional) or UTF-16 with a BOM, decoded as it streams in
+    let mut lock =
+        std::io::BufReader::new(types::textdecode::DecodingReader::new(stdin.lock(), None));
+    match script.feed_reader(runner, &mut lock, &here) {
+        Ok(Flow::Exit(code)) => code,
+        Ok(Flow::Continue) => match script.finish(runner) {
+            Flow::Exit(code) => code,
+            Flow::Continue => 0,
+        },
+        Err(e) => {
+            eprintln!("latchkey: standard input: {e}");
+            1
+        }
+    }
 }

@@ -9,14 +9,14 @@ use types::{DataType, Value};
 
 /// jsonl: one JSON object per event; result-set rows are streamed inside the event's line.
 pub struct JsonlSink {
-    out: std::io::BufWriter<std::io::Stdout>,
+    out: std::io::BufWriter<Box<dyn Write>>,
     types: Vec<DataType>,
     first_row: bool,
     buf: String,
 }
 
 impl JsonlSink {
-    pub fn new(out: std::io::Stdout) -> Self {
+    pub fn new(out: Box<dyn Write>) -> Self {
         JsonlSink {
             out: std::io::BufWriter::with_capacity(1 << 16, out),
             types: Vec::new(),
@@ -33,6 +33,11 @@ impl JsonlSink {
     pub fn batch_end(&mut self) {
         self.line("{\"type\":\"batch_end\"}");
         let _ = self.out.flush();
+    }
+
+    pub fn redirect(&mut self, out: Box<dyn Write>) {
+        let _ = self.out.flush();
+        self.out = std::io::BufWriter::with_capacity(1 << 16, out);
     }
 }
 
@@ -114,22 +119,142 @@ impl EventSink for JsonlSink {
     }
 }
 
+/// How `--format table` lays out result sets: sqlcmd's `-s`, `-W`, `-h`, `-w`, `-y`, `-Y`.
+#[derive(Clone, Debug)]
+pub struct TableOptions {
+    /// `-s`: column separator (sqlcmd: one space).
+    pub separator: String,
+    /// `-W`: columns are not padded and trailing spaces are removed.
+    pub trim: bool,
+    /// `-h`: 0 = headers once per result set (default), -1 = none, n = again every n rows.
+    pub headers: i64,
+    /// `-w`: output lines longer than this wrap onto the next line (sqlcmd's screen width).
+    pub width: Option<usize>,
+    /// `-y`: display width of varchar(max), nvarchar(max), varbinary(max); values are cut to it
+    /// (0: no limit). `None`: latchkey's default (256-wide column, values never cut).
+    pub var_width: Option<usize>,
+    /// `-Y`: the same for char(n), nchar(n), varchar(n), nvarchar(n), binary(n), varbinary(n).
+    pub fixed_width: Option<usize>,
+}
+
+impl Default for TableOptions {
+    fn default() -> Self {
+        TableOptions {
+            separator: " ".into(),
+            trim: false,
+            headers: 0,
+            width: None,
+            var_width: None,
+            fixed_width: None,
+        }
+    }
+}
+
+impl TableOptions {
+    /// The column width for `t` and whether its values are cut to it (`-y`/`-Y`).
+    fn column_width(&self, t: &DataType) -> (usize, bool) {
+        let base = display_width(t);
+        let limit = match t {
+            DataType::VarChar(None) | DataType::NVarChar(None) | DataType::VarBinary(None) => {
+                self.var_width
+            }
+            DataType::Char(_)
+            | DataType::NChar(_)
+            | DataType::VarChar(Some(_))
+            | DataType::NVarChar(Some(_))
+            | DataType::Binary(_)
+            | DataType::VarBinary(Some(_)) => self.fixed_width,
+            _ => None,
+        };
+        match limit {
+            Some(n) if n > 0 => (n, true),
+            _ => (base, false),
+        }
+    }
+}
+
+/// One result-set column as the table sink lays it out.
+struct TableColumn {
+    name: String,
+    data_type: DataType,
+    width: usize,
+    cut: bool,
+}
+
 /// sqlcmd-like text: headers, dashes, rows, `(N rows affected)`, `Msg ...` errors.
 pub struct TableSink {
-    out: std::io::BufWriter<std::io::Stdout>,
-    cols: Vec<(DataType, usize)>,
+    out: std::io::BufWriter<Box<dyn Write>>,
+    cols: Vec<TableColumn>,
+    options: TableOptions,
+    rows_in_set: u64,
 }
 
 impl TableSink {
-    pub fn new(out: std::io::Stdout) -> Self {
+    pub fn new(out: Box<dyn Write>, options: TableOptions) -> Self {
         TableSink {
             out: std::io::BufWriter::new(out),
             cols: Vec::new(),
+            options,
+            rows_in_set: 0,
         }
     }
 
     pub fn batch_end(&mut self) {
         let _ = self.out.flush();
+    }
+
+    pub fn note(&mut self, text: &str) {
+        self.line(text);
+    }
+
+    pub fn redirect(&mut self, out: Box<dyn Write>) {
+        let _ = self.out.flush();
+        self.out = std::io::BufWriter::new(out);
+    }
+
+    /// Writes one output line, wrapped at `-w` characters when that is set.
+    fn line(&mut self, text: &str) {
+        match self.options.width {
+            Some(w) if w > 0 && text.chars().count() > w => {
+                let chars: Vec<char> = text.chars().collect();
+                for chunk in chars.chunks(w) {
+                    let _ = writeln!(self.out, "{}", chunk.iter().collect::<String>());
+                }
+            }
+            _ => {
+                let _ = writeln!(self.out, "{text}");
+            }
+        }
+    }
+
+    fn header(&mut self) {
+        let trim = self.options.trim;
+        let head: Vec<String> = self
+            .cols
+            .iter()
+            .map(|c| {
+                if trim {
+                    c.name.clone()
+                } else {
+                    pad(&c.name, c.width, false)
+                }
+            })
+            .collect();
+        let dashes: Vec<String> = self
+            .cols
+            .iter()
+            .map(|c| {
+                "-".repeat(if trim {
+                    c.name.chars().count()
+                } else {
+                    c.width
+                })
+            })
+            .collect();
+        let head = head.join(&self.options.separator);
+        let dashes = dashes.join(&self.options.separator);
+        self.line(head.trim_end());
+        self.line(&dashes);
     }
 }
 
@@ -150,32 +275,50 @@ impl EventSink for TableSink {
         self.cols = columns
             .iter()
             .map(|c| {
-                let w = display_width(&c.data_type)
-                    .max(c.name.chars().count())
-                    .max(4);
-                (c.data_type.clone(), w)
+                let (width, cut) = self.options.column_width(&c.data_type);
+                let width = if cut {
+                    width
+                } else {
+                    width.max(c.name.chars().count()).max(4)
+                };
+                TableColumn {
+                    name: c.name.clone(),
+                    data_type: c.data_type.clone(),
+                    width,
+                    cut,
+                }
             })
             .collect();
-        let head: Vec<String> = columns
-            .iter()
-            .zip(&self.cols)
-            .map(|(c, (_, w))| pad(&c.name, *w, false))
-            .collect();
-        let dashes: Vec<String> = self.cols.iter().map(|(_, w)| "-".repeat(*w)).collect();
-        let _ = writeln!(self.out, "{}", head.join(" ").trim_end());
-        let _ = writeln!(self.out, "{}", dashes.join(" "));
+        self.rows_in_set = 0;
+        if self.options.headers >= 0 {
+            self.header();
+        }
     }
 
     fn row(&mut self, row: &[Value]) {
+        let every = self.options.headers;
+        if every > 0 && self.rows_in_set > 0 && self.rows_in_set % every as u64 == 0 {
+            self.header();
+        }
+        self.rows_in_set += 1;
+        let trim = self.options.trim;
         let cells: Vec<String> = row
             .iter()
             .zip(&self.cols)
-            .map(|(v, (t, w))| {
-                let text = value_text(v, t).unwrap_or_else(|| "NULL".into());
-                pad(&text, *w, right_aligned(t))
+            .map(|(v, c)| {
+                let mut text = value_text(v, &c.data_type).unwrap_or_else(|| "NULL".into());
+                if c.cut && text.chars().count() > c.width {
+                    text = text.chars().take(c.width).collect();
+                }
+                if trim {
+                    text.trim_end().to_string()
+                } else {
+                    pad(&text, c.width, right_aligned(&c.data_type))
+                }
             })
             .collect();
-        let _ = writeln!(self.out, "{}", cells.join(" ").trim_end());
+        let line = cells.join(&self.options.separator);
+        self.line(line.trim_end());
     }
 
     fn result_end(&mut self, rows: u64, incomplete: bool, show_count: bool) {

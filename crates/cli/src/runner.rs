@@ -1,9 +1,13 @@
 //! Batches: `GO` lines split a script into batches, and a `Runner` executes each on one session.
 
-use std::io::BufRead;
+use std::io::{BufRead, Write};
 
-use engine::{EventSink, Session};
+use common::SqlError;
+use engine::render::value_text;
+use engine::{EventSink, InfoMessage, OutColumn, Session};
+use types::{DataType, Value};
 
+use crate::csv_out::CsvSink;
 use crate::output::{JsonlSink, TableSink};
 
 /// If `line` is a batch separator, its repeat count. `strict` (jsonl stdin): exactly `GO`
@@ -33,14 +37,26 @@ pub(crate) struct Runner {
     pub(crate) sink: Box<dyn BatchSink>,
 }
 
-/// An event sink that also knows batch boundaries.
+/// An event sink that also knows batch boundaries and where its output goes.
 pub(crate) trait BatchSink: EventSink {
     fn batch_end(&mut self);
+    /// A line from the command processor itself (`GO n`'s count, `:help`, `-e` echo): plain
+    /// text in table format, a message event in jsonl, standard error in csv (which stays
+    /// parseable).
+    fn note(&mut self, text: &str);
+    /// `:out FILE`: later output goes to `out` (flushing what is buffered for the old one).
+    fn redirect(&mut self, out: Box<dyn Write>);
 }
 
 impl BatchSink for JsonlSink {
     fn batch_end(&mut self) {
         JsonlSink::batch_end(self)
+    }
+    fn note(&mut self, text: &str) {
+        self.message(&InfoMessage::print(text));
+    }
+    fn redirect(&mut self, out: Box<dyn Write>) {
+        JsonlSink::redirect(self, out)
     }
 }
 
@@ -48,14 +64,109 @@ impl BatchSink for TableSink {
     fn batch_end(&mut self) {
         TableSink::batch_end(self)
     }
+    fn note(&mut self, text: &str) {
+        TableSink::note(self, text)
+    }
+    fn redirect(&mut self, out: Box<dyn Write>) {
+        TableSink::redirect(self, out)
+    }
+}
+
+impl BatchSink for CsvSink {
+    fn batch_end(&mut self) {
+        CsvSink::batch_end(self)
+    }
+    fn note(&mut self, text: &str) {
+        eprintln!("{text}");
+    }
+    fn redirect(&mut self, out: Box<dyn Write>) {
+        CsvSink::redirect(self, out)
+    }
+}
+
+/// What a batch (all `GO n` runs of it) produced that the command processor acts on.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub(crate) struct BatchOutcome {
+    /// Highest severity of an error raised to the client (0: none). sqlcmd's `-b` acts on > 10.
+    pub(crate) max_severity: u8,
+    /// A `RAISERROR (…, state 127)`: sqlcmd quits with the message number as exit status.
+    pub(crate) exit_request: Option<i32>,
+    /// The first column of the first row of the first result set, as text (`EXIT(query)`).
+    pub(crate) first_value: Option<String>,
+}
+
+/// Forwards every event to the real sink and records what [`BatchOutcome`] needs.
+struct Tracking<'a> {
+    inner: &'a mut dyn BatchSink,
+    outcome: BatchOutcome,
+    first_type: Option<DataType>,
+    seen_row: bool,
+}
+
+impl EventSink for Tracking<'_> {
+    fn result_start(&mut self, columns: &[OutColumn]) {
+        if self.first_type.is_none() && !self.seen_row {
+            self.first_type = Some(
+                columns
+                    .first()
+                    .map(|c| c.data_type.clone())
+                    .unwrap_or(DataType::Int),
+            );
+        }
+        self.inner.result_start(columns)
+    }
+    fn row(&mut self, row: &[Value]) {
+        if !self.seen_row {
+            self.seen_row = true;
+            if let (Some(t), Some(v)) = (&self.first_type, row.first()) {
+                self.outcome.first_value = value_text(v, t);
+            }
+        }
+        self.inner.row(row)
+    }
+    fn result_end(&mut self, rows: u64, incomplete: bool, show_count: bool) {
+        self.inner.result_end(rows, incomplete, show_count)
+    }
+    fn row_count(&mut self, count: u64) {
+        self.inner.row_count(count)
+    }
+    fn message(&mut self, msg: &InfoMessage) {
+        // RAISERROR (…, 10, 127) quits sqlcmd too; PRINT's state is 1
+        if msg.state == 127 && msg.number != 0 && self.outcome.exit_request.is_none() {
+            self.outcome.exit_request = Some(msg.number);
+        }
+        self.inner.message(msg)
+    }
+    fn error(&mut self, err: &SqlError) {
+        self.outcome.max_severity = self.outcome.max_severity.max(err.severity);
+        if err.state == 127 && self.outcome.exit_request.is_none() {
+            self.outcome.exit_request = Some(err.number);
+        }
+        self.inner.error(err)
+    }
 }
 
 impl Runner {
-    pub(crate) fn run_batch(&mut self, text: &str, repeat: u32) {
-        for _ in 0..repeat.max(1) {
-            self.session.execute_batch(text, self.sink.as_mut());
+    /// Runs `text` `repeat` times (`GO n`) and reports what happened. After more than one run
+    /// sqlcmd prints "Batch execution completed n times.".
+    pub(crate) fn run_batch(&mut self, text: &str, repeat: u32) -> BatchOutcome {
+        let repeat = repeat.max(1);
+        let mut tracking = Tracking {
+            inner: self.sink.as_mut(),
+            outcome: BatchOutcome::default(),
+            first_type: None,
+            seen_row: false,
+        };
+        for _ in 0..repeat {
+            self.session.execute_batch(text, &mut tracking);
+        }
+        let outcome = tracking.outcome;
+        if repeat > 1 {
+            self.sink
+                .note(&format!("Batch execution completed {repeat} times."));
         }
         self.sink.batch_end();
+        outcome
     }
 
     /// Reads batches line by line, executing each when its GO line arrives. `run_tail`: run an
