@@ -236,7 +236,9 @@ impl Script {
             }
             ":exit" | "exit" => self.exit(runner, args, line_no),
             ":out" => self.out(runner, args),
-            ":connect" | ":serverlist" | ":xml" | ":perftrace" | ":ed" | "ed" | ":error" => {
+            // sqlcmd also takes `ED` without the colon; latchkey wants the colon so that a T-SQL
+            // line that is just the identifier `ed` stays T-SQL
+            ":connect" | ":serverlist" | ":xml" | ":perftrace" | ":ed" | ":error" => {
                 self.command_error(&format!(
                     "Sqlcmd: Error: The command {} is not supported by latchkey.",
                     word.to_uppercase()
