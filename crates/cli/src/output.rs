@@ -297,7 +297,7 @@ impl EventSink for TableSink {
 
     fn row(&mut self, row: &[Value]) {
         let every = self.options.headers;
-        if every > 0 && self.rows_in_set > 0 && self.rows_in_set % every as u64 == 0 {
+        if every > 0 && self.rows_in_set > 0 && self.rows_in_set.is_multiple_of(every as u64) {
             self.header();
         }
         self.rows_in_set += 1;

@@ -92,10 +92,8 @@ pub(crate) fn parse_value(v: &str) -> Result<String, VarError> {
     let mut out = String::with_capacity(inner.len());
     let mut chars = inner.chars().peekable();
     while let Some(c) = chars.next() {
-        if c == '"' {
-            if chars.next_if_eq(&'"').is_none() {
-                return Err(bad());
-            }
+        if c == '"' && chars.next_if_eq(&'"').is_none() {
+            return Err(bad());
         }
         out.push(c);
     }

@@ -364,7 +364,7 @@ fn exit_forms() {
         &[],
         "CREATE TABLE #e (n int)\nGO\n:EXIT(SELECT n FROM #e)\n",
     );
-    assert_eq!(r.code, Some((-101i32 & 0xFF) as i32), "no rows: {}", r.out);
+    assert_eq!(r.code, Some(-101i32 & 0xFF), "no rows: {}", r.out);
     // QUIT and :quit
     let r = run(&[], "SELECT 'a' AS s\nGO\nquit\nSELECT 'b' AS s\nGO\n");
     assert_eq!(r.code, Some(0));
