@@ -106,7 +106,7 @@ struct Args {
     /// Display width of char(n), varchar(n), nchar(n), nvarchar(n), binary(n), varbinary(n).
     #[arg(short = 'Y', value_name = "N")]
     fixed_width: Option<usize>,
-    /// Query timeout in seconds (0: none).
+    /// Query timeout in seconds (0: none): a longer batch is cancelled.
     #[arg(short = 't', value_name = "SECONDS")]
     timeout: Option<u64>,
     /// Output format.
@@ -162,11 +162,9 @@ fn check_args(args: &Args) -> Result<(), String> {
             ));
         }
     }
-    if args.timeout.is_some_and(|t| t > 0) {
+    if args.timeout.is_some_and(|t| t > 65534) {
         return Err(
-            "latchkey: -t (query timeout) is not supported yet: stopping a running \
-                    batch needs the execution core's cancel flag"
-                .into(),
+            "Sqlcmd: '-t': value must be greater than or equal to 0 and less than 65535.".into(),
         );
     }
     if let Some(w) = args.width {
@@ -184,6 +182,7 @@ fn check_args(args: &Args) -> Result<(), String> {
             ("-W", args.trim),
             ("-s", args.separator.is_some()),
             ("-h", args.headers.is_some()),
+            ("-t", args.timeout.is_some()),
             ("-w", args.width.is_some()),
             ("-y", args.var_width.is_some()),
             ("-Y", args.fixed_width.is_some()),
@@ -384,6 +383,10 @@ fn run_sqlcmd(runner: &mut Runner, args: &Args, vars: Vars, data: &Path) -> u8 {
     script.exit_on_error = args.exit_on_error;
     script.echo = args.echo;
     script.substitute = !args.no_substitution;
+    script.timeout = args
+        .timeout
+        .filter(|t| *t > 0)
+        .map(std::time::Duration::from_secs);
     let here = PathBuf::from(".");
     let mut ran = false;
     for f in &args.input {

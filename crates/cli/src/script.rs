@@ -11,6 +11,8 @@
 
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::Duration;
 
 use crate::runner::{go_line, BatchOutcome, Runner};
 use crate::vars::Vars;
@@ -34,6 +36,8 @@ pub(crate) struct Script {
     pub(crate) echo: bool,
     /// `-x` turns `$(var)` substitution off.
     pub(crate) substitute: bool,
+    /// `-t`: a batch running longer is cancelled through the session's cancel flag.
+    pub(crate) timeout: Option<Duration>,
     batch: String,
     depth: usize,
 }
@@ -68,6 +72,7 @@ impl Script {
             exit_on_error: false,
             echo: false,
             substitute: true,
+            timeout: None,
             batch: String::new(),
             depth: 0,
         }
@@ -107,7 +112,31 @@ impl Script {
         if self.echo && !text.trim().is_empty() {
             runner.sink.note(text.trim_end());
         }
-        let outcome = runner.run_batch(&text, repeat);
+        let Some(limit) = self.timeout else {
+            let outcome = runner.run_batch(&text, repeat);
+            return (self.after_batch(&outcome), outcome);
+        };
+        // -t: a watchdog sets the cancel flag when the limit passes; the batch ends as an
+        // attention does (statement rolled back, session kept) and sqlcmd reports the timeout
+        let token = runner.session.cancel_handle();
+        let (done, wait) = mpsc::channel::<()>();
+        let watchdog = std::thread::spawn(move || {
+            let expired = matches!(
+                wait.recv_timeout(limit),
+                Err(mpsc::RecvTimeoutError::Timeout)
+            );
+            if expired {
+                token.cancel();
+            }
+            expired
+        });
+        let mut outcome = runner.run_batch(&text, repeat);
+        drop(done);
+        if watchdog.join().unwrap_or(false) {
+            runner.sink.note("Sqlcmd: Error: Query timeout expired.");
+            // a timeout is an error for -b, as in sqlcmd
+            outcome.max_severity = outcome.max_severity.max(11);
+        }
         (self.after_batch(&outcome), outcome)
     }
 

@@ -486,12 +486,31 @@ fn y_and_big_y_cut_display_widths() {
 }
 
 #[test]
-fn t_says_it_is_not_supported_yet() {
-    let r = run(&["-t", "5", "-Q", "SELECT 1"], "");
-    assert_eq!(r.code, Some(1));
-    assert!(r.err.contains("-t (query timeout)"), "{}", r.err);
+fn t_cancels_a_batch_past_the_timeout_and_keeps_the_session() {
+    let script = "CREATE TABLE #t (n int); INSERT #t VALUES (1)\nGO\nWAITFOR DELAY '00:00:30'; SELECT 'not reached' AS x\nGO\nSELECT n AS still_there FROM #t";
+    let start = std::time::Instant::now();
+    let r = run(&["-t", "1", "-Q", script], "");
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(20),
+        "not cancelled"
+    );
+    assert_eq!(r.code, Some(0), "{}", r.err);
+    assert!(
+        r.out.contains("Sqlcmd: Error: Query timeout expired."),
+        "{}",
+        r.out
+    );
+    assert!(!r.out.contains("not reached"), "{}", r.out);
+    assert!(r.out.contains("still_there"), "session kept: {}", r.out);
+    // under -b a timeout is an error
+    let r = run(&["-b", "-t", "1", "-Q", script], "");
+    assert_eq!(r.code, Some(1), "{}", r.out);
+    assert!(!r.out.contains("still_there"), "{}", r.out);
     let r = run(&["-t", "0", "-Q", "SELECT 1 AS one"], "");
     assert_eq!(r.code, Some(0), "{}", r.err);
+    let r = run(&["-t", "70000", "-Q", "SELECT 1 AS one"], "");
+    assert_eq!(r.code, Some(1));
+    assert!(r.err.contains("'-t'"), "{}", r.err);
 }
 
 #[test]
