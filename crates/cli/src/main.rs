@@ -350,17 +350,25 @@ fn run_jsonl(runner: &mut Runner, args: &Args) -> u8 {
             }
         };
         let mut r = std::io::Cursor::new(text.as_bytes());
-        if let Err(e) = runner.run_reader(&mut r, false, true) {
-            eprintln!("latchkey: error reading {}: {e}", f.display());
-            return 1;
+        match runner.run_reader(&mut r, false, true) {
+            Ok(worst) if worst >= 20 => return 1,
+            Ok(_) => {}
+            Err(e) => {
+                eprintln!("latchkey: error reading {}: {e}", f.display());
+                return 1;
+            }
         }
     }
     if let Some(q) = &args.query {
         ran = true;
         let mut r = std::io::Cursor::new(q.as_bytes());
-        if let Err(e) = runner.run_reader(&mut r, false, true) {
-            eprintln!("latchkey: {e}");
-            return 1;
+        match runner.run_reader(&mut r, false, true) {
+            Ok(worst) if worst >= 20 => return 1,
+            Ok(_) => {}
+            Err(e) => {
+                eprintln!("latchkey: {e}");
+                return 1;
+            }
         }
     }
     if !ran {

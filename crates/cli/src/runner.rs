@@ -171,14 +171,17 @@ impl Runner {
 
     /// Reads batches line by line, executing each when its GO line arrives. `run_tail`: run an
     /// unterminated trailing batch at EOF (scripts) or discard it (jsonl stdin contract).
+    /// Returns the highest error severity seen; a script (`run_tail`) stops after a batch with
+    /// a severity ≥ 20 error, as the connection would be gone in SQL Server.
     pub(crate) fn run_reader(
         &mut self,
         reader: &mut dyn BufRead,
         strict: bool,
         run_tail: bool,
-    ) -> std::io::Result<()> {
+    ) -> std::io::Result<u8> {
         let mut batch = String::new();
         let mut line = String::new();
+        let mut worst = 0;
         loop {
             line.clear();
             let n = reader.read_line(&mut line)?;
@@ -187,16 +190,19 @@ impl Runner {
             }
             if let Some(count) = go_line(&line, strict) {
                 let text = std::mem::take(&mut batch);
-                self.run_batch(&text, count);
+                worst = worst.max(self.run_batch(&text, count).max_severity);
+                if run_tail && worst >= 20 {
+                    return Ok(worst);
+                }
                 continue;
             }
             batch.push_str(&line);
         }
         if run_tail && !batch.trim().is_empty() {
             let text = std::mem::take(&mut batch);
-            self.run_batch(&text, 1);
+            worst = worst.max(self.run_batch(&text, 1).max_severity);
         }
-        Ok(())
+        Ok(worst)
     }
 }
 

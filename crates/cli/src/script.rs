@@ -276,7 +276,8 @@ impl Script {
             _ if t.starts_with("!!") || t.starts_with(":!!") => self.command_error(
                 "Sqlcmd: Error: The command !! is not supported by latchkey (no operating-system commands).",
             ),
-            _ if word.starts_with(':') && word.len() > 1 => {
+            // `::fn_…` is old T-SQL syntax for a system function, not a command
+            _ if word.starts_with(':') && !word.starts_with("::") && word.len() > 1 => {
                 self.syntax_error(line_no, &word.to_uppercase())
             }
             _ => {

@@ -265,6 +265,25 @@ fn a_fatal_error_ends_with_a_nonzero_status_in_every_mode() {
     assert_eq!(r.code, Some(1), "{}", r.out);
     assert!(r.out.contains("Msg 50000, Level 20"), "{}", r.out);
     assert!(!r.out.contains("after"), "{}", r.out);
+    for format in ["csv", "jsonl"] {
+        let r = run(
+            &[
+                "--format",
+                format,
+                "-Q",
+                "RAISERROR('fatal', 20, 1) WITH LOG\nGO\nSELECT 'after' AS s",
+            ],
+            "",
+        );
+        assert_eq!(r.code, Some(1), "{format}: {}{}", r.out, r.err);
+        assert!(!r.out.contains("after"), "{format}: {}", r.out);
+    }
+    // jsonl on standard input keeps ENGINE_INTERFACE.md's status 0
+    let r = run(
+        &["--format", "jsonl"],
+        "RAISERROR('fatal', 20, 1) WITH LOG\nGO\n",
+    );
+    assert_eq!(r.code, Some(0), "{}", r.out);
 }
 
 #[test]
@@ -581,6 +600,12 @@ fn unknown_and_unsupported_commands_are_errors() {
         r.err
     );
     assert!(r.out.contains("ran"), "{}", r.out);
+    // `::name` starting a line is T-SQL (old system-function syntax), not a command
+    let r = run(
+        &["-Q", "SELECT COUNT(*) AS n FROM\n::fn_helpcollations()"],
+        "",
+    );
+    assert!(!r.err.contains("Sqlcmd: Error"), "{}", r.err);
     let r = run(&["-b", "-Q", ":connect otherserver\nSELECT 'ran' AS s"], "");
     assert_eq!(r.code, Some(1));
     assert!(r.err.contains("not supported"), "{}", r.err);
