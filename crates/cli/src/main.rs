@@ -162,15 +162,34 @@ fn check_args(args: &Args) -> Result<(), String> {
             ));
         }
     }
-    if args.timeout.is_some_and(|t| t > 65534) {
-        return Err(
-            "Sqlcmd: '-t': value must be greater than or equal to 0 and less than 65535.".into(),
-        );
+    // sqlcmd's ranges and texts (go-sqlcmd's argument checks)
+    let inclusive = |flag: &str, v: u64, max: u64| {
+        format!(
+            "Sqlcmd: '{flag} {v}': value must be greater than or equal to 0 and less than or \
+             equal to {max}."
+        )
+    };
+    if let Some(t) = args.timeout.filter(|t| *t > 65534) {
+        return Err(inclusive("-t", t, 65534));
     }
-    if let Some(w) = args.width {
-        if !(9..=65535).contains(&w) {
-            return Err("Sqlcmd: '-w': value must be greater than 8 and less than 65536.".into());
-        }
+    if let Some(y) = args.var_width.filter(|y| *y > 8000) {
+        return Err(inclusive("-y", y as u64, 8000));
+    }
+    if let Some(y) = args.fixed_width.filter(|y| *y > 8000) {
+        return Err(inclusive("-Y", y as u64, 8000));
+    }
+    if let Some(w) = args.width.filter(|w| !(9..=65535).contains(w)) {
+        return Err(format!(
+            "Sqlcmd: '-w {w}': value must be greater than 8 and less than 65536."
+        ));
+    }
+    if let Some(h) = args
+        .headers
+        .filter(|h| *h == 0 || *h < -1 || *h > 2147483647)
+    {
+        return Err(format!(
+            "Sqlcmd: '-h {h}': header value must be either -1 or a value between 1 and 2147483647"
+        ));
     }
     if args.format == Format::Jsonl {
         let sqlcmd_only = [
@@ -209,7 +228,7 @@ fn table_options(args: &Args) -> TableOptions {
         o.separator = s.clone();
     }
     if let Some(h) = args.headers {
-        o.headers = h.max(-1);
+        o.headers = h;
     }
     o
 }

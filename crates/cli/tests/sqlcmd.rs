@@ -461,6 +461,14 @@ fn h_repeats_or_hides_headers() {
     assert!(r.out.contains("          1\n"), "{}", r.out);
     let r = run(&["-h", "2", "-Q", q], "");
     assert_eq!(r.out.matches("-----------").count(), 2, "{}", r.out);
+    let r = run(&["-h", "0", "-Q", q], "");
+    assert_eq!(r.code, Some(1));
+    assert!(
+        r.err
+            .contains("'-h 0': header value must be either -1 or a value between 1 and 2147483647"),
+        "{}",
+        r.err
+    );
 }
 
 #[test]
@@ -469,7 +477,12 @@ fn w_wraps_long_lines() {
     assert!(r.out.contains("abcdefghij\nklmnop\n"), "{}", r.out);
     let r = run(&["-w", "3", "-Q", "SELECT 1"], "");
     assert_eq!(r.code, Some(1));
-    assert!(r.err.contains("'-w'"), "{}", r.err);
+    assert!(
+        r.err
+            .contains("'-w 3': value must be greater than 8 and less than 65536."),
+        "{}",
+        r.err
+    );
 }
 
 #[test]
@@ -529,7 +542,7 @@ fn t_cancels_a_batch_past_the_timeout_and_keeps_the_session() {
     assert_eq!(r.code, Some(0), "{}", r.err);
     let r = run(&["-t", "70000", "-Q", "SELECT 1 AS one"], "");
     assert_eq!(r.code, Some(1));
-    assert!(r.err.contains("'-t'"), "{}", r.err);
+    assert!(r.err.contains("'-t 70000': value must be"), "{}", r.err);
 }
 
 #[test]
