@@ -105,7 +105,9 @@ struct Tracking<'a> {
 
 impl EventSink for Tracking<'_> {
     fn result_start(&mut self, columns: &[OutColumn]) {
-        if self.first_type.is_none() && !self.seen_row {
+        // the type of the result set the first row will come from (an empty one before it
+        // does not count)
+        if !self.seen_row {
             self.first_type = Some(
                 columns
                     .first()

@@ -379,6 +379,15 @@ fn exit_forms() {
     // EXIT(query): the first column of the first row is the exit status
     let r = run(&["-Q", "exit(SELECT 3 + 4, 'x')"], "");
     assert_eq!(r.code, Some(7), "{}{}", r.out, r.err);
+    // an empty result set before the first row does not lend its column type
+    let r = run(
+        &[
+            "-Q",
+            "CREATE TABLE #d (d decimal(10, 0))\nGO\nEXIT(SELECT d FROM #d; SELECT CAST(9.75 AS decimal(5, 2)))",
+        ],
+        "",
+    );
+    assert_eq!(r.code, Some(9), "{}{}", r.out, r.err);
     let r = run(
         &[],
         "CREATE TABLE #e (n int)\nGO\n:EXIT(SELECT n FROM #e)\n",
