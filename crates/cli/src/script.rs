@@ -47,7 +47,8 @@ fn status_byte(v: i64) -> u8 {
     (v & 0xFF) as u8
 }
 
-const HELP: &str = "\
+/// `:help`'s text (also for the interactive shell).
+pub(crate) const HELP: &str = "\
 :!! [<command>]  - not supported by latchkey (no operating-system commands)
 :Connect server  - not supported by latchkey (one local server)
 :Ed              - not supported by latchkey

@@ -344,6 +344,28 @@ fn r_includes_relative_to_the_including_file_and_joins_the_batch() {
 }
 
 #[test]
+fn r_reads_utf16_and_bom_files() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut utf16 = vec![0xFF, 0xFE];
+    for u in "SELECT N'straße' AS s\nGO\n".encode_utf16() {
+        utf16.extend_from_slice(&u.to_le_bytes());
+    }
+    std::fs::write(dir.path().join("u16.sql"), utf16).expect("write");
+    let mut bom8 = vec![0xEF, 0xBB, 0xBF];
+    bom8.extend_from_slice(b"SELECT 'bom' AS s\nGO\n");
+    std::fs::write(dir.path().join("bom.sql"), bom8).expect("write");
+    let main = write(dir.path(), "main.sql", ":r u16.sql\n:r bom.sql\n");
+    let r = run_in(dir.path(), &["-i", &main], "");
+    assert_eq!(r.code, Some(0), "{}", r.err);
+    assert!(
+        r.out.contains("straße") && r.out.contains("bom"),
+        "{}",
+        r.out
+    );
+    assert!(!r.out.contains("Msg"), "{}", r.out);
+}
+
+#[test]
 fn r_that_includes_itself_stops() {
     let dir = tempfile::tempdir().expect("tempdir");
     let me = write(dir.path(), "me.sql", ":r me.sql\n");
