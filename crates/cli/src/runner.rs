@@ -159,11 +159,17 @@ impl Runner {
             first_type: None,
             seen_row: false,
         };
+        let mut completed = true;
         for _ in 0..repeat {
             self.session.execute_batch(text, &mut tracking);
+            // a cancelled batch (Ctrl-C in the shell, -t) is not repeated by `GO n`
+            if self.session.cancel_handle().is_cancelled() {
+                completed = false;
+                break;
+            }
         }
         let outcome = tracking.outcome;
-        if repeat > 1 {
+        if repeat > 1 && completed {
             self.sink
                 .note(&format!("Batch execution completed {repeat} times."));
         }

@@ -569,6 +569,19 @@ fn t_cancels_a_batch_past_the_timeout_and_keeps_the_session() {
     let r = run(&["-b", "-t", "1", "-Q", script], "");
     assert_eq!(r.code, Some(1), "{}", r.out);
     assert!(!r.out.contains("still_there"), "{}", r.out);
+    // a timed-out batch is not repeated by GO n
+    let start = std::time::Instant::now();
+    let r = run(&["-t", "1", "-Q", "WAITFOR DELAY '00:00:03'\nGO 4"], "");
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(3),
+        "repeated"
+    );
+    assert_eq!(
+        r.out.matches("Query timeout expired").count(),
+        1,
+        "{}",
+        r.out
+    );
     let r = run(&["-t", "0", "-Q", "SELECT 1 AS one"], "");
     assert_eq!(r.code, Some(0), "{}", r.err);
     let r = run(&["-t", "70000", "-Q", "SELECT 1 AS one"], "");
