@@ -7,14 +7,17 @@
 //!   template; constructors there are the only way code should build a numbered error.
 //! * [`ids`] — identifiers that cross layers (`PageId`, `Lsn`, `ObjectId`).
 //! * [`stack`] — stack growth for recursion over user-shaped trees (no stack overflow).
+//! * [`cancel`] — the cancel flag of a running request (SQL Server's attention).
 //! * [`waits`] — the process-wide wait statistics registry behind `sys.dm_os_wait_stats`.
 //!
 //! What does not belong here: anything that knows SQL types (see `types`) or pages (`storage`).
 
+pub mod cancel;
 pub mod errors;
 pub mod ids;
 pub mod stack;
 pub mod waits;
 
+pub use cancel::CancelToken;
 pub use errors::{SqlError, SqlResult};
 pub use ids::{FileId, Lsn, ObjectId, PageId, TxnId};

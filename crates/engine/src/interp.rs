@@ -82,6 +82,7 @@ pub(crate) const THROW_MARK: &str = "\u{1}throw";
 impl Session {
     /// Runs one batch, emitting its events into `sink` (ENGINE_INTERFACE.md).
     pub fn execute_batch(&mut self, text: &str, sink: &mut dyn EventSink) {
+        self.cancel.reset();
         self.request = Some(crate::session::RequestInfo {
             start: std::time::Instant::now(),
             start_time: std::time::SystemTime::now(),
@@ -142,6 +143,7 @@ impl Session {
         params: Vec<(String, DataType, Value)>,
         sink: &mut dyn EventSink,
     ) -> Vec<Value> {
+        self.cancel.reset();
         self.request = Some(crate::session::RequestInfo {
             start: std::time::Instant::now(),
             start_time: std::time::SystemTime::now(),
@@ -186,8 +188,12 @@ impl Session {
         if e.procedure == THROW_MARK {
             e.procedure.clear();
         }
-        self.error = e.number;
-        sink.error(&e);
+        // An attention ends the batch without an error message (SQL Server answers it with
+        // DONE_ATTN); the client sees the cancel through `cancel_handle`.
+        if !e.is_attention() {
+            self.error = e.number;
+            sink.error(&e);
+        }
         if self.options.xact_abort && self.trancount > 0 {
             self.trancount = 0;
             let _ = self.abort_all();
@@ -205,6 +211,7 @@ impl Session {
         sink: &mut dyn EventSink,
     ) -> SqlResult<Flow> {
         for s in stmts {
+            self.cancel.check().map_err(|e| e.at_line(s.line))?;
             match self.exec_stmt(s, sink) {
                 Ok(Flow::Normal) => {}
                 Ok(f) => return Ok(f),
@@ -470,7 +477,8 @@ impl Session {
                     let now = server_ticks_of_day();
                     (ticks - now).rem_euclid(TICKS_PER_DAY)
                 };
-                std::thread::sleep(std::time::Duration::from_nanos(wait as u64 * 100));
+                self.cancel
+                    .sleep(std::time::Duration::from_nanos(wait as u64 * 100))?;
             }
             K::Label(_) => {}
             K::Goto(l) => return Err(SqlError::unsupported(format!("GOTO {}", l.value))),

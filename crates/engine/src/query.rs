@@ -517,6 +517,10 @@ impl plan::BindEnv for Session {
 }
 
 impl ExecEnv for Session {
+    fn cancel_token(&self) -> Option<common::CancelToken> {
+        Some(self.cancel.clone())
+    }
+
     fn spill_config(&self) -> exec::SpillConfig {
         let mut c = self.engine.spill_config();
         if let Some(p) = self.grant_percent {

@@ -171,6 +171,10 @@ impl Session {
         let mut i = 0;
         while i < nodes.len() {
             let n = &nodes[i];
+            // between statements: a cancel ends the batch here (not reported, not caught)
+            if self.cancel.is_cancelled() {
+                return Err(Box::new(SqlError::attention().at_line(n.line)));
+            }
             let stats = if self.options.statistics_io || self.options.statistics_time {
                 match &n.kind {
                     NodeKind::Query { .. } => Some(self.stat_start()),
@@ -327,6 +331,7 @@ impl Session {
                 self.error = 0;
             }
             NodeKind::While { cond, body } => loop {
+                self.cancel.check()?;
                 let c = match self.fast_bool_ref(cond, rc) {
                     Some(b) => b,
                     None => self.truth_ref(cond, rc)?,

@@ -220,6 +220,9 @@ pub struct Session {
     /// `OPTION (MAX_GRANT_PERCENT = p)` of the running statement: scales the operator memory
     /// budget (query.rs `with_grant`).
     pub(crate) grant_percent: Option<f64>,
+    /// Set by another thread to cancel the running request (an attention); polled by the
+    /// interpreter and exec (`cancel_handle`, README "Cancellation").
+    pub(crate) cancel: common::CancelToken,
 }
 
 /// Counters at the start of the current batch (`sys.dm_exec_requests`).
@@ -280,7 +283,15 @@ impl Session {
             function_result: None,
             trig: Default::default(),
             grant_percent: None,
+            cancel: common::CancelToken::new(),
         }
+    }
+
+    /// The session's cancel flag: `cancel()` from any thread stops the running batch within
+    /// 100 ms as SQL Server handles an attention (README "Cancellation"). Each new batch or
+    /// RPC clears it; after `execute_batch` returns it tells whether the batch was cancelled.
+    pub fn cancel_handle(&self) -> common::CancelToken {
+        self.cancel.clone()
     }
 
     /// The engine this session belongs to.

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use common::SqlError;
+use common::{SqlError, SqlResult};
 use types::Value;
 
 use crate::ExecEnv;
@@ -35,12 +35,15 @@ pub struct ExecCtx<'e> {
     pub spill: crate::spill::SpillConfig,
     /// What this statement's operators spilled so far.
     pub spill_stats: crate::spill::SpillStats,
+    /// The request's cancel flag (`ExecEnv::cancel_token`), see [`ExecCtx::check_cancel`].
+    cancel: Option<common::CancelToken>,
     rng: u64,
 }
 
 impl<'e> ExecCtx<'e> {
     pub fn new(env: &'e mut dyn ExecEnv) -> Self {
         let spill = env.spill_config();
+        let cancel = env.cancel_token();
         ExecCtx {
             env,
             params: Vec::new(),
@@ -53,7 +56,20 @@ impl<'e> ExecCtx<'e> {
             corr_cache: hashbrown::HashMap::new(),
             spill,
             spill_stats: Default::default(),
+            cancel,
             rng: 0x9E37_79B9_7F4A_7C15,
+        }
+    }
+
+    /// `Err(attention)` once the request was cancelled. One relaxed atomic load: called per
+    /// page by scans, per row by the loops that can spin without reading pages (nested loops
+    /// inner side, table functions, recursive CTE levels, the plan's driving loop), so a
+    /// cancel stops any plan within milliseconds.
+    #[inline]
+    pub fn check_cancel(&self) -> SqlResult<()> {
+        match &self.cancel {
+            Some(c) => c.check(),
+            None => Ok(()),
         }
     }
 

@@ -190,6 +190,7 @@ impl Operator for IndexSeek<'_> {
             return Ok(false);
         };
         let clustered = matches!(&store.clustered, Some((p, _)) if *p == self.index);
+        ctx.check_cancel()?;
         loop {
             if self.pos < self.batch.len() {
                 let i = self.pos;

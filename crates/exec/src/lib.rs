@@ -128,6 +128,11 @@ pub trait ExecEnv {
     fn spill_config(&self) -> SpillConfig {
         SpillConfig::default()
     }
+    /// The running request's cancel flag, polled by the operators' row loops
+    /// ([`ExecCtx::check_cancel`]); `None`: this execution cannot be cancelled.
+    fn cancel_token(&self) -> Option<common::CancelToken> {
+        None
+    }
 }
 
 /// Name and type of a result column.
@@ -184,6 +189,7 @@ pub fn execute(
                         .collect();
                     sink.columns(&cols)?;
                     while op.next(&mut ctx)? {
+                        ctx.check_cancel()?;
                         sink.row(op.row())?;
                         n += 1;
                     }

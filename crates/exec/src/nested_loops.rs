@@ -81,6 +81,7 @@ impl Operator for NestedLoops<'_> {
                 self.matched = false;
             }
             while self.inner.next(ctx)? {
+                ctx.check_cancel()?;
                 self.combine();
                 let ok = match self.predicate {
                     Some(p) => eval_pred(p, &self.cur, ctx)?,

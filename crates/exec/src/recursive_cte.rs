@@ -61,6 +61,7 @@ impl<'p> RecursiveCte<'p> {
     /// The level just built becomes the work table of the next run of the recursive member;
     /// an empty level ends the recursion.
     fn next_level(&mut self, ctx: &mut ExecCtx) -> SqlResult<()> {
+        ctx.check_cancel()?;
         let mut level = std::mem::replace(&mut self.level, RowBuffer::new(WORKTABLE));
         ctx.work_tables.remove(&self.id);
         if level.len() == 0 {

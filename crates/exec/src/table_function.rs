@@ -56,6 +56,7 @@ impl Operator for TableFunctionScan<'_> {
     }
 
     fn next(&mut self, ctx: &mut ExecCtx) -> SqlResult<bool> {
+        ctx.check_cancel()?;
         if self.pending {
             self.pending = false;
             let mut vals = Vec::with_capacity(self.args.len());

@@ -224,6 +224,7 @@ impl TableScan<'_> {
 
     /// Decodes the rows of the next page into `rows` under the page latch; false = end.
     fn fill(&mut self, ctx: &mut ExecCtx, width: usize) -> SqlResult<bool> {
+        ctx.check_cancel()?;
         let packed = self.packed_width();
         let Some(store) = &self.store else {
             return Ok(false);
