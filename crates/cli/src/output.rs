@@ -118,13 +118,25 @@ impl EventSink for JsonlSink {
 pub struct TableSink {
     out: std::io::BufWriter<std::io::Stdout>,
     cols: Vec<(DataType, usize)>,
+    /// stdout is a terminal: messages, errors and each completed result set are flushed as
+    /// they come (PRINT, `RAISERROR ... WITH NOWAIT` show before the batch ends); into a file
+    /// or pipe the output stays buffered until the batch ends.
+    streaming: bool,
 }
 
 impl TableSink {
     pub fn new(out: std::io::Stdout) -> Self {
+        use std::io::IsTerminal;
         TableSink {
+            streaming: out.is_terminal(),
             out: std::io::BufWriter::new(out),
             cols: Vec::new(),
+        }
+    }
+
+    fn flush_if_streaming(&mut self) {
+        if self.streaming {
+            let _ = self.out.flush();
         }
     }
 
@@ -187,6 +199,7 @@ impl EventSink for TableSink {
             );
         }
         let _ = writeln!(self.out);
+        self.flush_if_streaming();
     }
 
     fn row_count(&mut self, count: u64) {
@@ -195,13 +208,16 @@ impl EventSink for TableSink {
             "({count} row{} affected)",
             if count == 1 { "" } else { "s" }
         );
+        self.flush_if_streaming();
     }
 
     fn message(&mut self, m: &InfoMessage) {
         let _ = writeln!(self.out, "{}", m.text);
+        self.flush_if_streaming();
     }
 
     fn error(&mut self, e: &SqlError) {
         let _ = writeln!(self.out, "{e}");
+        self.flush_if_streaming();
     }
 }

@@ -54,6 +54,10 @@ impl Runner {
     pub(crate) fn run_batch(&mut self, text: &str, repeat: u32) {
         for _ in 0..repeat.max(1) {
             self.session.execute_batch(text, self.sink.as_mut());
+            // a cancelled batch (Ctrl-C in the shell) is not repeated by `GO n`
+            if self.session.cancel_handle().is_cancelled() {
+                break;
+            }
         }
         self.sink.batch_end();
     }
