@@ -12,6 +12,7 @@
 mod output;
 mod runner;
 mod shell;
+mod termwidth;
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;

@@ -168,6 +168,19 @@ impl EventSink for TableSink {
                 (c.data_type.clone(), w)
             })
             .collect();
+        if self.streaming {
+            if let Some(screen) = crate::termwidth::stdout_columns() {
+                let min: Vec<usize> = columns
+                    .iter()
+                    .map(|c| c.name.chars().count().max(4))
+                    .collect();
+                let mut widths: Vec<usize> = self.cols.iter().map(|c| c.1).collect();
+                crate::termwidth::fit(&mut widths, &min, screen.saturating_sub(1));
+                for (c, w) in self.cols.iter_mut().zip(widths) {
+                    c.1 = w;
+                }
+            }
+        }
         let head: Vec<String> = columns
             .iter()
             .zip(&self.cols)

@@ -231,10 +231,28 @@ fn ctrl_c_paste_streaming_and_history_on_a_terminal() {
     let sent = Instant::now();
     sh.send("RAISERROR('step %d', 0, 1, 1) WITH NOWAIT; WAITFOR DELAY '00:00:03'; PRINT 'step ' + '2'\rGO\r");
     let step1 = sh.expect("step 1", Duration::from_secs(20)) - sent;
+    // no output for 2 s: the progress line on stderr, erased before the next output
+    sh.expect("-- running 2.", Duration::from_secs(20));
+    sh.expect("\r\x1b[2K", Duration::from_secs(20));
     let step2 = sh.expect("step 2", Duration::from_secs(20)) - sent;
     eprintln!("NOWAIT message after {step1:?}, end of batch after {step2:?}");
     assert!(step1 < Duration::from_millis(2000), "{step1:?}");
     assert!(step2 >= Duration::from_millis(2900), "{step2:?}");
+
+    // output fits the 160-column terminal: three 256-wide columns shrink
+    sh.expect("1> ", Duration::from_secs(20));
+    sh.send("SELECT CAST('a' AS varchar(256)) AS x, CAST('b' AS varchar(256)) AS y, CAST('c' AS varchar(256)) AS z\rGO\r");
+    sh.expect("-\r\n", Duration::from_secs(20));
+    {
+        let t = sh.screen.text.lock().unwrap_or_else(|e| e.into_inner());
+        let upto = String::from_utf8_lossy(&t.0[..sh.seen]).to_string();
+        let line = upto.rsplit("\r\n").nth(1).unwrap_or("").to_string();
+        assert!(
+            line.starts_with("----") && line.len() < 160,
+            "dash line {} wide: {line:?}",
+            line.len()
+        );
+    }
 
     // history by batch: Up recalls the whole last batch with its GO line; Enter runs it again
     sh.batch(&["SELECT 'hist' + 'ory' AS h"]);
