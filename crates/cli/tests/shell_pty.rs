@@ -159,6 +159,16 @@ impl Shell {
         self.send("GO\r");
     }
 
+    /// Types lines at their prompts without running them.
+    #[track_caller]
+    fn batch_lines_only(&mut self, lines: &[&str]) {
+        for (i, l) in lines.iter().enumerate() {
+            self.expect(&format!("{}> ", i + 1), Duration::from_secs(20));
+            self.send(&format!("{l}\r"));
+        }
+        self.expect(&format!("{}> ", lines.len() + 1), Duration::from_secs(20));
+    }
+
     /// Ctrl-C while a batch runs: the time until the prompt is back.
     #[track_caller]
     fn interrupt(&mut self) -> Duration {
@@ -251,6 +261,19 @@ fn ctrl_c_paste_streaming_and_history_on_a_terminal() {
             line.starts_with("----") && line.len() < 160,
             "dash line {} wide: {line:?}",
             line.len()
+        );
+    }
+
+    // Ctrl-C at the prompt clears the batch being typed
+    sh.batch_lines_only(&["SELECT 'lo' + 'st'"]);
+    sh.send("\x03");
+    sh.batch(&["SELECT 'kept' + '!'"]);
+    sh.expect("kept!", Duration::from_secs(20));
+    {
+        let t = sh.screen.text.lock().unwrap_or_else(|e| e.into_inner());
+        assert!(
+            !String::from_utf8_lossy(&t.0).contains("lost"),
+            "the cleared batch ran"
         );
     }
 
