@@ -18,6 +18,7 @@ mod output;
 mod runner;
 mod script;
 mod shell;
+mod termwidth;
 mod vars;
 
 use std::io::{IsTerminal, Write};
@@ -303,6 +304,7 @@ fn main() -> ExitCode {
         }
     };
     ignore_file_size_signal();
+    let streaming = args.output.is_none() && std::io::stdout().is_terminal();
     let out: Box<dyn Write> = match &args.output {
         Some(p) => match std::fs::File::create(p) {
             Ok(f) => Box::new(f),
@@ -326,7 +328,7 @@ fn main() -> ExitCode {
     };
     let sink: Box<dyn BatchSink> = match args.format {
         Format::Jsonl => Box::new(JsonlSink::new(out)),
-        Format::Table => Box::new(TableSink::new(out, table_options(&args))),
+        Format::Table => Box::new(TableSink::new(out, table_options(&args), streaming)),
         Format::Csv => Box::new(CsvSink::new(out)),
     };
     let mut runner = Runner {

@@ -187,15 +187,28 @@ pub struct TableSink {
     cols: Vec<TableColumn>,
     options: TableOptions,
     rows_in_set: u64,
+    /// The output is a terminal: messages, errors and each completed result set are flushed as
+    /// they come (PRINT, `RAISERROR ... WITH NOWAIT` show before the batch ends), and wide
+    /// columns shrink to the screen; into a file or pipe the output stays buffered until the
+    /// batch ends.
+    streaming: bool,
 }
 
 impl TableSink {
-    pub fn new(out: Box<dyn Write>, options: TableOptions) -> Self {
+    /// `streaming`: the output is stdout and stdout is a terminal (see the field).
+    pub fn new(out: Box<dyn Write>, options: TableOptions, streaming: bool) -> Self {
         TableSink {
+            streaming,
             out: std::io::BufWriter::new(out),
             cols: Vec::new(),
             options,
             rows_in_set: 0,
+        }
+    }
+
+    fn flush_if_streaming(&mut self) {
+        if self.streaming {
+            let _ = self.out.flush();
         }
     }
 
@@ -289,6 +302,19 @@ impl EventSink for TableSink {
                 }
             })
             .collect();
+        if self.streaming {
+            if let Some(screen) = crate::termwidth::stdout_columns() {
+                let min: Vec<usize> = columns
+                    .iter()
+                    .map(|c| c.name.chars().count().max(4))
+                    .collect();
+                let mut widths: Vec<usize> = self.cols.iter().map(|c| c.width).collect();
+                crate::termwidth::fit(&mut widths, &min, screen.saturating_sub(1));
+                for (c, w) in self.cols.iter_mut().zip(widths) {
+                    c.width = w;
+                }
+            }
+        }
         self.rows_in_set = 0;
         if self.options.headers >= 0 {
             self.header();
@@ -330,6 +356,7 @@ impl EventSink for TableSink {
             );
         }
         let _ = writeln!(self.out);
+        self.flush_if_streaming();
     }
 
     fn row_count(&mut self, count: u64) {
@@ -338,13 +365,16 @@ impl EventSink for TableSink {
             "({count} row{} affected)",
             if count == 1 { "" } else { "s" }
         );
+        self.flush_if_streaming();
     }
 
     fn message(&mut self, m: &InfoMessage) {
         let _ = writeln!(self.out, "{}", m.text);
+        self.flush_if_streaming();
     }
 
     fn error(&mut self, e: &SqlError) {
         let _ = writeln!(self.out, "{e}");
+        self.flush_if_streaming();
     }
 }

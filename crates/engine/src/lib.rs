@@ -32,6 +32,7 @@ mod ddl_type;
 pub mod events;
 mod interp;
 mod limits;
+mod names;
 mod plan_cache;
 mod query;
 pub mod render;

@@ -202,6 +202,11 @@ fn by_letter() -> &'static [Vec<&'static str>; 26] {
     })
 }
 
+/// SQL Server's reserved keywords, sorted, upper case (the shell completes them).
+pub fn reserved_keywords() -> &'static [&'static str] {
+    RESERVED
+}
+
 /// True if `word` is a reserved keyword (case-insensitive). Called once per word token by the
 /// lexer: first letter selects a short list, length filters it, then a case-insensitive compare.
 pub fn is_reserved(word: &str) -> bool {

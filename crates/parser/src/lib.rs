@@ -25,5 +25,6 @@ pub mod printer;
 pub mod roundtrip;
 
 pub use batch::{split_batches, Batch};
+pub use keywords::reserved_keywords;
 pub use parser::{parse_batch, parse_data_type, parse_expression};
 pub use printer::print_batch;
