@@ -181,6 +181,11 @@ impl Session {
         if is_dml {
             self.check_output_triggers(physical)?;
         }
+        let limited = match self.options.rowcount {
+            n if n > 0 => crate::rowcount::limit_rows(physical, n),
+            _ => None,
+        };
+        let physical = limited.as_ref().unwrap_or(physical);
         self.execute_with(is_dml, defer, sink, |me, adapter| {
             exec::execute(physical, me, adapter)
         })
@@ -332,6 +337,7 @@ impl Session {
                 }
                 _ => Value::Null,
             },
+            "SERVERPROPERTY" => crate::sysprocs::server_property(self, args.first()),
             "DB_NAME" => match args.first() {
                 None => Value::NVarChar(self.database.clone()),
                 Some(Value::Null) => Value::Null,
