@@ -610,7 +610,7 @@ impl Session {
                 15472,
                 format!("The object '{name}' does not have any indexes, or you do not have permissions."),
             ),
-            _ => return Err(no_such_object(&name, &self.database().to_string())),
+            _ => return Err(no_such_object(&name, self.database())),
         }
         Ok(0)
     }

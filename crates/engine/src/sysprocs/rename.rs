@@ -146,20 +146,20 @@ impl Session {
             let cat = h.cat.read();
             for o in cat.objects.values() {
                 match o {
-                    SchemaObject::Table(other) if other.object_id != t.object_id => {
-                        if other
-                            .foreign_keys
-                            .iter()
-                            .any(|f| f.ref_object_id == t.object_id)
-                        {
-                            let mut o2 = (**other).clone();
-                            for f in &mut o2.foreign_keys {
-                                if f.ref_object_id == t.object_id {
-                                    f.ref_table = new.to_string();
-                                }
+                    SchemaObject::Table(other)
+                        if other.object_id != t.object_id
+                            && other
+                                .foreign_keys
+                                .iter()
+                                .any(|f| f.ref_object_id == t.object_id) =>
+                    {
+                        let mut o2 = (**other).clone();
+                        for f in &mut o2.foreign_keys {
+                            if f.ref_object_id == t.object_id {
+                                f.ref_table = new.to_string();
                             }
-                            changed.push(SchemaObject::Table(Arc::new(o2)));
                         }
+                        changed.push(SchemaObject::Table(Arc::new(o2)));
                     }
                     SchemaObject::Module(m) => {
                         if let Some(tr) = m
