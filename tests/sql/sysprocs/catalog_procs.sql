@@ -13,6 +13,8 @@ GO
 EXEC sp_columns 'items';
 EXEC sp_columns @table_name = 'items', @column_name = 'p%';
 GO
+EXEC sp_columns 'items', @ODBCVer = 3;
+GO
 EXEC sp_tables;
 EXEC sp_tables @table_name = 'v%';
 EXEC sp_tables @table_type = "'VIEW'";

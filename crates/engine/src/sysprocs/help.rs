@@ -752,6 +752,8 @@ impl Session {
         let mut rows: Vec<(String, String, String)> = Vec::new();
         for o in h.cat.read().objects.values() {
             let kind = match o {
+                // shipped tables (spt_values) are system tables to the ODBC catalog
+                SchemaObject::Table(_) if crate::bootstrap::is_ms_shipped(o) => "SYSTEM TABLE",
                 SchemaObject::Table(t) if !t.is_temp => "TABLE",
                 SchemaObject::View(_) => "VIEW",
                 _ => continue,
@@ -792,6 +794,12 @@ impl Session {
     /// ODBC SQLColumns rows (ODBC 2 type codes, as SQL Server answers by default).
     pub(super) fn sp_columns(&mut self, args: &Args, sink: &mut dyn EventSink) -> SqlResult<i32> {
         let table_pat = args.required("@table_name")?;
+        // ODBC 3 codes differ for the date/time types: only the default (2) is produced
+        if let Some(v) = args.get("@ODBCVer") {
+            if crate::interp::value_to_i64(v)? != 2 {
+                return Err(SqlError::unsupported("sp_columns @ODBCVer other than 2"));
+            }
+        }
         let owner_pat = args.text("@table_owner");
         let col_pat = args.text("@column_name");
         let h = self.current_db()?;
