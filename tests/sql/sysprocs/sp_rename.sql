@@ -42,3 +42,17 @@ EXEC sp_rename 't_renamed', 'x', 'WIDGET';
 EXEC sp_rename 't_renamed.ix_nosuch', 'x', 'INDEX';
 EXEC sp_rename 't_renamed';
 GO
+-- a renamed table keeps its triggers and the foreign keys that reference it
+CREATE TABLE dbo.parent_t (id INT NOT NULL PRIMARY KEY);
+CREATE TABLE dbo.child_t (pid INT NULL CONSTRAINT fk_child_t REFERENCES dbo.parent_t (id));
+CREATE TABLE dbo.audit_t (msg VARCHAR(20));
+GO
+CREATE TRIGGER trg_parent ON dbo.parent_t AFTER INSERT AS INSERT INTO dbo.audit_t VALUES ('fired');
+GO
+EXEC sp_rename 'parent_t', 'parent_t2';
+INSERT INTO dbo.parent_t2 VALUES (1);
+INSERT INTO dbo.child_t VALUES (1);
+INSERT INTO dbo.child_t VALUES (2);
+SELECT msg FROM dbo.audit_t;
+SELECT OBJECT_NAME(referenced_object_id) AS referenced FROM sys.foreign_keys WHERE parent_object_id = OBJECT_ID('child_t');
+GO
