@@ -138,6 +138,10 @@ impl Session {
         s: &ast::Statement,
         sink: &mut dyn EventSink,
     ) -> SqlResult<()> {
+        if self.options.rowcount > 0 {
+            // not limited by rowcount.rs: refused rather than run unlimited
+            return Err(SqlError::unsupported("SET ROWCOUNT with MERGE"));
+        }
         let bound = plan::bind_merge(s, &*self)?;
         self.check_merge_output_triggers(&bound.table, bound.output.as_ref())?;
         let physical = bound.try_map(

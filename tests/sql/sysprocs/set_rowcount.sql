@@ -22,3 +22,11 @@ SELECT COUNT(*) AS inserted FROM #u;
 SELECT COUNT(*) AS selected_into FROM #w;
 SELECT @last AS last_assigned;
 GO
+-- MERGE is not limited yet: refused while ROWCOUNT is set, not run unlimited
+CREATE TABLE #m (id INT);
+SET ROWCOUNT 1;
+MERGE #m AS t USING (SELECT 1 AS id UNION ALL SELECT 2) AS s ON t.id = s.id
+WHEN NOT MATCHED THEN INSERT (id) VALUES (s.id);
+SET ROWCOUNT 0;
+SELECT COUNT(*) AS merged FROM #m;
+GO
