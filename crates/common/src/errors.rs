@@ -222,6 +222,8 @@ pub static REGISTRY: &[ErrorInfo] = &[
     e(15225, 11, "No item by the name of '%.*ls' could be found in the current database '%.*ls', given that @itemtype was input as '%.*ls'."),
     e(15248, 11, "Either the parameter @objname is ambiguous or the claimed @objtype (%.*ls) is wrong."),
     e(15249, 11, "Error: Explicit @objtype '%.*ls' is unrecognized."),
+    e(15250, 16, "The database name component of the object qualifier must be the name of the current database."),
+    e(15333, 11, "Error: Qualified @oldname references a database other than the current database."),
     e(15335, 11, "Error: The new name '%.*ls' is already in use as a %.*ls name and would cause a duplicate that is not permitted."),
     e(50000, 16, "%ls"),
 ];

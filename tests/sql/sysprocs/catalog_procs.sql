@@ -15,6 +15,10 @@ EXEC sp_columns @table_name = 'items', @column_name = 'p%';
 GO
 EXEC sp_columns 'items', @ODBCVer = 3;
 GO
+EXEC sp_columns 'items', 'dbo', 'otherdb';
+GO
+EXEC sp_tables 'items', @table_qualifier = 'otherdb';
+GO
 EXEC sp_tables;
 EXEC sp_tables @table_name = 'v%';
 EXEC sp_tables @table_type = "'VIEW'";

@@ -151,12 +151,7 @@ impl Session {
             .as_deref()
             .is_some_and(|d| !catalog::name_eq(d, &here))
         {
-            return Err(SqlError::custom(
-                15250,
-                16,
-                1,
-                "The database name component of the object qualifier must be the name of the current database.".to_string(),
-            ));
+            return Err(SqlError::new(15250, &[]));
         }
         match self.find_object(&q)? {
             Some(found) => Ok(found),
@@ -600,6 +595,14 @@ impl Session {
         )
     }
 
+    /// `@table_qualifier` of the ODBC catalog procedures: the current database only (15250).
+    fn check_qualifier(&self, args: &Args) -> SqlResult<()> {
+        match args.text("@table_qualifier") {
+            Some(q) if !catalog::name_eq(&q, self.database()) => Err(SqlError::new(15250, &[])),
+            _ => Ok(()),
+        }
+    }
+
     pub(super) fn sp_helpindex(&mut self, args: &Args, sink: &mut dyn EventSink) -> SqlResult<i32> {
         let name = args.required("@objname")?;
         let (_, obj) = self.help_object(&name)?;
@@ -725,16 +728,7 @@ impl Session {
     pub(super) fn sp_tables(&mut self, args: &Args, sink: &mut dyn EventSink) -> SqlResult<i32> {
         let name_pat = args.text("@table_name");
         let owner_pat = args.text("@table_owner");
-        if let Some(q) = args.text("@table_qualifier") {
-            if !catalog::name_eq(&q, self.database()) {
-                return Err(SqlError::custom(
-                    15250,
-                    16,
-                    1,
-                    "The database name component of the object qualifier must be the name of the current database.".to_string(),
-                ));
-            }
-        }
+        self.check_qualifier(args)?;
         let types_filter = args.text("@table_type");
         let use_pattern = args.get("@fUsePattern").is_none_or(|v| {
             !matches!(v, Value::Bit(false))
@@ -802,6 +796,7 @@ impl Session {
         }
         let owner_pat = args.text("@table_owner");
         let col_pat = args.text("@column_name");
+        self.check_qualifier(args)?;
         let h = self.current_db()?;
         let db = h.def.name.clone();
         let mut tables: Vec<(String, String, Vec<ColumnDef>)> = Vec::new();

@@ -198,7 +198,7 @@ impl Session {
                             SqlError::custom(
                                 8145,
                                 16,
-                                1,
+                                2,
                                 format!("{n} is not a parameter for procedure {}.", spec.name),
                             )
                         })?

@@ -39,13 +39,7 @@ impl Session {
         // `a.b.c` is schema.table.column for a column or index, database.schema.object else
         let other_db = q.database.as_ref().is_some_and(|d| !name_eq(d, &here));
         if other_db && objtype.as_deref() == Some("OBJECT") {
-            return Err(SqlError::custom(
-                15333,
-                11,
-                1,
-                "Error: Qualified @oldname references a database other than the current database."
-                    .to_string(),
-            ));
+            return Err(SqlError::new(15333, &[]));
         }
         match objtype.as_deref() {
             None | Some("OBJECT") => {

@@ -117,14 +117,7 @@ impl Session {
             let q = crate::ddl::qualified_from_text(&name);
             let t = match self.find_object(&q)? {
                 Some((_, SchemaObject::Table(t))) => t,
-                _ => {
-                    return Err(SqlError::custom(
-                        15009,
-                        16,
-                        1,
-                        format!("The object '{name}' does not exist in database '{}' or is invalid for this operation.", h.def.name),
-                    ))
-                }
+                _ => return Err(SqlError::new(15009, &[&name, &h.def.name])),
             };
             let th = self.db(&t.database)?;
             let (data, index) = table_pages(&th, &t)?;
