@@ -215,7 +215,16 @@ pub static REGISTRY: &[ErrorInfo] = &[
     e(10738, 15, "The number of row value expressions in the INSERT statement exceeds the maximum allowed number of %d row values."),
     e(10760, 16, "Scale argument is not valid. Valid expressions for data type %ls scale argument are integer constants and integer constant expressions."),
     e(11415, 16, "Object '%.*ls' cannot be disabled or enabled. This action applies only to foreign key and check constraints."),
+    e(15009, 16, "The object '%.*ls' does not exist in database '%.*ls' or is invalid for this operation."),
+    e(15010, 16, "The database '%.*ls' does not exist. Supply a valid database name. To see available databases, use sys.databases."),
     e(15151, 16, "Cannot %S_MSG the %S_MSG '%.*ls', because it does not exist or you do not have permission."),
+    e(15197, 16, "There is no text for object '%.*ls'."),
+    e(15225, 11, "No item by the name of '%.*ls' could be found in the current database '%.*ls', given that @itemtype was input as '%.*ls'."),
+    e(15248, 11, "Either the parameter @objname is ambiguous or the claimed @objtype (%.*ls) is wrong."),
+    e(15249, 11, "Error: Explicit @objtype '%.*ls' is unrecognized."),
+    e(15250, 16, "The database name component of the object qualifier must be the name of the current database."),
+    e(15333, 11, "Error: Qualified @oldname references a database other than the current database."),
+    e(15335, 11, "Error: The new name '%.*ls' is already in use as a %.*ls name and would cause a duplicate that is not permitted."),
     e(50000, 16, "%ls"),
 ];
 

@@ -18,6 +18,15 @@ use crate::events::{CollectSink, Event};
 use crate::server::{DbHandle, Engine};
 use crate::session::Session;
 
+/// True for the objects the bootstrap creates (`sys.objects.is_ms_shipped`,
+/// `OBJECTPROPERTY(id, 'IsMSShipped')`): they must not look like user tables.
+pub fn is_ms_shipped(o: &catalog::SchemaObject) -> bool {
+    matches!(o, catalog::SchemaObject::Table(t)
+        if catalog::name_eq(&t.database, "master")
+            && catalog::name_eq(&t.schema, "dbo")
+            && catalog::name_eq(&t.name, "spt_values"))
+}
+
 /// The SQL that creates and fills `spt_values`.
 pub fn spt_values_sql() -> Vec<String> {
     let mut out = vec![

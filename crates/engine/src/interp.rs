@@ -289,6 +289,7 @@ impl Session {
             K::Use(db) => {
                 let h = self.db(&db.value)?;
                 self.database = h.def.name.clone();
+                self.engine.sessions.set_database(self.spid, &self.database);
                 crate::dbcat::bump_schema_generation();
                 sink.message(&InfoMessage {
                     text: format!("Changed database context to '{}'.", h.def.name),

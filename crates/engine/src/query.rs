@@ -138,6 +138,10 @@ impl Session {
         s: &ast::Statement,
         sink: &mut dyn EventSink,
     ) -> SqlResult<()> {
+        if self.options.rowcount > 0 {
+            // not limited by rowcount.rs: refused rather than run unlimited
+            return Err(SqlError::unsupported("SET ROWCOUNT with MERGE"));
+        }
         let bound = plan::bind_merge(s, &*self)?;
         self.check_merge_output_triggers(&bound.table, bound.output.as_ref())?;
         let physical = bound.try_map(
@@ -181,6 +185,11 @@ impl Session {
         if is_dml {
             self.check_output_triggers(physical)?;
         }
+        let limited = match self.options.rowcount {
+            n if n > 0 => crate::rowcount::limit_rows(physical, n),
+            _ => None,
+        };
+        let physical = limited.as_ref().unwrap_or(physical);
         self.execute_with(is_dml, defer, sink, |me, adapter| {
             exec::execute(physical, me, adapter)
         })
@@ -332,6 +341,7 @@ impl Session {
                 }
                 _ => Value::Null,
             },
+            "SERVERPROPERTY" => crate::sysprocs::server_property(self, args.first()),
             "DB_NAME" => match args.first() {
                 None => Value::NVarChar(self.database.clone()),
                 Some(Value::Null) => Value::Null,

@@ -785,6 +785,9 @@ impl Session {
             }
             return Ok(0);
         }
+        if let Some(status) = self.call_system_procedure(name, args, sink)? {
+            return Ok(status);
+        }
         if name.name.eq_ignore_ascii_case("sp_sequence_get_range") {
             self.sp_sequence_get_range(args)?;
             return Ok(0);

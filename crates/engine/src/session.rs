@@ -254,6 +254,9 @@ impl Session {
     /// A new session on `engine` (current database `master`).
     pub fn new(engine: Arc<Engine>) -> Session {
         let spid = engine.next_spid();
+        engine
+            .sessions
+            .register(spid, crate::sysprocs::SESSION_LOGIN);
         Session {
             engine,
             spid,
@@ -737,6 +740,7 @@ impl Drop for Session {
             let _ = self.abort_all();
         }
         self.drop_temp_tables();
+        self.engine.sessions.unregister(self.spid);
     }
 }
 

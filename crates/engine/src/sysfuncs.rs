@@ -26,7 +26,7 @@ fn int_arg(v: Option<&Value>) -> SqlResult<Option<i64>> {
 }
 
 /// The login every session runs as (SUSER_NAME()).
-const SESSION_LOGIN: &str = "jdbc_user";
+pub(crate) const SESSION_LOGIN: &str = "jdbc_user";
 
 fn flag(b: bool) -> Value {
     Value::Int(b as i32)
@@ -142,7 +142,7 @@ impl Session {
             "isconstraint" | "isprimarykey" | "isforeignkey" | "ischeckcnst" | "isdefaultcnst"
             | "isuniquecnst" | "isrule" | "isdefault" | "isqueue" | "isreplproc"
             | "isextendedproc" | "issystemtable" => flag(false),
-            "ismsshipped" => flag(false),
+            "ismsshipped" => flag(crate::bootstrap::is_ms_shipped(&o)),
             "isschemabound" => flag(false),
             "isdeterministic" => {
                 if module.is_some_and(|k| k != ModuleKind::Procedure && k != ModuleKind::Trigger)

@@ -737,6 +737,7 @@ pub fn system_view(
                 .collect();
             (c, rows)
         }
+        (true, "key_constraints") => crate::sysprocs::key_constraints(&objs, &schema_id)?,
         (true, other) => {
             if let Some(v) = crate::sysviews_more::catalog_sys_view(session, &objs, &schema_id, other)? {
                 v
@@ -770,7 +771,7 @@ pub(crate) fn object_row(o: &SchemaObject, schema_id: i32, parent: i32) -> Vec<V
         s(type_desc(o)),
         dt(created(o)),
         dt(created(o)),
-        b(false),
+        b(crate::bootstrap::is_ms_shipped(o)),
         b(false),
         b(false),
     ]

@@ -293,7 +293,7 @@ pub fn more_sys_view(lname: &str) -> SqlResult<Option<VirtualTable>> {
 /// Base `hobt_id` / `partition_id` of SQL Server's numbering (as in 72057594038910976).
 const HOBT_BASE: i64 = 72_057_594_037_927_936;
 
-fn count_rows(session: &Session, t: &std::sync::Arc<catalog::TableDef>) -> i64 {
+pub(crate) fn count_rows(session: &Session, t: &std::sync::Arc<catalog::TableDef>) -> i64 {
     let Some(h) = session.engine().database(&t.database) else {
         return 0;
     };
@@ -814,6 +814,7 @@ const SYSTEM_VIEW_NAMES: &[&str] = &[
     "hash_indexes",
     "index_columns",
     "indexes",
+    "key_constraints",
     "master_files",
     "objects",
     "partitions",
@@ -935,7 +936,7 @@ fn file_rows(h: &crate::server::DbHandle) -> Vec<Vec<Value>> {
 }
 
 /// The sys.objects columns of a constraint object.
-fn constraint_row(
+pub(crate) fn constraint_row(
     t: &catalog::TableDef,
     oid: i32,
     name: &str,

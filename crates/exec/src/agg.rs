@@ -31,6 +31,8 @@ pub struct AggState {
     string_bytes: u64,
     overflow: bool,
     distinct: Option<HashSet<Vec<u8>>>,
+    /// APPROX_COUNT_DISTINCT's sketch.
+    hll: Option<Box<crate::hll::Hll>>,
 }
 
 enum SumKind {
@@ -68,6 +70,7 @@ impl AggState {
             } else {
                 None
             },
+            hll: None,
         }
     }
 
@@ -209,6 +212,13 @@ impl AggState {
                 }
                 self.parts.push((keys, text));
             }
+            AggFunc::ApproxCountDistinct => {
+                let mut k = Vec::new();
+                valops::hash_key(&v, &mut k);
+                self.hll
+                    .get_or_insert_with(Default::default)
+                    .insert(crate::hll::hash64(&k));
+            }
             AggFunc::ChecksumAgg => {
                 if let Value::BigInt(i) = valops::cast(&v, &DataType::BigInt)? {
                     self.isum ^= i as i32 as i128;
@@ -322,6 +332,9 @@ impl AggState {
                 } else {
                     Value::VarChar(s)
                 })
+            }
+            AggFunc::ApproxCountDistinct => {
+                Ok(Value::BigInt(self.hll.as_ref().map_or(0, |h| h.estimate())))
             }
             AggFunc::ChecksumAgg => Ok(if self.count == 0 {
                 Value::Null

@@ -18,6 +18,7 @@ pub mod agg;
 pub mod bulk;
 pub mod context;
 pub mod eval;
+pub mod hll;
 pub mod index_check;
 pub mod operator;
 pub mod row_format;

@@ -18,6 +18,7 @@
 
 pub mod ast;
 mod batch;
+mod ident_rename;
 mod keywords;
 mod lexer;
 mod parser;
@@ -25,6 +26,7 @@ pub mod printer;
 pub mod roundtrip;
 
 pub use batch::{split_batches, Batch};
+pub use ident_rename::replace_identifier;
 pub use keywords::reserved_keywords;
 pub use parser::{parse_batch, parse_data_type, parse_expression};
 pub use printer::print_batch;

@@ -138,6 +138,8 @@ pub enum AggFunc {
     VarP,
     StringAgg,
     ChecksumAgg,
+    /// APPROX_COUNT_DISTINCT (HyperLogLog, exec/src/hll.rs).
+    ApproxCountDistinct,
     /// GROUPING(col): argument is the index of the group-by expression.
     Grouping,
 }
@@ -157,6 +159,7 @@ impl AggFunc {
             AggFunc::VarP => "VARP",
             AggFunc::StringAgg => "STRING_AGG",
             AggFunc::ChecksumAgg => "CHECKSUM_AGG",
+            AggFunc::ApproxCountDistinct => "APPROX_COUNT_DISTINCT",
             AggFunc::Grouping => "GROUPING",
         }
     }

@@ -25,6 +25,8 @@ use common::{SqlError, SqlResult};
 mod dt;
 #[path = "functions_hash.rs"]
 pub mod hash;
+#[path = "functions_minmax.rs"]
+pub mod minmax;
 pub use dt::format_message;
 
 // ------------------------------------------------------------------ signatures
@@ -357,6 +359,7 @@ pub fn function_result_type(name: &str, args: &[DataType]) -> SqlResult<DataType
             check_count(&up, n, 0, 0)?;
             T::DateTimeOffset(7)
         }
+        "GREATEST" | "LEAST" => minmax::result_type(&up, args)?,
         _ => match dt::result_type(&up, args) {
             Some(r) => r?,
             None => return Err(SqlError::new(195, &[&name, &"built-in function name"])),
@@ -2343,6 +2346,13 @@ pub fn call_with_types(
                 ticks: t,
                 offset_minutes: 0,
             })
+        }
+        "GREATEST" | "LEAST" => {
+            // the binder fixed the result type from the argument types; the values' own
+            // types give the same family here, and the caller converts the result to it
+            let types: Vec<DataType> = args.iter().map(Value::data_type).collect();
+            let t = minmax::result_type(&up, &types)?;
+            minmax::evaluate(args, &t, up == "GREATEST")
         }
         _ => match dt::call(&up, args) {
             Some(r) => r,

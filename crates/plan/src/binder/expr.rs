@@ -849,6 +849,13 @@ impl Binder<'_> {
             "VAR" => (AggFunc::Var, DataType::Float),
             "VARP" => (AggFunc::VarP, DataType::Float),
             "CHECKSUM_AGG" => (AggFunc::ChecksumAgg, DataType::Int),
+            "APPROX_COUNT_DISTINCT" => {
+                if f.star {
+                    return Err(SqlError::new(102, &[&"*"]));
+                }
+                need(1)?;
+                (AggFunc::ApproxCountDistinct, DataType::BigInt)
+            }
             "STRING_AGG" => {
                 need(2)?;
                 let t = if arg_t.is_unicode() {

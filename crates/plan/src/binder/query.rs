@@ -51,6 +51,7 @@ const AGGREGATES: &[&str] = &[
     "VARP",
     "STRING_AGG",
     "CHECKSUM_AGG",
+    "APPROX_COUNT_DISTINCT",
     "GROUPING",
     "GROUPING_ID",
 ];

@@ -1,0 +1,32 @@
+-- SET ROWCOUNT n limits SELECT, SELECT INTO, INSERT, UPDATE and DELETE (0 lifts the limit)
+CREATE TABLE #t (id INT PRIMARY KEY, v INT);
+INSERT INTO #t VALUES (1, 0), (2, 0), (3, 0), (4, 0), (5, 0);
+SET ROWCOUNT 2;
+SELECT id FROM #t ORDER BY id;
+SELECT TOP (3) id FROM #t ORDER BY id DESC;
+SELECT TOP (1) id FROM #t ORDER BY id DESC;
+UPDATE #t SET v = 1;
+SELECT @@ROWCOUNT AS updated;
+SET ROWCOUNT 0;
+SELECT COUNT(*) AS n_updated FROM #t WHERE v = 1;
+SET ROWCOUNT 1;
+DELETE FROM #t WHERE v = 0;
+CREATE TABLE #u (id INT);
+INSERT INTO #u SELECT id FROM #t;
+SELECT id INTO #w FROM #t;
+DECLARE @last INT;
+SELECT @last = id FROM #t ORDER BY id;
+SET ROWCOUNT 0;
+SELECT COUNT(*) AS remaining FROM #t;
+SELECT COUNT(*) AS inserted FROM #u;
+SELECT COUNT(*) AS selected_into FROM #w;
+SELECT @last AS last_assigned;
+GO
+-- MERGE is not limited yet: refused while ROWCOUNT is set, not run unlimited
+CREATE TABLE #m (id INT);
+SET ROWCOUNT 1;
+MERGE #m AS t USING (SELECT 1 AS id UNION ALL SELECT 2) AS s ON t.id = s.id
+WHEN NOT MATCHED THEN INSERT (id) VALUES (s.id);
+SET ROWCOUNT 0;
+SELECT COUNT(*) AS merged FROM #m;
+GO
