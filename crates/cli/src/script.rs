@@ -1,5 +1,5 @@
-//! The sqlcmd command processor for scripts (`-i`, `-Q`, `-q`, standard input) in the table
-//! and csv formats: `GO [n]`, `:r`, `:setvar`, `$(var)`, `:on error`, `EXIT`/`QUIT`, `:out`,
+//! The sqlcmd command processor for scripts (`-i`, `-Q`, `-q`, standard input) and the
+//! interactive shell (shell.rs) in the table and csv formats: `GO [n]`, `:r`, `:setvar`, `$(var)`, `:on error`, `EXIT`/`QUIT`, `:out`,
 //! `:help`, `:listvar`, `:list`, `[:]reset`. jsonl does not use it (ENGINE_INTERFACE.md: the
 //! batch text reaches the engine unchanged).
 //!
@@ -523,7 +523,51 @@ fn read_script(path: &Path) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::split_command;
+    use super::*;
+    use crate::output::{TableOptions, TableSink};
+    use engine::{Engine, EngineConfig, Session};
+
+    fn runner(dir: &Path) -> Runner {
+        let engine = Engine::open(dir, EngineConfig::default()).expect("open engine");
+        Runner {
+            session: Session::new(engine),
+            sink: Box::new(TableSink::new(
+                Box::new(std::io::sink()),
+                TableOptions::default(),
+                false,
+            )),
+        }
+    }
+
+    /// What ends a script only abandons the input in the shell, and takes the batch being
+    /// typed with it.
+    #[test]
+    fn the_shell_abandons_where_a_script_exits() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut r = runner(dir.path());
+        let here = Path::new(".");
+        for interactive in [false, true] {
+            let mut s = Script::new(Vars::new(&[]));
+            s.interactive = interactive;
+            let expected = if interactive {
+                Flow::Abandon
+            } else {
+                Flow::Exit(1)
+            };
+            assert_eq!(s.feed_line(&mut r, "SELECT 1", here, 1), Flow::Continue);
+            assert_eq!(s.batch_lines(), 1);
+            assert_eq!(s.feed_line(&mut r, "SELECT '$(nope)'", here, 2), expected);
+            assert_eq!(
+                s.feed_line(&mut r, ":r /nonexistent/latchkey.sql", here, 1),
+                expected
+            );
+            if interactive {
+                assert!(s.batch_is_blank(), "the typed batch goes with the input");
+            }
+            assert_eq!(s.feed_line(&mut r, "GO 2", here, 1), Flow::Continue);
+            assert_eq!(s.batches_run, 1);
+        }
+    }
 
     #[test]
     fn command_words() {

@@ -1,11 +1,12 @@
-//! The interactive shell: a line editor whose batches run when their `GO` line is entered, and
-//! which never loses the session.
+//! The interactive shell: a line editor feeding the sqlcmd command processor of scripts
+//! (`script::Script`: `GO n`, `:setvar`, `$(var)`, `:r`, `EXIT`, ...), which never loses the
+//! session (script errors abandon the input, `Flow::Abandon`, instead of exiting).
 //!
 //! - Ctrl-C while a batch runs sets the session's cancel flag (a SIGINT handler; the engine
 //!   stops within 100 ms, see crates/engine README "Cancellation") and the shell returns to the
 //!   prompt with the session, its #temp tables and its open transaction intact. Ctrl-C at the
 //!   prompt clears the batch being typed.
-//! - A paste is split into lines, each going through the GO logic (bracketed paste hands the
+//! - A paste is split into lines, each going through the command processor (bracketed paste hands the
 //!   whole paste over as one string; a fast paste without it arrives as typeahead, which the
 //!   editor keeps between lines with rustyline's `buffer-redux` feature).
 //! - Output streams: the table sink flushes each message and result set when stdout is a
