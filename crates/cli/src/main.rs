@@ -439,18 +439,19 @@ fn run_sqlcmd(runner: &mut Runner, args: &Args, vars: Vars, data: &Path) -> u8 {
     let stdin = std::io::stdin();
     if stdin.is_terminal() {
         let _ = std::io::stdout().flush();
-        return match interactive(runner, data) {
-            c if c == ExitCode::SUCCESS => 0,
-            _ => 1,
-        };
+        // -q's variables, :on error and session carry on into the shell
+        return interactive(runner, &mut script, data);
     }
     // UTF-8 (BOM optional) or UTF-16 with a BOM, decoded as it streams in
     let mut lock =
         std::io::BufReader::new(types::textdecode::DecodingReader::new(stdin.lock(), None));
     match script.feed_reader(runner, &mut lock, &here) {
         Ok(Flow::Exit(code)) => code,
+        // only the shell abandons input
+        Ok(Flow::Abandon) => 1,
         Ok(Flow::Continue) => match script.finish(runner) {
             Flow::Exit(code) => code,
+            Flow::Abandon => 1,
             Flow::Continue => 0,
         },
         Err(e) => {

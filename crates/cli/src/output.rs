@@ -218,6 +218,8 @@ impl TableSink {
 
     pub fn note(&mut self, text: &str) {
         self.line(text);
+        // the shell's `:help`/`:listvar` show at once, not with the next batch's output
+        self.flush_if_streaming();
     }
 
     pub fn redirect(&mut self, out: Box<dyn Write>) {

@@ -1,5 +1,5 @@
-//! The sqlcmd command processor for scripts (`-i`, `-Q`, `-q`, standard input) in the table
-//! and csv formats: `GO [n]`, `:r`, `:setvar`, `$(var)`, `:on error`, `EXIT`/`QUIT`, `:out`,
+//! The sqlcmd command processor for scripts (`-i`, `-Q`, `-q`, standard input) and the
+//! interactive shell (shell.rs) in the table and csv formats: `GO [n]`, `:r`, `:setvar`, `$(var)`, `:on error`, `EXIT`/`QUIT`, `:out`,
 //! `:help`, `:listvar`, `:list`, `[:]reset`. jsonl does not use it (ENGINE_INTERFACE.md: the
 //! batch text reaches the engine unchanged).
 //!
@@ -26,7 +26,15 @@ pub(crate) enum Flow {
     Continue,
     /// Stop everything and exit with this status (EXIT, QUIT, `-b`, a bad file, …).
     Exit(u8),
+    /// Interactive only: the input being fed is dropped with the batch being typed (a
+    /// cancelled batch, an undefined variable, a `:r` file that cannot be read) and the shell
+    /// returns to its prompt with the session kept, where a script would stop with status 1.
+    Abandon,
 }
+
+/// How the shell runs a batch instead of [`Runner::run_batch`] directly (it adds its
+/// progress line around it).
+pub(crate) type BatchHook = Box<dyn FnMut(&mut Runner, &str, u32) -> BatchOutcome>;
 
 pub(crate) struct Script {
     pub(crate) vars: Vars,
@@ -38,6 +46,17 @@ pub(crate) struct Script {
     pub(crate) substitute: bool,
     /// `-t`: a batch running longer is cancelled through the session's cancel flag.
     pub(crate) timeout: Option<Duration>,
+    /// The interactive shell: fatal script errors abandon the input instead of exiting, and a
+    /// severity ≥ 20 error does not end the shell (its session is kept).
+    pub(crate) interactive: bool,
+    /// Printed by `:help` before the command list (the shell's keys).
+    pub(crate) help_intro: Option<&'static str>,
+    /// Runs each batch when set (the shell's progress line).
+    pub(crate) batch_hook: Option<BatchHook>,
+    /// Batches run so far (the shell learns from it that a line ran one).
+    pub(crate) batches_run: u64,
+    /// The last batch was cancelled from outside (Ctrl-C), not by the `-t` watchdog.
+    pub(crate) cancelled_by_user: bool,
     batch: String,
     depth: usize,
 }
@@ -74,8 +93,44 @@ impl Script {
             echo: false,
             substitute: true,
             timeout: None,
+            interactive: false,
+            help_intro: None,
+            batch_hook: None,
+            batches_run: 0,
+            cancelled_by_user: false,
             batch: String::new(),
             depth: 0,
+        }
+    }
+
+    /// Lines in the batch being typed (0 while it is blank): the shell's prompt number - 1.
+    pub(crate) fn batch_lines(&self) -> usize {
+        if self.batch.trim().is_empty() {
+            0
+        } else {
+            self.batch.lines().count()
+        }
+    }
+
+    /// No batch text waits for its `GO` (blank lines aside).
+    pub(crate) fn batch_is_blank(&self) -> bool {
+        self.batch.trim().is_empty()
+    }
+
+    /// Discards the batch being typed (`:reset`, Ctrl-C at the shell's prompt).
+    pub(crate) fn reset_batch(&mut self) {
+        self.batch.clear();
+    }
+
+    /// An error that stops a script with status 1; in the shell it abandons the input and the
+    /// batch being typed instead (the session is kept).
+    fn fatal(&mut self) -> Flow {
+        if self.interactive {
+            self.batch.clear();
+            self.cancelled_by_user = false;
+            Flow::Abandon
+        } else {
+            Flow::Exit(1)
         }
     }
 
@@ -102,10 +157,33 @@ impl Script {
         if let Some(n) = o.exit_request {
             return Flow::Exit(status_byte(n as i64));
         }
-        if o.max_severity >= 20 || (self.exit_on_error && o.max_severity > 10) {
+        if (o.max_severity >= 20 && !self.interactive)
+            || (self.exit_on_error && o.max_severity > 10)
+        {
             return Flow::Exit(1);
         }
         Flow::Continue
+    }
+
+    fn execute(&mut self, runner: &mut Runner, text: &str, repeat: u32) -> BatchOutcome {
+        self.batches_run += 1;
+        match &mut self.batch_hook {
+            Some(hook) => hook(runner, text, repeat),
+            None => runner.run_batch(text, repeat),
+        }
+    }
+
+    /// What the run of a batch means for the input: in the shell a cancelled batch drops the
+    /// rest of what is being fed (a paste, a `:r` file), as an attention ends a request.
+    fn after_run(&mut self, runner: &Runner, o: &BatchOutcome, timed_out: bool) -> Flow {
+        let cancelled = runner.session.cancel_handle().is_cancelled();
+        self.cancelled_by_user = cancelled && !timed_out;
+        let flow = self.after_batch(o);
+        if flow == Flow::Continue && cancelled && self.interactive {
+            self.batch.clear();
+            return Flow::Abandon;
+        }
+        flow
     }
 
     fn run_batch(&mut self, runner: &mut Runner, repeat: u32) -> (Flow, BatchOutcome) {
@@ -114,8 +192,8 @@ impl Script {
             runner.sink.note(text.trim_end());
         }
         let Some(limit) = self.timeout else {
-            let outcome = runner.run_batch(&text, repeat);
-            return (self.after_batch(&outcome), outcome);
+            let outcome = self.execute(runner, &text, repeat);
+            return (self.after_run(runner, &outcome, false), outcome);
         };
         // -t: a watchdog sets the cancel flag when the limit passes; the batch ends as an
         // attention does (statement rolled back, session kept) and sqlcmd reports the timeout
@@ -131,14 +209,15 @@ impl Script {
             }
             expired
         });
-        let mut outcome = runner.run_batch(&text, repeat);
+        let mut outcome = self.execute(runner, &text, repeat);
         drop(done);
-        if watchdog.join().unwrap_or(false) {
+        let timed_out = watchdog.join().unwrap_or(false);
+        if timed_out {
             runner.sink.note("Sqlcmd: Error: Query timeout expired.");
             // a timeout is an error for -b, as in sqlcmd
             outcome.max_severity = outcome.max_severity.max(11);
         }
-        (self.after_batch(&outcome), outcome)
+        (self.after_run(runner, &outcome, timed_out), outcome)
     }
 
     /// Runs what is left in the batch at the end of a script (sqlcmd runs a trailing batch
@@ -154,8 +233,9 @@ impl Script {
     /// Feeds a whole text (a file's or `-Q`'s) line by line; `base` resolves `:r` names.
     pub(crate) fn feed_text(&mut self, runner: &mut Runner, text: &str, base: &Path) -> Flow {
         for (i, line) in text.lines().enumerate() {
-            if let Flow::Exit(code) = self.feed_line(runner, line, base, i + 1) {
-                return Flow::Exit(code);
+            let flow = self.feed_line(runner, line, base, i + 1);
+            if flow != Flow::Continue {
+                return flow;
             }
         }
         Flow::Continue
@@ -178,8 +258,9 @@ impl Script {
             n += 1;
             let l = line.strip_suffix('\n').unwrap_or(&line);
             let l = l.strip_suffix('\r').unwrap_or(l);
-            if let Flow::Exit(code) = self.feed_line(runner, l, base, n) {
-                return Ok(Flow::Exit(code));
+            let flow = self.feed_line(runner, l, base, n);
+            if flow != Flow::Continue {
+                return Ok(flow);
             }
         }
     }
@@ -215,7 +296,7 @@ impl Script {
                 Err(name) => {
                     // sqlcmd stops the script at an undefined variable
                     eprintln!("'{name}' scripting variable not defined.");
-                    return Flow::Exit(1);
+                    return self.fatal();
                 }
             }
         } else {
@@ -241,6 +322,9 @@ impl Script {
             }
             ":on" => self.on_error(args, line_no),
             ":help" => {
+                for l in self.help_intro.into_iter().flat_map(str::lines) {
+                    runner.sink.note(l);
+                }
                 for l in HELP.lines() {
                     runner.sink.note(l);
                 }
@@ -324,15 +408,15 @@ impl Script {
                 return Flow::Exit(0);
             }
             return match self.run_batch(runner, 1).0 {
-                Flow::Exit(c) => Flow::Exit(c),
                 Flow::Continue => Flow::Exit(0),
+                other => other,
             };
         }
         self.batch.push_str(query);
         self.batch.push('\n');
         let (flow, outcome) = self.run_batch(runner, 1);
-        if let Flow::Exit(c) = flow {
-            return Flow::Exit(c);
+        if flow != Flow::Continue {
+            return flow;
         }
         let code = match &outcome.first_value {
             Some(text) => match text.trim().parse::<f64>() {
@@ -382,10 +466,10 @@ impl Script {
                 "latchkey: {}: :r nested more than {MAX_INCLUDE_DEPTH} files deep",
                 path.display()
             );
-            return Flow::Exit(1);
+            return self.fatal();
         }
         let Some(text) = read_script(&path) else {
-            return Flow::Exit(1);
+            return self.fatal();
         };
         self.depth += 1;
         let flow = self.feed_text(runner, &text, &base_dir(&path));
@@ -439,7 +523,51 @@ fn read_script(path: &Path) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::split_command;
+    use super::*;
+    use crate::output::{TableOptions, TableSink};
+    use engine::{Engine, EngineConfig, Session};
+
+    fn runner(dir: &Path) -> Runner {
+        let engine = Engine::open(dir, EngineConfig::default()).expect("open engine");
+        Runner {
+            session: Session::new(engine),
+            sink: Box::new(TableSink::new(
+                Box::new(std::io::sink()),
+                TableOptions::default(),
+                false,
+            )),
+        }
+    }
+
+    /// What ends a script only abandons the input in the shell, and takes the batch being
+    /// typed with it.
+    #[test]
+    fn the_shell_abandons_where_a_script_exits() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut r = runner(dir.path());
+        let here = Path::new(".");
+        for interactive in [false, true] {
+            let mut s = Script::new(Vars::new(&[]));
+            s.interactive = interactive;
+            let expected = if interactive {
+                Flow::Abandon
+            } else {
+                Flow::Exit(1)
+            };
+            assert_eq!(s.feed_line(&mut r, "SELECT 1", here, 1), Flow::Continue);
+            assert_eq!(s.batch_lines(), 1);
+            assert_eq!(s.feed_line(&mut r, "SELECT '$(nope)'", here, 2), expected);
+            assert_eq!(
+                s.feed_line(&mut r, ":r /nonexistent/latchkey.sql", here, 1),
+                expected
+            );
+            if interactive {
+                assert!(s.batch_is_blank(), "the typed batch goes with the input");
+            }
+            assert_eq!(s.feed_line(&mut r, "GO 2", here, 1), Flow::Continue);
+            assert_eq!(s.batches_run, 1);
+        }
+    }
 
     #[test]
     fn command_words() {

@@ -1,11 +1,12 @@
-//! The interactive shell: a line editor whose batches run when their `GO` line is entered, and
-//! which never loses the session.
+//! The interactive shell: a line editor feeding the sqlcmd command processor of scripts
+//! (`script::Script`: `GO n`, `:setvar`, `$(var)`, `:r`, `EXIT`, ...), which never loses the
+//! session (script errors abandon the input, `Flow::Abandon`, instead of exiting).
 //!
 //! - Ctrl-C while a batch runs sets the session's cancel flag (a SIGINT handler; the engine
 //!   stops within 100 ms, see crates/engine README "Cancellation") and the shell returns to the
 //!   prompt with the session, its #temp tables and its open transaction intact. Ctrl-C at the
 //!   prompt clears the batch being typed.
-//! - A paste is split into lines, each going through the GO logic (bracketed paste hands the
+//! - A paste is split into lines, each going through the command processor (bracketed paste hands the
 //!   whole paste over as one string; a fast paste without it arrives as typeahead, which the
 //!   editor keeps between lines with rustyline's `buffer-redux` feature).
 //! - Output streams: the table sink flushes each message and result set when stdout is a
@@ -16,7 +17,7 @@
 
 use std::collections::VecDeque;
 use std::io::{IsTerminal, Write};
-use std::process::ExitCode;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -31,7 +32,8 @@ use rustyline::validate::Validator;
 use rustyline::{CompletionType, Config, Context, Editor, Helper};
 use types::Value;
 
-use crate::runner::{go_line, BatchSink, Runner};
+use crate::runner::{BatchOutcome, BatchSink, Runner};
+use crate::script::{Flow, Script};
 
 /// What SSMS prints for a cancelled query.
 const CANCELED: &str = "Query was canceled by user.";
@@ -39,18 +41,19 @@ const CANCELED: &str = "Query was canceled by user.";
 /// A statement running this long without output shows the progress line.
 const PROGRESS_AFTER: Duration = Duration::from_secs(2);
 
-const HELP: &str = "\
-latchkey shell: type T-SQL; a line with GO runs the batch typed so far.
-  GO [n]          run the batch (n times)
-  RESET           clear the batch being typed
-  EXIT, QUIT      leave the shell (also Ctrl-D at an empty prompt)
-  :help           this text
-  Ctrl-C          while a batch runs: cancel it (session, #temp tables and an open
-                  transaction are kept); at the prompt: clear the batch being typed
-  Tab             complete keywords, database, object and column names
-  Up / Down       whole batches from the history (saved in the data directory)";
+/// `:help` in the shell: these keys, then the sqlcmd commands (`script::HELP`).
+const SHELL_KEYS: &str = "\
+latchkey shell: type T-SQL; a line with GO runs the batch typed so far. The sqlcmd commands
+below work as in -i scripts (:r names are taken from the current directory).
+Ctrl-C           - while a batch runs: cancel it (session, #temp tables and an open
+                   transaction are kept); at the prompt: clear the batch being typed
+Ctrl-D           - at an empty prompt: leave the shell
+Tab              - completes keywords, database, object and column names
+Up / Down        - whole batches from the history (saved in the data directory)";
 
-pub(crate) fn interactive(runner: &mut Runner, data: &std::path::Path) -> ExitCode {
+/// Runs the shell on `runner`'s session with `script`'s command processor (the same one `-i`
+/// uses, with the variables `-v` and `-q` left); returns the exit status (`EXIT(query)`'s).
+pub(crate) fn interactive(runner: &mut Runner, script: &mut Script, data: &Path) -> u8 {
     let config = Config::builder()
         .auto_add_history(false)
         .bracketed_paste(true)
@@ -61,7 +64,7 @@ pub(crate) fn interactive(runner: &mut Runner, data: &std::path::Path) -> ExitCo
         Ok(r) => r,
         Err(e) => {
             eprintln!("latchkey: cannot start the line editor: {e}");
-            return ExitCode::from(1);
+            return 1;
         }
     };
     let mut helper = ShellHelper::default();
@@ -70,7 +73,7 @@ pub(crate) fn interactive(runner: &mut Runner, data: &std::path::Path) -> ExitCo
     let history = data.join(".latchkey_history");
     let _ = rl.load_history(&history);
     let cancel = runner.session.cancel_handle();
-    if !install_sigint(cancel.clone()) {
+    if !install_sigint(cancel) {
         eprintln!("latchkey: Ctrl-C cannot be caught; it will end the shell");
     }
     // every event passes through the progress bookkeeping before the real sink
@@ -80,50 +83,70 @@ pub(crate) fn interactive(runner: &mut Runner, data: &std::path::Path) -> ExitCo
         inner,
         progress: progress.clone(),
     });
+    script.interactive = true;
+    script.help_intro = Some(SHELL_KEYS);
+    script.batch_hook = Some(Box::new(move |r: &mut Runner, text: &str, count: u32| {
+        run_with_progress(r, &progress, text, count)
+    }));
     println!(
         "latchkey {} - type :help for help, GO to run a batch, EXIT to quit",
         env!("CARGO_PKG_VERSION")
     );
-    let mut state = LineState::default();
+    let here = PathBuf::from(".");
+    // what was typed since the last history entry: an entry is a whole batch with its GO
+    // line, or a command typed at an empty batch (`:setvar`, `:r file`)
+    let mut typed = String::new();
     let mut queued: VecDeque<String> = VecDeque::new();
-    loop {
+    let status = loop {
         let line = match queued.pop_front() {
             Some(l) => l,
-            None => match rl.readline(&state.prompt()) {
+            None => match rl.readline(&format!("{}> ", script.batch_lines() + 1)) {
                 Ok(input) => {
                     queued.extend(split_lines(&input));
                     continue;
                 }
                 Err(rustyline::error::ReadlineError::Interrupted) => {
-                    state.clear();
+                    script.reset_batch();
+                    typed.clear();
                     continue;
                 }
-                Err(_) => break,
+                Err(_) => break 0,
             },
         };
-        match state.feed(&line) {
-            Action::More => {}
-            Action::Exit => break,
-            Action::Help => println!("{HELP}"),
-            Action::Run { text, count, entry } => {
-                let _ = rl.add_history_entry(entry);
-                let _ = rl.save_history(&history);
-                run_with_progress(runner, &progress, &text, count);
-                if cancel.is_cancelled() {
-                    // the rest of a paste is dropped with the cancelled batch
-                    queued.clear();
+        if !(typed.is_empty() && line.trim().is_empty()) {
+            typed.push_str(&line);
+            typed.push('\n');
+        }
+        let ran = script.batches_run;
+        let line_no = script.batch_lines() + 1;
+        let flow = script.feed_line(runner, &line, &here, line_no);
+        if script.batch_is_blank() && !typed.is_empty() {
+            let _ = rl.add_history_entry(typed.trim_end());
+            let _ = rl.save_history(&history);
+            typed.clear();
+        }
+        if script.batches_run != ran {
+            let _ = std::io::stdout().flush();
+            if let Some(h) = rl.helper_mut() {
+                h.refresh(runner);
+            }
+        }
+        match flow {
+            Flow::Continue => {}
+            Flow::Exit(code) => break code,
+            Flow::Abandon => {
+                // the rest of a paste is dropped with the cancelled batch
+                queued.clear();
+                if script.cancelled_by_user {
                     // on a line of its own, after the terminal's echo of ^C
                     println!("\n{CANCELED}");
                 }
                 let _ = std::io::stdout().flush();
-                if let Some(h) = rl.helper_mut() {
-                    h.refresh(runner);
-                }
             }
         }
-    }
+    };
     let _ = rl.save_history(&history);
-    ExitCode::SUCCESS
+    status
 }
 
 /// Splits what the editor returned (one line, or a whole bracketed paste) into lines.
@@ -132,68 +155,6 @@ fn split_lines(input: &str) -> Vec<String> {
         .split('\n')
         .map(|l| l.strip_suffix('\r').unwrap_or(l).to_string())
         .collect()
-}
-
-/// What a line of input does.
-#[derive(Debug, PartialEq)]
-enum Action {
-    /// Part of the batch (or nothing): read the next line.
-    More,
-    /// Run `text` `count` times; `entry` is the batch with its GO line, for the history.
-    Run {
-        text: String,
-        count: u32,
-        entry: String,
-    },
-    Help,
-    Exit,
-}
-
-/// The batch being typed.
-#[derive(Default)]
-struct LineState {
-    batch: String,
-    lines: usize,
-}
-
-impl LineState {
-    fn prompt(&self) -> String {
-        format!("{}> ", self.lines + 1)
-    }
-
-    fn clear(&mut self) {
-        self.batch.clear();
-        self.lines = 0;
-    }
-
-    fn feed(&mut self, line: &str) -> Action {
-        let t = line.trim();
-        if self.lines == 0 {
-            if t.eq_ignore_ascii_case("exit") || t.eq_ignore_ascii_case("quit") {
-                return Action::Exit;
-            }
-            if t.eq_ignore_ascii_case(":help") {
-                return Action::Help;
-            }
-            if t.is_empty() {
-                return Action::More;
-            }
-        }
-        if let Some(count) = go_line(line, false) {
-            let text = std::mem::take(&mut self.batch);
-            self.lines = 0;
-            let entry = format!("{text}{}", line.trim_end());
-            return Action::Run { text, count, entry };
-        }
-        if t.eq_ignore_ascii_case("reset") {
-            self.clear();
-            return Action::More;
-        }
-        self.batch.push_str(line);
-        self.batch.push('\n');
-        self.lines += 1;
-        Action::More
-    }
 }
 
 // ---- Ctrl-C ----
@@ -270,11 +231,15 @@ impl Progress {
 
 /// Runs the batch; meanwhile a thread draws the progress line on standard error (a terminal
 /// only) once the batch has run for [`PROGRESS_AFTER`] with no output in the last tick.
-fn run_with_progress(runner: &mut Runner, progress: &Arc<Progress>, text: &str, count: u32) {
+fn run_with_progress(
+    runner: &mut Runner,
+    progress: &Arc<Progress>,
+    text: &str,
+    count: u32,
+) -> BatchOutcome {
     progress.rows.store(0, Ordering::Relaxed);
     if !std::io::stderr().is_terminal() {
-        runner.run_batch(text, count);
-        return;
+        return runner.run_batch(text, count);
     }
     let done = Arc::new(AtomicBool::new(false));
     let start = Instant::now();
@@ -295,10 +260,11 @@ fn run_with_progress(runner: &mut Runner, progress: &Arc<Progress>, text: &str, 
         }
         p.erase();
     });
-    runner.run_batch(text, count);
+    let outcome = runner.run_batch(text, count);
     done.store(true, Ordering::Relaxed);
     ticker.thread().unpark();
     let _ = ticker.join();
+    outcome
 }
 
 /// The shell's sink: counts rows and events for the progress line and erases it before any
@@ -510,51 +476,12 @@ impl Helper for ShellHelper {}
 mod tests {
     use super::*;
 
-    fn feed_all(state: &mut LineState, input: &str) -> Vec<Action> {
-        split_lines(input)
-            .iter()
-            .map(|l| state.feed(l))
-            .filter(|a| *a != Action::More)
-            .collect()
-    }
-
     #[test]
-    fn a_pasted_script_runs_every_batch() {
-        let mut s = LineState::default();
-        let acts = feed_all(
-            &mut s,
-            "SELECT 1\r\nGO\nCREATE TABLE #t (n int)\ngo\n\nINSERT #t VALUES (1)\n  GO 2\nSELECT 2",
-        );
+    fn a_paste_splits_into_lines() {
         assert_eq!(
-            acts,
-            vec![
-                Action::Run {
-                    text: "SELECT 1\n".into(),
-                    count: 1,
-                    entry: "SELECT 1\nGO".into()
-                },
-                Action::Run {
-                    text: "CREATE TABLE #t (n int)\n".into(),
-                    count: 1,
-                    entry: "CREATE TABLE #t (n int)\ngo".into()
-                },
-                Action::Run {
-                    text: "INSERT #t VALUES (1)\n".into(),
-                    count: 2,
-                    entry: "INSERT #t VALUES (1)\n  GO 2".into()
-                },
-            ]
+            split_lines("SELECT 1\r\nGO\n  GO 2\n"),
+            vec!["SELECT 1", "GO", "  GO 2", ""]
         );
-        // the unterminated tail waits for its GO
-        assert_eq!(s.prompt(), "2> ");
-        assert_eq!(
-            s.feed("exit"),
-            Action::More,
-            "EXIT inside a batch is batch text"
-        );
-        s.clear();
-        assert_eq!(s.feed(" EXIT "), Action::Exit);
-        assert_eq!(s.feed(":help"), Action::Help);
     }
 
     #[test]

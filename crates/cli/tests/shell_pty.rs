@@ -31,7 +31,14 @@ struct Shell {
 
 impl Shell {
     fn start() -> Shell {
+        Shell::start_with(&[], |_| {})
+    }
+
+    /// The shell with extra command-line arguments, run in its data directory (where `setup`
+    /// may write files first).
+    fn start_with(args: &[&str], setup: impl FnOnce(&std::path::Path)) -> Shell {
         let dir = tempfile::tempdir().expect("tempdir");
+        setup(dir.path());
         let (mut master, mut slave) = (0, 0);
         let ws = libc::winsize {
             ws_row: 40,
@@ -56,6 +63,8 @@ impl Shell {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_latchkey"));
         cmd.arg("--data")
             .arg(dir.path())
+            .args(args)
+            .current_dir(dir.path())
             .env("TERM", "xterm")
             .stdin(Stdio::from(slave.try_clone().expect("dup")))
             .stdout(Stdio::from(slave.try_clone().expect("dup")))
@@ -176,6 +185,21 @@ impl Shell {
         self.send("\x03");
         self.expect("Query was canceled by user.", Duration::from_secs(10));
         self.wait_for("1> ", Duration::from_secs(10), false) - sent
+    }
+
+    /// Waits for the shell to end; its exit code.
+    fn exit_code(&mut self) -> Option<i32> {
+        let start = Instant::now();
+        loop {
+            if let Some(s) = self.child.try_wait().expect("wait") {
+                return s.code();
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "the shell did not exit"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 }
 
@@ -308,4 +332,96 @@ fn ctrl_c_paste_streaming_and_history_on_a_terminal() {
         "one history entry per batch, GO included:\n{hist}"
     );
     let _ = sh.master.as_raw_fd();
+}
+
+/// The shell runs the sqlcmd command processor of `-i` scripts: `-v` and `:setvar` variables
+/// with `$(var)`, `GO n` with its message, `:r` (relative to the current directory, its GO
+/// running a batch and its tail joining the batch being typed), `:help` with the shell's keys,
+/// an undefined variable or a missing `:r` file keeping the session, `-q` sharing the
+/// session, Ctrl-C in a `:r` file dropping the rest of the file, and `EXIT(query)` setting
+/// the exit status.
+#[test]
+fn sqlcmd_commands_in_the_shell() {
+    let mut sh = Shell::start_with(
+        &[
+            "-v",
+            "who=cli",
+            "-q",
+            "CREATE TABLE #q (n int); INSERT #q VALUES (2)",
+        ],
+        |dir| {
+            std::fs::write(
+                dir.join("inc.sql"),
+                "INSERT $(tbl) VALUES (1)\nGO\n\
+                 SELECT 'sum=' + CAST(SUM(n) AS varchar(9)) + ' who=$(who)' FROM $(tbl)\n",
+            )
+            .expect("write inc.sql");
+            std::fs::write(
+                dir.join("slow.sql"),
+                "WAITFOR DELAY '00:00:30'\nGO\nSELECT 'after' + 'cancel'\nGO\n",
+            )
+            .expect("write slow.sql");
+        },
+    );
+    sh.expect("type :help for help", Duration::from_secs(30));
+    sh.expect("1> ", Duration::from_secs(20));
+    sh.send(":setvar tbl #sv\r");
+    sh.batch(&["CREATE TABLE $(tbl) (n int)"]);
+    sh.batch_lines_only(&["INSERT $(tbl) VALUES (5)"]);
+    sh.send("GO 2\r");
+    sh.expect(
+        "Batch execution completed 2 times.",
+        Duration::from_secs(20),
+    );
+
+    sh.expect("1> ", Duration::from_secs(20));
+    sh.send(":r inc.sql\r");
+    sh.expect("2> ", Duration::from_secs(20));
+    sh.send("GO\r");
+    sh.expect("sum=11 who=cli", Duration::from_secs(20));
+
+    sh.expect("1> ", Duration::from_secs(20));
+    sh.send(":help\r");
+    sh.expect("Ctrl-C", Duration::from_secs(20));
+    sh.expect(":Setvar", Duration::from_secs(20));
+
+    // errors that end a script leave the shell and its session alive
+    sh.expect("1> ", Duration::from_secs(20));
+    sh.send(":r missing.sql\r");
+    sh.expect("cannot open", Duration::from_secs(20));
+    sh.expect("1> ", Duration::from_secs(20));
+    sh.send("SELECT '$(nope)'\r");
+    sh.expect(
+        "'nope' scripting variable not defined.",
+        Duration::from_secs(20),
+    );
+    sh.batch(&["SELECT 'q=' + CAST(SUM(n) AS varchar(9)) FROM #q"]);
+    sh.expect("q=2", Duration::from_secs(20));
+
+    // Ctrl-C in a :r file cancels its batch and drops the rest of the file
+    sh.expect("1> ", Duration::from_secs(20));
+    sh.send(":r slow.sql\r");
+    std::thread::sleep(Duration::from_millis(400));
+    let back = sh.interrupt();
+    assert!(back < PROMPT_BACK, "{back:?}");
+    sh.batch(&["SELECT 'next' + '!'"]);
+    sh.expect("next!", Duration::from_secs(20));
+    {
+        let t = sh.screen.text.lock().unwrap_or_else(|e| e.into_inner());
+        assert!(
+            !String::from_utf8_lossy(&t.0).contains("aftercancel"),
+            "the batch after the cancelled one in the :r file ran"
+        );
+    }
+
+    sh.expect("1> ", Duration::from_secs(20));
+    sh.send("EXIT(SELECT 7)\r");
+    assert_eq!(sh.exit_code(), Some(7));
+    let hist =
+        std::fs::read_to_string(sh._dir.path().join(".latchkey_history")).expect("history saved");
+    assert!(
+        hist.lines()
+            .any(|l| l.contains(":r inc.sql") && l.contains("GO")),
+        "the :r line and its GO are one history entry:\n{hist}"
+    );
 }
