@@ -16,7 +16,12 @@ pub struct DataFile {
     pub id: u16,
     pub path: PathBuf,
     file: File,
+    /// Added to every write (`StorageConfig::io_latency`, fixed at open).
     latency: Duration,
+    /// Added to every read, in microseconds: starts as `StorageConfig::io_latency` and is
+    /// changed at run time by `Database::set_read_latency` (the engine's `latchkey storage
+    /// read latency (ms)` option). A relaxed atomic: the read path takes no lock.
+    read_latency_us: AtomicU64,
     reads: AtomicU64,
     bytes_read: AtomicU64,
     stall_read_us: AtomicU64,
@@ -68,6 +73,7 @@ impl DataFile {
             path: path.to_path_buf(),
             file,
             latency,
+            read_latency_us: AtomicU64::new(latency.as_micros().min(u64::MAX as u128) as u64),
             reads: AtomicU64::new(0),
             bytes_read: AtomicU64::new(0),
             stall_read_us: AtomicU64::new(0),
@@ -142,8 +148,9 @@ impl DataFile {
     /// truncated file is Msg 824).
     pub fn read_pages(&self, page: u32, buf: &mut [u8]) -> SqlResult<()> {
         let t = Instant::now();
-        if !self.latency.is_zero() {
-            std::thread::sleep(self.latency);
+        let read_latency = self.read_latency_us.load(Relaxed);
+        if read_latency > 0 {
+            std::thread::sleep(Duration::from_micros(read_latency));
         }
         let off = page as u64 * PAGE_SIZE as u64;
         let mut done = 0usize;
@@ -179,6 +186,12 @@ impl DataFile {
         self.stall_write_us
             .fetch_add(t.elapsed().as_micros() as u64, Relaxed);
         Ok(())
+    }
+
+    /// Sets the latency added to every read from now on (reads already sleeping keep theirs).
+    pub fn set_read_latency(&self, latency: Duration) {
+        let us = latency.as_micros().min(u64::MAX as u128) as u64;
+        self.read_latency_us.store(us, Relaxed);
     }
 
     pub fn sync(&self) -> SqlResult<()> {

@@ -229,6 +229,13 @@ impl Database {
             files: p.files.iter().map(|f| f.stats()).collect(),
         }
     }
+    /// Sets the latency added to every data-file read from now on (the S2/S6 model at run
+    /// time; `StorageConfig::io_latency` is the value at open and stays on writes and the log).
+    pub fn set_read_latency(&self, latency: std::time::Duration) {
+        for f in &self.inner.pool.files {
+            f.set_read_latency(latency);
+        }
+    }
     /// Per-object I/O counters since the database was opened (objects touched through a
     /// `Heap`/`BTree` handle only), sorted by object id. Diff two snapshots with
     /// `ObjectIo::since` for one statement (SET STATISTICS IO).
