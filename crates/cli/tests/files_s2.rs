@@ -111,8 +111,14 @@ fn s2_four_files_cold_scan_spreads_reads_with_latency() {
     for (i, ((&r, &b), &s)) in reads.iter().zip(&bytes).zip(&stall).enumerate() {
         assert!(r > 0, "file {i} read: {out}");
         // the table's extents are spread evenly: each file holds 15-35 % of what was read
-        assert!(b * 100 >= total * 15 && b * 100 <= total * 35, "file {i}: {b} of {total}");
-        assert!(s >= 5 * r * 9 / 10, "file {i}: {r} reads stalled only {s} ms");
+        assert!(
+            b * 100 >= total * 15 && b * 100 <= total * 35,
+            "file {i}: {b} of {total}"
+        );
+        assert!(
+            s >= 5 * r * 9 / 10,
+            "file {i}: {r} reads stalled only {s} ms"
+        );
     }
     // the same scan without latency: the stall is the injected latency, not the disk
     let out = stdout_ok(&run(
@@ -185,7 +191,10 @@ fn sigkill_during_load_keeps_files_and_committed_rows() {
     assert_eq!(ints(&out, "max_id"), vec![n], "{out}");
     assert_eq!(ints(&out, "file_id"), vec![1, 2, 3, 4], "{out}");
     for f in ["k1.mdf", "k2.ndf", "k.ldf"] {
-        assert!(outside.join(f).is_file(), "{f} is outside the data directory");
+        assert!(
+            outside.join(f).is_file(),
+            "{f} is outside the data directory"
+        );
     }
     // DROP DATABASE removes the files it created elsewhere
     stdout_ok(&run(&data, &[], "DROP DATABASE k"));

@@ -171,6 +171,8 @@ pub static REGISTRY: &[ErrorInfo] = &[
     e(4879, 16, "Bulk load failed due to invalid column value in CSV data file %ls in row %d, column %d."),
     e(4917, 16, "Constraint '%.*ls' does not exist."),
     e(5011, 14, "User does not have permission to alter database '%.*ls', the database does not exist, or the database is not in a state that allows access checks."),
+    e(5039, 16, "MODIFY FILE failed. Specified size is less than or equal to current size."),
+    e(5041, 16, "MODIFY FILE failed. File '%.*ls' does not exist."),
     e(5074, 16, "The %S_MSG '%.*ls' is dependent on %S_MSG '%.*ls'."),
     e(5120, 16, "Unable to open the physical file \"%.*ls\". Operating system error %d: \"%ls\"."),
     e(5123, 16, "CREATE FILE encountered operating system error %ls while attempting to open or create the physical file '%.*ls'."),

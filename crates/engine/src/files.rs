@@ -19,8 +19,9 @@
 //!   the log is sized by its checkpoints (its blocks are reused, wal/README W7); a MAXSIZE
 //!   other than UNLIMITED is Msg 40517 (a limit that would not be enforced).
 //! * Only the PRIMARY filegroup exists: `FILEGROUP` clauses, `ALTER DATABASE ... ADD FILE /
-//!   ADD FILEGROUP / MODIFY FILE / REMOVE FILE` are Msg 40517 (files are fixed at creation in
-//!   storage); `ON fg` other than PRIMARY/"default" is Msg 1921, `ON scheme(col)` 40517.
+//!   ADD FILEGROUP / REMOVE FILE` are Msg 40517 (files are fixed at creation in storage);
+//!   `MODIFY FILE` changes SIZE / MAXSIZE / FILEGROWTH; `ON fg` other than PRIMARY/"default"
+//!   is Msg 1921, `ON scheme(col)` 40517.
 
 use std::path::{Path, PathBuf};
 
@@ -353,12 +354,26 @@ pub(crate) fn remove_files(def: &DatabaseDef, db_dir: &Path) {
     let _ = std::fs::remove_dir_all(db_dir);
 }
 
+/// The file definitions of an open database: master's registration (updated by MODIFY
+/// FILE), else the handle's own (master, tempdb).
+fn defs_of(h: &DbHandle, engine: &Engine) -> Vec<DbFileDef> {
+    let registered = engine.master().ok().and_then(|m| {
+        let cat = m.cat.read();
+        let d = cat
+            .databases
+            .iter()
+            .find(|d| d.database_id == h.def.database_id);
+        d.map(|d| d.files.clone())
+    });
+    registered.unwrap_or_else(|| h.def.files.clone())
+}
+
 /// The files of an open database: as CREATE DATABASE named them, or the defaults (one entry
 /// per storage data file and the log), each with its current size in bytes.
-fn files_of(h: &DbHandle) -> Vec<(DbFileDef, u64)> {
+fn files_of(h: &DbHandle, engine: &Engine) -> Vec<(DbFileDef, u64)> {
     let dir = h.store.path();
     let stats = h.store.io_stats();
-    let mut files = h.def.files.clone();
+    let mut files = defs_of(h, engine);
     if files.is_empty() {
         for i in 1..=h.store.data_file_count() {
             files.push(default_file(&h.def.name, dir, i));
@@ -428,8 +443,8 @@ const FILE_COLUMNS: &[&str] = &[
 
 /// sys.database_files rows of one database, by file id. The default growth (1/8 of the
 /// size) shows as 12 percent.
-fn file_rows(h: &DbHandle) -> Vec<Vec<Value>> {
-    let mut rows: Vec<Vec<Value>> = files_of(h)
+fn file_rows(h: &DbHandle, engine: &Engine) -> Vec<Vec<Value>> {
+    let mut rows: Vec<Vec<Value>> = files_of(h, engine)
         .into_iter()
         .map(|(f, size)| {
             let log = f.is_log();
@@ -488,7 +503,7 @@ pub(crate) fn sys_view(session: &Session, name: &str) -> SqlResult<Option<ViewDa
     Ok(Some(match name {
         "database_files" => {
             let rows = match session.current_db() {
-                Ok(h) => file_rows(&h),
+                Ok(h) => file_rows(&h, engine),
                 Err(_) => Vec::new(),
             };
             (columns(FILE_COLUMNS)?, rows)
@@ -499,7 +514,7 @@ pub(crate) fn sys_view(session: &Session, name: &str) -> SqlResult<Option<ViewDa
             spec.push("credential_id int");
             let mut rows = Vec::new();
             for h in engine.databases() {
-                for mut r in file_rows(&h) {
+                for mut r in file_rows(&h, engine) {
                     r.insert(0, Value::Int(h.def.database_id));
                     r.push(Value::Null);
                     rows.push(r);
@@ -649,10 +664,19 @@ pub(crate) fn check_storage_targets(kind: &StatementKind) -> SqlResult<()> {
     }
 }
 
-/// `ALTER DATABASE ... ADD FILE / ADD FILEGROUP / MODIFY FILE`: files are fixed at creation
-/// in storage, so each is Msg 40517 naming it (never a silent success). Returns false for
-/// the other actions.
-pub(crate) fn alter_database_files(a: &ast::AlterDatabase) -> SqlResult<bool> {
+/// `ALTER DATABASE ... MODIFY FILE (NAME = n, SIZE / MAXSIZE / FILEGROWTH)` acts on the file;
+/// `ADD FILE / ADD FILEGROUP` are Msg 40517 naming them (storage's file count is fixed at
+/// creation; never a silent success). Returns false for the other actions.
+pub(crate) fn alter_database_files(
+    engine: &Engine,
+    current_db: &str,
+    a: &ast::AlterDatabase,
+) -> SqlResult<bool> {
+    if let ast::AlterDatabaseAction::ModifyFile(spec) = &a.action {
+        let name = a.name.as_ref().map_or(current_db, |n| n.value.as_str());
+        modify_file(engine, name, spec)?;
+        return Ok(true);
+    }
     match &a.action {
         ast::AlterDatabaseAction::AddFile { log, .. } => Err(SqlError::unsupported(if *log {
             "ALTER DATABASE ADD LOG FILE"
@@ -661,9 +685,6 @@ pub(crate) fn alter_database_files(a: &ast::AlterDatabase) -> SqlResult<bool> {
         })),
         ast::AlterDatabaseAction::AddFilegroup(_) => {
             Err(SqlError::unsupported("ALTER DATABASE ADD FILEGROUP"))
-        }
-        ast::AlterDatabaseAction::ModifyFile(_) => {
-            Err(SqlError::unsupported("ALTER DATABASE MODIFY FILE"))
         }
         _ => Ok(false),
     }
@@ -678,4 +699,85 @@ pub(crate) fn remove_file_unsupported(text: &str) -> SqlError {
         .map(str::to_ascii_uppercase)
         .collect();
     SqlError::unsupported(format!("ALTER DATABASE {}", what.join(" ")))
+}
+
+/// `MODIFY FILE (NAME = logical, SIZE = s | MAXSIZE = m | FILEGROWTH = g)`: a larger SIZE
+/// grows the file now (smaller or equal: 5039), MAXSIZE and FILEGROWTH apply at once; kept in
+/// master's registration. Renaming or moving a file (NEWNAME, FILENAME) is 40517.
+fn modify_file(engine: &Engine, db: &str, spec: &ast::FileSpec) -> SqlResult<()> {
+    let Some(h) = engine.database(db) else {
+        return Err(SqlError::new(5011, &[&db]));
+    };
+    let Some(mut def) = engine
+        .master()?
+        .cat
+        .read()
+        .databases
+        .iter()
+        .find(|d| d.database_id == h.def.database_id)
+        .cloned()
+    else {
+        return Err(SqlError::unsupported(format!(
+            "MODIFY FILE of database {db}"
+        )));
+    };
+    if spec
+        .iter()
+        .any(|o| o.name == "NEWNAME" || o.name == "FILENAME")
+    {
+        return Err(SqlError::unsupported("MODIFY FILE NEWNAME / FILENAME"));
+    }
+    let s = parse_spec(spec)?;
+    let logical = s.name.clone().unwrap_or_default();
+    if def.files.is_empty() {
+        def.files = files_of(&h, engine).into_iter().map(|(f, _)| f).collect();
+    }
+    let current = files_of(&h, engine);
+    let Some(at) = def
+        .files
+        .iter()
+        .position(|f| catalog::name_eq(&f.name, &logical))
+    else {
+        return Err(SqlError::new(5041, &[&logical]));
+    };
+    let size_now = current
+        .iter()
+        .find(|(f, _)| f.file_id == def.files[at].file_id)
+        .map_or(0, |(_, b)| *b as i64);
+    let f = &mut def.files[at];
+    if let Some(size) = s.size {
+        let Size::Bytes(b) = size else {
+            return Err(SqlError::syntax_near("SIZE"));
+        };
+        if b <= size_now {
+            return Err(SqlError::new(5039, &[]));
+        }
+        if !f.is_log() && b > MAX_DATA_FILE {
+            return Err(SqlError::unsupported("SIZE above 4 GB for a data file"));
+        }
+        f.size_pages = pages(b);
+    }
+    match s.max {
+        None => {}
+        Some(Size::Unlimited) => f.max_size_pages = -1,
+        Some(Size::Bytes(b)) if !f.is_log() => f.max_size_pages = pages(b),
+        Some(_) => return Err(SqlError::unsupported("MAXSIZE of the log file")),
+    }
+    match s.growth {
+        None => {}
+        Some(Size::Bytes(b)) => (f.growth, f.is_percent_growth) = (pages(b), false),
+        Some(Size::Percent(p)) => (f.growth, f.is_percent_growth) = (p, true),
+        Some(Size::Unlimited) => return Err(SqlError::syntax_near("UNLIMITED")),
+    }
+    let one = DatabaseDef {
+        files: vec![f.clone()],
+        ..def.clone()
+    };
+    apply_file_limits(&one, &h.store, s.size.is_some())?;
+    let master = engine.master()?;
+    let tree = master.store.catalog_btree()?;
+    let mut txn = master.store.begin()?;
+    master.cat.write().put_database(&tree, &mut txn, def)?;
+    txn.commit()?;
+    Ok(())
 }

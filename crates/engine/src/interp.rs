@@ -279,7 +279,17 @@ impl Session {
                 crate::files::create_database(&self.engine, cd)?;
             }
             K::AlterDatabase(a) => {
-                if !crate::files::alter_database_files(a)? {
+                if self.trancount > 0 && matches!(a.action, ast::AlterDatabaseAction::ModifyFile(_))
+                {
+                    return Err(SqlError::custom(
+                        226,
+                        16,
+                        1,
+                        "ALTER DATABASE statement not allowed within multi-statement transaction.",
+                    ));
+                }
+                let current = self.database().to_string();
+                if !crate::files::alter_database_files(&self.engine, &current, a)? {
                     self.alter_database(a)?
                 }
             }
