@@ -872,4 +872,32 @@ mod tests {
         assert!(decode_table(b"{not json").is_err());
         assert!(decode_table(b"{}").is_err());
     }
+
+    /// A database's files round-trip; a registration written before files existed reads
+    /// as "defaults" (empty list); a malformed file entry is an error, not a panic.
+    #[test]
+    fn database_files_roundtrip_and_old_rows() {
+        let d = DatabaseDef {
+            database_id: 5,
+            name: "s2".into(),
+            dir: "db_5".into(),
+            compatibility_level: 150,
+            files: vec![crate::DbFileDef {
+                file_id: 3,
+                storage_index: 2,
+                name: "s2_b".into(),
+                physical_name: "/x/s2_b.ndf".into(),
+                size_pages: 128,
+                max_size_pages: -1,
+                growth: 10,
+                is_percent_growth: true,
+            }],
+        };
+        assert_eq!(decode_database(&encode_database(&d)).unwrap(), d);
+        let old = br#"{"id": 5, "name": "s2", "dir": "db_5", "compat": 150}"#;
+        assert!(decode_database(old).unwrap().files.is_empty());
+        let bad = br#"{"id": 5, "name": "s2", "dir": "db_5", "files": [{"id": 1}]}"#;
+        assert!(decode_database(bad).is_err());
+        assert_eq!(ObjectKind::from_byte(b'C'), Some(ObjectKind::Config));
+    }
 }
