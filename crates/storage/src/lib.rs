@@ -237,6 +237,10 @@ impl Database {
             f.set_read_latency(latency);
         }
     }
+    /// Size of the buffer pool in bytes (`StorageConfig::buffer_pool_bytes`, at least 64 pages).
+    pub fn buffer_pool_bytes(&self) -> usize {
+        self.inner.pool.bytes()
+    }
     /// Number of data files (`dataN.mdf`, N = 1..=count).
     pub fn data_file_count(&self) -> u16 {
         self.inner.pool.files.len() as u16
