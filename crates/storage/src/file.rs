@@ -171,12 +171,18 @@ impl DataFile {
             self.growth_bytes.load(Relaxed),
             self.growth_pct.load(Relaxed),
         ) {
-            (0, 0) => (size / 8).clamp(EXTENT, 64 << 20),
-            (0, pct) => (size / 100).saturating_mul(pct).max(EXTENT),
-            (bytes, _) => bytes.max(EXTENT),
-        }
-        .div_ceil(EXTENT)
-            * EXTENT;
+            // the default step, rounded down to whole extents (as before FILEGROWTH existed)
+            (0, 0) => (size / 8).clamp(EXTENT, 64 << 20) / EXTENT * EXTENT,
+            // FILEGROWTH: at least what was asked, in whole extents
+            (0, pct) => {
+                (size / 100)
+                    .saturating_mul(pct)
+                    .max(EXTENT)
+                    .div_ceil(EXTENT)
+                    * EXTENT
+            }
+            (bytes, _) => bytes.max(EXTENT).div_ceil(EXTENT) * EXTENT,
+        };
         let grown = need.max(size + growth);
         let res = self
             .check_space(grown)
