@@ -89,6 +89,36 @@ pub struct DatabaseDef {
     pub dir: String,
     /// Compatibility level (150 = SQL Server 2019).
     pub compatibility_level: i32,
+    /// The files named by `CREATE DATABASE ... ON (...) LOG ON (...)` (sys.database_files);
+    /// empty = the defaults (one data file and the log, named after the database).
+    pub files: Vec<DbFileDef>,
+}
+
+/// One file of a database as CREATE DATABASE named it (sys.database_files row). Storage
+/// keeps data file `storage_index` as `dataN.mdf` in the database directory (a symbolic
+/// link to `physical_name` when that lies elsewhere) and the log as `log.ldf`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DbFileDef {
+    /// SQL Server's numbering: 1 = primary data file, 2 = the log, 3.. = other data files.
+    pub file_id: i32,
+    /// Storage data file number (`dataN.mdf`); 0 for the log.
+    pub storage_index: u16,
+    /// Logical name (`NAME =`).
+    pub name: String,
+    /// `FILENAME =` as an absolute path.
+    pub physical_name: String,
+    /// Requested size, maximum size (-1 = UNLIMITED) in 8 KB pages; growth in pages, or in
+    /// percent when `is_percent_growth`.
+    pub size_pages: i64,
+    pub max_size_pages: i64,
+    pub growth: i64,
+    pub is_percent_growth: bool,
+}
+
+impl DbFileDef {
+    pub fn is_log(&self) -> bool {
+        self.file_id == 2
+    }
 }
 
 /// A schema (`sys.schemas` row).

@@ -28,6 +28,9 @@ pub enum ObjectKind {
     Identity = b'I',
     /// A database registered in master (key id = database id).
     Database = b'D',
+    /// A server configuration value set by sp_configure, in master (key id =
+    /// configuration_id), value = decimal text.
+    Config = b'C',
 }
 
 impl ObjectKind {
@@ -42,6 +45,7 @@ impl ObjectKind {
             b'Y' => ObjectKind::Type,
             b'I' => ObjectKind::Identity,
             b'D' => ObjectKind::Database,
+            b'C' => ObjectKind::Config,
             _ => return None,
         })
     }
@@ -664,6 +668,11 @@ pub fn decode_type(bytes: &[u8]) -> SqlResult<TypeDef> {
 pub fn encode_database(d: &DatabaseDef) -> Vec<u8> {
     to_bytes(&json!({
         "id": d.database_id, "name": d.name, "dir": d.dir, "compat": d.compatibility_level,
+        "files": d.files.iter().map(|f| json!({
+            "id": f.file_id, "storage": f.storage_index, "name": f.name,
+            "path": f.physical_name, "size": f.size_pages, "max": f.max_size_pages,
+            "growth": f.growth, "pct": f.is_percent_growth,
+        })).collect::<Vec<_>>(),
     }))
 }
 
@@ -676,6 +685,24 @@ pub fn decode_database(bytes: &[u8]) -> SqlResult<DatabaseDef> {
         name: o.str("name")?,
         dir: o.str("dir")?,
         compatibility_level: o.i64_or("compat", 150) as i32,
+        files: o
+            .arr("files")
+            .iter()
+            .map(|f| {
+                let f = Obj::new(f, "database file")?;
+                Ok(crate::DbFileDef {
+                    file_id: f.i32("id")?,
+                    storage_index: u16::try_from(f.i64("storage")?)
+                        .map_err(|_| corrupt("storage"))?,
+                    name: f.str("name")?,
+                    physical_name: f.str("path")?,
+                    size_pages: f.i64("size")?,
+                    max_size_pages: f.i64("max")?,
+                    growth: f.i64("growth")?,
+                    is_percent_growth: f.bool("pct"),
+                })
+            })
+            .collect::<SqlResult<Vec<_>>>()?,
     })
 }
 
@@ -844,5 +871,33 @@ mod tests {
         assert_eq!(parse_object_key(&b), Some((ObjectKind::Table, 3)));
         assert!(decode_table(b"{not json").is_err());
         assert!(decode_table(b"{}").is_err());
+    }
+
+    /// A database's files round-trip; a registration written before files existed reads
+    /// as "defaults" (empty list); a malformed file entry is an error, not a panic.
+    #[test]
+    fn database_files_roundtrip_and_old_rows() {
+        let d = DatabaseDef {
+            database_id: 5,
+            name: "s2".into(),
+            dir: "db_5".into(),
+            compatibility_level: 150,
+            files: vec![crate::DbFileDef {
+                file_id: 3,
+                storage_index: 2,
+                name: "s2_b".into(),
+                physical_name: "/x/s2_b.ndf".into(),
+                size_pages: 128,
+                max_size_pages: -1,
+                growth: 10,
+                is_percent_growth: true,
+            }],
+        };
+        assert_eq!(decode_database(&encode_database(&d)).unwrap(), d);
+        let old = br#"{"id": 5, "name": "s2", "dir": "db_5", "compat": 150}"#;
+        assert!(decode_database(old).unwrap().files.is_empty());
+        let bad = br#"{"id": 5, "name": "s2", "dir": "db_5", "files": [{"id": 1}]}"#;
+        assert!(decode_database(bad).is_err());
+        assert_eq!(ObjectKind::from_byte(b'C'), Some(ObjectKind::Config));
     }
 }

@@ -119,6 +119,10 @@ struct Args {
     /// Print the version.
     #[arg(long = "version", action = ArgAction::Version)]
     version: Option<bool>,
+    /// Latency added to every data-file read, in ms, for this run (over the stored
+    /// `latchkey storage read latency (ms)` of sp_configure; the S2/S6 storage model).
+    #[arg(long = "io-latency-ms", value_name = "MS", global = true)]
+    io_latency_ms: Option<u64>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -316,7 +320,11 @@ fn main() -> ExitCode {
         None => Box::new(std::io::stdout()),
     };
     let data = data_dir(args.data.clone());
-    let engine = match Engine::open(&data, EngineConfig::default()) {
+    let config = EngineConfig {
+        read_latency_ms: args.io_latency_ms.map(|ms| ms.min(10_000)),
+        ..EngineConfig::default()
+    };
+    let engine = match Engine::open(&data, config) {
         Ok(e) => e,
         Err(e) => {
             eprintln!(

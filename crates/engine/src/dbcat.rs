@@ -44,6 +44,9 @@ pub struct DbCatalog {
     pub next_type_id: i32,
     /// Databases registered here (master only).
     pub databases: Vec<DatabaseDef>,
+    /// Server configuration values set by sp_configure, by configuration_id (master only;
+    /// config.rs).
+    pub configs: std::collections::BTreeMap<i32, i64>,
 }
 
 fn key_of(schema: &str, name: &str) -> (String, String) {
@@ -87,6 +90,7 @@ impl DbCatalog {
             next_schema_id: 5,
             next_type_id: 257,
             databases: Vec::new(),
+            configs: std::collections::BTreeMap::new(),
         }
     }
 
@@ -143,6 +147,12 @@ impl DbCatalog {
                         }
                     }
                     ObjectKind::Database => cat.databases.push(serial::decode_database(v)?),
+                    ObjectKind::Config => {
+                        let text = std::str::from_utf8(v).unwrap_or("");
+                        if let Ok(n) = text.parse::<i64>() {
+                            cat.configs.insert(id, n);
+                        }
+                    }
                 }
             }
             if !more {
@@ -372,6 +382,23 @@ impl DbCatalog {
         )?;
         self.databases.retain(|x| x.database_id != d.database_id);
         self.databases.push(d);
+        Ok(())
+    }
+
+    /// Stores a server configuration value (master only; config.rs).
+    pub fn put_config(
+        &mut self,
+        tree: &BTree,
+        txn: &mut Txn,
+        id: i32,
+        value: i64,
+    ) -> SqlResult<()> {
+        tree.upsert(
+            txn,
+            &serial::object_key(ObjectKind::Config, id),
+            value.to_string().as_bytes(),
+        )?;
+        self.configs.insert(id, value);
         Ok(())
     }
 

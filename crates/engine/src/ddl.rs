@@ -95,6 +95,7 @@ impl Session {
         sink: &mut dyn EventSink,
     ) -> SqlResult<()> {
         let _ = sink;
+        crate::files::check_storage_targets(&s.kind)?;
         match &s.kind {
             StatementKind::CreateTable(ct) => self.create_table(ct).map(|_| ()),
             StatementKind::Drop {

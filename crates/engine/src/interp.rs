@@ -283,9 +283,23 @@ impl Session {
                         "CREATE DATABASE statement not allowed within multi-statement transaction.",
                     ));
                 }
-                self.engine.create_database(&cd.name.value)?;
+                crate::files::create_database(&self.engine, cd)?;
             }
-            K::AlterDatabase(a) => self.alter_database(a)?,
+            K::AlterDatabase(a) => {
+                if self.trancount > 0 && matches!(a.action, ast::AlterDatabaseAction::ModifyFile(_))
+                {
+                    return Err(SqlError::custom(
+                        226,
+                        16,
+                        1,
+                        "ALTER DATABASE statement not allowed within multi-statement transaction.",
+                    ));
+                }
+                let current = self.database().to_string();
+                if !crate::files::alter_database_files(&self.engine, &current, a)? {
+                    self.alter_database(a)?
+                }
+            }
             K::Use(db) => {
                 let h = self.db(&db.value)?;
                 self.database = h.def.name.clone();
@@ -495,6 +509,12 @@ impl Session {
             K::Unsupported { keyword, text }
                 if matches!(keyword.as_str(), "ENABLE" | "DISABLE")
                     && self.autocommit(|me| me.enable_disable_trigger(keyword, text))? => {}
+            K::Unsupported { keyword, text } if keyword == "REMOVE" => {
+                return Err(crate::files::remove_file_unsupported(text))
+            }
+            K::Unsupported { keyword, text } if keyword == "RECONFIGURE" => {
+                crate::config::reconfigure(&self.engine, text, self.trancount)?
+            }
             K::Unsupported { keyword, .. } => {
                 // Permissions statements succeed silently: the only login is sysadmin.
                 if !matches!(keyword.as_str(), "GRANT" | "DENY" | "REVOKE") {

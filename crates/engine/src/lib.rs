@@ -23,6 +23,7 @@
 pub mod bootstrap;
 mod bulk_insert;
 mod compile;
+pub mod config;
 pub mod dbcat;
 mod dbcc;
 pub mod dbstate;
@@ -30,6 +31,7 @@ pub mod ddl;
 mod ddl_alter;
 mod ddl_type;
 pub mod events;
+mod files;
 mod interp;
 mod limits;
 mod names;

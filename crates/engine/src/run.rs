@@ -788,6 +788,24 @@ impl Session {
         if let Some(status) = self.call_system_procedure(name, args, sink)? {
             return Ok(status);
         }
+        if name.name.eq_ignore_ascii_case("sp_configure") {
+            let mut values = vec![types::Value::Null; 2];
+            for (i, a) in args.iter().enumerate().take(2) {
+                let at = match a.name.as_deref().map(str::to_ascii_lowercase).as_deref() {
+                    Some("@configname") => 0,
+                    Some("@configvalue") => 1,
+                    Some(other) => return Err(SqlError::new(8145, &[&other, &"sp_configure"])),
+                    None => i,
+                };
+                values[at] = self.eval(&a.value)?;
+            }
+            if args.len() > 2 {
+                return Err(SqlError::new(8144, &[&"sp_configure"]));
+            }
+            let show_count = !self.options.nocount;
+            crate::config::sp_configure(self.engine(), &values, show_count, sink)?;
+            return Ok(0);
+        }
         if name.name.eq_ignore_ascii_case("sp_sequence_get_range") {
             self.sp_sequence_get_range(args)?;
             return Ok(0);

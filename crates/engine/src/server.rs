@@ -27,6 +27,9 @@ pub struct EngineConfig {
     /// Memory budget of one memory-consuming query operator (sort, hash join, hash
     /// aggregate) before it spills to tempdb work files; `None` = the default (256 MiB).
     pub operator_memory_bytes: Option<usize>,
+    /// `latchkey --io-latency-ms N`: the data-file read latency of this run, over the stored
+    /// `latchkey storage read latency (ms)` (config.rs).
+    pub read_latency_ms: Option<u64>,
 }
 
 /// One open database: its storage and its catalog cache.
@@ -65,6 +68,8 @@ pub struct Engine {
     next_spid: AtomicI32,
     /// Open sessions (`sp_who`; sysprocs/sessions.rs).
     pub(crate) sessions: crate::sysprocs::SessionRegistry,
+    /// sp_configure values in use (config.rs).
+    settings: crate::config::Settings,
     /// One engine per data directory (storage README "Directory lock"), held while open.
     _lock: storage::dirlock::DirLock,
 }
@@ -89,12 +94,18 @@ impl Engine {
         let engine = Arc::new(Engine {
             data_dir: data_dir.to_path_buf(),
             workfiles: data_dir.join("tempdb").join("workfiles").into(),
-            config,
             dbs: Mutex::new(Vec::new()),
             unavailable: Mutex::new(Vec::new()),
             access: Mutex::new(std::collections::HashMap::new()),
             next_spid: AtomicI32::new(51),
             sessions: Default::default(),
+            settings: crate::config::Settings::new(
+                config
+                    .read_latency_ms
+                    .map(std::time::Duration::from_millis)
+                    .unwrap_or(config.storage.io_latency),
+            ),
+            config,
             _lock: lock,
         });
         let master = engine
@@ -104,10 +115,20 @@ impl Engine {
                     name: "master".into(),
                     dir: "master".into(),
                     compatibility_level: 150,
+                    files: Vec::new(),
                 },
                 true,
             )
             .map_err(|e| name_open_error(e, "master"))?;
+        let configured = master.cat.read().configs.clone();
+        crate::config::load_at_start(
+            &engine,
+            &configured,
+            engine.config.read_latency_ms.is_some(),
+        );
+        master
+            .store
+            .set_read_latency(engine.settings.read_latency());
         let tempdir = data_dir.join("tempdb");
         if tempdir.exists() {
             std::fs::remove_dir_all(&tempdir).map_err(|e| {
@@ -120,6 +141,7 @@ impl Engine {
                 name: "tempdb".into(),
                 dir: "tempdb".into(),
                 compatibility_level: 150,
+                files: Vec::new(),
             },
             true,
         )?;
@@ -147,11 +169,19 @@ impl Engine {
     /// Opens a database's storage; `create`: a missing one is created (else Msg 5120).
     fn open_db(&self, def: DatabaseDef, create: bool) -> SqlResult<Arc<DbHandle>> {
         let dir = self.data_dir.join(&def.dir);
+        let mut config = self.config.storage.clone();
+        config.buffer_pool_bytes = self.settings.pool_bytes(config.buffer_pool_bytes);
+        let data_files = def.files.iter().filter(|f| !f.is_log()).count();
+        if data_files > 0 {
+            config.data_files = u16::try_from(data_files).unwrap_or(u16::MAX);
+        }
         let store = if create {
-            storage::Database::open(&dir, self.config.storage.clone())?
+            storage::Database::open(&dir, config)?
         } else {
-            storage::Database::open_existing(&dir, self.config.storage.clone())?
+            storage::Database::open_existing(&dir, config)?
         };
+        store.set_read_latency(self.settings.read_latency());
+        crate::files::apply_file_limits(&def, &store, create)?;
         let tree = store.catalog_btree()?;
         let cat = DbCatalog::load(&def.name, def.database_id, &tree)?;
         let h = Arc::new(DbHandle {
@@ -229,6 +259,10 @@ impl Engine {
         &self.access
     }
 
+    pub(crate) fn settings(&self) -> &crate::config::Settings {
+        &self.settings
+    }
+
     pub(crate) fn storage_config(&self) -> StorageConfig {
         self.config.storage.clone()
     }
@@ -247,6 +281,16 @@ impl Engine {
     /// CREATE DATABASE: creates the storage and registers it in master (committed at once:
     /// CREATE DATABASE is not allowed inside a user transaction in SQL Server either).
     pub fn create_database(&self, name: &str) -> SqlResult<Arc<DbHandle>> {
+        self.create_database_with(name, &|_| Ok(Vec::new()))
+    }
+
+    /// CREATE DATABASE with the files `files` returns for the database's directory (files.rs:
+    /// it checks the specs and links files placed elsewhere into the directory).
+    pub(crate) fn create_database_with(
+        &self,
+        name: &str,
+        files: &dyn Fn(&Path) -> SqlResult<Vec<catalog::DbFileDef>>,
+    ) -> SqlResult<Arc<DbHandle>> {
         if self.database(name).is_some() || self.unavailable(name).is_some() {
             return Err(SqlError::new(1801, &[&name]));
         }
@@ -269,18 +313,26 @@ impl Engine {
             .max(4)
             .max(unavailable_max)
             + 1;
-        let def = DatabaseDef {
+        let mut def = DatabaseDef {
             database_id: id,
             name: name.to_string(),
             dir: format!("db_{id}"),
             compatibility_level: 150,
+            files: Vec::new(),
         };
         let dir = self.data_dir.join(&def.dir);
         if dir.exists() {
             std::fs::remove_dir_all(&dir)
                 .map_err(|e| SqlError::io("remove directory", &dir.display().to_string(), &e))?;
         }
-        let h = self.open_db(def.clone(), true)?;
+        def.files = files(&dir)?;
+        let h = match self.open_db(def.clone(), true) {
+            Ok(h) => h,
+            Err(e) => {
+                crate::files::remove_files(&def, &dir);
+                return Err(e);
+            }
+        };
         let tree = master.store.catalog_btree()?;
         let mut txn = master.store.begin()?;
         master.cat.write().put_database(&tree, &mut txn, def)?;
@@ -303,7 +355,7 @@ impl Engine {
             self.unavailable
                 .lock()
                 .retain(|x| x.def.database_id != u.def.database_id);
-            let _ = std::fs::remove_dir_all(self.data_dir.join(&u.def.dir));
+            crate::files::remove_files(&u.def, &self.data_dir.join(&u.def.dir));
             return Ok(());
         }
         let Some(h) = self.database(name) else {
@@ -329,9 +381,10 @@ impl Engine {
             .lock()
             .retain(|d| d.def.database_id != h.def.database_id);
         let dir = self.data_dir.join(&h.def.dir);
+        let def = h.def.clone();
         drop(h);
         // Files may still be open by another handle; removal failure is not fatal.
-        let _ = std::fs::remove_dir_all(dir);
+        crate::files::remove_files(&def, &dir);
         Ok(())
     }
 

@@ -739,7 +739,9 @@ pub fn system_view(
         }
         (true, "key_constraints") => crate::sysprocs::key_constraints(&objs, &schema_id)?,
         (true, other) => {
-            if let Some(v) = crate::sysviews_more::catalog_sys_view(session, &objs, &schema_id, other)? {
+            if let Some(v) = crate::files::sys_view(session, other)? {
+                v
+            } else if let Some(v) = crate::sysviews_more::catalog_sys_view(session, &objs, &schema_id, other)? {
                 v
             } else {
                 drop(objs);

@@ -756,28 +756,6 @@ pub fn catalog_sys_view(
                 .collect();
             (c, rows)
         }
-        "database_files" => {
-            let c = columns(FILE_COLUMNS)?;
-            let rows = match session.current_db() {
-                Ok(h) => file_rows(&h),
-                Err(_) => Vec::new(),
-            };
-            (c, rows)
-        }
-        "master_files" => {
-            let mut spec = vec!["database_id int"];
-            spec.extend_from_slice(FILE_COLUMNS);
-            spec.push("credential_id int");
-            let mut rows = Vec::new();
-            for h in session.engine().databases() {
-                for mut r in file_rows(&h) {
-                    r.insert(0, Value::Int(h.def.database_id));
-                    r.push(Value::Null);
-                    rows.push(r);
-                }
-            }
-            (columns(&spec)?, rows)
-        }
         _ => return Ok(None),
     }))
 }
@@ -794,6 +772,8 @@ const SYSTEM_VIEW_NAMES: &[&str] = &[
     "check_constraints",
     "columns",
     "computed_columns",
+    "configurations",
+    "data_spaces",
     "database_files",
     "database_filestream_options",
     "database_mirroring",
@@ -802,6 +782,7 @@ const SYSTEM_VIEW_NAMES: &[&str] = &[
     "default_constraints",
     "dm_exec_requests",
     "dm_exec_sessions",
+    "dm_io_virtual_file_stats",
     "dm_hadr_cluster",
     "dm_hadr_database_replica_states",
     "dm_os_spinlock_stats",
@@ -832,108 +813,6 @@ const SYSTEM_VIEW_NAMES: &[&str] = &[
     "views",
     "xml_schema_collections",
 ];
-
-const FILE_COLUMNS: &[&str] = &[
-    "file_id int",
-    "file_guid uniqueidentifier",
-    "type tinyint",
-    "type_desc nvarchar(60)",
-    "data_space_id int",
-    "name nvarchar(128)",
-    "physical_name nvarchar(260)",
-    "state tinyint",
-    "state_desc nvarchar(60)",
-    "size int",
-    "max_size int",
-    "growth int",
-    "is_media_read_only bit",
-    "is_read_only bit",
-    "is_sparse bit",
-    "is_percent_growth bit",
-    "is_name_reserved bit",
-    "create_lsn numeric(25,0)",
-    "drop_lsn numeric(25,0)",
-    "read_only_lsn numeric(25,0)",
-    "read_write_lsn numeric(25,0)",
-    "differential_base_lsn numeric(25,0)",
-    "differential_base_guid uniqueidentifier",
-    "differential_base_time datetime",
-    "redo_start_lsn numeric(25,0)",
-    "redo_start_fork_guid uniqueidentifier",
-    "redo_target_lsn numeric(25,0)",
-    "redo_target_fork_guid uniqueidentifier",
-    "backup_lsn numeric(25,0)",
-];
-
-/// sys.database_files rows of one database: its data files (`*.mdf`, `*.ndf`; file ids 1, 3,
-/// 4, ...) and its log (`*.ldf`, file id 2), sizes in 8 KB pages, from the data directory.
-fn file_rows(h: &crate::server::DbHandle) -> Vec<Vec<Value>> {
-    let dir = h.store.path();
-    let mut files: Vec<(String, u64)> = std::fs::read_dir(dir)
-        .map(|rd| {
-            rd.filter_map(|e| e.ok())
-                .filter_map(|e| {
-                    let name = e.file_name().to_string_lossy().to_string();
-                    let len = e.metadata().ok()?.len();
-                    Some((name, len))
-                })
-                .filter(|(n, _)| n.ends_with(".mdf") || n.ends_with(".ndf") || n.ends_with(".ldf"))
-                .collect()
-        })
-        .unwrap_or_default();
-    files.sort();
-    let db = &h.def.name;
-    let mut next_data = 3;
-    let mut rows = Vec::new();
-    for (fname, len) in files {
-        let log = fname.ends_with(".ldf");
-        let (id, logical) = if log {
-            (2, format!("{db}_log"))
-        } else if fname.ends_with(".mdf") {
-            (1, db.clone())
-        } else {
-            next_data += 1;
-            (next_data - 1, format!("{db}_{}", next_data - 1))
-        };
-        let pages = len.div_ceil(8192).min(i32::MAX as u64) as i32;
-        rows.push(vec![
-            Value::Int(id),
-            Value::Null,
-            Value::TinyInt(if log { 1 } else { 0 }),
-            s(if log { "LOG" } else { "ROWS" }),
-            Value::Int(if log { 0 } else { 1 }),
-            s(&logical),
-            s(&dir.join(&fname).to_string_lossy()),
-            Value::TinyInt(0),
-            s("ONLINE"),
-            Value::Int(pages),
-            Value::Int(-1),
-            Value::Int(8192),
-            b(false),
-            b(false),
-            b(false),
-            b(false),
-            b(false),
-            Value::Null,
-            Value::Null,
-            Value::Null,
-            Value::Null,
-            Value::Null,
-            Value::Null,
-            Value::Null,
-            Value::Null,
-            Value::Null,
-            Value::Null,
-            Value::Null,
-            Value::Null,
-        ]);
-        rows.sort_by_key(|r| match r[0] {
-            Value::Int(i) => i,
-            _ => 0,
-        });
-    }
-    rows
-}
 
 /// The sys.objects columns of a constraint object.
 pub(crate) fn constraint_row(

@@ -16,7 +16,12 @@ pub struct DataFile {
     pub id: u16,
     pub path: PathBuf,
     file: File,
+    /// Added to every write (`StorageConfig::io_latency`, fixed at open).
     latency: Duration,
+    /// Added to every read, in microseconds: starts as `StorageConfig::io_latency` and is
+    /// changed at run time by `Database::set_read_latency` (the engine's `latchkey storage
+    /// read latency (ms)` option). A relaxed atomic: the read path takes no lock.
+    read_latency_us: AtomicU64,
     reads: AtomicU64,
     bytes_read: AtomicU64,
     stall_read_us: AtomicU64,
@@ -27,6 +32,21 @@ pub struct DataFile {
     /// Test hook (`Database::set_data_space_limit`): the file cannot grow past this many
     /// bytes; growing writes fail as on a full disk (ENOSPC). `u64::MAX` = no limit.
     space_limit: AtomicU64,
+    /// FILEGROWTH of the file: bytes (`growth_pct` 0) or percent of the size; 0 and 0 = the
+    /// default policy (1/8 of the size, 64 KB to 64 MB; README A5).
+    growth_bytes: AtomicU64,
+    growth_pct: AtomicU64,
+}
+
+/// How a data file grows when an extent past its end is allocated (FILEGROWTH).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileGrowth {
+    /// 1/8 of the size, 64 KB to 64 MB (README A5).
+    Default,
+    /// A fixed number of bytes (rounded up to whole extents).
+    Bytes(u64),
+    /// A percentage of the current size (at least one extent).
+    Percent(u32),
 }
 
 /// ENOSPC (disk full) or EFBIG (file size limit, e.g. `RLIMIT_FSIZE`): out of space, which SQL
@@ -68,6 +88,7 @@ impl DataFile {
             path: path.to_path_buf(),
             file,
             latency,
+            read_latency_us: AtomicU64::new(latency.as_micros().min(u64::MAX as u128) as u64),
             reads: AtomicU64::new(0),
             bytes_read: AtomicU64::new(0),
             stall_read_us: AtomicU64::new(0),
@@ -76,6 +97,8 @@ impl DataFile {
             stall_write_us: AtomicU64::new(0),
             size: AtomicU64::new(size),
             space_limit: AtomicU64::new(u64::MAX),
+            growth_bytes: AtomicU64::new(0),
+            growth_pct: AtomicU64::new(0),
         })
     }
 
@@ -106,6 +129,31 @@ impl DataFile {
         Ok(())
     }
 
+    /// Sets FILEGROWTH (MAXSIZE is `set_space_limit`).
+    pub fn set_growth(&self, growth: FileGrowth) {
+        let (bytes, pct) = match growth {
+            FileGrowth::Default => (0, 0),
+            FileGrowth::Bytes(b) => (b.max(1), 0),
+            FileGrowth::Percent(p) => (0, u64::from(p.max(1))),
+        };
+        self.growth_bytes.store(bytes, Relaxed);
+        self.growth_pct.store(pct, Relaxed);
+    }
+
+    /// Grows the file to at least `bytes` (whole pages), reserving the blocks (CREATE
+    /// DATABASE ... SIZE): the pages past the allocated extents are free space.
+    pub fn grow_to(&self, bytes: u64) -> std::io::Result<()> {
+        let bytes = bytes.div_ceil(PAGE_SIZE as u64) * PAGE_SIZE as u64;
+        let size = self.size.load(Relaxed);
+        if bytes <= size {
+            return Ok(());
+        }
+        self.check_space(bytes)?;
+        allocate(&self.file, size, bytes - size)?;
+        self.size.fetch_max(bytes, Relaxed);
+        Ok(())
+    }
+
     /// Reserves disk blocks for `pages` pages from `page` (storage README A5): a newly
     /// allocated extent gets its space when it is allocated, so a full disk fails the
     /// allocating statement (Msg 1105 from `alloc_page`) instead of a later page flush.
@@ -119,7 +167,22 @@ impl DataFile {
         if need <= size {
             return Ok(());
         }
-        let growth = (size / 8).clamp(EXTENT, 64 << 20) / EXTENT * EXTENT;
+        let growth = match (
+            self.growth_bytes.load(Relaxed),
+            self.growth_pct.load(Relaxed),
+        ) {
+            // the default step, rounded down to whole extents (as before FILEGROWTH existed)
+            (0, 0) => (size / 8).clamp(EXTENT, 64 << 20) / EXTENT * EXTENT,
+            // FILEGROWTH: at least what was asked, in whole extents
+            (0, pct) => {
+                (size / 100)
+                    .saturating_mul(pct)
+                    .max(EXTENT)
+                    .div_ceil(EXTENT)
+                    * EXTENT
+            }
+            (bytes, _) => bytes.max(EXTENT).div_ceil(EXTENT) * EXTENT,
+        };
         let grown = need.max(size + growth);
         let res = self
             .check_space(grown)
@@ -142,8 +205,9 @@ impl DataFile {
     /// truncated file is Msg 824).
     pub fn read_pages(&self, page: u32, buf: &mut [u8]) -> SqlResult<()> {
         let t = Instant::now();
-        if !self.latency.is_zero() {
-            std::thread::sleep(self.latency);
+        let read_latency = self.read_latency_us.load(Relaxed);
+        if read_latency > 0 {
+            std::thread::sleep(Duration::from_micros(read_latency));
         }
         let off = page as u64 * PAGE_SIZE as u64;
         let mut done = 0usize;
@@ -179,6 +243,12 @@ impl DataFile {
         self.stall_write_us
             .fetch_add(t.elapsed().as_micros() as u64, Relaxed);
         Ok(())
+    }
+
+    /// Sets the latency added to every read from now on (reads already sleeping keep theirs).
+    pub fn set_read_latency(&self, latency: Duration) {
+        let us = latency.as_micros().min(u64::MAX as u128) as u64;
+        self.read_latency_us.store(us, Relaxed);
     }
 
     pub fn sync(&self) -> SqlResult<()> {

@@ -29,7 +29,7 @@ use std::ops::Bound;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use common::{PageId, SqlResult, TxnId};
+use common::{PageId, SqlError, SqlResult, TxnId};
 
 pub mod btree;
 pub mod buffer;
@@ -48,6 +48,7 @@ pub mod wal;
 
 pub use check::Finding;
 use db::{Ctx, Inner, TxnState};
+pub use file::FileGrowth;
 pub use objio::ObjectIo;
 
 /// Storage configuration.
@@ -228,6 +229,54 @@ impl Database {
             read_ahead_reads: p.read_ahead_reads.load(Relaxed),
             files: p.files.iter().map(|f| f.stats()).collect(),
         }
+    }
+    /// Sets the latency added to every data-file read from now on (the S2/S6 model at run
+    /// time; `StorageConfig::io_latency` is the value at open and stays on writes and the log).
+    pub fn set_read_latency(&self, latency: std::time::Duration) {
+        for f in &self.inner.pool.files {
+            f.set_read_latency(latency);
+        }
+    }
+    /// Size of the buffer pool in bytes (`StorageConfig::buffer_pool_bytes`, at least 64 pages).
+    pub fn buffer_pool_bytes(&self) -> usize {
+        self.inner.pool.bytes()
+    }
+    /// Number of data files (`dataN.mdf`, N = 1..=count).
+    pub fn data_file_count(&self) -> u16 {
+        self.inner.pool.files.len() as u16
+    }
+    /// CREATE DATABASE / ALTER DATABASE ... MODIFY FILE on data file `index` (1-based):
+    /// grows it to `size_bytes` now, limits it to `max_bytes` (MAXSIZE: growing past it is
+    /// Msg 1105, as a full disk, README A5) and sets its FILEGROWTH. Not logged: sizes are
+    /// reapplied by the engine at every open (from its catalog), and a file longer than its
+    /// allocation maps is free space.
+    pub fn set_file_limits(
+        &self,
+        index: u16,
+        size_bytes: Option<u64>,
+        max_bytes: Option<u64>,
+        growth: file::FileGrowth,
+    ) -> SqlResult<()> {
+        let Some(f) = self
+            .inner
+            .pool
+            .files
+            .get(usize::from(index).wrapping_sub(1))
+        else {
+            return Err(SqlError::internal(format!("no data file {index}")));
+        };
+        f.set_space_limit(max_bytes);
+        f.set_growth(growth);
+        if let Some(b) = size_bytes {
+            f.grow_to(b).map_err(|e| {
+                if file::is_out_of_space(&e) {
+                    f.full("(file size)")
+                } else {
+                    SqlError::io("allocate", &f.path.display().to_string(), &e)
+                }
+            })?;
+        }
+        Ok(())
     }
     /// Per-object I/O counters since the database was opened (objects touched through a
     /// `Heap`/`BTree` handle only), sorted by object id. Diff two snapshots with

@@ -366,3 +366,96 @@ fn clean_shutdown_cuts_the_log() {
     let db = Database::open(dir.path(), cfg()).unwrap();
     assert_eq!(db.check().unwrap(), Vec::<String>::new());
 }
+
+/// `Database::set_read_latency` changes the latency of data-file reads at run time (the
+/// engine's `latchkey storage read latency (ms)` option): 0 at open, 20 ms after the call,
+/// shown in `io_stall_read_ms`; back to 0 stops the stall.
+#[test]
+fn read_latency_is_settable_at_run_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Database::open(
+        dir.path(),
+        StorageConfig {
+            buffer_pool_bytes: 1 << 20,
+            sync_commit: false,
+            ..StorageConfig::default()
+        },
+    )
+    .unwrap();
+    let mut t = db.begin().unwrap();
+    let h = db.create_heap(&mut t).unwrap();
+    let heap = db.heap(h).unwrap();
+    let rid = heap.insert(&mut t, &[7u8; 100]).unwrap();
+    t.commit().unwrap();
+    db.checkpoint().unwrap();
+    let stall =
+        |db: &Database| -> u64 { db.io_stats().files.iter().map(|f| f.io_stall_read_ms).sum() };
+    db.set_read_latency(std::time::Duration::from_millis(20));
+    db.drop_clean_buffers().unwrap();
+    let before = stall(&db);
+    let t0 = std::time::Instant::now();
+    assert_eq!(heap.get(rid).unwrap().unwrap(), vec![7u8; 100]);
+    assert!(t0.elapsed() >= std::time::Duration::from_millis(20));
+    assert!(
+        stall(&db) - before >= 20,
+        "the new latency shows in io_stall_read_ms"
+    );
+    db.set_read_latency(std::time::Duration::ZERO);
+    db.drop_clean_buffers().unwrap();
+    let t0 = std::time::Instant::now();
+    assert_eq!(heap.get(rid).unwrap().unwrap(), vec![7u8; 100]);
+    assert!(t0.elapsed() < std::time::Duration::from_millis(20));
+}
+
+/// CREATE DATABASE ... SIZE / MAXSIZE / FILEGROWTH through `set_file_limits`: the file is
+/// grown to SIZE at once, grows by FILEGROWTH, and an insert past MAXSIZE is Msg 1105 (the
+/// statement fails, the database stays usable).
+#[test]
+fn file_size_maxsize_and_growth() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Database::open(
+        dir.path(),
+        StorageConfig {
+            buffer_pool_bytes: 1 << 20,
+            sync_commit: false,
+            ..StorageConfig::default()
+        },
+    )
+    .unwrap();
+    db.set_file_limits(
+        1,
+        Some(1 << 20),
+        Some(2 << 20),
+        storage::FileGrowth::Bytes(256 << 10),
+    )
+    .unwrap();
+    assert!(
+        db.io_stats().files[0].size_bytes >= 1 << 20,
+        "grown to SIZE"
+    );
+    let mut err = None;
+    for _ in 0..100 {
+        let mut t = db.begin().unwrap();
+        let r = db.create_heap(&mut t).and_then(|h| {
+            let heap = db.heap(h)?;
+            (0..64).try_for_each(|i| heap.insert(&mut t, &[i as u8; 1000]).map(|_| ()))
+        });
+        match r {
+            Ok(()) => t.commit().unwrap(),
+            Err(e) => {
+                err = Some(e);
+                break;
+            }
+        }
+    }
+    let e = err.expect("MAXSIZE stops the growth");
+    assert_eq!(e.number, 1105, "{}", e.message);
+    let size = db.io_stats().files[0].size_bytes;
+    assert!(size <= 2 << 20, "never past MAXSIZE: {size}");
+    assert_eq!(
+        size % (256 << 10),
+        0,
+        "grown in FILEGROWTH steps from 1 MB: {size}"
+    );
+    assert_eq!(db.check().unwrap(), Vec::<String>::new());
+}

@@ -45,7 +45,21 @@ CREATE DATABASE s2_files
 GO
 ALTER DATABASE s2_files ADD FILE (NAME = N's2_files_2', FILENAME = N's2_files_2.ndf', SIZE = 8MB)
 GO
--- (latchkey: ALTER DATABASE ADD FILE creates no second data file yet -> 1; SQL Server returns 2)
+-- (latchkey: data files are fixed at creation, ADD FILE is Msg 40517 -> 1 file; SQL Server
+-- returns 2. The four-file database of the seed is made by CREATE DATABASE ... ON, below.)
 USE s2_files
 SELECT COUNT(*) AS files FROM sys.database_files WHERE type_desc = 'ROWS'
+GO
+USE master
+CREATE DATABASE s2_four ON PRIMARY
+  (NAME = s2_four_1, FILENAME = 's2_four_1.mdf', SIZE = 8MB),
+  (NAME = s2_four_2, FILENAME = 's2_four_2.ndf', SIZE = 8MB),
+  (NAME = s2_four_3, FILENAME = 's2_four_3.ndf', SIZE = 8MB),
+  (NAME = s2_four_4, FILENAME = 's2_four_4.ndf', SIZE = 8MB)
+GO
+USE s2_four
+SELECT COUNT(*) AS files FROM sys.database_files WHERE type_desc = 'ROWS'
+CREATE TABLE dbo.big (ID BIGINT IDENTITY(1, 1) NOT NULL PRIMARY KEY, BIG_DUMMY CHAR(5000) NOT NULL)
+INSERT INTO dbo.big (BIG_DUMMY) SELECT TOP (1300) '0' FROM master..spt_values t1 CROSS JOIN master..spt_values t2
+SELECT COUNT(*) AS files_holding_rows FROM sys.dm_io_virtual_file_stats(DB_ID(), NULL) WHERE num_of_writes > 1
 GO

@@ -172,6 +172,12 @@ impl Binder<'_> {
         {
             return self.bind_builtin_tvf(&upper, &shown, args, alias, columns, schema);
         }
+        if upper == "DM_IO_VIRTUAL_FILE_STATS"
+            && name.parts.len() == 2
+            && name.parts[0].value.eq_ignore_ascii_case("sys")
+        {
+            return self.bind_io_file_stats(&shown, args, alias, columns);
+        }
         let qn = qualified_name(name);
         let module = self.env.resolve_module(&qn)?;
         let Some(m) = module else {
@@ -192,6 +198,46 @@ impl Binder<'_> {
             ModuleKind::TableFunction => self.bind_multi_tvf(&m, &shown, args, alias, columns),
             _ => Err(SqlError::invalid_object(&shown)),
         }
+    }
+
+    /// `sys.dm_io_virtual_file_stats(database_id, file_id)`: the engine's view of every data
+    /// file's counters (`sys.dm_io_virtual_file_stats` without arguments), filtered by the
+    /// arguments (NULL = all), as SQL Server's function.
+    fn bind_io_file_stats(
+        &self,
+        shown: &str,
+        args: &[ast::Expr],
+        alias: Option<&ast::Ident>,
+        columns: &[ast::Ident],
+    ) -> SqlResult<(LogicalOp, Scope, crate::scalar::Params)> {
+        if let Some(e) = arg_count_error(args.len(), 2, shown) {
+            return Err(e);
+        }
+        let arg = |e: &ast::Expr| match e {
+            ast::Expr::Default => "NULL".to_string(),
+            e => format!("({e})"),
+        };
+        let (db, file) = (arg(&args[0]), arg(&args[1]));
+        let text = format!(
+            "SELECT * FROM sys.dm_io_virtual_file_stats AS f WHERE ({db} IS NULL OR f.database_id = {db}) AND ({file} IS NULL OR f.file_id = {file})"
+        );
+        let query = parser::parse_batch(&text)?
+            .into_iter()
+            .find_map(|s| match s.kind {
+                ast::StatementKind::Select(q) => Some(q),
+                _ => None,
+            })
+            .ok_or_else(|| SqlError::internal("dm_io_virtual_file_stats query"))?;
+        let (op, names, _) = self.bind_query_level(&query, true)?;
+        let exposed = alias
+            .map(|a| a.value.clone())
+            .unwrap_or_else(|| "dm_io_virtual_file_stats".to_string());
+        let (op, mut sc) = self.derived_scope(op, names, &exposed, columns)?;
+        if let Some(t) = sc.tables.first_mut() {
+            t.has_alias = alias.is_some();
+            t.schema = Some("sys".into());
+        }
+        Ok((op, sc, Vec::new()))
     }
 
     fn tvf_exposed(&self, alias: Option<&ast::Ident>, m: &ModuleDef) -> String {

@@ -364,6 +364,11 @@ fn io_corrupt(pid: PageId, detail: &str, f: &DataFile) -> SqlError {
 }
 
 impl BufferPool {
+    /// Size of the pool in bytes (frames x page size).
+    pub fn bytes(&self) -> usize {
+        self.frames.len() * PAGE_SIZE
+    }
+
     pub fn new(bytes: usize, files: Vec<Arc<DataFile>>, log: Arc<Log>) -> BufferPool {
         let n = (bytes / PAGE_SIZE).max(64);
         let mut frames = Vec::with_capacity(n);
