@@ -69,6 +69,9 @@ struct Options {
     max_errors: u64,
     error_file: Option<PathBuf>,
     order: Vec<(ast::Ident, bool)>,
+    /// The row terminator is a line feed that may follow a carriage return (which is then
+    /// part of the terminator, not of the last field): OPENROWSET's CSV default.
+    optional_cr: bool,
 }
 
 /// A terminator as SQL Server reads it: `0x..` hex bytes, or text with the escapes `\t \n \r
@@ -162,6 +165,7 @@ fn parse_options(opts: &[ast::BulkOption]) -> SqlResult<Options> {
         max_errors: 10,
         error_file: None,
         order: Vec::new(),
+        optional_cr: false,
     };
     let mut widechar = false;
     let mut code_page_set = None;
@@ -336,7 +340,8 @@ struct Loader {
     reader: DataReader,
     opts: Options,
     file_name: String,
-    table: Arc<TableDef>,
+    /// One entry per field of a row in the file.
+    fields: Vec<FileField>,
     field_finders: (memmem::Finder<'static>, memmem::Finder<'static>),
     limits: Vec<usize>,
     spans: Vec<Span>,
@@ -398,7 +403,7 @@ fn error_log_path(p: &Path) -> PathBuf {
 }
 
 /// 4860 (no such file) or 4861 with the operating system error.
-fn open_error(p: &Path, e: &std::io::Error) -> SqlError {
+pub(crate) fn open_error(p: &Path, e: &std::io::Error) -> SqlError {
     let name = p.display().to_string();
     match e.kind() {
         std::io::ErrorKind::NotFound => SqlError::new(4860, &[&name]),
@@ -428,6 +433,97 @@ fn provider_chain(messages: &mut Vec<SqlError>) -> SqlError {
     e
 }
 
+/// A field of the data file: its name and type for conversion and messages.
+pub(crate) struct FileField {
+    pub name: String,
+    pub data_type: DataType,
+    /// Not converted (a computed column's field in BULK INSERT, a field no OPENROWSET column
+    /// reads); its slot stays NULL.
+    pub skip: bool,
+}
+
+impl Loader {
+    /// Opens `file_name` for reading rows of `fields` with the statement's options.
+    fn open(file_name: &str, opts: Options, fields: Vec<FileField>) -> SqlResult<Loader> {
+        let path = Path::new(file_name);
+        let file = std::fs::File::open(path).map_err(|e| open_error(path, &e))?;
+        if path.is_dir() {
+            return Err(SqlError::new(4860, &[&file_name]));
+        }
+        let error_file = match &opts.error_file {
+            Some(p) => {
+                for f in [p.clone(), error_log_path(p)] {
+                    if f.exists() {
+                        return Err(open_error(
+                            &f,
+                            &std::io::Error::from(std::io::ErrorKind::AlreadyExists),
+                        ));
+                    }
+                }
+                Some(ErrorFile {
+                    path: p.clone(),
+                    rows: None,
+                    offset: 0,
+                })
+            }
+            None => None,
+        };
+        let src: Box<dyn Read> = match opts.encoding {
+            None => Box::new(file),
+            Some(e) => Box::new(DecodingReader::new(file, Some(e))),
+        };
+        let limits = fields
+            .iter()
+            .map(|c| {
+                if c.data_type.is_max() {
+                    MAX_FIELD_LIMIT
+                } else {
+                    let chars = c.data_type.char_length().unwrap_or(0) as usize;
+                    FIELD_LIMIT.max(4 * chars)
+                }
+            })
+            .collect();
+        let finders = (
+            memmem::Finder::new(&opts.field_term).into_owned(),
+            memmem::Finder::new(&opts.row_term).into_owned(),
+        );
+        let mut loader = Loader {
+            reader: DataReader {
+                src,
+                buf: vec![0; CHUNK],
+                start: 0,
+                end: 0,
+                eof: false,
+                base: 0,
+            },
+            file_name: file_name.to_string(),
+            fields,
+            field_finders: finders,
+            limits,
+            spans: Vec::new(),
+            scratch: String::new(),
+            row_no: 0,
+            batch_left: 0,
+            done: false,
+            rejected: 0,
+            messages: Vec::new(),
+            error_file,
+            row_len: 0,
+            opts,
+        };
+        // a UTF-8 byte order mark is not data
+        if loader.opts.encoding.is_none() {
+            while loader.reader.avail() < 3 && !loader.reader.eof {
+                loader.reader.fill().map_err(|e| open_error(path, &e))?;
+            }
+            if loader.reader.buf[..loader.reader.end].starts_with(&[0xEF, 0xBB, 0xBF]) {
+                loader.reader.start = 3;
+            }
+        }
+        Ok(loader)
+    }
+}
+
 impl Loader {
     /// Reads the next row's fields into `spans`. Ok(false) at the end of the file.
     fn read_row(&mut self) -> Result<bool, RowFail> {
@@ -438,7 +534,7 @@ impl Loader {
             }
             self.reader.fill()?;
         }
-        let n = self.table.columns.len();
+        let n = self.fields.len();
         let mut rel = 0usize;
         for k in 0..n {
             let last = k + 1 == n;
@@ -472,6 +568,8 @@ impl Loader {
                     let rest = &r.buf[r.start + after..r.end];
                     if rest.starts_with(term) {
                         rel = after + term_len;
+                    } else if last && self.opts.optional_cr && rest.starts_with(b"\r\n") {
+                        rel = after + 2;
                     } else if last && rest.is_empty() && r.eof {
                         rel = after;
                     } else {
@@ -501,9 +599,17 @@ impl Loader {
                     _ => finder.find(hay),
                 };
                 if let Some(i) = found {
-                    let to = search + i;
+                    let mut to = search + i;
                     if to - from > limit {
                         return Err(RowFail::TooLong(k));
+                    }
+                    rel = to + term_len;
+                    if last
+                        && self.opts.optional_cr
+                        && to > from
+                        && r.buf[r.start + to - 1] == b'\r'
+                    {
+                        to -= 1;
                     }
                     self.spans.push(Span {
                         from,
@@ -511,7 +617,6 @@ impl Loader {
                         quoted: false,
                         escaped: false,
                     });
-                    rel = to + term_len;
                     break;
                 }
                 let avail = r.avail();
@@ -597,12 +702,12 @@ impl Loader {
         let base = self.reader.start;
         for (c, span) in self.spans.iter().enumerate() {
             let bytes = &self.reader.buf[base + span.from..base + span.to];
-            let col = &self.table.columns[c];
+            let col = &self.fields[c];
             if bytes.is_empty() && !span.quoted {
                 row[c] = Value::Null;
                 continue;
             }
-            if col.computed.is_some() {
+            if col.skip {
                 continue;
             }
             let bytes = if span.escaped {
@@ -630,7 +735,7 @@ impl Loader {
     }
 
     fn reject(&mut self, col: usize, fail: ConvFail) -> SqlResult<()> {
-        let name = &self.table.columns[col].name;
+        let name = &self.fields[col].name;
         let (number, hresult) = match fail {
             ConvFail::Mismatch => (4864, "0x80020005"),
             ConvFail::Truncation => (4863, "0x80004005"),
@@ -928,6 +1033,61 @@ fn convert_field(bytes: &[u8], ty: &DataType, slot: &mut Value) -> Result<(), Co
     }
 }
 
+/// Reads every row of a character data file for `OPENROWSET(BULK ...)`: `options` are the
+/// statement's (BULK INSERT's rules; OPENROWSET's own SINGLE_*, HEADER_ROW and
+/// PARSER_VERSION already taken out by the caller), `fields` one entry per field of a file
+/// row. Rows rejected without ending the statement are reported in `messages`; a fatal error
+/// is returned alone (the 7399/7330 chain that follows it in SQL Server is not repeated).
+pub(crate) fn read_file_rows(
+    file_name: &str,
+    options: &[ast::BulkOption],
+    header_row: bool,
+    csv_defaults: bool,
+    fields: Vec<FileField>,
+    messages: &mut Vec<SqlError>,
+) -> SqlResult<Vec<Vec<Value>>> {
+    let mut opts = parse_options(options)?;
+    if csv_defaults {
+        if !options.iter().any(|o| o.name == "FIELDTERMINATOR") {
+            opts.field_term = b",".to_vec();
+        }
+        if !options.iter().any(|o| o.name == "ROWTERMINATOR") {
+            opts.row_term = b"\n".to_vec();
+            opts.optional_cr = true;
+        }
+    }
+    if header_row {
+        opts.first_row = opts.first_row.max(2);
+    }
+    let n = fields.len();
+    let mut loader = Loader::open(file_name, opts, fields)?;
+    loader.batch_left = u64::MAX;
+    let mut rows = Vec::new();
+    let mut row = vec![Value::Null; n];
+    loop {
+        let r = loader.next_row(&mut row);
+        let mut chain = std::mem::take(&mut loader.messages);
+        match r {
+            Ok(true) => {
+                messages.append(&mut chain);
+                rows.push(std::mem::replace(&mut row, vec![Value::Null; n]));
+            }
+            Ok(false) => {
+                messages.append(&mut chain);
+                return Ok(rows);
+            }
+            Err(e) => {
+                // the chain is [rejected rows..., the fatal error, 7399] and `e` is 7330: the
+                // fatal error is the one that says what went wrong
+                if chain.last().is_some_and(|m| m.number == 7399) {
+                    chain.pop();
+                }
+                return Err(chain.pop().unwrap_or(e));
+            }
+        }
+    }
+}
+
 impl Session {
     /// BULK INSERT.
     pub(crate) fn bulk_insert(
@@ -966,82 +1126,16 @@ impl Session {
             keep_nulls: opts.keep_nulls,
             fire_triggers: opts.fire_triggers,
         };
-        let path = Path::new(&b.file);
-        let file = std::fs::File::open(path).map_err(|e| open_error(path, &e))?;
-        if path.is_dir() {
-            return Err(SqlError::new(4860, &[&b.file]));
-        }
-        let error_file = match &opts.error_file {
-            Some(p) => {
-                for f in [p.clone(), error_log_path(p)] {
-                    if f.exists() {
-                        return Err(open_error(
-                            &f,
-                            &std::io::Error::from(std::io::ErrorKind::AlreadyExists),
-                        ));
-                    }
-                }
-                Some(ErrorFile {
-                    path: p.clone(),
-                    rows: None,
-                    offset: 0,
-                })
-            }
-            None => None,
-        };
-        let src: Box<dyn Read> = match opts.encoding {
-            None => Box::new(file),
-            Some(e) => Box::new(DecodingReader::new(file, Some(e))),
-        };
-        let limits = table
+        let fields = table
             .columns
             .iter()
-            .map(|c| {
-                if c.data_type.is_max() {
-                    MAX_FIELD_LIMIT
-                } else {
-                    let chars = c.data_type.char_length().unwrap_or(0) as usize;
-                    FIELD_LIMIT.max(4 * chars)
-                }
+            .map(|c| FileField {
+                name: c.name.clone(),
+                data_type: c.data_type.clone(),
+                skip: c.computed.is_some(),
             })
             .collect();
-        let finders = (
-            memmem::Finder::new(&opts.field_term).into_owned(),
-            memmem::Finder::new(&opts.row_term).into_owned(),
-        );
-        let mut loader = Loader {
-            reader: DataReader {
-                src,
-                buf: vec![0; CHUNK],
-                start: 0,
-                end: 0,
-                eof: false,
-                base: 0,
-            },
-            file_name: b.file.clone(),
-            table: table.clone(),
-            field_finders: finders,
-            limits,
-            spans: Vec::with_capacity(table.columns.len()),
-            scratch: String::new(),
-            row_no: 0,
-            batch_left: 0,
-            done: false,
-            rejected: 0,
-            messages: Vec::new(),
-            error_file,
-            row_len: 0,
-            opts,
-        };
-        // a UTF-8 byte order mark is not data
-        if loader.opts.encoding.is_none() {
-            while loader.reader.avail() < 3 && !loader.reader.eof {
-                loader.reader.fill().map_err(|e| open_error(path, &e))?;
-            }
-            if loader.reader.buf[..loader.reader.end].starts_with(&[0xEF, 0xBB, 0xBF]) {
-                loader.reader.start = 3;
-            }
-        }
+        let mut loader = Loader::open(&b.file, opts, fields)?;
         let per_batch = loader.opts.batch_size > 0 && self.trancount == 0;
         let mut total = 0u64;
         let result = loop {

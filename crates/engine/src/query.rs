@@ -639,6 +639,15 @@ impl ExecEnv for Session {
         Session::call_table_function(self, database, object_id, args)
     }
 
+    fn read_bulk_rowset(
+        &mut self,
+        spec: &plan::BulkRowset,
+        columns: &[plan::ColumnMeta],
+        messages: &mut Vec<SqlError>,
+    ) -> SqlResult<Vec<Vec<Value>>> {
+        crate::openrowset::read_bulk_rowset(spec, columns, messages)
+    }
+
     fn wants_images(&mut self, table: &TableDef) -> bool {
         self.trigger_wants_images(table)
     }

@@ -101,6 +101,16 @@ pub trait ExecEnv {
             "multi-statement table-valued functions",
         ))
     }
+    /// Reads the file of `OPENROWSET(BULK ...)` as rows of `columns` (the result columns);
+    /// rows rejected without ending the statement are reported in `messages`.
+    fn read_bulk_rowset(
+        &mut self,
+        _spec: &plan::BulkRowset,
+        _columns: &[plan::ColumnMeta],
+        _messages: &mut Vec<SqlError>,
+    ) -> SqlResult<Vec<Vec<Value>>> {
+        Err(SqlError::unsupported("OPENROWSET(BULK ...)"))
+    }
     /// Tables (in `database`) with a FOREIGN KEY referencing `object_id`, for REFERENCE checks
     /// on DELETE/UPDATE of the referenced table. Default: none (checks skipped).
     fn referencing_tables(

@@ -146,6 +146,12 @@ pub fn compute_rows(
             object_id,
             ..
         } => ctx.env.call_table_function(database, *object_id, args),
+        TableFunc::BulkRowset(spec) => {
+            let mut messages = Vec::new();
+            let rows = ctx.env.read_bulk_rowset(spec, columns, &mut messages);
+            ctx.messages.append(&mut messages);
+            rows
+        }
     }
 }
 
