@@ -9,6 +9,7 @@
 //! shared/conformance/ENGINE_INTERFACE.md (events as JSON lines, `batch_end` after each batch,
 //! stdout flushed after each `batch_end`). `--format table` prints sqlcmd-like output.
 
+mod bcp;
 mod output;
 mod runner;
 mod shell;
@@ -57,6 +58,13 @@ struct Args {
 enum Command {
     /// Run the TDS server (not implemented yet).
     Serve,
+    /// Copy rows between a table or query and a data file, as the bcp utility does
+    /// (`latchkey bcp TABLE out FILE -c`; `latchkey bcp --help` for the options).
+    #[command(disable_help_flag = true)]
+    Bcp {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+        args: Vec<String>,
+    },
 }
 
 fn data_dir(arg: Option<PathBuf>) -> PathBuf {
@@ -83,6 +91,9 @@ fn main() -> ExitCode {
     }
     ignore_file_size_signal();
     let data = data_dir(args.data);
+    if let Some(Command::Bcp { args }) = &args.command {
+        return bcp::run(args, &data);
+    }
     let engine = match Engine::open(&data, EngineConfig::default()) {
         Ok(e) => e,
         Err(e) => {

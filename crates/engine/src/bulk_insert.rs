@@ -130,6 +130,12 @@ fn terminator(text: &str, row: bool, widechar: bool) -> SqlResult<Vec<u8>> {
     Ok(out)
 }
 
+/// A terminator written as BULK INSERT and bcp read it (`\t`, `\n` = CR LF for rows,
+/// `0x..` hex): the bytes of a character data file, for writers of such files (`bcp out`).
+pub fn data_file_terminator(text: &str, row: bool) -> SqlResult<Vec<u8>> {
+    terminator(text, row, false)
+}
+
 fn code_page(text: &str) -> SqlResult<Option<TextEncoding>> {
     let up = text.to_ascii_uppercase();
     let cp: u32 = match up.as_str() {
@@ -971,9 +977,13 @@ fn convert_field(bytes: &[u8], ty: &DataType, slot: &mut Value) -> Result<(), Co
             Err(_) => Err(ConvFail::Truncation),
         };
     }
-    let Ok(text) = std::str::from_utf8(bytes) else {
+    let Ok(mut text) = std::str::from_utf8(bytes) else {
         return Err(ConvFail::Mismatch);
     };
+    // bcp's character mode writes an empty string as one NUL character
+    if text == "\0" && ty.is_string() {
+        text = "";
+    }
     // strings: ASCII text into varchar/char, any text into nvarchar/nchar
     let string = match ty {
         DataType::VarChar(n) if text.is_ascii() => Some((n.map(|n| n as usize), 0, false)),

@@ -48,6 +48,7 @@ mod sysviews_more;
 mod trigger;
 mod tvf;
 
+pub use bulk_insert::data_file_terminator;
 pub use events::{CollectSink, Event, EventSink, InfoMessage, OutColumn};
 pub use server::{DbHandle, Engine, EngineConfig};
 pub use session::{Session, SessionOptions};
