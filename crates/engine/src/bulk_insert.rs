@@ -19,9 +19,15 @@
 //! an explicit transaction, so a failure keeps the batches before it.
 //!
 //! What latchkey does with each option (SQL Server's meaning unless said):
-//! * TABLOCK, ROWS_PER_BATCH, KILOBYTES_PER_BATCH, ORDER: hints about locking and the input;
-//!   latchkey takes no row locks for a load and its append path already serves sorted input,
-//!   so they change nothing; their values are still validated (ORDER's columns must exist).
+//! * ORDER (columns): a promise that the file is sorted so; it is verified row by row and a row
+//!   that sorts before the previous one ends the load with 4819 naming both keys (the current
+//!   batch rolled back). Sorted on the clustered key, rows take the B-tree's append path.
+//! * KILOBYTES_PER_BATCH: the size of the file in SQL Server's plan; here the size of the
+//!   reads from the file (64 KiB to 64 MiB; 4 MiB without it). ROWS_PER_BATCH: SQL Server's
+//!   row estimate for its plan (sort or not); latchkey's load has one plan (append in file
+//!   order, ORDER verified), so it is validated and has nothing to choose. Neither splits the
+//!   load: as in SQL Server, only BATCHSIZE commits part of a file.
+//! * TABLOCK: a table lock instead of row locks; latchkey takes no row locks for a load.
 //! * CODEPAGE: 'ACP' = 1252, 'OEM' = 437, 'RAW' and 65001 = UTF-8 (latchkey's server code
 //!   page), 1252, 437, 28591, 1200/1201 (UTF-16); others are Msg 2775. Without CODEPAGE the
 //!   file is read as UTF-8 (SQL Server's default is OEM; latchkey's strings are Unicode).
@@ -49,6 +55,8 @@ const FIELD_LIMIT: usize = 8000;
 /// Largest field of a MAX column.
 const MAX_FIELD_LIMIT: usize = 256 * 1024 * 1024;
 const CHUNK: usize = 4 * 1024 * 1024;
+const MIN_CHUNK: usize = 64 * 1024;
+const MAX_CHUNK: usize = 64 * 1024 * 1024;
 
 /// The statement's options after validation.
 #[derive(Debug)]
@@ -72,6 +80,8 @@ struct Options {
     /// The row terminator is a line feed that may follow a carriage return (which is then
     /// part of the terminator, not of the last field): OPENROWSET's CSV default.
     optional_cr: bool,
+    /// Bytes read from the file at a time (KILOBYTES_PER_BATCH, clamped; 4 MiB by default).
+    read_chunk: usize,
 }
 
 /// A terminator as SQL Server reads it: `0x..` hex bytes, or text with the escapes `\t \n \r
@@ -172,6 +182,7 @@ fn parse_options(opts: &[ast::BulkOption]) -> SqlResult<Options> {
         error_file: None,
         order: Vec::new(),
         optional_cr: false,
+        read_chunk: CHUNK,
     };
     let mut widechar = false;
     let mut code_page_set = None;
@@ -205,9 +216,16 @@ fn parse_options(opts: &[ast::BulkOption]) -> SqlResult<Options> {
             "LASTROW" => o.last_row = int()?,
             "BATCHSIZE" => o.batch_size = int()?,
             "MAXERRORS" => o.max_errors = int()?,
-            "ROWS_PER_BATCH" | "KILOBYTES_PER_BATCH" => {
+            // the size of the file, estimated: SQL Server's plan input; the load is still one
+            // transaction (BATCHSIZE is what splits it)
+            "ROWS_PER_BATCH" => {
                 int()?;
             }
+            "KILOBYTES_PER_BATCH" => {
+                o.read_chunk = (int()?.saturating_mul(1024) as usize).clamp(MIN_CHUNK, MAX_CHUNK);
+            }
+            // a table lock instead of row locks: latchkey takes no row locks for a load, the
+            // whole table is written by this statement's transaction either way
             "TABLOCK" => {}
             "KEEPNULLS" => o.keep_nulls = true,
             "KEEPIDENTITY" => o.keep_identity = true,
@@ -363,6 +381,10 @@ struct Loader {
     error_file: Option<ErrorFile>,
     /// Bytes of the current row (for the error file), kept until the row is consumed.
     row_len: usize,
+    /// `ORDER (...)`: (field, descending, collation) of each sort column, and the key of the
+    /// previous row, to verify the promise (4819).
+    order: Vec<(usize, bool, types::Collation)>,
+    prev_key: Vec<Value>,
 }
 
 /// `ERRORFILE`: rejected rows as they were in the data file, and `<name>.Error.Txt` with one
@@ -496,7 +518,7 @@ impl Loader {
         let mut loader = Loader {
             reader: DataReader {
                 src,
-                buf: vec![0; CHUNK],
+                buf: vec![0; opts.read_chunk],
                 start: 0,
                 end: 0,
                 eof: false,
@@ -515,6 +537,8 @@ impl Loader {
             messages: Vec::new(),
             error_file,
             row_len: 0,
+            order: Vec::new(),
+            prev_key: Vec::new(),
             opts,
         };
         // a UTF-8 byte order mark is not data
@@ -740,6 +764,48 @@ impl Loader {
         Ok(())
     }
 
+    /// `ORDER (...)`: the row's key must not sort before the previous row's (4819 names both
+    /// keys; nothing of the current batch is kept).
+    fn check_order(&mut self, row: &[Value]) -> SqlResult<()> {
+        let mut first = self.prev_key.is_empty();
+        if !first {
+            for (i, &(c, desc, coll)) in self.order.iter().enumerate() {
+                let ord = types::sort_cmp(&self.prev_key[i], &row[c], coll);
+                let ord = if desc { ord.reverse() } else { ord };
+                match ord {
+                    std::cmp::Ordering::Less => {
+                        first = true;
+                        break;
+                    }
+                    std::cmp::Ordering::Equal => {}
+                    std::cmp::Ordering::Greater => {
+                        let key = |vals: &mut dyn Iterator<Item = &Value>| {
+                            let parts: Vec<String> = vals
+                                .map(|v| {
+                                    if v.is_null() {
+                                        "NULL".to_string()
+                                    } else {
+                                        v.to_sql_text()
+                                    }
+                                })
+                                .collect();
+                            format!("({})", parts.join(", "))
+                        };
+                        let before = key(&mut self.prev_key.iter());
+                        let now = key(&mut self.order.iter().map(|&(c, _, _)| &row[c]));
+                        return Err(SqlError::new(4819, &[&before, &now]));
+                    }
+                }
+            }
+        }
+        if first || self.prev_key.is_empty() {
+            self.prev_key.clear();
+            self.prev_key
+                .extend(self.order.iter().map(|&(c, _, _)| row[c].clone()));
+        }
+        Ok(())
+    }
+
     fn reject(&mut self, col: usize, fail: ConvFail) -> SqlResult<()> {
         let name = &self.fields[col].name;
         let (number, hresult) = match fail {
@@ -805,6 +871,12 @@ impl BulkSource for Loader {
             }
             match self.convert_row(row) {
                 Ok(()) => {
+                    if !self.order.is_empty() {
+                        if let Err(e) = self.check_order(row) {
+                            self.done = true;
+                            return Err(e);
+                        }
+                    }
                     self.consume();
                     self.batch_left -= 1;
                     return Ok(true);
@@ -1145,7 +1217,21 @@ impl Session {
                 skip: c.computed.is_some(),
             })
             .collect();
+        let order = opts
+            .order
+            .iter()
+            .filter_map(|(c, desc)| {
+                let i = table.column_index(&c.value)?;
+                let coll = table.columns[i]
+                    .collation
+                    .as_deref()
+                    .and_then(types::Collation::from_name)
+                    .unwrap_or_default();
+                Some((i, *desc, coll))
+            })
+            .collect();
         let mut loader = Loader::open(&b.file, opts, fields)?;
+        loader.order = order;
         let per_batch = loader.opts.batch_size > 0 && self.trancount == 0;
         let mut total = 0u64;
         let result = loop {
@@ -1211,5 +1297,29 @@ impl Session {
             .put(&tree, txn, SchemaObject::Table(Arc::new(t)))?;
         self.touch_catalog(&db);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opt(name: &str, value: BulkOptionValue) -> ast::BulkOption {
+        ast::BulkOption {
+            name: name.into(),
+            value,
+        }
+    }
+
+    #[test]
+    fn kilobytes_per_batch_sizes_the_reads() {
+        let o = parse_options(&[opt("KILOBYTES_PER_BATCH", BulkOptionValue::Int(1024))]).unwrap();
+        assert_eq!(o.read_chunk, 1024 * 1024);
+        let o = parse_options(&[opt("KILOBYTES_PER_BATCH", BulkOptionValue::Int(1))]).unwrap();
+        assert_eq!(o.read_chunk, MIN_CHUNK);
+        let o =
+            parse_options(&[opt("KILOBYTES_PER_BATCH", BulkOptionValue::Int(1 << 40))]).unwrap();
+        assert_eq!(o.read_chunk, MAX_CHUNK);
+        assert_eq!(parse_options(&[]).unwrap().read_chunk, CHUNK);
     }
 }
