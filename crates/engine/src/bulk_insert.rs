@@ -80,6 +80,9 @@ struct Options {
     /// The row terminator is a line feed that may follow a carriage return (which is then
     /// part of the terminator, not of the last field): OPENROWSET's CSV default.
     optional_cr: bool,
+    /// Fields after the last one read end nowhere in particular: the rest of the row is
+    /// skipped (OPENROWSET reading fewer fields than a row has).
+    rest_ignored: bool,
     /// Bytes read from the file at a time (KILOBYTES_PER_BATCH, clamped; 4 MiB by default).
     read_chunk: usize,
 }
@@ -182,6 +185,7 @@ fn parse_options(opts: &[ast::BulkOption]) -> SqlResult<Options> {
         error_file: None,
         order: Vec::new(),
         optional_cr: false,
+        rest_ignored: false,
         read_chunk: CHUNK,
     };
     let mut widechar = false;
@@ -600,6 +604,11 @@ impl Loader {
                         rel = after + term_len;
                     } else if last && self.opts.optional_cr && rest.starts_with(b"\r\n") {
                         rel = after + 2;
+                    } else if last
+                        && self.opts.rest_ignored
+                        && rest.starts_with(&self.opts.field_term)
+                    {
+                        rel = self.skip_to_row_end(after)?;
                     } else if last && rest.is_empty() && r.eof {
                         rel = after;
                     } else {
@@ -630,11 +639,21 @@ impl Loader {
                 };
                 if let Some(i) = found {
                     let mut to = search + i;
+                    rel = to + term_len;
+                    let mut cut = false;
+                    if last && self.opts.rest_ignored {
+                        // fields after the last one read are skipped
+                        let row = &r.buf[r.start + from..r.start + to];
+                        if let Some(p) = self.field_finders.0.find(row) {
+                            to = from + p;
+                            cut = true;
+                        }
+                    }
                     if to - from > limit {
                         return Err(RowFail::TooLong(k));
                     }
-                    rel = to + term_len;
                     if last
+                        && !cut
                         && self.opts.optional_cr
                         && to > from
                         && r.buf[r.start + to - 1] == b'\r'
@@ -673,6 +692,24 @@ impl Loader {
         }
         self.row_len = rel;
         Ok(true)
+    }
+
+    /// The position after the row terminator that ends the row at or after `at` (the end of
+    /// the data at the end of the file).
+    fn skip_to_row_end(&mut self, at: usize) -> Result<usize, RowFail> {
+        let mut search = at;
+        let term_len = self.opts.row_term.len();
+        loop {
+            let r = &self.reader;
+            if let Some(i) = self.field_finders.1.find(&r.buf[r.start + search..r.end]) {
+                return Ok(search + i + term_len);
+            }
+            if r.eof {
+                return Ok(r.avail());
+            }
+            search = r.avail().saturating_sub(term_len - 1).max(at);
+            self.reader.fill()?;
+        }
     }
 
     /// A quoted CSV field starting at `from`: (end of content, position after the closing
@@ -1129,6 +1166,7 @@ pub(crate) fn read_file_rows(
     messages: &mut Vec<SqlError>,
 ) -> SqlResult<Vec<Vec<Value>>> {
     let mut opts = parse_options(options)?;
+    opts.rest_ignored = true;
     if csv_defaults {
         if !options.iter().any(|o| o.name == "FIELDTERMINATOR") {
             opts.field_term = b",".to_vec();

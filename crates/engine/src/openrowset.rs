@@ -5,7 +5,7 @@
 //!   order mark is dropped), or code page 1252 when it is not valid UTF-8; a UTF-16 file is
 //!   Msg 4806. SINGLE_NCLOB: a UTF-16 file with its byte order mark, else Msg 4809.
 //! * CSV / character data: BULK INSERT's reader (`bulk_insert::read_file_rows`), one file
-//!   field per ordinal up to the largest the WITH clause names; `HEADER_ROW = TRUE` skips the
+//!   field per ordinal up to the largest the WITH clause names (the rest of a row skipped); `HEADER_ROW = TRUE` skips the
 //!   first row; `PARSER_VERSION` '1.0' and '2.0' read the same way here. With FORMAT = 'CSV'
 //!   the terminators default to a comma and a line feed with or without a carriage return
 //!   before it (Azure SQL's defaults), not BULK INSERT's tab and CR LF.
