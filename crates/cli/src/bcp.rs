@@ -30,6 +30,9 @@ use types::{DataType, Value};
 
 const USAGE: &str = "usage: latchkey bcp {dbtable | query} {in | out | queryout} datafile\n  [-c character type] [-w wide character type] [-t field terminator] [-r row terminator]\n  [-d database name] [-F firstrow] [-L lastrow] [-b batchsize] [-m maxerrors]\n  [-e errfile] [-h \"load hints\"] [-k keep null values] [-E keep identity values]\n  [-C code page specifier] [-a packetsize] [-o outfile] [-q quoted identifier] [-T trusted connection]";
 
+/// Rows between bcp's progress lines.
+const PROGRESS_ROWS: u64 = 1000;
+
 /// bcp's packet size unless `-a` says otherwise.
 const DEFAULT_PACKET: u32 = 4096;
 
@@ -352,8 +355,10 @@ fn copy_in(a: &BcpArgs, session: &mut Session, report: &mut Report) -> bool {
 }
 
 /// Writes the rows of the result set to the data file as bcp's character mode does.
-struct FileSink<W: Write> {
+struct FileSink<'r, W: Write> {
     out: W,
+    /// bcp's progress line every 1,000 rows.
+    report: &'r mut Report,
     wide: bool,
     field_term: Vec<u8>,
     row_term: Vec<u8>,
@@ -368,7 +373,7 @@ struct FileSink<W: Write> {
     text: String,
 }
 
-impl<W: Write> FileSink<W> {
+impl<W: Write> FileSink<'_, W> {
     fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
         if !self.wide {
             return self.out.write_all(bytes);
@@ -432,7 +437,7 @@ fn field_text(v: &Value, t: Option<&DataType>, out: &mut String) {
     }
 }
 
-impl<W: Write> EventSink for FileSink<W> {
+impl<W: Write> EventSink for FileSink<'_, W> {
     fn result_start(&mut self, columns: &[OutColumn]) {
         self.results += 1;
         self.types = columns.iter().map(|c| c.data_type.clone()).collect();
@@ -446,7 +451,15 @@ impl<W: Write> EventSink for FileSink<W> {
             return;
         }
         match self.write_row(row) {
-            Ok(()) => self.written += 1,
+            Ok(()) => {
+                self.written += 1;
+                if self.written.is_multiple_of(PROGRESS_ROWS) {
+                    self.report.line(&format!(
+                        "{PROGRESS_ROWS} rows successfully bulk-copied to host-file. Total received: {}",
+                        self.written
+                    ));
+                }
+            }
             Err(e) => self.io_error = Some(e),
         }
     }
@@ -491,6 +504,7 @@ fn copy_out(a: &BcpArgs, session: &mut Session, report: &mut Report) -> bool {
     report.line("Starting copy...");
     let mut sink = FileSink {
         out: std::io::BufWriter::with_capacity(1 << 20, file),
+        report: &mut *report,
         wide: a.wide,
         field_term,
         row_term,
@@ -508,21 +522,22 @@ fn copy_out(a: &BcpArgs, session: &mut Session, report: &mut Report) -> bool {
     if let Err(e) = sink.out.flush() {
         sink.io_error.get_or_insert(e);
     }
-    for e in &sink.errors {
+    let (errors, io_error, written) = (sink.errors, sink.io_error, sink.written);
+    for e in &errors {
         report.error(e);
     }
-    if let Some(e) = &sink.io_error {
+    if let Some(e) = &io_error {
         report.line(&format!(
             "SQLState = S1000, NativeError = 0\nError = [latchkey]I/O error while writing BCP data-file {}: {e}",
             a.file
         ));
     }
-    if !sink.errors.is_empty() || sink.io_error.is_some() {
+    if !errors.is_empty() || io_error.is_some() {
         report.line("");
         report.line("BCP copy out failed");
         return false;
     }
-    report.totals(sink.written, a.packet, started);
+    report.totals(written, a.packet, started);
     true
 }
 

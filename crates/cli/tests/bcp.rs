@@ -149,6 +149,31 @@ fn queryout_terminators_rows_and_database() {
 }
 
 #[test]
+fn progress_every_thousand_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let f = dir.path().join("s.txt");
+    let (out, ok) = latchkey(
+        &data,
+        &[
+            "bcp",
+            "SELECT value FROM GENERATE_SERIES(1, 2500)",
+            "queryout",
+            f.to_str().unwrap(),
+            "-c",
+            "-a",
+            "8192",
+        ],
+    );
+    assert!(ok, "{out}");
+    assert!(out.contains(
+        "Starting copy...\n1000 rows successfully bulk-copied to host-file. Total received: 1000\n\
+         1000 rows successfully bulk-copied to host-file. Total received: 2000\n\n2500 rows copied.\n\
+         Network packet size (bytes): 8192\n"
+    ), "{out}");
+}
+
+#[test]
 fn errors_and_refused_flags() {
     let dir = tempfile::tempdir().unwrap();
     let data = setup(dir.path());
