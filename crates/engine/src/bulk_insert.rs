@@ -1152,19 +1152,24 @@ fn convert_field(bytes: &[u8], ty: &DataType, slot: &mut Value) -> Result<(), Co
     }
 }
 
-/// Reads every row of a character data file for `OPENROWSET(BULK ...)`: `options` are the
-/// statement's (BULK INSERT's rules; OPENROWSET's own SINGLE_*, HEADER_ROW and
-/// PARSER_VERSION already taken out by the caller), `fields` one entry per field of a file
-/// row. Rows rejected without ending the statement are reported in `messages`; a fatal error
-/// is returned alone (the 7399/7330 chain that follows it in SQL Server is not repeated).
-pub(crate) fn read_file_rows(
+/// The rows of a character data file for `OPENROWSET(BULK ...)`, read as they are asked for.
+pub(crate) struct FileRows {
+    loader: Loader,
+    width: usize,
+}
+
+/// Opens a character data file for `OPENROWSET(BULK ...)`: `options` are the statement's
+/// (BULK INSERT's rules; OPENROWSET's own SINGLE_*, HEADER_ROW and PARSER_VERSION already
+/// taken out by the caller), `fields` one entry per field read from a row (the rest of a row
+/// is skipped). `csv_defaults`: FORMAT = 'CSV' without terminators reads `,` and LF with an
+/// optional CR before it.
+pub(crate) fn open_file_rows(
     file_name: &str,
     options: &[ast::BulkOption],
     header_row: bool,
     csv_defaults: bool,
     fields: Vec<FileField>,
-    messages: &mut Vec<SqlError>,
-) -> SqlResult<Vec<Vec<Value>>> {
+) -> SqlResult<FileRows> {
     let mut opts = parse_options(options)?;
     opts.rest_ignored = true;
     if csv_defaults {
@@ -1179,22 +1184,28 @@ pub(crate) fn read_file_rows(
     if header_row {
         opts.first_row = opts.first_row.max(2);
     }
-    let n = fields.len();
+    let width = fields.len();
     let mut loader = Loader::open(file_name, opts, fields)?;
     loader.batch_left = u64::MAX;
-    let mut rows = Vec::new();
-    let mut row = vec![Value::Null; n];
-    loop {
-        let r = loader.next_row(&mut row);
-        let mut chain = std::mem::take(&mut loader.messages);
+    Ok(FileRows { loader, width })
+}
+
+impl FileRows {
+    /// The next row (one value per field), None at the end of the file. Rows rejected on the
+    /// way are added to `messages`; a fatal error is returned alone (the 7399/7330 chain that
+    /// follows it in SQL Server is not repeated).
+    pub(crate) fn next(&mut self, messages: &mut Vec<SqlError>) -> SqlResult<Option<Vec<Value>>> {
+        let mut row = vec![Value::Null; self.width];
+        let r = self.loader.next_row(&mut row);
+        let mut chain = std::mem::take(&mut self.loader.messages);
         match r {
             Ok(true) => {
                 messages.append(&mut chain);
-                rows.push(std::mem::replace(&mut row, vec![Value::Null; n]));
+                Ok(Some(row))
             }
             Ok(false) => {
                 messages.append(&mut chain);
-                return Ok(rows);
+                Ok(None)
             }
             Err(e) => {
                 // the chain is [rejected rows..., the fatal error, 7399] and `e` is 7330: the
@@ -1202,7 +1213,7 @@ pub(crate) fn read_file_rows(
                 if chain.last().is_some_and(|m| m.number == 7399) {
                     chain.pop();
                 }
-                return Err(chain.pop().unwrap_or(e));
+                Err(chain.pop().unwrap_or(e))
             }
         }
     }

@@ -1,10 +1,10 @@
 //! `OPENROWSET(BULK 'file', ...)`, engine side: the file is read when the query runs
-//! (exec's Table Valued Function operator calls `ExecEnv::read_bulk_rowset`).
+//! (exec's Table Valued Function operator calls `ExecEnv::open_bulk_rowset`).
 //!
 //! * SINGLE_BLOB: the file's bytes. SINGLE_CLOB: the file as text — UTF-8 (a UTF-8 byte
 //!   order mark is dropped), or code page 1252 when it is not valid UTF-8; a UTF-16 file is
 //!   Msg 4806. SINGLE_NCLOB: a UTF-16 file with its byte order mark, else Msg 4809.
-//! * CSV / character data: BULK INSERT's reader (`bulk_insert::read_file_rows`), one file
+//! * CSV / character data: BULK INSERT's reader (`bulk_insert::open_file_rows`), one file
 //!   field per ordinal up to the largest the WITH clause names (the rest of a row skipped); `HEADER_ROW = TRUE` skips the
 //!   first row; `PARSER_VERSION` '1.0' and '2.0' read the same way here. With FORMAT = 'CSV'
 //!   the terminators default to a comma and a line feed with or without a carriage return
@@ -20,17 +20,18 @@ use plan::{BulkFormat, BulkRowset, ColumnMeta};
 use types::textdecode::{detect_bom, DecodingReader, TextEncoding};
 use types::{DataType, Value};
 
-use crate::bulk_insert::{open_error, read_file_rows, FileField};
+use exec::BulkRowReader;
+
+use crate::bulk_insert::{open_error, open_file_rows, FileField, FileRows};
 
 /// Largest file SINGLE_* reads: a (max) value holds at most 2 GB.
 const SINGLE_LIMIT: u64 = (1 << 31) - 1;
 
-/// Reads the rowset of `spec` as rows of `types`.
-pub(crate) fn read_bulk_rowset(
+/// Opens the rowset of `spec` (rows of `columns`).
+pub(crate) fn open_bulk_rowset(
     spec: &BulkRowset,
     columns: &[ColumnMeta],
-    messages: &mut Vec<SqlError>,
-) -> SqlResult<Vec<Vec<Value>>> {
+) -> SqlResult<Box<dyn BulkRowReader>> {
     match spec.format {
         BulkFormat::SingleBlob | BulkFormat::SingleClob | BulkFormat::SingleNClob => {
             for o in &spec.options {
@@ -42,10 +43,53 @@ pub(crate) fn read_bulk_rowset(
                     )));
                 }
             }
-            Ok(vec![vec![read_single(&spec.file, spec.format)?]])
+            Ok(Box::new(SingleRow(Some(read_single(
+                &spec.file,
+                spec.format,
+            )?))))
         }
-        BulkFormat::Csv => read_csv(spec, columns, messages),
+        BulkFormat::Csv => Ok(Box::new(open_csv(spec, columns)?)),
         BulkFormat::Parquet => Err(SqlError::unsupported("FORMAT = 'PARQUET'")),
+    }
+}
+
+/// The one row of SINGLE_BLOB / SINGLE_CLOB / SINGLE_NCLOB.
+struct SingleRow(Option<Value>);
+
+impl BulkRowReader for SingleRow {
+    fn next_row(&mut self, _: &mut Vec<SqlError>) -> SqlResult<Option<Vec<Value>>> {
+        Ok(self.0.take().map(|v| vec![v]))
+    }
+}
+
+/// CSV / character data: the file's rows (one value per field read) mapped to the columns.
+struct CsvRows {
+    rows: FileRows,
+    /// Per column: the 0-based field it reads, and whether it is the field's first reader
+    /// (converted to its type by the reader) or a later one (cast from the first's value).
+    map: Vec<(usize, bool)>,
+    types: Vec<DataType>,
+    /// No two columns read the same field: fields move into the row without copies.
+    direct: bool,
+}
+
+impl BulkRowReader for CsvRows {
+    fn next_row(&mut self, messages: &mut Vec<SqlError>) -> SqlResult<Option<Vec<Value>>> {
+        let Some(mut fr) = self.rows.next(messages)? else {
+            return Ok(None);
+        };
+        let mut row = Vec::with_capacity(self.map.len());
+        for (j, &(k, first)) in self.map.iter().enumerate() {
+            let v = if self.direct {
+                std::mem::replace(&mut fr[k], Value::Null)
+            } else if first || fr[k].is_null() {
+                fr[k].clone()
+            } else {
+                fr[k].cast(&self.types[j])?
+            };
+            row.push(v);
+        }
+        Ok(Some(row))
     }
 }
 
@@ -105,11 +149,7 @@ fn read_single(file: &str, format: BulkFormat) -> SqlResult<Value> {
     })
 }
 
-fn read_csv(
-    spec: &BulkRowset,
-    columns: &[ColumnMeta],
-    messages: &mut Vec<SqlError>,
-) -> SqlResult<Vec<Vec<Value>>> {
+fn open_csv(spec: &BulkRowset, columns: &[ColumnMeta]) -> SqlResult<CsvRows> {
     let mut header_row = false;
     let mut options: Vec<ast::BulkOption> = Vec::with_capacity(spec.options.len());
     for o in &spec.options {
@@ -150,25 +190,21 @@ fn read_csv(
         slot.skip = false;
     }
     let csv = spec.options.iter().any(|o| o.name == "FORMAT");
-    let file_rows = read_file_rows(&spec.file, &options, header_row, csv, fields, messages)?;
-    let mut rows = Vec::with_capacity(file_rows.len());
-    for mut fr in file_rows {
-        let mut row = Vec::with_capacity(spec.fields.len());
-        for (j, &f) in spec.fields.iter().enumerate() {
-            let k = f as usize - 1;
+    let rows = open_file_rows(&spec.file, &options, header_row, csv, fields)?;
+    let map: Vec<(usize, bool)> = spec
+        .fields
+        .iter()
+        .enumerate()
+        .map(|(j, &f)| {
             let first = spec.fields.iter().position(|&g| g == f) == Some(j);
-            let v = if first && spec.fields.iter().filter(|&&g| g == f).count() == 1 {
-                std::mem::replace(&mut fr[k], Value::Null)
-            } else {
-                let v = fr[k].clone();
-                match columns.get(j) {
-                    Some(c) if !first && !v.is_null() => v.cast(&c.data_type)?,
-                    _ => v,
-                }
-            };
-            row.push(v);
-        }
-        rows.push(row);
-    }
-    Ok(rows)
+            (f as usize - 1, first)
+        })
+        .collect();
+    let direct = map.iter().all(|&(_, first)| first);
+    Ok(CsvRows {
+        rows,
+        map,
+        types: columns.iter().map(|c| c.data_type.clone()).collect(),
+        direct,
+    })
 }

@@ -639,13 +639,12 @@ impl ExecEnv for Session {
         Session::call_table_function(self, database, object_id, args)
     }
 
-    fn read_bulk_rowset(
+    fn open_bulk_rowset(
         &mut self,
         spec: &plan::BulkRowset,
         columns: &[plan::ColumnMeta],
-        messages: &mut Vec<SqlError>,
-    ) -> SqlResult<Vec<Vec<Value>>> {
-        crate::openrowset::read_bulk_rowset(spec, columns, messages)
+    ) -> SqlResult<Box<dyn exec::BulkRowReader>> {
+        crate::openrowset::open_bulk_rowset(spec, columns)
     }
 
     fn wants_images(&mut self, table: &TableDef) -> bool {

@@ -101,14 +101,13 @@ pub trait ExecEnv {
             "multi-statement table-valued functions",
         ))
     }
-    /// Reads the file of `OPENROWSET(BULK ...)` as rows of `columns` (the result columns);
-    /// rows rejected without ending the statement are reported in `messages`.
-    fn read_bulk_rowset(
+    /// Opens the file of `OPENROWSET(BULK ...)` to read rows of `columns` (the result
+    /// columns) one at a time.
+    fn open_bulk_rowset(
         &mut self,
         _spec: &plan::BulkRowset,
         _columns: &[plan::ColumnMeta],
-        _messages: &mut Vec<SqlError>,
-    ) -> SqlResult<Vec<Vec<Value>>> {
+    ) -> SqlResult<Box<dyn BulkRowReader>> {
         Err(SqlError::unsupported("OPENROWSET(BULK ...)"))
     }
     /// Tables (in `database`) with a FOREIGN KEY referencing `object_id`, for REFERENCE checks
@@ -138,6 +137,14 @@ pub trait ExecEnv {
     fn spill_config(&self) -> SpillConfig {
         SpillConfig::default()
     }
+}
+
+/// The rows of an `OPENROWSET(BULK ...)` file, read as the query asks for them (a file is
+/// never held in memory whole).
+pub trait BulkRowReader {
+    /// The next row, None at the end; rows rejected on the way (within MAXERRORS) are added
+    /// to `messages`.
+    fn next_row(&mut self, messages: &mut Vec<SqlError>) -> SqlResult<Option<Vec<Value>>>;
 }
 
 /// Name and type of a result column.

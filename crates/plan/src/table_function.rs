@@ -35,7 +35,7 @@ pub enum BulkFormat {
     Parquet,
 }
 
-/// `OPENROWSET(BULK ...)`, bound: the engine reads the file (`ExecEnv::read_bulk_rowset`).
+/// `OPENROWSET(BULK ...)`, bound: the engine reads the file (`ExecEnv::open_bulk_rowset`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct BulkRowset {
     pub file: String,

@@ -19,6 +19,12 @@ GO
 SELECT * FROM OPENROWSET(BULK '$(TESTDIR)/data/pipes.txt', FIELDTERMINATOR = '|', ROWTERMINATOR = '\n', MAXERRORS = 5)
   WITH (k char(1), v int, c varchar(5)) AS p;
 GO
+-- a field read by two columns; a join with a table
+SELECT a.id, a.t, a.i, p.name FROM OPENROWSET(BULK '$(TESTDIR)/data/people.csv', FORMAT = 'CSV', FIRSTROW = 2)
+  WITH (id int 1, t varchar(5) 1, i bigint 1) AS a
+  JOIN OPENROWSET(BULK '$(TESTDIR)/data/people.csv', FORMAT = 'CSV', FIRSTROW = 2) WITH (id int, name nvarchar(40)) AS p
+  ON p.id = a.id WHERE a.id > 1 ORDER BY a.id;
+GO
 -- loads a table
 CREATE TABLE people (id int PRIMARY KEY, name nvarchar(40));
 INSERT INTO people SELECT id, name FROM OPENROWSET(BULK '$(TESTDIR)/data/people.csv', FORMAT = 'CSV', FIRSTROW = 2)
@@ -53,6 +59,8 @@ GO
 SELECT * FROM OPENROWSET(BULK '$(TESTDIR)/data/x.parquet', FORMAT = 'PARQUET') AS p;
 GO
 SELECT * FROM OPENROWSET(BULK '$(TESTDIR)/data/people.csv', FORMATFILE = '$(TESTDIR)/data/f.xml') AS p;
+GO
+SELECT * FROM OPENROWSET(BULK '$(TESTDIR)/data/people.csv', FORMAT = 'CSV') WITH (a int 4000000000) AS p;
 GO
 SELECT * FROM OPENROWSET(BULK '$(TESTDIR)/data/people.csv', FORMAT = 'CSV', ESCAPECHAR = '\') WITH (a int) AS p;
 GO

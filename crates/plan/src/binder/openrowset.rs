@@ -20,6 +20,10 @@ use super::Binder;
 use crate::logical::{ColumnMeta, LogicalOp};
 use crate::table_function::{BulkFormat, BulkRowset, TableFunc};
 
+/// Largest field number a WITH column may read (SQL Server's tables have at most 1,024
+/// columns; files may carry a few more that are skipped).
+const MAX_FIELD_ORDINAL: u32 = 4096;
+
 impl<'e> Binder<'e> {
     pub(crate) fn bind_openrowset(
         &self,
@@ -110,6 +114,12 @@ impl<'e> Binder<'e> {
                 cols.push(ColumnMeta::new(c.name.value.clone(), t, true));
                 match c.ordinal {
                     Some(0) => return Err(SqlError::syntax_near("0")),
+                    // a row's fields up to the ordinal are kept per row: bounded
+                    Some(n) if n > MAX_FIELD_ORDINAL => {
+                        return Err(SqlError::unsupported(format!(
+                            "a field ordinal above {MAX_FIELD_ORDINAL} in OPENROWSET(BULK ...) WITH"
+                        )))
+                    }
                     Some(n) => fields.push(n),
                     None => fields.push(i as u32 + 1),
                 }
