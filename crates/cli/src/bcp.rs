@@ -142,7 +142,6 @@ fn parse_args(args: &[String]) -> Result<BcpArgs, String> {
                     "bcp: option -{letter} is not supported in this version of latchkey (character mode -c and -w are)"
                 ))
             }
-            "v" => return Err(format!("BCP - latchkey {}", env!("CARGO_PKG_VERSION"))),
             _ => return Err(format!("bcp: unknown option -{letter}\n{USAGE}")),
         }
     }
@@ -210,6 +209,15 @@ impl Report {
 
 /// Runs `latchkey bcp ...` on the data directory `data`.
 pub(crate) fn run(args: &[String], data: &Path) -> ExitCode {
+    // bcp -v prints its version, bcp -? (or no argument) its usage; both succeed
+    if args.iter().any(|a| a == "-v") {
+        println!("BCP - latchkey {}", env!("CARGO_PKG_VERSION"));
+        return ExitCode::SUCCESS;
+    }
+    if args.is_empty() || args.iter().any(|a| a == "-?" || a == "--help") {
+        println!("{USAGE}");
+        return ExitCode::SUCCESS;
+    }
     let a = match parse_args(args) {
         Ok(a) => a,
         Err(msg) => {

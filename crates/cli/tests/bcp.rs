@@ -179,6 +179,11 @@ fn errors_and_refused_flags() {
     let data = setup(dir.path());
     let f = dir.path().join("x.txt");
     let f = f.to_str().unwrap();
+    // -v and -? answer and succeed, as bcp's
+    let (out, ok) = latchkey(&data, &["bcp", "-v"]);
+    assert!(ok && out.starts_with("BCP - latchkey "), "{out}");
+    let (out, ok) = latchkey(&data, &["bcp", "-?"]);
+    assert!(ok && out.starts_with("usage: latchkey bcp"), "{out}");
     // a missing table: the server's error as bcp prints it, exit status 1
     let (out, ok) = latchkey(&data, &["bcp", "nosuch", "out", f, "-c"]);
     assert!(!ok);
