@@ -13,6 +13,7 @@
 //! batch text through unchanged; `--format table` (sqlcmd-like) and `csv` run scripts through
 //! the sqlcmd command processor (`script.rs`).
 
+mod bcp;
 mod csv_out;
 mod output;
 mod runner;
@@ -131,6 +132,13 @@ struct Args {
 enum Command {
     /// Run the TDS server (not implemented yet).
     Serve,
+    /// Copy rows between a table or query and a data file, as the bcp utility does
+    /// (`latchkey bcp TABLE out FILE -c`; `latchkey bcp --help` for the options).
+    #[command(disable_help_flag = true)]
+    Bcp {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+        args: Vec<String>,
+    },
 }
 
 fn data_dir(arg: Option<PathBuf>) -> PathBuf {
@@ -295,6 +303,9 @@ fn main() -> ExitCode {
     if let Some(Command::Serve) = args.command {
         eprintln!("latchkey serve: the TDS server is not yet implemented");
         return ExitCode::from(2);
+    }
+    if let Some(Command::Bcp { args: bcp_args }) = &args.command {
+        return bcp::run(bcp_args, &data_dir(args.data.clone()));
     }
     if let Err(msg) = check_args(&args) {
         eprintln!("{msg}");

@@ -19,9 +19,15 @@
 //! an explicit transaction, so a failure keeps the batches before it.
 //!
 //! What latchkey does with each option (SQL Server's meaning unless said):
-//! * TABLOCK, ROWS_PER_BATCH, KILOBYTES_PER_BATCH, ORDER: hints about locking and the input;
-//!   latchkey takes no row locks for a load and its append path already serves sorted input,
-//!   so they change nothing; their values are still validated (ORDER's columns must exist).
+//! * ORDER (columns): a promise that the file is sorted so; it is verified row by row and a row
+//!   that sorts before the previous one ends the load with 4819 naming both keys (the current
+//!   batch rolled back). Sorted on the clustered key, rows take the B-tree's append path.
+//! * KILOBYTES_PER_BATCH: the size of the file in SQL Server's plan; here the size of the
+//!   reads from the file (64 KiB to 64 MiB; 4 MiB without it). ROWS_PER_BATCH: SQL Server's
+//!   row estimate for its plan (sort or not); latchkey's load has one plan (append in file
+//!   order, ORDER verified), so it is validated and has nothing to choose. Neither splits the
+//!   load: as in SQL Server, only BATCHSIZE commits part of a file.
+//! * TABLOCK: a table lock instead of row locks; latchkey takes no row locks for a load.
 //! * CODEPAGE: 'ACP' = 1252, 'OEM' = 437, 'RAW' and 65001 = UTF-8 (latchkey's server code
 //!   page), 1252, 437, 28591, 1200/1201 (UTF-16); others are Msg 2775. Without CODEPAGE the
 //!   file is read as UTF-8 (SQL Server's default is OEM; latchkey's strings are Unicode).
@@ -49,6 +55,8 @@ const FIELD_LIMIT: usize = 8000;
 /// Largest field of a MAX column.
 const MAX_FIELD_LIMIT: usize = 256 * 1024 * 1024;
 const CHUNK: usize = 4 * 1024 * 1024;
+const MIN_CHUNK: usize = 64 * 1024;
+const MAX_CHUNK: usize = 64 * 1024 * 1024;
 
 /// The statement's options after validation.
 #[derive(Debug)]
@@ -69,6 +77,14 @@ struct Options {
     max_errors: u64,
     error_file: Option<PathBuf>,
     order: Vec<(ast::Ident, bool)>,
+    /// The row terminator is a line feed that may follow a carriage return (which is then
+    /// part of the terminator, not of the last field): OPENROWSET's CSV default.
+    optional_cr: bool,
+    /// Fields after the last one read end nowhere in particular: the rest of the row is
+    /// skipped (OPENROWSET reading fewer fields than a row has).
+    rest_ignored: bool,
+    /// Bytes read from the file at a time (KILOBYTES_PER_BATCH, clamped; 4 MiB by default).
+    read_chunk: usize,
 }
 
 /// A terminator as SQL Server reads it: `0x..` hex bytes, or text with the escapes `\t \n \r
@@ -127,6 +143,12 @@ fn terminator(text: &str, row: bool, widechar: bool) -> SqlResult<Vec<u8>> {
     Ok(out)
 }
 
+/// A terminator written as BULK INSERT and bcp read it (`\t`, `\n` = CR LF for rows,
+/// `0x..` hex): the bytes of a character data file, for writers of such files (`bcp out`).
+pub fn data_file_terminator(text: &str, row: bool) -> SqlResult<Vec<u8>> {
+    terminator(text, row, false)
+}
+
 fn code_page(text: &str) -> SqlResult<Option<TextEncoding>> {
     let up = text.to_ascii_uppercase();
     let cp: u32 = match up.as_str() {
@@ -162,6 +184,9 @@ fn parse_options(opts: &[ast::BulkOption]) -> SqlResult<Options> {
         max_errors: 10,
         error_file: None,
         order: Vec::new(),
+        optional_cr: false,
+        rest_ignored: false,
+        read_chunk: CHUNK,
     };
     let mut widechar = false;
     let mut code_page_set = None;
@@ -195,9 +220,16 @@ fn parse_options(opts: &[ast::BulkOption]) -> SqlResult<Options> {
             "LASTROW" => o.last_row = int()?,
             "BATCHSIZE" => o.batch_size = int()?,
             "MAXERRORS" => o.max_errors = int()?,
-            "ROWS_PER_BATCH" | "KILOBYTES_PER_BATCH" => {
+            // the size of the file, estimated: SQL Server's plan input; the load is still one
+            // transaction (BATCHSIZE is what splits it)
+            "ROWS_PER_BATCH" => {
                 int()?;
             }
+            "KILOBYTES_PER_BATCH" => {
+                o.read_chunk = (int()?.saturating_mul(1024) as usize).clamp(MIN_CHUNK, MAX_CHUNK);
+            }
+            // a table lock instead of row locks: latchkey takes no row locks for a load, the
+            // whole table is written by this statement's transaction either way
             "TABLOCK" => {}
             "KEEPNULLS" => o.keep_nulls = true,
             "KEEPIDENTITY" => o.keep_identity = true,
@@ -336,7 +368,8 @@ struct Loader {
     reader: DataReader,
     opts: Options,
     file_name: String,
-    table: Arc<TableDef>,
+    /// One entry per field of a row in the file.
+    fields: Vec<FileField>,
     field_finders: (memmem::Finder<'static>, memmem::Finder<'static>),
     limits: Vec<usize>,
     spans: Vec<Span>,
@@ -352,6 +385,10 @@ struct Loader {
     error_file: Option<ErrorFile>,
     /// Bytes of the current row (for the error file), kept until the row is consumed.
     row_len: usize,
+    /// `ORDER (...)`: (field, descending, collation) of each sort column, and the key of the
+    /// previous row, to verify the promise (4819).
+    order: Vec<(usize, bool, types::Collation)>,
+    prev_key: Vec<Value>,
 }
 
 /// `ERRORFILE`: rejected rows as they were in the data file, and `<name>.Error.Txt` with one
@@ -398,7 +435,7 @@ fn error_log_path(p: &Path) -> PathBuf {
 }
 
 /// 4860 (no such file) or 4861 with the operating system error.
-fn open_error(p: &Path, e: &std::io::Error) -> SqlError {
+pub(crate) fn open_error(p: &Path, e: &std::io::Error) -> SqlError {
     let name = p.display().to_string();
     match e.kind() {
         std::io::ErrorKind::NotFound => SqlError::new(4860, &[&name]),
@@ -428,6 +465,99 @@ fn provider_chain(messages: &mut Vec<SqlError>) -> SqlError {
     e
 }
 
+/// A field of the data file: its name and type for conversion and messages.
+pub(crate) struct FileField {
+    pub name: String,
+    pub data_type: DataType,
+    /// Not converted (a computed column's field in BULK INSERT, a field no OPENROWSET column
+    /// reads); its slot stays NULL.
+    pub skip: bool,
+}
+
+impl Loader {
+    /// Opens `file_name` for reading rows of `fields` with the statement's options.
+    fn open(file_name: &str, opts: Options, fields: Vec<FileField>) -> SqlResult<Loader> {
+        let path = Path::new(file_name);
+        let file = std::fs::File::open(path).map_err(|e| open_error(path, &e))?;
+        if path.is_dir() {
+            return Err(SqlError::new(4860, &[&file_name]));
+        }
+        let error_file = match &opts.error_file {
+            Some(p) => {
+                for f in [p.clone(), error_log_path(p)] {
+                    if f.exists() {
+                        return Err(open_error(
+                            &f,
+                            &std::io::Error::from(std::io::ErrorKind::AlreadyExists),
+                        ));
+                    }
+                }
+                Some(ErrorFile {
+                    path: p.clone(),
+                    rows: None,
+                    offset: 0,
+                })
+            }
+            None => None,
+        };
+        let src: Box<dyn Read> = match opts.encoding {
+            None => Box::new(file),
+            Some(e) => Box::new(DecodingReader::new(file, Some(e))),
+        };
+        let limits = fields
+            .iter()
+            .map(|c| {
+                if c.data_type.is_max() {
+                    MAX_FIELD_LIMIT
+                } else {
+                    let chars = c.data_type.char_length().unwrap_or(0) as usize;
+                    FIELD_LIMIT.max(4 * chars)
+                }
+            })
+            .collect();
+        let finders = (
+            memmem::Finder::new(&opts.field_term).into_owned(),
+            memmem::Finder::new(&opts.row_term).into_owned(),
+        );
+        let mut loader = Loader {
+            reader: DataReader {
+                src,
+                buf: vec![0; opts.read_chunk],
+                start: 0,
+                end: 0,
+                eof: false,
+                base: 0,
+            },
+            file_name: file_name.to_string(),
+            fields,
+            field_finders: finders,
+            limits,
+            spans: Vec::new(),
+            scratch: String::new(),
+            row_no: 0,
+            batch_left: 0,
+            done: false,
+            rejected: 0,
+            messages: Vec::new(),
+            error_file,
+            row_len: 0,
+            order: Vec::new(),
+            prev_key: Vec::new(),
+            opts,
+        };
+        // a UTF-8 byte order mark is not data
+        if loader.opts.encoding.is_none() {
+            while loader.reader.avail() < 3 && !loader.reader.eof {
+                loader.reader.fill().map_err(|e| open_error(path, &e))?;
+            }
+            if loader.reader.buf[..loader.reader.end].starts_with(&[0xEF, 0xBB, 0xBF]) {
+                loader.reader.start = 3;
+            }
+        }
+        Ok(loader)
+    }
+}
+
 impl Loader {
     /// Reads the next row's fields into `spans`. Ok(false) at the end of the file.
     fn read_row(&mut self) -> Result<bool, RowFail> {
@@ -438,7 +568,7 @@ impl Loader {
             }
             self.reader.fill()?;
         }
-        let n = self.table.columns.len();
+        let n = self.fields.len();
         let mut rel = 0usize;
         for k in 0..n {
             let last = k + 1 == n;
@@ -472,6 +602,13 @@ impl Loader {
                     let rest = &r.buf[r.start + after..r.end];
                     if rest.starts_with(term) {
                         rel = after + term_len;
+                    } else if last && self.opts.optional_cr && rest.starts_with(b"\r\n") {
+                        rel = after + 2;
+                    } else if last
+                        && self.opts.rest_ignored
+                        && rest.starts_with(&self.opts.field_term)
+                    {
+                        rel = self.skip_to_row_end(after)?;
                     } else if last && rest.is_empty() && r.eof {
                         rel = after;
                     } else {
@@ -501,9 +638,27 @@ impl Loader {
                     _ => finder.find(hay),
                 };
                 if let Some(i) = found {
-                    let to = search + i;
+                    let mut to = search + i;
+                    rel = to + term_len;
+                    let mut cut = false;
+                    if last && self.opts.rest_ignored {
+                        // fields after the last one read are skipped
+                        let row = &r.buf[r.start + from..r.start + to];
+                        if let Some(p) = self.field_finders.0.find(row) {
+                            to = from + p;
+                            cut = true;
+                        }
+                    }
                     if to - from > limit {
                         return Err(RowFail::TooLong(k));
+                    }
+                    if last
+                        && !cut
+                        && self.opts.optional_cr
+                        && to > from
+                        && r.buf[r.start + to - 1] == b'\r'
+                    {
+                        to -= 1;
                     }
                     self.spans.push(Span {
                         from,
@@ -511,7 +666,6 @@ impl Loader {
                         quoted: false,
                         escaped: false,
                     });
-                    rel = to + term_len;
                     break;
                 }
                 let avail = r.avail();
@@ -538,6 +692,24 @@ impl Loader {
         }
         self.row_len = rel;
         Ok(true)
+    }
+
+    /// The position after the row terminator that ends the row at or after `at` (the end of
+    /// the data at the end of the file).
+    fn skip_to_row_end(&mut self, at: usize) -> Result<usize, RowFail> {
+        let mut search = at;
+        let term_len = self.opts.row_term.len();
+        loop {
+            let r = &self.reader;
+            if let Some(i) = self.field_finders.1.find(&r.buf[r.start + search..r.end]) {
+                return Ok(search + i + term_len);
+            }
+            if r.eof {
+                return Ok(r.avail());
+            }
+            search = r.avail().saturating_sub(term_len - 1).max(at);
+            self.reader.fill()?;
+        }
     }
 
     /// A quoted CSV field starting at `from`: (end of content, position after the closing
@@ -597,12 +769,12 @@ impl Loader {
         let base = self.reader.start;
         for (c, span) in self.spans.iter().enumerate() {
             let bytes = &self.reader.buf[base + span.from..base + span.to];
-            let col = &self.table.columns[c];
+            let col = &self.fields[c];
             if bytes.is_empty() && !span.quoted {
                 row[c] = Value::Null;
                 continue;
             }
-            if col.computed.is_some() {
+            if col.skip {
                 continue;
             }
             let bytes = if span.escaped {
@@ -629,8 +801,50 @@ impl Loader {
         Ok(())
     }
 
+    /// `ORDER (...)`: the row's key must not sort before the previous row's (4819 names both
+    /// keys; nothing of the current batch is kept).
+    fn check_order(&mut self, row: &[Value]) -> SqlResult<()> {
+        let mut first = self.prev_key.is_empty();
+        if !first {
+            for (i, &(c, desc, coll)) in self.order.iter().enumerate() {
+                let ord = types::sort_cmp(&self.prev_key[i], &row[c], coll);
+                let ord = if desc { ord.reverse() } else { ord };
+                match ord {
+                    std::cmp::Ordering::Less => {
+                        first = true;
+                        break;
+                    }
+                    std::cmp::Ordering::Equal => {}
+                    std::cmp::Ordering::Greater => {
+                        let key = |vals: &mut dyn Iterator<Item = &Value>| {
+                            let parts: Vec<String> = vals
+                                .map(|v| {
+                                    if v.is_null() {
+                                        "NULL".to_string()
+                                    } else {
+                                        v.to_sql_text()
+                                    }
+                                })
+                                .collect();
+                            format!("({})", parts.join(", "))
+                        };
+                        let before = key(&mut self.prev_key.iter());
+                        let now = key(&mut self.order.iter().map(|&(c, _, _)| &row[c]));
+                        return Err(SqlError::new(4819, &[&before, &now]));
+                    }
+                }
+            }
+        }
+        if first || self.prev_key.is_empty() {
+            self.prev_key.clear();
+            self.prev_key
+                .extend(self.order.iter().map(|&(c, _, _)| row[c].clone()));
+        }
+        Ok(())
+    }
+
     fn reject(&mut self, col: usize, fail: ConvFail) -> SqlResult<()> {
-        let name = &self.table.columns[col].name;
+        let name = &self.fields[col].name;
         let (number, hresult) = match fail {
             ConvFail::Mismatch => (4864, "0x80020005"),
             ConvFail::Truncation => (4863, "0x80004005"),
@@ -694,6 +908,12 @@ impl BulkSource for Loader {
             }
             match self.convert_row(row) {
                 Ok(()) => {
+                    if !self.order.is_empty() {
+                        if let Err(e) = self.check_order(row) {
+                            self.done = true;
+                            return Err(e);
+                        }
+                    }
                     self.consume();
                     self.batch_left -= 1;
                     return Ok(true);
@@ -866,9 +1086,13 @@ fn convert_field(bytes: &[u8], ty: &DataType, slot: &mut Value) -> Result<(), Co
             Err(_) => Err(ConvFail::Truncation),
         };
     }
-    let Ok(text) = std::str::from_utf8(bytes) else {
+    let Ok(mut text) = std::str::from_utf8(bytes) else {
         return Err(ConvFail::Mismatch);
     };
+    // bcp's character mode writes an empty string as one NUL character
+    if text == "\0" && ty.is_string() {
+        text = "";
+    }
     // strings: ASCII text into varchar/char, any text into nvarchar/nchar
     let string = match ty {
         DataType::VarChar(n) if text.is_ascii() => Some((n.map(|n| n as usize), 0, false)),
@@ -928,6 +1152,73 @@ fn convert_field(bytes: &[u8], ty: &DataType, slot: &mut Value) -> Result<(), Co
     }
 }
 
+/// The rows of a character data file for `OPENROWSET(BULK ...)`, read as they are asked for.
+pub(crate) struct FileRows {
+    loader: Loader,
+    width: usize,
+}
+
+/// Opens a character data file for `OPENROWSET(BULK ...)`: `options` are the statement's
+/// (BULK INSERT's rules; OPENROWSET's own SINGLE_*, HEADER_ROW and PARSER_VERSION already
+/// taken out by the caller), `fields` one entry per field read from a row (the rest of a row
+/// is skipped). `csv_defaults`: FORMAT = 'CSV' without terminators reads `,` and LF with an
+/// optional CR before it.
+pub(crate) fn open_file_rows(
+    file_name: &str,
+    options: &[ast::BulkOption],
+    header_row: bool,
+    csv_defaults: bool,
+    fields: Vec<FileField>,
+) -> SqlResult<FileRows> {
+    let mut opts = parse_options(options)?;
+    opts.rest_ignored = true;
+    if csv_defaults {
+        if !options.iter().any(|o| o.name == "FIELDTERMINATOR") {
+            opts.field_term = b",".to_vec();
+        }
+        if !options.iter().any(|o| o.name == "ROWTERMINATOR") {
+            opts.row_term = b"\n".to_vec();
+            opts.optional_cr = true;
+        }
+    }
+    if header_row {
+        opts.first_row = opts.first_row.max(2);
+    }
+    let width = fields.len();
+    let mut loader = Loader::open(file_name, opts, fields)?;
+    loader.batch_left = u64::MAX;
+    Ok(FileRows { loader, width })
+}
+
+impl FileRows {
+    /// The next row (one value per field), None at the end of the file. Rows rejected on the
+    /// way are added to `messages`; a fatal error is returned alone (the 7399/7330 chain that
+    /// follows it in SQL Server is not repeated).
+    pub(crate) fn next(&mut self, messages: &mut Vec<SqlError>) -> SqlResult<Option<Vec<Value>>> {
+        let mut row = vec![Value::Null; self.width];
+        let r = self.loader.next_row(&mut row);
+        let mut chain = std::mem::take(&mut self.loader.messages);
+        match r {
+            Ok(true) => {
+                messages.append(&mut chain);
+                Ok(Some(row))
+            }
+            Ok(false) => {
+                messages.append(&mut chain);
+                Ok(None)
+            }
+            Err(e) => {
+                // the chain is [rejected rows..., the fatal error, 7399] and `e` is 7330: the
+                // fatal error is the one that says what went wrong
+                if chain.last().is_some_and(|m| m.number == 7399) {
+                    chain.pop();
+                }
+                Err(chain.pop().unwrap_or(e))
+            }
+        }
+    }
+}
+
 impl Session {
     /// BULK INSERT.
     pub(crate) fn bulk_insert(
@@ -966,82 +1257,30 @@ impl Session {
             keep_nulls: opts.keep_nulls,
             fire_triggers: opts.fire_triggers,
         };
-        let path = Path::new(&b.file);
-        let file = std::fs::File::open(path).map_err(|e| open_error(path, &e))?;
-        if path.is_dir() {
-            return Err(SqlError::new(4860, &[&b.file]));
-        }
-        let error_file = match &opts.error_file {
-            Some(p) => {
-                for f in [p.clone(), error_log_path(p)] {
-                    if f.exists() {
-                        return Err(open_error(
-                            &f,
-                            &std::io::Error::from(std::io::ErrorKind::AlreadyExists),
-                        ));
-                    }
-                }
-                Some(ErrorFile {
-                    path: p.clone(),
-                    rows: None,
-                    offset: 0,
-                })
-            }
-            None => None,
-        };
-        let src: Box<dyn Read> = match opts.encoding {
-            None => Box::new(file),
-            Some(e) => Box::new(DecodingReader::new(file, Some(e))),
-        };
-        let limits = table
+        let fields = table
             .columns
             .iter()
-            .map(|c| {
-                if c.data_type.is_max() {
-                    MAX_FIELD_LIMIT
-                } else {
-                    let chars = c.data_type.char_length().unwrap_or(0) as usize;
-                    FIELD_LIMIT.max(4 * chars)
-                }
+            .map(|c| FileField {
+                name: c.name.clone(),
+                data_type: c.data_type.clone(),
+                skip: c.computed.is_some(),
             })
             .collect();
-        let finders = (
-            memmem::Finder::new(&opts.field_term).into_owned(),
-            memmem::Finder::new(&opts.row_term).into_owned(),
-        );
-        let mut loader = Loader {
-            reader: DataReader {
-                src,
-                buf: vec![0; CHUNK],
-                start: 0,
-                end: 0,
-                eof: false,
-                base: 0,
-            },
-            file_name: b.file.clone(),
-            table: table.clone(),
-            field_finders: finders,
-            limits,
-            spans: Vec::with_capacity(table.columns.len()),
-            scratch: String::new(),
-            row_no: 0,
-            batch_left: 0,
-            done: false,
-            rejected: 0,
-            messages: Vec::new(),
-            error_file,
-            row_len: 0,
-            opts,
-        };
-        // a UTF-8 byte order mark is not data
-        if loader.opts.encoding.is_none() {
-            while loader.reader.avail() < 3 && !loader.reader.eof {
-                loader.reader.fill().map_err(|e| open_error(path, &e))?;
-            }
-            if loader.reader.buf[..loader.reader.end].starts_with(&[0xEF, 0xBB, 0xBF]) {
-                loader.reader.start = 3;
-            }
-        }
+        let order = opts
+            .order
+            .iter()
+            .filter_map(|(c, desc)| {
+                let i = table.column_index(&c.value)?;
+                let coll = table.columns[i]
+                    .collation
+                    .as_deref()
+                    .and_then(types::Collation::from_name)
+                    .unwrap_or_default();
+                Some((i, *desc, coll))
+            })
+            .collect();
+        let mut loader = Loader::open(&b.file, opts, fields)?;
+        loader.order = order;
         let per_batch = loader.opts.batch_size > 0 && self.trancount == 0;
         let mut total = 0u64;
         let result = loop {
@@ -1107,5 +1346,29 @@ impl Session {
             .put(&tree, txn, SchemaObject::Table(Arc::new(t)))?;
         self.touch_catalog(&db);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opt(name: &str, value: BulkOptionValue) -> ast::BulkOption {
+        ast::BulkOption {
+            name: name.into(),
+            value,
+        }
+    }
+
+    #[test]
+    fn kilobytes_per_batch_sizes_the_reads() {
+        let o = parse_options(&[opt("KILOBYTES_PER_BATCH", BulkOptionValue::Int(1024))]).unwrap();
+        assert_eq!(o.read_chunk, 1024 * 1024);
+        let o = parse_options(&[opt("KILOBYTES_PER_BATCH", BulkOptionValue::Int(1))]).unwrap();
+        assert_eq!(o.read_chunk, MIN_CHUNK);
+        let o =
+            parse_options(&[opt("KILOBYTES_PER_BATCH", BulkOptionValue::Int(1 << 40))]).unwrap();
+        assert_eq!(o.read_chunk, MAX_CHUNK);
+        assert_eq!(parse_options(&[]).unwrap().read_chunk, CHUNK);
     }
 }

@@ -35,6 +35,7 @@ mod files;
 mod interp;
 mod limits;
 mod names;
+mod openrowset;
 mod plan_cache;
 mod query;
 pub mod render;
@@ -52,6 +53,7 @@ mod sysviews_more;
 mod trigger;
 mod tvf;
 
+pub use bulk_insert::data_file_terminator;
 pub use events::{CollectSink, Event, EventSink, InfoMessage, OutColumn};
 pub use server::{DbHandle, Engine, EngineConfig};
 pub use session::{Session, SessionOptions};

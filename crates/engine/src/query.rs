@@ -653,6 +653,14 @@ impl ExecEnv for Session {
         Session::call_table_function(self, database, object_id, args)
     }
 
+    fn open_bulk_rowset(
+        &mut self,
+        spec: &plan::BulkRowset,
+        columns: &[plan::ColumnMeta],
+    ) -> SqlResult<Box<dyn exec::BulkRowReader>> {
+        crate::openrowset::open_bulk_rowset(spec, columns)
+    }
+
     fn wants_images(&mut self, table: &TableDef) -> bool {
         self.trigger_wants_images(table)
     }

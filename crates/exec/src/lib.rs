@@ -102,6 +102,15 @@ pub trait ExecEnv {
             "multi-statement table-valued functions",
         ))
     }
+    /// Opens the file of `OPENROWSET(BULK ...)` to read rows of `columns` (the result
+    /// columns) one at a time.
+    fn open_bulk_rowset(
+        &mut self,
+        _spec: &plan::BulkRowset,
+        _columns: &[plan::ColumnMeta],
+    ) -> SqlResult<Box<dyn BulkRowReader>> {
+        Err(SqlError::unsupported("OPENROWSET(BULK ...)"))
+    }
     /// Tables (in `database`) with a FOREIGN KEY referencing `object_id`, for REFERENCE checks
     /// on DELETE/UPDATE of the referenced table. Default: none (checks skipped).
     fn referencing_tables(
@@ -134,6 +143,14 @@ pub trait ExecEnv {
     fn cancel_token(&self) -> Option<common::CancelToken> {
         None
     }
+}
+
+/// The rows of an `OPENROWSET(BULK ...)` file, read as the query asks for them (a file is
+/// never held in memory whole).
+pub trait BulkRowReader {
+    /// The next row, None at the end; rows rejected on the way (within MAXERRORS) are added
+    /// to `messages`.
+    fn next_row(&mut self, messages: &mut Vec<SqlError>) -> SqlResult<Option<Vec<Value>>>;
 }
 
 /// Name and type of a result column.

@@ -28,6 +28,8 @@ pub struct TableFunctionScan<'p> {
     /// GENERATE_SERIES streams its values (a long series is never materialized).
     series: Option<Series>,
     series_row: Vec<Value>,
+    /// OPENROWSET(BULK ...) streams the rows of its file (into `series_row`).
+    bulk: Option<Box<dyn crate::BulkRowReader>>,
 }
 
 impl<'p> TableFunctionScan<'p> {
@@ -42,6 +44,7 @@ impl<'p> TableFunctionScan<'p> {
             last_args: None,
             series: None,
             series_row: Vec::new(),
+            bulk: None,
         }
     }
 }
@@ -51,6 +54,7 @@ impl Operator for TableFunctionScan<'_> {
         self.pos = 0;
         self.pending = true;
         self.series = None;
+        self.bulk = None;
         self.series_row.clear();
         Ok(())
     }
@@ -74,11 +78,30 @@ impl Operator for TableFunctionScan<'_> {
                 self.last_args = None;
                 return self.next(ctx);
             }
+            if let TableFunc::BulkRowset(spec) = self.func {
+                self.bulk = Some(ctx.env.open_bulk_rowset(spec, self.columns)?);
+                self.rows.clear();
+                self.last_args = None;
+                return self.next(ctx);
+            }
             if self.last_args.as_ref() != Some(&vals) {
                 self.last_args = None;
                 self.rows = compute_rows(self.func, &vals, self.columns, ctx)?;
                 self.last_args = Some(vals);
             }
+        }
+        if let Some(b) = &mut self.bulk {
+            return Ok(match b.next_row(&mut ctx.messages)? {
+                Some(r) => {
+                    self.series_row = r;
+                    true
+                }
+                None => {
+                    self.bulk = None;
+                    self.series_row.clear();
+                    false
+                }
+            });
         }
         if let Some(s) = &mut self.series {
             return Ok(match s.next_value()? {
@@ -147,6 +170,14 @@ pub fn compute_rows(
             object_id,
             ..
         } => ctx.env.call_table_function(database, *object_id, args),
+        TableFunc::BulkRowset(spec) => {
+            let mut reader = ctx.env.open_bulk_rowset(spec, columns)?;
+            let mut rows = Vec::new();
+            while let Some(r) = reader.next_row(&mut ctx.messages)? {
+                rows.push(r);
+            }
+            Ok(rows)
+        }
     }
 }
 

@@ -529,6 +529,42 @@ pub enum TableRef {
     },
     /// `( join )` parenthesised table source.
     Nested(Box<TableRef>),
+    /// `OPENROWSET(BULK 'file', ...) [WITH (...)] AS alias [(cols)]` or the OLE DB provider
+    /// form `OPENROWSET('provider', 'connection', query)`.
+    OpenRowset(Box<OpenRowset>),
+}
+
+/// `OPENROWSET(...)` in FROM.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpenRowset {
+    pub source: OpenRowsetSource,
+    pub alias: Option<Ident>,
+    pub columns: Vec<Ident>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum OpenRowsetSource {
+    /// `BULK 'file', option [= value], ...` (options upper-cased, as BULK INSERT's;
+    /// SINGLE_BLOB / SINGLE_CLOB / SINGLE_NCLOB are flags) and the `WITH (...)` schema.
+    Bulk {
+        file: String,
+        options: Vec<BulkOption>,
+        schema: Vec<OpenRowsetColumnDef>,
+    },
+    /// `'provider', 'datasource';'user';'password' | 'provider string', object | 'query'`:
+    /// the arguments after the provider name kept as written (for messages and printing).
+    Provider { provider: String, rest: String },
+}
+
+/// A column of `OPENROWSET(BULK ...) WITH (name type [ordinal | 'name'], ...)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpenRowsetColumnDef {
+    pub name: Ident,
+    pub data_type: DataTypeName,
+    /// The 1-based field number in the file (CSV), when given.
+    pub ordinal: Option<u32>,
+    /// A source column name or path (`'name'`), when given (Parquet/JSON sources).
+    pub path: Option<String>,
 }
 
 /// A column of an `OPENJSON ... WITH (...)` schema.
@@ -1519,4 +1555,6 @@ pub enum BulkOptionValue {
     Int(i64),
     /// `ORDER (column [ASC | DESC], ...)`: (column, descending).
     Order(Vec<(Ident, bool)>),
+    /// `HEADER_ROW = TRUE | FALSE` (OPENROWSET).
+    Bool(bool),
 }

@@ -666,6 +666,46 @@ impl Display for TableRef {
                 }
                 write_alias_cols(f, alias, columns)
             }
+            TableRef::OpenRowset(o) => {
+                f.write_str("OPENROWSET(")?;
+                match &o.source {
+                    OpenRowsetSource::Bulk {
+                        file,
+                        options,
+                        schema,
+                    } => {
+                        f.write_str("BULK ")?;
+                        write_string(f, file, false)?;
+                        for opt in options {
+                            f.write_str(if opt.name == "UNIQUE" { " " } else { ", " })?;
+                            write_bulk_option(f, opt)?;
+                        }
+                        f.write_str(")")?;
+                        if !schema.is_empty() {
+                            f.write_str(" WITH (")?;
+                            for (i, c) in schema.iter().enumerate() {
+                                if i > 0 {
+                                    f.write_str(", ")?;
+                                }
+                                write!(f, "{} {}", c.name, c.data_type)?;
+                                if let Some(n) = c.ordinal {
+                                    write!(f, " {n}")?;
+                                }
+                                if let Some(p) = &c.path {
+                                    f.write_str(" ")?;
+                                    write_string(f, p, false)?;
+                                }
+                            }
+                            f.write_str(")")?;
+                        }
+                    }
+                    OpenRowsetSource::Provider { provider, rest } => {
+                        write_string(f, provider, false)?;
+                        write!(f, ", {rest})")?;
+                    }
+                }
+                write_alias_cols(f, &o.alias, &o.columns)
+            }
             TableRef::Join {
                 left,
                 right,
@@ -1986,25 +2026,7 @@ impl Display for StatementKind {
                     if i > 0 {
                         f.write_str(", ")?;
                     }
-                    f.write_str(&o.name)?;
-                    match &o.value {
-                        BulkOptionValue::None => {}
-                        BulkOptionValue::Str(s) => {
-                            f.write_str(" = ")?;
-                            write_string(f, s, false)?;
-                        }
-                        BulkOptionValue::Int(n) => write!(f, " = {n}")?,
-                        BulkOptionValue::Order(cols) => {
-                            f.write_str(" (")?;
-                            for (k, (c, desc)) in cols.iter().enumerate() {
-                                if k > 0 {
-                                    f.write_str(", ")?;
-                                }
-                                write!(f, "{c}{}", if *desc { " DESC" } else { " ASC" })?;
-                            }
-                            f.write_str(")")?;
-                        }
-                    }
+                    write_bulk_option(f, o)?;
                 }
                 f.write_str(")")
             }
@@ -2016,4 +2038,29 @@ impl Display for StatementKind {
 /// Prints statements as a batch (each terminated by `;`).
 pub fn print_batch(stmts: &[Statement]) -> String {
     Body(stmts).to_string()
+}
+
+/// One BULK INSERT / OPENROWSET(BULK) option as written.
+fn write_bulk_option(f: &mut fmt::Formatter<'_>, o: &BulkOption) -> fmt::Result {
+    f.write_str(&o.name)?;
+    match &o.value {
+        BulkOptionValue::None => {}
+        BulkOptionValue::Str(s) => {
+            f.write_str(" = ")?;
+            write_string(f, s, false)?;
+        }
+        BulkOptionValue::Int(n) => write!(f, " = {n}")?,
+        BulkOptionValue::Bool(b) => f.write_str(if *b { " = TRUE" } else { " = FALSE" })?,
+        BulkOptionValue::Order(cols) => {
+            f.write_str(" (")?;
+            for (k, (c, desc)) in cols.iter().enumerate() {
+                if k > 0 {
+                    f.write_str(", ")?;
+                }
+                write!(f, "{c}{}", if *desc { " DESC" } else { " ASC" })?;
+            }
+            f.write_str(")")?;
+        }
+    }
+    Ok(())
 }

@@ -18,7 +18,7 @@ pub mod table_function;
 pub use logical::*;
 pub use physical::*;
 pub use scalar::*;
-pub use table_function::{OpenJsonColumn, TableFunc};
+pub use table_function::{BulkFormat, BulkRowset, OpenJsonColumn, TableFunc};
 pub mod typing;
 
 mod binder;

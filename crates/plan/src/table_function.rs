@@ -19,6 +19,33 @@ pub struct OpenJsonColumn {
     pub as_json: bool,
 }
 
+/// What `OPENROWSET(BULK 'file', ...)` reads the file as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BulkFormat {
+    /// `SINGLE_BLOB`: one row, column `BulkColumn` varbinary(max).
+    SingleBlob,
+    /// `SINGLE_CLOB`: one row, column `BulkColumn` varchar(max).
+    SingleClob,
+    /// `SINGLE_NCLOB`: one row, column `BulkColumn` nvarchar(max) from a UTF-16 file.
+    SingleNClob,
+    /// `FORMAT = 'CSV'` (or character data without FORMAT) with a `WITH (...)` schema: read by
+    /// the same reader as BULK INSERT.
+    Csv,
+    /// `FORMAT = 'PARQUET'`: not read yet (Msg 40517); the hook for a Parquet reader.
+    Parquet,
+}
+
+/// `OPENROWSET(BULK ...)`, bound: the engine reads the file (`ExecEnv::open_bulk_rowset`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BulkRowset {
+    pub file: String,
+    pub format: BulkFormat,
+    /// The options as written; the engine validates them with BULK INSERT's rules.
+    pub options: Vec<parser::ast::BulkOption>,
+    /// Per result column: the 1-based field of the file it is read from.
+    pub fields: Vec<u32>,
+}
+
 /// Which table-valued function a [`crate::LogicalOp::TableFunction`] calls.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TableFunc {
@@ -28,6 +55,8 @@ pub enum TableFunc {
     GenerateSeries,
     /// `OPENJSON(json [, path])`: (`key`, `value`, `type`), or the `WITH` schema's columns.
     OpenJson { with: Option<Vec<OpenJsonColumn>> },
+    /// `OPENROWSET(BULK 'file', ...)`.
+    BulkRowset(Box<BulkRowset>),
     /// A multi-statement table-valued function: the engine runs its body with the argument
     /// values (already converted to the parameter types) and returns the rows of its table.
     User {
@@ -46,6 +75,7 @@ impl TableFunc {
             TableFunc::GenerateSeries => "Table Valued Function(GENERATE_SERIES)".into(),
             TableFunc::OpenJson { .. } => "Table Valued Function(OPENJSON)".into(),
             TableFunc::User { name, .. } => format!("Table Valued Function({name})"),
+            TableFunc::BulkRowset(_) => "Remote Scan(BULK)".into(),
         }
     }
 
@@ -56,6 +86,8 @@ impl TableFunc {
             TableFunc::StringSplit { .. } | TableFunc::OpenJson { .. } => 50.0,
             TableFunc::GenerateSeries => 1000.0,
             TableFunc::User { .. } => 100.0,
+            // SQL Server's guess for a bulk rowset without statistics
+            TableFunc::BulkRowset(_) => 10000.0,
         }
     }
 }

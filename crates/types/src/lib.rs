@@ -68,4 +68,4 @@ pub use datatype::{DataType, TypeParam};
 pub use derive::{common_type, result_type_for_arith, result_type_for_binary, ArithOp};
 pub use functions::{call_typed, function_result_type, like_match, like_match_unicode};
 pub use literal::{parse_number_literal, string_literal};
-pub use value::{format_float, guid_text, json_string, parse_guid, Value};
+pub use value::{format_float, format_real, guid_text, json_string, parse_guid, Value};

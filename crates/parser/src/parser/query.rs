@@ -561,6 +561,7 @@ impl<'a> Parser<'a> {
                     alias,
                 })
             }
+            _ if self.kw("OPENROWSET") && self.at_n(1, Tok::LParen) => self.parse_openrowset(),
             _ => {
                 let name = self.parse_object_name()?;
                 if self.at_legacy_hint_list() {
@@ -671,7 +672,7 @@ impl<'a> Parser<'a> {
         self.at_n(2, Tok::RParen) || self.at_n(2, Tok::Comma)
     }
 
-    fn parse_opt_column_aliases(&mut self) -> SqlResult<Vec<Ident>> {
+    pub(crate) fn parse_opt_column_aliases(&mut self) -> SqlResult<Vec<Ident>> {
         if self.at(Tok::LParen) {
             self.parse_paren_ident_list()
         } else {

@@ -912,6 +912,7 @@ impl Binder<'_> {
                 columns,
                 schema,
             } => self.bind_table_function(name, args, alias.as_ref(), columns, schema),
+            ast::TableRef::OpenRowset(o) => self.bind_openrowset(o),
             ast::TableRef::Join {
                 left: l,
                 right: r,

@@ -480,7 +480,7 @@ impl Binder<'_> {
         self.finish_builtin(op, shown, alias, columns, captured)
     }
 
-    fn finish_builtin(
+    pub(super) fn finish_builtin(
         &self,
         op: LogicalOp,
         shown: &str,
