@@ -9,6 +9,7 @@
 //! shared/conformance/ENGINE_INTERFACE.md (events as JSON lines, `batch_end` after each batch,
 //! stdout flushed after each `batch_end`). `--format table` prints sqlcmd-like output.
 
+mod login;
 mod output;
 mod runner;
 mod shell;
@@ -102,6 +103,9 @@ fn main() -> ExitCode {
         sink,
     };
     let strict = args.format == Format::Jsonl;
+    if !strict {
+        runner.session.set_login(&login::os_login());
+    }
     let mut ran = false;
     for f in &args.input {
         ran = true;

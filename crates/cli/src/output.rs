@@ -197,6 +197,12 @@ impl EventSink for TableSink {
         );
     }
 
+    fn output_row_count(&mut self, count: u64) {
+        // after the OUTPUT rows and their blank line: laid out as a SELECT's count
+        self.row_count(count);
+        let _ = writeln!(self.out);
+    }
+
     fn message(&mut self, m: &InfoMessage) {
         let _ = writeln!(self.out, "{}", m.text);
     }

@@ -311,6 +311,7 @@ impl Session {
             is_temp: q.is_temp(),
             create_date: now_text(),
         };
+        self.type_computed_columns(&mut table, 0)?;
         let mut salt = 0u32;
         for (k, c) in cons.iter().enumerate() {
             salt += 1;
@@ -1351,10 +1352,10 @@ impl Session {
                             }
                             // 1,024 columns / 8,060-byte minimum row (Msg 1702 / 1701)
                             let mut shape = table.columns.clone();
-                            shape.push(self.column_def(c, &q.name)?);
+                            shape.push(self.typed_column_def(&table, c, &q.name)?);
                             crate::limits::check_table_shape(&q.name, &shape)?;
                             if self.table_has_rows(&h, &table)? {
-                                let col = self.column_def(c, &q.name)?;
+                                let col = self.typed_column_def(&table, c, &q.name)?;
                                 if !col.nullable && col.default.is_none() && col.identity.is_none()
                                 {
                                     return Err(SqlError::custom(
@@ -1380,15 +1381,24 @@ impl Session {
                                     }
                                     let before = Arc::new(table.clone());
                                     let mut after = table.clone();
+                                    let computed = match &col.computed {
+                                        Some(text) => vec![(
+                                            after.columns.len(),
+                                            plan::bind_table_expression(&before, text, &*self)?,
+                                        )],
+                                        None => Vec::new(),
+                                    };
                                     after.columns.push(col);
                                     let map: Vec<Option<usize>> = (0..before.columns.len())
                                         .map(Some)
                                         .chain(std::iter::once(None))
                                         .collect();
-                                    table = self.rebuild_table(&h, &before, after, &map, &fill)?;
+                                    table = self.rebuild_table_computing(
+                                        &h, &before, after, &map, &fill, &computed,
+                                    )?;
                                 }
                             } else {
-                                let col = self.column_def(c, &q.name)?;
+                                let col = self.typed_column_def(&table, c, &q.name)?;
                                 table.columns.push(col);
                             }
                             let i = table.columns.len() - 1;
@@ -1695,16 +1705,29 @@ impl Session {
         &mut self,
         h: &DbHandle,
         old: &Arc<TableDef>,
-        mut new: TableDef,
+        new: TableDef,
         map: &[Option<usize>],
         fill: &[(usize, Value)],
     ) -> SqlResult<TableDef> {
+        self.rebuild_table_computing(h, old, new, map, fill, &[])
+    }
+
+    /// [`Self::rebuild_table`], also evaluating `computed` (column, expression bound over the
+    /// new table) for every row: a computed column added to a table that has rows.
+    pub(crate) fn rebuild_table_computing(
+        &mut self,
+        h: &DbHandle,
+        old: &Arc<TableDef>,
+        mut new: TableDef,
+        map: &[Option<usize>],
+        fill: &[(usize, Value)],
+        computed: &[(usize, plan::ScalarExpr)],
+    ) -> SqlResult<TableDef> {
         let db = h.def.name.clone();
-        let txn = self.txn_for(&db)?;
-        exec::table_io::create_table_storage(&h.store, txn, &mut new)?;
-        let new = Arc::new(new);
-        if fill.is_empty() {
-            exec::table_io::copy_rows(&h.store, txn, old, &new, map)?;
+        // Rows are read (and computed columns evaluated, which needs the session) before the
+        // transaction is borrowed for the writes.
+        let rows = if fill.is_empty() && computed.is_empty() {
+            None
         } else {
             let src = exec::table_io::TableStore::open(h.store.clone(), old.clone())?;
             let mut rows: Vec<Vec<Value>> = Vec::new();
@@ -1721,9 +1744,32 @@ impl Session {
                 rows.push(r);
                 Ok(())
             })?;
-            let mut dst = exec::table_io::TableStore::open(h.store.clone(), new.clone())?;
-            for r in rows {
-                dst.insert_row(txn, &r)?;
+            for r in rows.iter_mut() {
+                for (i, e) in computed {
+                    let Some(col) = new.columns.get(*i) else {
+                        continue;
+                    };
+                    let v = exec::eval_over_row(e, r, self)?;
+                    let v = exec::valops::cast(&v, &col.data_type)?;
+                    if let Some(slot) = r.get_mut(*i) {
+                        *slot = v;
+                    }
+                }
+            }
+            Some(rows)
+        };
+        let txn = self.txn_for(&db)?;
+        exec::table_io::create_table_storage(&h.store, txn, &mut new)?;
+        let new = Arc::new(new);
+        match rows {
+            None => {
+                exec::table_io::copy_rows(&h.store, txn, old, &new, map)?;
+            }
+            Some(rows) => {
+                let mut dst = exec::table_io::TableStore::open(h.store.clone(), new.clone())?;
+                for r in rows {
+                    dst.insert_row(txn, &r)?;
+                }
             }
         }
         exec::table_io::drop_table_storage(&h.store, txn, old)?;

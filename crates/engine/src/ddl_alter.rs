@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use catalog::{name_eq, TableDef, TableStorage};
+use catalog::{name_eq, ColumnDef, TableDef, TableStorage};
 use common::{SqlError, SqlResult};
 use parser::ast;
 use types::{DataType, Value};
@@ -289,5 +289,32 @@ impl Session {
             .collect();
         let (_, bound) = plan::bind_insert_target(&probe, &[], self)?;
         exec::validate_constraints(&Arc::new(probe), &bound, self)
+    }
+    /// Types the computed columns at positions `from..` of `table` from their expressions, as
+    /// SQL Server does (a computed column has no declared type).
+    pub(crate) fn type_computed_columns(&self, table: &mut TableDef, from: usize) -> SqlResult<()> {
+        for i in from..table.columns.len() {
+            let Some(text) = table.columns[i].computed.clone() else {
+                continue;
+            };
+            let bound = plan::bind_table_expression(table, &text, self)?;
+            table.columns[i].data_type = bound.data_type;
+        }
+        Ok(())
+    }
+
+    /// The definition of a column added to `table` by ALTER TABLE, a computed one typed from
+    /// its expression over `table`'s columns.
+    pub(crate) fn typed_column_def(
+        &self,
+        table: &TableDef,
+        c: &ast::ColumnDefinition,
+        table_name: &str,
+    ) -> SqlResult<ColumnDef> {
+        let mut col = self.column_def(c, table_name)?;
+        if let Some(text) = &col.computed {
+            col.data_type = plan::bind_table_expression(table, text, self)?.data_type;
+        }
+        Ok(col)
     }
 }
