@@ -176,9 +176,10 @@ impl Session {
             StatementKind::CreateSequence(cs) => self.create_sequence(cs),
             StatementKind::AlterSequence(a) => self.alter_sequence(&a.name, &a.options),
             StatementKind::CreateType(ct) => self.create_type(ct),
-            StatementKind::AlterIndex(_)
-            | StatementKind::CreateStatistics(_)
-            | StatementKind::UpdateStatistics(_) => Ok(()),
+            StatementKind::AlterIndex(a) => self.alter_index(a),
+            // statistics belong to the optimizer issue: refused until they exist
+            StatementKind::CreateStatistics(_) => Err(SqlError::unsupported("CREATE STATISTICS")),
+            StatementKind::UpdateStatistics(_) => Err(SqlError::unsupported("UPDATE STATISTICS")),
             _ => Err(SqlError::internal("not a DDL statement")),
         }
     }
@@ -530,6 +531,7 @@ impl Session {
                 with_options,
                 ..
             } => {
+                crate::noops::check_index_options(with_options, "CREATE TABLE")?;
                 let pk = matches!(c.kind, ast::TableConstraintKind::PrimaryKey { .. });
                 if pk && table.primary_key().is_some() {
                     return Err(SqlError::new(1779, &[&tname]));
@@ -735,6 +737,7 @@ impl Session {
                 None => return Err(SqlError::invalid_column(&c.value)),
             }
         }
+        crate::noops::check_index_options(&ix.with_options, "CREATE INDEX")?;
         let ignore_dup_key = ignore_dup_key_on(&ix.with_options);
         if ignore_dup_key && !ix.unique {
             return Err(SqlError::new(1916, &[&"nonunique", &"ignore_dup_key"]));
@@ -1665,7 +1668,13 @@ impl Session {
             ast::AlterTableAction::CheckConstraints { enable, names } => {
                 self.switch_constraints(&mut table, *enable, names, at.with_check)?;
             }
-            ast::AlterTableAction::Set(_) | ast::AlterTableAction::Rebuild(_) => return Ok(()),
+            ast::AlterTableAction::Set(options) => {
+                return crate::noops::check_alter_table_set(options);
+            }
+            ast::AlterTableAction::Rebuild(options) => {
+                crate::noops::check_index_options(options, "ALTER TABLE")?;
+                return self.rebuild_in_place(&h, &t);
+            }
         }
         let txn = self.txn_for(&db)?;
         h.cat

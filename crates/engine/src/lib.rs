@@ -32,6 +32,7 @@ mod ddl_type;
 pub mod events;
 mod interp;
 mod limits;
+mod noops;
 mod plan_cache;
 mod query;
 pub mod render;
