@@ -115,6 +115,7 @@ pub static REGISTRY: &[ErrorInfo] = &[
     e(1701, 16, "Creating or altering table '%.*ls' failed because the minimum row size would be %d, including %d bytes of internal overhead. This exceeds the maximum allowable table row size of %d bytes."),
     e(1702, 16, "CREATE TABLE failed because column '%.*ls' in table '%.*ls' exceeds the maximum of %d columns."),
     e(1750, 16, "Could not create constraint or index. See previous errors."),
+    e(1759, 16, "Computed column '%.*ls' in table '%.*ls' is not allowed to be used in another computed-column definition."),
     e(1767, 16, "Foreign key '%.*ls' references invalid table '%.*ls'."),
     e(1779, 16, "Table '%.*ls' already has a primary key defined on it."),
     e(1801, 16, "Database '%.*ls' already exists. Choose a different database name."),

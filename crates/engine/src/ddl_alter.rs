@@ -298,6 +298,7 @@ impl Session {
                 continue;
             };
             let bound = plan::bind_table_expression(table, &text, self)?;
+            check_no_computed_reference(table, &bound)?;
             table.columns[i].data_type = bound.data_type;
         }
         Ok(())
@@ -313,8 +314,23 @@ impl Session {
     ) -> SqlResult<ColumnDef> {
         let mut col = self.column_def(c, table_name)?;
         if let Some(text) = &col.computed {
-            col.data_type = plan::bind_table_expression(table, text, self)?.data_type;
+            let bound = plan::bind_table_expression(table, text, self)?;
+            check_no_computed_reference(table, &bound)?;
+            col.data_type = bound.data_type;
         }
         Ok(col)
     }
+}
+
+/// A computed column's expression may not use another computed column (Msg 1759): values are
+/// computed from the stored columns, in no particular order.
+fn check_no_computed_reference(table: &TableDef, bound: &plan::ScalarExpr) -> SqlResult<()> {
+    let mut used = Vec::new();
+    bound.columns_used(&mut used);
+    for c in used {
+        if let Some(col) = table.columns.get(c).filter(|col| col.computed.is_some()) {
+            return Err(SqlError::new(1759, &[&col.name, &table.name]));
+        }
+    }
+    Ok(())
 }

@@ -26,3 +26,9 @@ INSERT o2 OUTPUT inserted.id VALUES (1), (2);
 UPDATE o2 SET id = id + 10 OUTPUT deleted.id, inserted.id WHERE id = 1;
 DELETE o2 OUTPUT deleted.id WHERE id = 2;
 GO
+-- a computed column may not use another computed column (Msg 1759)
+CREATE TABLE cc (a int, b AS (a + 1), c AS (b * 2));
+GO
+CREATE TABLE cc (a int, b AS (a + 1));
+ALTER TABLE cc ADD c AS (b * 2);
+GO
