@@ -15,6 +15,7 @@
 
 mod bcp;
 mod csv_out;
+mod login;
 mod output;
 mod runner;
 mod script;
@@ -354,6 +355,10 @@ fn main() -> ExitCode {
         session: Session::new(engine),
         sink,
     };
+    if args.format != Format::Jsonl {
+        // the jsonl contract (ENGINE_INTERFACE.md) is jdbc_user's session; people get their own
+        runner.session.set_login(&login::os_login());
+    }
     if let Some(db) = &args.database {
         if let Err(msg) = use_database(&mut runner.session, db) {
             eprintln!("{msg}");

@@ -370,6 +370,12 @@ impl EventSink for TableSink {
         self.flush_if_streaming();
     }
 
+    fn output_row_count(&mut self, count: u64) {
+        // after the OUTPUT rows and their blank line: laid out as a SELECT's count
+        self.row_count(count);
+        let _ = writeln!(self.out);
+    }
+
     fn message(&mut self, m: &InfoMessage) {
         let _ = writeln!(self.out, "{}", m.text);
         self.flush_if_streaming();

@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use catalog::{name_eq, TableDef, TableStorage};
+use catalog::{name_eq, ColumnDef, TableDef, TableStorage};
 use common::{SqlError, SqlResult};
 use parser::ast;
 use types::{DataType, Value};
@@ -290,4 +290,47 @@ impl Session {
         let (_, bound) = plan::bind_insert_target(&probe, &[], self)?;
         exec::validate_constraints(&Arc::new(probe), &bound, self)
     }
+    /// Types the computed columns at positions `from..` of `table` from their expressions, as
+    /// SQL Server does (a computed column has no declared type).
+    pub(crate) fn type_computed_columns(&self, table: &mut TableDef, from: usize) -> SqlResult<()> {
+        for i in from..table.columns.len() {
+            let Some(text) = table.columns[i].computed.clone() else {
+                continue;
+            };
+            let bound = plan::bind_table_expression(table, &text, self)?;
+            check_no_computed_reference(table, &bound)?;
+            table.columns[i].data_type = bound.data_type;
+        }
+        Ok(())
+    }
+
+    /// The definition of a column added to `table` by ALTER TABLE, a computed one typed from
+    /// its expression over `table`'s columns.
+    pub(crate) fn typed_column_def(
+        &self,
+        table: &TableDef,
+        c: &ast::ColumnDefinition,
+        table_name: &str,
+    ) -> SqlResult<ColumnDef> {
+        let mut col = self.column_def(c, table_name)?;
+        if let Some(text) = &col.computed {
+            let bound = plan::bind_table_expression(table, text, self)?;
+            check_no_computed_reference(table, &bound)?;
+            col.data_type = bound.data_type;
+        }
+        Ok(col)
+    }
+}
+
+/// A computed column's expression may not use another computed column (Msg 1759): values are
+/// computed from the stored columns, in no particular order.
+fn check_no_computed_reference(table: &TableDef, bound: &plan::ScalarExpr) -> SqlResult<()> {
+    let mut used = Vec::new();
+    bound.columns_used(&mut used);
+    for c in used {
+        if let Some(col) = table.columns.get(c).filter(|col| col.computed.is_some()) {
+            return Err(SqlError::new(1759, &[&col.name, &table.name]));
+        }
+    }
+    Ok(())
 }

@@ -48,6 +48,11 @@ pub trait EventSink {
     fn result_end(&mut self, rows: u64, incomplete: bool, show_count: bool);
     /// Rows affected by INSERT/UPDATE/DELETE/MERGE/SELECT INTO (only when NOCOUNT is OFF).
     fn row_count(&mut self, count: u64);
+    /// The row count of a DML statement whose OUTPUT rows were its result set (ended with
+    /// `show_count` false): the one count sqlcmd prints for it, where a SELECT's goes.
+    fn output_row_count(&mut self, count: u64) {
+        self.row_count(count);
+    }
     /// An informational message.
     fn message(&mut self, msg: &InfoMessage);
     /// An error raised to the client.

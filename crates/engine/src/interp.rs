@@ -89,7 +89,7 @@ impl Session {
             cpu_us: crate::run::thread_cpu_us(),
             io: self.io_totals(),
         });
-        let key = if self.showplan_on() {
+        let mut key = if self.showplan_on() || self.parseonly_on() {
             None
         } else {
             crate::plan_cache::PlanKey::new(text, Vec::new(), &self.database, &self.options)
@@ -109,6 +109,16 @@ impl Session {
                         return;
                     }
                 };
+                // PARSEONLY (parse-time): a batch that leaves it ON is only parsed
+                let parseonly = crate::noops::parseonly_after(&stmts);
+                if let Some(on) = parseonly {
+                    self.options.flags.insert("PARSEONLY".into(), on);
+                    key = None;
+                }
+                if self.parseonly_on() {
+                    self.finish_request(Ok(()), sink);
+                    return;
+                }
                 if self.showplan_on() {
                     self.showplan_batch(text, &stmts, sink);
                     return;
@@ -619,7 +629,7 @@ impl Session {
                             self.options.ansi_null_dflt_on = on;
                             self.options.quoted_identifier = on;
                         }
-                        _ => {}
+                        other => crate::noops::check_set_on_off(other, on)?,
                     }
                     self.options.flags.insert(o.clone(), on);
                 }
@@ -682,7 +692,11 @@ impl Session {
                             crate::render::value_text(&word, &DataType::VarChar(None))
                                 .unwrap_or_default()
                     }
-                    _ => {}
+                    other => crate::noops::check_set_value(
+                        other,
+                        &crate::render::value_text(&word, &DataType::VarChar(None))
+                            .unwrap_or_default(),
+                    )?,
                 }
             }
         }

@@ -35,6 +35,7 @@ mod files;
 mod interp;
 mod limits;
 mod names;
+mod noops;
 mod openrowset;
 mod plan_cache;
 mod query;

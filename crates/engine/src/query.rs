@@ -217,7 +217,9 @@ impl Session {
                 adapter.flush_columns();
                 let (started, rows) = (adapter.started, adapter.rows);
                 if started {
-                    adapter.sink.result_end(rows, false, show);
+                    // DML with OUTPUT: its one count is the statement's row count below
+                    // (sqlcmd prints "(N rows affected)" once, not for the OUTPUT rows too).
+                    adapter.sink.result_end(rows, false, show && !is_dml);
                 }
                 for m in &summary.messages {
                     adapter.sink.message(&InfoMessage {
@@ -238,7 +240,11 @@ impl Session {
                     self.rowcount = n as i64;
                 }
                 if is_dml && show {
-                    adapter.sink.row_count(n);
+                    if started {
+                        adapter.sink.output_row_count(n);
+                    } else {
+                        adapter.sink.row_count(n);
+                    }
                 }
                 Ok(())
             }
@@ -409,7 +415,7 @@ impl Session {
                 },
             },
             "SUSER_NAME" | "SUSER_SNAME" | "ORIGINAL_LOGIN" | "SYSTEM_USER" => {
-                Value::NVarChar("jdbc_user".into())
+                Value::NVarChar(self.login.clone())
             }
             "USER_NAME" | "CURRENT_USER" | "SESSION_USER" | "USER" => Value::NVarChar("dbo".into()),
             "HOST_NAME" => Value::NVarChar("localhost".into()),

@@ -184,7 +184,14 @@ impl Session {
                         _ => return Err(SqlError::unsupported("SET RESTRICTED_USER")),
                     };
                 }
-                _ => {}
+                _ => {
+                    let level = self
+                        .engine()
+                        .database(&name)
+                        .map(|h| h.def.compatibility_level as i64)
+                        .unwrap_or_default();
+                    crate::noops::check_database_set_option(o, level)?
+                }
             }
         }
         Ok(())

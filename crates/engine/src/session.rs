@@ -172,9 +172,15 @@ pub struct CaughtError {
 }
 
 /// One connection's state.
+/// The login of a session whose client named none: the conformance runners' JDBC login, which
+/// their expected outputs carry (conformance/ENGINE_INTERFACE.md).
+pub const DEFAULT_LOGIN: &str = "jdbc_user";
+
 pub struct Session {
     pub(crate) engine: Arc<Engine>,
     pub(crate) spid: i32,
+    /// The login the session runs as (SUSER_SNAME(), sys.dm_exec_sessions.login_name).
+    pub(crate) login: String,
     pub(crate) database: String,
     pub options: SessionOptions,
     /// Variable frames: one per batch / module call (innermost last).
@@ -254,12 +260,11 @@ impl Session {
     /// A new session on `engine` (current database `master`).
     pub fn new(engine: Arc<Engine>) -> Session {
         let spid = engine.next_spid();
-        engine
-            .sessions
-            .register(spid, crate::sysprocs::SESSION_LOGIN);
+        engine.sessions.register(spid, DEFAULT_LOGIN);
         Session {
             engine,
             spid,
+            login: DEFAULT_LOGIN.into(),
             database: "master".into(),
             options: SessionOptions::default(),
             frames: vec![Frame::default()],
@@ -300,6 +305,19 @@ impl Session {
     /// The engine this session belongs to.
     pub fn engine(&self) -> &Arc<Engine> {
         &self.engine
+    }
+
+    /// The login the session runs as: SUSER_SNAME(), SYSTEM_USER, ORIGINAL_LOGIN(),
+    /// sys.dm_exec_sessions.login_name. A client sets it when it connects (the command line:
+    /// the operating-system user); [`DEFAULT_LOGIN`] until then.
+    pub fn login(&self) -> &str {
+        &self.login
+    }
+
+    /// Sets the login the session runs as (a sysadmin, as every session is).
+    pub fn set_login(&mut self, login: &str) {
+        self.login = login.to_string();
+        self.engine.sessions.set_login(self.spid, login);
     }
 
     /// `@@SPID`.

@@ -57,6 +57,15 @@ impl Session {
             .any(|o| self.options.flags.get(*o).copied().unwrap_or(false))
     }
 
+    /// Whether SET PARSEONLY is ON: batches are parsed, not run (noops.rs).
+    pub(crate) fn parseonly_on(&self) -> bool {
+        self.options
+            .flags
+            .get("PARSEONLY")
+            .copied()
+            .unwrap_or(false)
+    }
+
     /// Runs a batch in showplan mode: plans are reported, nothing but SET executes.
     pub(crate) fn showplan_batch(
         &mut self,

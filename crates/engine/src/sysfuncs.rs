@@ -25,9 +25,6 @@ fn int_arg(v: Option<&Value>) -> SqlResult<Option<i64>> {
     }
 }
 
-/// The login every session runs as (SUSER_NAME()).
-pub(crate) const SESSION_LOGIN: &str = "jdbc_user";
-
 fn flag(b: bool) -> Value {
     Value::Int(b as i32)
 }
@@ -371,7 +368,7 @@ impl Session {
                         return Ok(Some(Value::Null));
                     };
                     let login = login.trim_end();
-                    if !(login.eq_ignore_ascii_case(SESSION_LOGIN)
+                    if !(login.eq_ignore_ascii_case(&self.login)
                         || login.eq_ignore_ascii_case("sa"))
                     {
                         return Ok(Some(Value::Null));

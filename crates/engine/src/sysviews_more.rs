@@ -603,7 +603,7 @@ pub fn catalog_sys_view(
                 s("latchkey"),
                 Value::Int(std::process::id() as i32),
                 s("latchkey"),
-                s("jdbc_user"),
+                s(session.login()),
                 s("running"),
                 Value::Int(0),
                 Value::Int(0),

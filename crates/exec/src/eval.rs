@@ -884,8 +884,8 @@ fn eval_function(
             }
             let s = valops::to_text(&a0);
             let r = match func {
-                ScalarFunc::Upper => s.to_uppercase(),
-                ScalarFunc::Lower => s.to_lowercase(),
+                ScalarFunc::Upper => types::functions::upper_text(&s),
+                ScalarFunc::Lower => types::functions::lower_text(&s),
                 ScalarFunc::LTrim => s.trim_start_matches(' ').to_string(),
                 ScalarFunc::RTrim => s.trim_end_matches(' ').to_string(),
                 ScalarFunc::Trim => s.trim_matches(' ').to_string(),

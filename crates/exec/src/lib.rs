@@ -334,6 +334,14 @@ pub fn validate_constraints(
     dml::validate_rows(table, checks, &mut ctx)
 }
 
+/// Evaluates a scalar expression over one row of a table (a computed column's expression
+/// bound by `plan::bind_table_expression`, when `ALTER TABLE ... ADD c AS (...)` fills the
+/// rows already there).
+pub fn eval_over_row(expr: &ScalarExpr, row: &[Value], env: &mut dyn ExecEnv) -> SqlResult<Value> {
+    let mut ctx = ExecCtx::new(env);
+    eval::eval(expr, row, &mut ctx)
+}
+
 /// Evaluates a standalone scalar expression (no input row).
 pub fn eval_scalar(expr: &ScalarExpr, env: &mut dyn ExecEnv) -> SqlResult<Value> {
     let mut ctx = ExecCtx::new(env);

@@ -680,6 +680,11 @@ impl<'o> Planner<'o> {
             n.est_rows = if full_unique { 1.0 } else { 10.0 };
             return Ok(n);
         }
+        if src.hints.force_seek {
+            // FORCESEEK with no index whose key the predicates can seek on: SQL Server refuses
+            // the query rather than scanning
+            return Err(common::SqlError::new(8622, &[]));
+        }
         let predicate = ScalarExpr::conjunction(conj);
         let has_pred = predicate.is_some();
         let kind = match table.storage {

@@ -26,5 +26,5 @@ mod binder;
 pub use binder::expr_decl_type as decl_type;
 pub use binder::{
     bind_bulk_target, bind_insert_target, bind_merge, bind_scalar, bind_statement,
-    check_inline_function, check_view_definition, qualified_name, BindEnv,
+    bind_table_expression, check_inline_function, check_view_definition, qualified_name, BindEnv,
 };

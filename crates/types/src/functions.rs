@@ -1558,9 +1558,9 @@ pub fn call_with_types(
             }
             let s = text(arg(0))?;
             let r = if up == "UPPER" {
-                s.to_uppercase()
+                upper_text(&s)
             } else {
-                s.to_lowercase()
+                lower_text(&s)
             };
             Ok(same_kind(arg(0), r))
         }
@@ -2361,6 +2361,29 @@ pub fn call_with_types(
     }
 }
 
+/// UPPER: character by character, as SQL Server maps case. A character whose uppercase is
+/// several characters (`ß` → `SS`, `ŉ`, ligatures) has no single-character mapping and is
+/// kept, so `UPPER(N'straße')` is `STRAßE` and the length never changes.
+pub fn upper_text(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            let mut u = c.to_uppercase();
+            match (u.next(), u.next()) {
+                (Some(x), None) => x,
+                _ => c,
+            }
+        })
+        .collect()
+}
+
+/// LOWER: character by character; the one multi-character lowercase (`İ` → `i` + combining
+/// dot) is its single-character mapping `i`.
+pub fn lower_text(s: &str) -> String {
+    s.chars()
+        .map(|c| c.to_lowercase().next().unwrap_or(c))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -2405,6 +2428,9 @@ mod tests {
         assert_eq!(c("LEFT", &[vc("abc"), Value::Int(2)]), vc("ab"));
         assert_eq!(c("RIGHT", &[vc("abc"), Value::Int(2)]), vc("bc"));
         assert_eq!(c("UPPER", &[vc("abé")]), vc("ABÉ"));
+        // per-character mapping: ß has no one-character uppercase and is kept (SQL Server)
+        assert_eq!(c("UPPER", &[vc("straße")]), vc("STRAßE"));
+        assert_eq!(c("LOWER", &[vc("İ")]), vc("i"));
         assert_eq!(c("LTRIM", &[vc("  a ")]), vc("a "));
         assert_eq!(c("RTRIM", &[vc("  a ")]), vc("  a"));
         assert_eq!(c("TRIM", &[vc("  a ")]), vc("a"));

@@ -22,7 +22,6 @@ use types::{DataType, Value};
 use crate::events::{EventSink, OutColumn};
 use crate::session::Session;
 
-pub(crate) use crate::sysfuncs::SESSION_LOGIN;
 pub(crate) use keys::key_constraints;
 pub(crate) use serverprop::server_property;
 pub use sessions::SessionRegistry;

@@ -12,7 +12,8 @@ use parking_lot::Mutex;
 #[derive(Debug)]
 pub struct SessionEntry {
     pub spid: i32,
-    pub login: String,
+    /// The login; a client names it after the session exists (`Session::set_login`).
+    pub login: Mutex<String>,
     pub host: String,
     pub program: String,
     pub login_time: SystemTime,
@@ -31,7 +32,7 @@ impl SessionRegistry {
     pub fn register(&self, spid: i32, login: &str) -> Arc<SessionEntry> {
         let e = Arc::new(SessionEntry {
             spid,
-            login: login.to_string(),
+            login: Mutex::new(login.to_string()),
             host: "localhost".into(),
             program: "latchkey".into(),
             login_time: SystemTime::now(),
@@ -49,6 +50,13 @@ impl SessionRegistry {
     /// The sessions, by spid.
     pub fn snapshot(&self) -> Vec<Arc<SessionEntry>> {
         self.sessions.lock().values().cloned().collect()
+    }
+
+    /// Records the login a session runs as.
+    pub fn set_login(&self, spid: i32, login: &str) {
+        if let Some(e) = self.sessions.lock().get(&spid) {
+            *e.login.lock() = login.to_string();
+        }
     }
 
     /// Records the current database of a session.
@@ -87,7 +95,7 @@ mod who {
                 Some(f) if f.eq_ignore_ascii_case("active") => e.spid == me,
                 Some(f) => match f.trim().parse::<i32>() {
                     Ok(spid) => e.spid == spid,
-                    Err(_) => e.login.eq_ignore_ascii_case(f.trim()),
+                    Err(_) => e.login.lock().eq_ignore_ascii_case(f.trim()),
                 },
             }) {
                 let running = e.spid == me;
@@ -113,7 +121,7 @@ mod who {
                     rows.push(vec![
                         vc(&format!("{:<5}", e.spid)),
                         vc(status),
-                        vc(&e.login),
+                        vc(&e.login.lock()),
                         vc(&e.host),
                         vc("  ."),
                         vc(&db),
@@ -130,7 +138,7 @@ mod who {
                         Value::SmallInt(e.spid as i16),
                         Value::SmallInt(0),
                         nv(status),
-                        nv(&e.login),
+                        nv(&e.login.lock()),
                         nv(&e.host),
                         vc("0"),
                         nv(&db),

@@ -142,6 +142,17 @@ pub fn bind_bulk_target(
     Ok((columns, defaults, b.bind_checks(table)?))
 }
 
+/// Binds expression text stored with a table (a computed column's definition) over that
+/// table's columns. The result's type is the computed column's type, as SQL Server derives it
+/// from the expression (`Amount - ISNULL(Discount, 0)` over decimal(10,2) is decimal(11,2)).
+pub fn bind_table_expression(
+    table: &catalog::TableDef,
+    text: &str,
+    env: &dyn BindEnv,
+) -> SqlResult<ScalarExpr> {
+    Binder::new(env).bind_table_expr(table, text)
+}
+
 /// Binds a standalone scalar expression (SET @v = expr, IF cond, PRINT expr, RETURN expr).
 /// Subqueries inside it are allowed (they are bound as uncorrelated).
 pub fn bind_scalar(expr: &ast::Expr, env: &dyn BindEnv) -> SqlResult<ScalarExpr> {

@@ -1112,6 +1112,7 @@ impl Binder<'_> {
         match r {
             CatRef::Table(def) => {
                 let th = table_hints(hints);
+                check_index_hints(&th, &def)?;
                 let with_locator = *self.dml_locators.borrow();
                 let src = TableSource {
                     table: def.clone(),
@@ -1419,6 +1420,26 @@ fn table_hints(hints: &[ast::TableHint]) -> TableHints {
         th.all.push(format!("{h:?}").to_uppercase());
     }
     th
+}
+
+/// `WITH (INDEX(...))` must name indexes the table has (Msg 308 by name, 307 by id; id 0 is
+/// the heap or clustered scan, id 1 the clustered index or, on a heap, the heap itself).
+fn check_index_hints(th: &TableHints, table: &catalog::TableDef) -> SqlResult<()> {
+    for h in &th.index {
+        match h.parse::<i32>() {
+            Ok(id) => {
+                if id != 0 && id != 1 && !table.indexes.iter().any(|i| i.index_id == id) {
+                    return Err(SqlError::new(307, &[&id, &table.name]));
+                }
+            }
+            Err(_) => {
+                if !table.indexes.iter().any(|i| catalog::name_eq(&i.name, h)) {
+                    return Err(SqlError::new(308, &[h, &table.name]));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// GROUP BY items → distinct expressions + grouping sets (positions) when ROLLUP/CUBE/SETS.
