@@ -215,6 +215,20 @@ pub static REGISTRY: &[ErrorInfo] = &[
     e(10738, 15, "The number of row value expressions in the INSERT statement exceeds the maximum allowed number of %d row values."),
     e(10760, 16, "Scale argument is not valid. Valid expressions for data type %ls scale argument are integer constants and integer constant expressions."),
     e(11415, 16, "Object '%.*ls' cannot be disabled or enabled. This action applies only to foreign key and check constraints."),
+    e(13600, 16, "FOR JSON AUTO requires at least one table for generating JSON objects. Use FOR JSON PATH or add a FROM clause with a table name."),
+    e(13601, 16, "Property '%.*ls' cannot be generated in JSON output due to a conflict with another column name or alias. FOR JSON PATH requires that the column expressions are ordered based on the JSON document paths specified in the column aliases."),
+    e(13602, 16, "The FOR JSON clause is not allowed in a %ls statement."),
+    e(13603, 16, "Property '%.*ls' cannot be generated in JSON output due to invalid character in the column name or alias. Column name or alias that contains '..', starts or ends with '.' is not allowed in query that has FOR JSON clause."),
+    e(13605, 16, "Column expressions and data sources without names or aliases cannot be formatted as JSON text using FOR JSON clause. Add alias to the unnamed column or table."),
+    e(13607, 16, "JSON path is not properly formatted. Unexpected character '%lc' is found at position %d."),
+    e(13608, 16, "Property cannot be found on the specified JSON path."),
+    e(13609, 16, "JSON text is not properly formatted. Unexpected character '%lc' is found at position %d."),
+    e(13619, 16, "Unsupported JSON path found in argument 2 of JSON_MODIFY."),
+    e(13620, 16, "ROOT option and WITHOUT_ARRAY_WRAPPER option cannot be used together in FOR JSON. Remove one of these options."),
+    e(13621, 16, "Array cannot be found in the specified JSON path."),
+    e(13623, 16, "Scalar value cannot be found in the specified JSON path."),
+    e(13624, 16, "Object or array cannot be found in the specified JSON path."),
+    e(13625, 16, "String value in the specified JSON path would be truncated."),
     e(15151, 16, "Cannot %S_MSG the %S_MSG '%.*ls', because it does not exist or you do not have permission."),
     e(50000, 16, "%ls"),
 ];
@@ -244,9 +258,9 @@ pub fn format_template(template: &str, args: &[&dyn fmt::Display]) -> String {
     while i < bytes.len() {
         if bytes[i] == b'%' {
             let rest = &template[i + 1..];
-            const SPECS: [&str; 13] = [
-                "S_MSG", "S_PGID", "#016I64x", "I64d", ".*ls", ".*s", "ls", "ld", "s", "d", "f",
-                "u", "i",
+            const SPECS: [&str; 14] = [
+                "S_MSG", "S_PGID", "#016I64x", "I64d", ".*ls", ".*s", "ls", "lc", "ld", "s", "d",
+                "f", "u", "i",
             ];
             if let Some(spec) = SPECS.iter().find(|s| rest.starts_with(**s)) {
                 if let Some(a) = next.next() {

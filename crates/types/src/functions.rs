@@ -357,7 +357,7 @@ pub fn function_result_type(name: &str, args: &[DataType]) -> SqlResult<DataType
             check_count(&up, n, 0, 0)?;
             T::DateTimeOffset(7)
         }
-        _ => match dt::result_type(&up, args) {
+        _ => match dt::result_type(&up, args).or_else(|| crate::json::result_type(&up, args)) {
             Some(r) => r?,
             None => return Err(SqlError::new(195, &[&name, &"built-in function name"])),
         },
@@ -2344,7 +2344,7 @@ pub fn call_with_types(
                 offset_minutes: 0,
             })
         }
-        _ => match dt::call(&up, args) {
+        _ => match dt::call(&up, args).or_else(|| crate::json::call(&up, args)) {
             Some(r) => r,
             None => Err(SqlError::new(195, &[&name, &"built-in function name"])),
         },

@@ -1292,6 +1292,7 @@ impl Binder<'_> {
             order_by: vec![],
             offset: None,
             options: vec![],
+            for_clause: None,
         };
         let (anchor, anames, _) = self.bind_query_level(&anchor_q, false)?;
         let anchor = rename(anchor, anames)?;
@@ -1313,6 +1314,7 @@ impl Binder<'_> {
             order_by: vec![],
             offset: None,
             options: vec![],
+            for_clause: None,
         };
         let r = self.bind_query_level(&rec_q, false);
         self.ctes.borrow_mut().pop();
