@@ -140,6 +140,9 @@ pub enum AggFunc {
     ChecksumAgg,
     /// GROUPING(col): argument is the index of the group-by expression.
     Grouping,
+    /// A query's FOR JSON / FOR XML clause: arguments are the query's columns, the spec is
+    /// [`AggCall::serialize`].
+    ForClause,
 }
 
 impl AggFunc {
@@ -158,6 +161,7 @@ impl AggFunc {
             AggFunc::StringAgg => "STRING_AGG",
             AggFunc::ChecksumAgg => "CHECKSUM_AGG",
             AggFunc::Grouping => "GROUPING",
+            AggFunc::ForClause => "FOR",
         }
     }
 }
@@ -173,6 +177,8 @@ pub struct AggCall {
     pub order_by: Vec<SortKey>,
     /// Result type (SQL Server's rules: AVG(int) is int, SUM(decimal(p,s)) is decimal(38,s)).
     pub data_type: DataType,
+    /// [`AggFunc::ForClause`]: what to produce (None for every other aggregate).
+    pub serialize: Option<Arc<crate::for_clause::ForSpec>>,
 }
 
 /// Window functions.

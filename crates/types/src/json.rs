@@ -427,7 +427,7 @@ pub fn result_type(name: &str, args: &[DataType]) -> Option<SqlResult<DataType>>
         "ISJSON" => (1, 2),
         "JSON_VALUE" => (2, 2),
         "JSON_QUERY" => (1, 2),
-        "JSON_MODIFY" => (3, 3),
+        "JSON_MODIFY" | JSON_MODIFY_RAW => (3, 3),
         _ => return None,
     };
     let n = args.len();
@@ -440,7 +440,11 @@ pub fn result_type(name: &str, args: &[DataType]) -> Option<SqlResult<DataType>>
         }));
     }
     // the document and the path are text (or NULL); text/ntext are refused as SQL Server does
-    for (i, t) in args.iter().enumerate().take(if name == "ISJSON" { 1 } else { 2 }) {
+    for (i, t) in args
+        .iter()
+        .enumerate()
+        .take(if name == "ISJSON" { 1 } else { 2 })
+    {
         if !(t.is_string() || *t == DataType::Null) || t.sql_name().ends_with("text") {
             return Some(Err(SqlError::new(
                 8116,
@@ -681,7 +685,11 @@ fn json_modify(doc: &Value, path: &Value, new: &Value, raw: bool) -> SqlResult<V
                         } else {
                             (member_start, node.end)
                         };
-                        let from = if i > 0 { comma_before(&chars, from) } else { from };
+                        let from = if i > 0 {
+                            comma_before(&chars, from)
+                        } else {
+                            from
+                        };
                         Ok(splice(from, to, ""))
                     } else {
                         Ok(splice(node.start, node.end, &value_text))
@@ -789,7 +797,7 @@ pub fn base64(bytes: &[u8]) -> String {
 }
 
 /// Scientific notation as SQL Server writes a float in JSON: `1.500000000000000e+000`.
-fn scientific(f: f64, digits: usize) -> String {
+pub fn scientific(f: f64, digits: usize) -> String {
     let s = format!("{:.*e}", digits, f);
     match s.split_once('e') {
         Some((mant, exp)) => {
@@ -804,7 +812,7 @@ fn scientific(f: f64, digits: usize) -> String {
 }
 
 /// Date/time text in ISO 8601 with a `T`, an all-zero fraction dropped.
-fn iso_datetime(v: &Value) -> String {
+pub fn iso_datetime(v: &Value) -> String {
     let style = if matches!(v, Value::DateTimeOffset { .. }) {
         127
     } else {
@@ -898,7 +906,10 @@ mod tests {
         assert_eq!(text(json_value(&doc, &s("$.a.b[2]"))), "true");
         assert_eq!(text(json_value(&doc, &s("$.a"))), "NULL");
         assert_eq!(text(json_value(&doc, &s("$.c"))), "NULL");
-        assert_eq!(text(json_query(&doc, Some(&s("$.a.b")))), "[1, \"x\\/y\", true]");
+        assert_eq!(
+            text(json_query(&doc, Some(&s("$.a.b")))),
+            "[1, \"x\\/y\", true]"
+        );
         assert!(text(json_value(&doc, &s("strict $.zz"))).starts_with("Msg 13608"));
         assert!(text(json_value(&doc, &s("strict $.a"))).starts_with("Msg 13623"));
         assert!(text(json_query(&doc, Some(&s("strict $.a.b[0]")))).starts_with("Msg 13624"));
@@ -916,13 +927,28 @@ mod tests {
     fn modify() {
         let doc = s(r#"{"name":"John","skills":["C#","SQL"]}"#);
         let m = |p: &str, v: Value| text(json_modify(&doc, &s(p), &v, false));
-        assert_eq!(m("$.name", s("Mike")), r#"{"name":"Mike","skills":["C#","SQL"]}"#);
-        assert_eq!(m("$.surname", s("Smith")), r#"{"name":"John","skills":["C#","SQL"],"surname":"Smith"}"#);
+        assert_eq!(
+            m("$.name", s("Mike")),
+            r#"{"name":"Mike","skills":["C#","SQL"]}"#
+        );
+        assert_eq!(
+            m("$.surname", s("Smith")),
+            r#"{"name":"John","skills":["C#","SQL"],"surname":"Smith"}"#
+        );
         assert_eq!(m("$.name", Value::Null), r#"{"skills":["C#","SQL"]}"#);
         assert_eq!(m("$.skills", Value::Null), r#"{"name":"John"}"#);
-        assert_eq!(m("append $.skills", s("Azure")), r#"{"name":"John","skills":["C#","SQL","Azure"]}"#);
-        assert_eq!(m("strict $.name", Value::Null), r#"{"name":null,"skills":["C#","SQL"]}"#);
-        assert_eq!(m("$.skills[1]", Value::Int(5)), r#"{"name":"John","skills":["C#",5]}"#);
+        assert_eq!(
+            m("append $.skills", s("Azure")),
+            r#"{"name":"John","skills":["C#","SQL","Azure"]}"#
+        );
+        assert_eq!(
+            m("strict $.name", Value::Null),
+            r#"{"name":null,"skills":["C#","SQL"]}"#
+        );
+        assert_eq!(
+            m("$.skills[1]", Value::Int(5)),
+            r#"{"name":"John","skills":["C#",5]}"#
+        );
         assert!(m("strict $.x", Value::Int(1)).starts_with("Msg 13608"));
         assert!(m("$", Value::Int(1)).starts_with("Msg 13619"));
         let raw = text(json_modify(&doc, &s("$.skills"), &s(r#"["a", "b"]"#), true));

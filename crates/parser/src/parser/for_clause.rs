@@ -43,7 +43,10 @@ impl<'a> Parser<'a> {
         };
         while self.eat(Tok::Comma) {
             if self.eat_kw("ROOT") {
-                spec.root = Some(self.parse_opt_paren_name()?.unwrap_or_else(|| "root".into()));
+                spec.root = Some(
+                    self.parse_opt_paren_name()?
+                        .unwrap_or_else(|| "root".into()),
+                );
             } else if self.eat_kw("INCLUDE_NULL_VALUES") {
                 spec.include_null_values = true;
             } else if self.eat_kw("WITHOUT_ARRAY_WRAPPER") {
@@ -77,7 +80,10 @@ impl<'a> Parser<'a> {
         };
         while self.eat(Tok::Comma) {
             if self.eat_kw("ROOT") {
-                spec.root = Some(self.parse_opt_paren_name()?.unwrap_or_else(|| "root".into()));
+                spec.root = Some(
+                    self.parse_opt_paren_name()?
+                        .unwrap_or_else(|| "root".into()),
+                );
             } else if self.eat_kw("TYPE") {
                 spec.type_directive = true;
             } else if self.eat_kw("ELEMENTS") {

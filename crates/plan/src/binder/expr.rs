@@ -797,6 +797,7 @@ impl Binder<'_> {
                 distinct: false,
                 order_by: vec![],
                 data_type: DataType::TinyInt,
+                serialize: None,
             });
         }
         for a in &f.args {
@@ -880,6 +881,7 @@ impl Binder<'_> {
             distinct: f.distinct,
             order_by,
             data_type: t,
+            serialize: None,
         })
     }
 
@@ -1044,6 +1046,7 @@ impl Binder<'_> {
             distinct: f.distinct,
             order_by: vec![],
             data_type: t,
+            serialize: None,
         })
     }
 

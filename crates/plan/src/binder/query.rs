@@ -143,6 +143,13 @@ impl Binder<'_> {
     }
 
     fn bind_select_statement_body(&self, q: &ast::Query) -> SqlResult<BoundStatement> {
+        if let Some((input, columns)) = self.bind_for_statement(q)? {
+            return Ok(Statement::Select {
+                input,
+                columns,
+                assign: None,
+            });
+        }
         if let ast::QueryBody::Select(s) = &q.body {
             let assigns: Vec<_> = s
                 .items
@@ -260,6 +267,9 @@ impl Binder<'_> {
     }
 
     fn bind_query_unguarded(&self, q: &ast::Query) -> SqlResult<(LogicalOp, Vec<String>)> {
+        if let Some(fc) = &q.for_clause {
+            return self.bind_for_clause(q, fc);
+        }
         let pushed = !q.with.is_empty();
         if pushed {
             let defs = q
