@@ -3,7 +3,9 @@
 
 use common::{SqlError, SqlResult};
 use plan::for_clause::*;
-use types::json::{base64, iso_datetime, json_string, push_value, scientific};
+use types::json::{
+    base64, iso_datetime_typed, json_string, number_text, push_typed_value, scientific,
+};
 use types::Value;
 
 use crate::valops;
@@ -174,9 +176,10 @@ fn json_value(
         }
         return include_nulls;
     }
-    match (spec.columns.get(i).map(|c| c.embedded), v.as_str()) {
-        (Some(Embedded::Json), Some(s)) => out.push_str(s),
-        _ => push_value(v, out),
+    match (spec.columns.get(i), v.as_str()) {
+        (Some(c), Some(s)) if c.embedded == Embedded::Json => out.push_str(s),
+        (Some(c), _) => push_typed_value(v, &c.data_type, out),
+        (None, _) => push_typed_value(v, &types::DataType::NVarChar(None), out),
     }
     true
 }
@@ -281,10 +284,13 @@ struct XmlWriter {
     open: Vec<String>,
     /// The last start tag is not closed yet (attributes may still be added).
     tag_open: bool,
+    /// The last thing written was a `data()` value: the next one is separated by a space.
+    after_data: bool,
 }
 
 impl XmlWriter {
     fn start(&mut self, name: &str) {
+        self.after_data = false;
         self.close_tag();
         self.out.push('<');
         self.out.push_str(name);
@@ -313,6 +319,7 @@ impl XmlWriter {
         }
     }
     fn end(&mut self) {
+        self.after_data = false;
         let Some(name) = self.open.pop() else {
             return;
         };
@@ -379,19 +386,21 @@ fn xml_name(name: &str) -> String {
     o
 }
 
-/// A value as XML text (before escaping): ISO dates, base64 binary, bit as 0/1.
-fn xml_text(v: &Value) -> String {
+/// A value as XML text (before escaping): ISO dates at the column's precision, base64 binary,
+/// bit as 0/1.
+fn xml_text(v: &Value, t: &types::DataType) -> String {
     match v {
         Value::Bit(b) => if *b { "1" } else { "0" }.into(),
         Value::Float(f) => scientific(*f, 15),
         Value::Real(f) => scientific(f64::from(*f), 7),
         Value::Binary(b) | Value::VarBinary(b) => base64(b),
+        Value::Money(_) | Value::SmallMoney(_) => number_text(v),
         Value::Date(_)
         | Value::Time(_)
         | Value::DateTime { .. }
         | Value::DateTime2 { .. }
         | Value::SmallDateTime { .. }
-        | Value::DateTimeOffset { .. } => iso_datetime(v),
+        | Value::DateTimeOffset { .. } => iso_datetime_typed(v, t),
         v => valops::to_text(v),
     }
 }
@@ -400,8 +409,14 @@ fn xml_text(v: &Value) -> String {
 fn xml_content(spec: &ForSpec, i: usize, v: &Value) -> String {
     match (spec.columns.get(i).map(|c| c.embedded), v.as_str()) {
         (Some(Embedded::Xml), Some(s)) => s.to_string(),
-        _ => escape_text(&xml_text(v)),
+        _ => escape_text(&xml_text(v, &column_type(spec, i))),
     }
+}
+
+fn column_type(spec: &ForSpec, i: usize) -> types::DataType {
+    spec.columns
+        .get(i)
+        .map_or(types::DataType::NVarChar(None), |c| c.data_type.clone())
 }
 
 /// Column `c` of a RAW or AUTO row element: an attribute, or a child element with ELEMENTS.
@@ -421,7 +436,7 @@ fn xml_column(
     match elements {
         None => {
             if !v.is_null() {
-                w.attr(&name, &xml_text(v))?;
+                w.attr(&name, &xml_text(v, &column_type(spec, c)))?;
             }
         }
         Some(e) => {
@@ -510,7 +525,6 @@ fn xml_path_row(
     let row_depth = w.open.len();
     // element path currently open below the row element
     let mut open_path: Vec<String> = Vec::new();
-    let mut prev_data = false;
     for (i, col) in spec.columns.iter().enumerate() {
         let v = row.get(i).unwrap_or(&Value::Null);
         let steps: Vec<&str> = if col.name.is_empty() {
@@ -526,7 +540,6 @@ fn xml_path_row(
             && !leaf.starts_with('@')
             && !matches!(leaf, "*" | "text()" | "data()" | "node()" | "comment()");
         if v.is_null() && !(xsi_nil && leaf_is_element) {
-            prev_data = false;
             continue;
         }
         // align the open elements with this column's parents
@@ -554,16 +567,16 @@ fn xml_path_row(
                 if element.is_empty() && open_path.is_empty() {
                     return Err(SqlError::new(6864, &[]));
                 }
-                w.attr(&xml_name(&l[1..]), &xml_text(v))?;
+                w.attr(&xml_name(&l[1..]), &xml_text(v, &column_type(spec, i)))?;
             }
             "" | "*" | "node()" | "text()" => w.content(&xml_content(spec, i, v)),
             "data()" => {
-                if prev_data {
+                if w.after_data {
                     w.content(" ");
                 }
-                w.content(&escape_text(&xml_text(v)));
+                w.content(&escape_text(&xml_text(v, &column_type(spec, i))));
             }
-            "comment()" => w.content(&format!("<!--{}-->", xml_text(v))),
+            "comment()" => w.content(&format!("<!--{}-->", xml_text(v, &column_type(spec, i)))),
             name => {
                 w.start(&xml_name(name));
                 if v.is_null() {
@@ -574,7 +587,7 @@ fn xml_path_row(
                 w.end();
             }
         }
-        prev_data = is_data;
+        w.after_data = is_data;
     }
     w.end_to(base);
     Ok(())

@@ -70,6 +70,8 @@ pub struct ForColumn {
     /// AUTO mode: the exposed name of the table the column comes from (None: an expression).
     pub table: Option<String>,
     pub embedded: Embedded,
+    /// The column's type (date/time values are written at its declared precision).
+    pub data_type: types::DataType,
 }
 
 /// A bound FOR JSON / FOR XML clause.

@@ -330,6 +330,9 @@ fn parse_path(text: &str, allow_append: bool) -> SqlResult<JsonPath> {
         i += 6;
         ws(&mut i);
     }
+    if keyword(i, "append") {
+        return Err(bad_path(&p, i, 14));
+    }
     if p.get(i) != Some(&'$') {
         return Err(bad_path(&p, i, 22));
     }
@@ -839,6 +842,51 @@ fn drop_zero_fraction(t: &str) -> String {
     }
 }
 
+/// An exact number's text: decimals keep their declared scale, money its four decimals.
+pub fn number_text(v: &Value) -> String {
+    let style = if matches!(v, Value::Money(_) | Value::SmallMoney(_)) {
+        2
+    } else {
+        0
+    };
+    crate::convert_with_style(v, &DataType::VarChar(Some(100)), style)
+        .ok()
+        .and_then(|t| t.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// A date/time value's ISO text at its column's declared fractional precision (values do not
+/// carry it: a datetime2(3) value reads `.500`, not `.5000000`).
+pub fn iso_datetime_typed(v: &Value, t: &DataType) -> String {
+    let text = iso_datetime(v);
+    let precision = match t {
+        DataType::DateTime2(p) | DataType::Time(p) | DataType::DateTimeOffset(p) => *p as usize,
+        _ => return text,
+    };
+    let Some(dot) = text.find('.') else {
+        return text;
+    };
+    let frac_end = text[dot + 1..]
+        .find(|c: char| !c.is_ascii_digit())
+        .map_or(text.len(), |i| dot + 1 + i);
+    let keep = if precision == 0 {
+        dot
+    } else {
+        (dot + 1 + precision).min(frac_end)
+    };
+    format!("{}{}", &text[..keep], &text[frac_end..])
+}
+
+/// [`push_value`] knowing the column's type (date/time precision).
+pub fn push_typed_value(v: &Value, t: &DataType, out: &mut String) {
+    match v {
+        Value::Time(_) | Value::DateTime2 { .. } | Value::DateTimeOffset { .. } => {
+            out.push_str(&json_string(&iso_datetime_typed(v, t)))
+        }
+        _ => push_value(v, out),
+    }
+}
+
 /// Appends one SQL value as a JSON value (NULL as `null`).
 pub fn push_value(v: &Value, out: &mut String) {
     match v {
@@ -850,11 +898,7 @@ pub fn push_value(v: &Value, out: &mut String) {
         | Value::BigInt(_)
         | Value::Decimal { .. }
         | Value::Money(_)
-        | Value::SmallMoney(_) => {
-            if let Ok(t) = v.cast(&DataType::VarChar(Some(100))) {
-                out.push_str(t.as_str().unwrap_or("0"));
-            }
-        }
+        | Value::SmallMoney(_) => out.push_str(&number_text(v)),
         Value::Float(f) => out.push_str(&scientific(*f, 15)),
         Value::Real(f) => out.push_str(&scientific(f64::from(*f), 7)),
         Value::Binary(b) | Value::VarBinary(b) => {

@@ -44,6 +44,7 @@ impl Binder<'_> {
                 name: c.name.clone(),
                 table: origins.get(i).cloned().flatten(),
                 embedded: embedded.get(i).copied().unwrap_or(Embedded::Value),
+                data_type: c.data_type.clone(),
             })
             .collect();
         check_columns(&format, &columns)?;
@@ -268,6 +269,11 @@ fn column_embedding(op: &LogicalOp) -> Vec<Embedded> {
             let inner = column_embedding(input);
             exprs.iter().map(|e| embedded_of(e, &inner)).collect()
         }
+        LogicalOp::Aggregate { aggs, .. } if aggs.len() == 1 => match for_spec_of(op) {
+            Some(s) if s.yields_json_text() => vec![Embedded::Json],
+            Some(s) if s.yields_xml() => vec![Embedded::Xml],
+            _ => vec![Embedded::Value; op.arity()],
+        },
         other => vec![Embedded::Value; other.arity()],
     })
 }
