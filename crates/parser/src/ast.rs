@@ -333,7 +333,7 @@ pub struct Query {
     /// `OPTION (...)`: only on a statement-level query.
     pub options: Vec<QueryHint>,
     /// `FOR JSON ...` / `FOR XML ...` / `FOR BROWSE` after ORDER BY.
-    pub for_clause: Option<ForClause>,
+    pub for_clause: Option<Box<ForClause>>,
 }
 
 /// The FOR clause of a query: how its rows are serialized.

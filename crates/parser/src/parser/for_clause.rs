@@ -8,21 +8,21 @@ use common::SqlResult;
 impl<'a> Parser<'a> {
     /// Parses a FOR clause when one starts here. `FOR` followed by anything else (a cursor's
     /// `FOR UPDATE`, `FOR READ ONLY`) is left for the caller.
-    pub(crate) fn parse_for_clause(&mut self) -> SqlResult<Option<ForClause>> {
+    pub(crate) fn parse_for_clause(&mut self) -> SqlResult<Option<Box<ForClause>>> {
         if !self.kw("FOR") {
             return Ok(None);
         }
         if self.kw_at(1, "BROWSE") {
             self.pos += 2;
-            return Ok(Some(ForClause::Browse));
+            return Ok(Some(Box::new(ForClause::Browse)));
         }
         if self.kw_at(1, "JSON") {
             self.pos += 2;
-            return Ok(Some(ForClause::Json(self.parse_for_json()?)));
+            return Ok(Some(Box::new(ForClause::Json(self.parse_for_json()?))));
         }
         if self.kw_at(1, "XML") {
             self.pos += 2;
-            return Ok(Some(ForClause::Xml(self.parse_for_xml()?)));
+            return Ok(Some(Box::new(ForClause::Xml(self.parse_for_xml()?))));
         }
         Ok(None)
     }

@@ -89,7 +89,7 @@ impl Binder<'_> {
             return Ok(None);
         };
         if let ast::QueryBody::Select(s) = &q.body {
-            if s.into.is_some() && matches!(fc, ast::ForClause::Json(_)) {
+            if s.into.is_some() && matches!(**fc, ast::ForClause::Json(_)) {
                 return Err(SqlError::new(13602, &[&"SELECT INTO"]));
             }
             if s.into.is_some()
