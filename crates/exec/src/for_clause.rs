@@ -94,6 +94,30 @@ pub fn serialize(spec: &ForSpec, rows: &[Vec<Value>]) -> SqlResult<Value> {
     Ok(Value::NVarChar(text))
 }
 
+/// A statement's FOR JSON / FOR XML text as rows of [`CLIENT_ROW_CHARS`] UTF-16 units (the
+/// last one shorter), as SQL Server sends it; NULL (no input rows) is no row at all.
+pub fn client_rows(doc: Option<&Value>) -> Vec<Vec<Value>> {
+    let Some(text) = doc.and_then(Value::as_str) else {
+        return Vec::new();
+    };
+    let mut rows = Vec::new();
+    let mut chunk = String::new();
+    let mut units = 0;
+    for c in text.chars() {
+        let n = c.len_utf16();
+        if units + n > CLIENT_ROW_CHARS {
+            rows.push(vec![Value::NVarChar(std::mem::take(&mut chunk))]);
+            units = 0;
+        }
+        chunk.push(c);
+        units += n;
+    }
+    if !chunk.is_empty() || rows.is_empty() {
+        rows.push(vec![Value::NVarChar(chunk)]);
+    }
+    rows
+}
+
 // ------------------------------------------------------------------ JSON
 
 /// PATH mode's object shape: dotted names nest (the binder checked they are contiguous).
@@ -591,4 +615,38 @@ fn xml_path_row(
     }
     w.end_to(base);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(rows: Vec<Vec<Value>>) -> Vec<String> {
+        rows.into_iter()
+            .map(|r| r[0].as_str().unwrap_or_default().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn client_rows_count_utf16_units() {
+        assert!(client_rows(Some(&Value::Null)).is_empty());
+        assert_eq!(
+            texts(client_rows(Some(&Value::NVarChar(String::new())))),
+            vec![""]
+        );
+        // a character outside the BMP is two units: it never straddles two rows
+        let text = format!("{}😀x", "a".repeat(CLIENT_ROW_CHARS - 1));
+        let rows = texts(client_rows(Some(&Value::NVarChar(text))));
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0].chars().count(), CLIENT_ROW_CHARS - 1);
+        assert_eq!(rows[1], "😀x");
+    }
+
+    #[test]
+    fn xml_names_and_escaping() {
+        assert_eq!(xml_name("order id"), "order_x0020_id");
+        assert_eq!(xml_name("1st"), "_x0031_st");
+        assert_eq!(escape_text("a<b>&\r"), "a&lt;b&gt;&amp;&#x0D;");
+        assert_eq!(escape_attr("\"\t\n"), "&quot;&#x09;&#x0A;");
+    }
 }

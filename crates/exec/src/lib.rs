@@ -30,7 +30,7 @@ mod concatenation;
 mod constant_scan;
 mod dml;
 mod filter;
-mod for_clause;
+pub mod for_clause;
 mod halloween;
 mod hash_aggregate;
 mod hash_match;

@@ -141,6 +141,7 @@ pub fn compute_rows(
             Ok(rows)
         }
         TableFunc::OpenJson { with } => open_json(args, with.as_deref()),
+        TableFunc::ClientRows => Ok(crate::for_clause::client_rows(args.first())),
         TableFunc::User {
             database,
             object_id,

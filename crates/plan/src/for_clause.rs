@@ -12,6 +12,10 @@ pub const JSON_COLUMN: &str = "JSON_F52E2B61-18A1-11d1-B105-00805F49916B";
 /// Name of the single output column of a statement's FOR XML.
 pub const XML_COLUMN: &str = "XML_F52E2B61-18A1-11d1-B105-00805F49916B";
 
+/// A statement's FOR JSON / FOR XML text reaches the client split into rows of this many
+/// UTF-16 units (SQL Server streams it that way; a client joins them or shows the rows).
+pub const CLIENT_ROW_CHARS: usize = 2033;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum JsonMode {
     Auto,

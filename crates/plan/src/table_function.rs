@@ -28,6 +28,9 @@ pub enum TableFunc {
     GenerateSeries,
     /// `OPENJSON(json [, path])`: (`key`, `value`, `type`), or the `WITH` schema's columns.
     OpenJson { with: Option<Vec<OpenJsonColumn>> },
+    /// The text of a statement's FOR JSON / FOR XML as its client receives it: rows of
+    /// [`crate::for_clause::CLIENT_ROW_CHARS`] UTF-16 units (internal: not callable by name).
+    ClientRows,
     /// A multi-statement table-valued function: the engine runs its body with the argument
     /// values (already converted to the parameter types) and returns the rows of its table.
     User {
@@ -45,6 +48,7 @@ impl TableFunc {
             TableFunc::StringSplit { .. } => "Table Valued Function(STRING_SPLIT)".into(),
             TableFunc::GenerateSeries => "Table Valued Function(GENERATE_SERIES)".into(),
             TableFunc::OpenJson { .. } => "Table Valued Function(OPENJSON)".into(),
+            TableFunc::ClientRows => "Table Valued Function(FOR XML/JSON rows)".into(),
             TableFunc::User { name, .. } => format!("Table Valued Function({name})"),
         }
     }
@@ -55,6 +59,7 @@ impl TableFunc {
         match self {
             TableFunc::StringSplit { .. } | TableFunc::OpenJson { .. } => 50.0,
             TableFunc::GenerateSeries => 1000.0,
+            TableFunc::ClientRows => 1.0,
             TableFunc::User { .. } => 100.0,
         }
     }

@@ -9,8 +9,9 @@ use types::DataType;
 
 use super::Binder;
 use crate::for_clause::*;
-use crate::logical::{AggCall, AggFunc, ColumnMeta, LogicalOp};
+use crate::logical::{AggCall, AggFunc, ColumnMeta, JoinKind, LogicalOp};
 use crate::scalar::{ScalarExpr, ScalarFunc, ScalarKind, SubqueryPlan};
+use crate::table_function::TableFunc;
 
 fn unsupported(what: &str) -> SqlError {
     SqlError::custom(
@@ -114,19 +115,46 @@ impl Binder<'_> {
         self.pop_level();
         let (op, _) = r?;
         let columns = op.columns();
-        let t = columns
-            .first()
-            .map(|c| c.data_type.clone())
-            .unwrap_or(DataType::NVarChar(None));
-        let op = LogicalOp::Filter {
-            input: Box::new(op),
-            predicate: ScalarExpr::new(
-                ScalarKind::Not(Box::new(ScalarExpr::new(
-                    ScalarKind::IsNull(Box::new(ScalarExpr::column(0, t))),
+        // FOR XML ..., TYPE is one xml value; the rest streams as rows of 2033 characters
+        let typed = matches!(&**fc, ast::ForClause::Xml(x) if x.type_directive);
+        if typed {
+            let t = DataType::NVarChar(None);
+            let op = LogicalOp::Filter {
+                input: Box::new(op),
+                predicate: ScalarExpr::new(
+                    ScalarKind::Not(Box::new(ScalarExpr::new(
+                        ScalarKind::IsNull(Box::new(ScalarExpr::column(0, t))),
+                        ScalarExpr::bool_type(),
+                    ))),
                     ScalarExpr::bool_type(),
-                ))),
-                ScalarExpr::bool_type(),
-            ),
+                ),
+            };
+            return Ok(Some((op, columns)));
+        }
+        let slot = {
+            let mut s = self.next_slot.borrow_mut();
+            *s += 1;
+            *s - 1
+        };
+        let doc = ScalarExpr::column(0, DataType::NVarChar(None));
+        let op = LogicalOp::Apply {
+            outer: Box::new(op),
+            inner: Box::new(LogicalOp::TableFunction {
+                func: TableFunc::ClientRows,
+                args: vec![ScalarExpr::new(
+                    ScalarKind::Param(slot),
+                    DataType::NVarChar(None),
+                )],
+                columns: columns.clone(),
+            }),
+            kind: JoinKind::Inner,
+            params: vec![(slot, doc)],
+        };
+        let t = DataType::NVarChar(None);
+        let op = LogicalOp::Project {
+            input: Box::new(op),
+            exprs: vec![ScalarExpr::column(1, t)],
+            columns: columns.clone(),
         };
         Ok(Some((op, columns)))
     }
