@@ -48,3 +48,12 @@ SELECT 1 AS one FOR JSON AUTO;
 GO
 SELECT id INTO dbo.copy FROM dbo.items FOR JSON PATH;
 GO
+CREATE TABLE dbo.docs (doc nvarchar(max));
+INSERT INTO dbo.docs SELECT id FROM dbo.items FOR JSON PATH;
+GO
+INSERT INTO dbo.docs SELECT id FROM dbo.items FOR XML RAW;
+GO
+-- a subquery's FOR JSON may be inserted
+INSERT INTO dbo.docs SELECT (SELECT id FROM dbo.items ORDER BY id FOR JSON PATH);
+SELECT doc, ISJSON(doc) AS valid FROM dbo.docs;
+GO

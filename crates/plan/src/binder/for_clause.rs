@@ -201,6 +201,15 @@ fn for_format(fc: &ast::ForClause) -> SqlResult<ForFormat> {
     })
 }
 
+/// The query an INSERT writes from may not end in a FOR clause (13602 for JSON, 6819 for XML).
+pub(crate) fn refuse_for_clause(q: &ast::Query, statement: &str) -> SqlResult<()> {
+    match q.for_clause.as_deref() {
+        Some(ast::ForClause::Json(_)) => Err(SqlError::new(13602, &[&statement])),
+        Some(ast::ForClause::Xml(_)) => Err(SqlError::new(6819, &[&statement])),
+        _ => Ok(()),
+    }
+}
+
 /// Checks SQL Server makes while compiling (they fire even when the query returns no rows).
 fn check_columns(format: &ForFormat, columns: &[ForColumn]) -> SqlResult<()> {
     let ForFormat::Json { mode, .. } = format else {
