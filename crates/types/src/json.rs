@@ -455,6 +455,23 @@ pub fn result_type(name: &str, args: &[DataType]) -> Option<SqlResult<DataType>>
             )));
         }
     }
+    // JSON_MODIFY writes strings, numbers and bit; money, date/time, binary and GUID values
+    // are refused while compiling, as SQL Server does
+    if let Some(t) = args.get(2).filter(|_| name != "ISJSON" && n == 3) {
+        let writable = t.is_string()
+            || t.is_integer()
+            || t.is_decimal()
+            || matches!(
+                t,
+                DataType::Float | DataType::Real | DataType::Bit | DataType::Null
+            );
+        if !writable {
+            return Some(Err(SqlError::new(
+                8116,
+                &[&t.sql_name(), &3, &"json_modify"],
+            )));
+        }
+    }
     Some(Ok(match name {
         "ISJSON" => DataType::Int,
         "JSON_VALUE" => DataType::NVarChar(Some(4000)),

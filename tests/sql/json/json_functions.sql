@@ -56,3 +56,12 @@ DECLARE @long nvarchar(max) = N'{"s":"' + REPLICATE(CAST(N'x' AS nvarchar(max)),
 SELECT JSON_VALUE(@long, '$.s') AS lax_long;
 SELECT JSON_VALUE(@long, 'strict $.s') AS strict_long;
 GO
+-- JSON_MODIFY's new value: strings, numbers, bit; other types are Msg 8116
+SELECT JSON_MODIFY(N'{"a":1}', '$.a', CAST(2.5 AS decimal(4,2))) AS dec, JSON_MODIFY(N'{"a":1}', '$.a', CAST(0.5 AS float)) AS flt;
+GO
+SELECT JSON_MODIFY(N'{"a":1}', '$.a', CAST(1 AS money));
+GO
+SELECT JSON_MODIFY(N'{"a":1}', '$.a', GETDATE());
+GO
+SELECT JSON_MODIFY(N'{"a":1}', '$.a', 0x01);
+GO
