@@ -430,6 +430,7 @@ pub fn result_type(name: &str, args: &[DataType]) -> Option<SqlResult<DataType>>
         "ISJSON" => (1, 2),
         "JSON_VALUE" => (2, 2),
         "JSON_QUERY" => (1, 2),
+        "JSON_PATH_EXISTS" => (2, 2),
         "JSON_MODIFY" | JSON_MODIFY_RAW => (3, 3),
         _ => return None,
     };
@@ -473,7 +474,7 @@ pub fn result_type(name: &str, args: &[DataType]) -> Option<SqlResult<DataType>>
         }
     }
     Some(Ok(match name {
-        "ISJSON" => DataType::Int,
+        "ISJSON" | "JSON_PATH_EXISTS" => DataType::Int,
         "JSON_VALUE" => DataType::NVarChar(Some(4000)),
         _ => DataType::NVarChar(None),
     }))
@@ -486,6 +487,7 @@ pub fn call(name: &str, args: &[Value]) -> Option<SqlResult<Value>> {
         "ISJSON" => isjson(arg(0), args.get(1)),
         "JSON_VALUE" => json_value(arg(0), arg(1)),
         "JSON_QUERY" => json_query(arg(0), args.get(1)),
+        "JSON_PATH_EXISTS" => json_path_exists(arg(0), arg(1)),
         "JSON_MODIFY" => json_modify(arg(0), arg(1), arg(2), false),
         JSON_MODIFY_RAW => json_modify(arg(0), arg(1), arg(2), true),
         _ => return None,
@@ -544,6 +546,23 @@ fn isjson(doc: &Value, constraint: Option<&Value>) -> SqlResult<Value> {
         },
     };
     Ok(Value::Int(ok as i32))
+}
+
+/// JSON_PATH_EXISTS: 1 when the path names a value, 0 otherwise (a document that is not JSON
+/// included); only a malformed or NULL path raises.
+fn json_path_exists(doc: &Value, path: &Value) -> SqlResult<Value> {
+    let Some(p) = text_arg(path) else {
+        return Err(null_path("JSON_PATH_EXISTS"));
+    };
+    let path = parse_path(&p, false)?;
+    let Some(text) = text_arg(doc) else {
+        return Ok(Value::Null);
+    };
+    let chars: Vec<char> = text.chars().collect();
+    let found = parse_document(&chars, 1)
+        .ok()
+        .is_some_and(|root| walk(&root, &path.steps).is_some());
+    Ok(Value::Int(found as i32))
 }
 
 fn json_value(doc: &Value, path: &Value) -> SqlResult<Value> {

@@ -65,3 +65,8 @@ SELECT JSON_MODIFY(N'{"a":1}', '$.a', GETDATE());
 GO
 SELECT JSON_MODIFY(N'{"a":1}', '$.a', 0x01);
 GO
+SELECT JSON_PATH_EXISTS(N'{"a":{"b":[1,2]}}', '$.a.b[1]') AS yes, JSON_PATH_EXISTS(N'{"a":1}', 'strict $.b') AS no,
+       JSON_PATH_EXISTS(N'not json', '$.a') AS bad_doc, JSON_PATH_EXISTS(NULL, '$.a') AS null_doc;
+GO
+SELECT JSON_PATH_EXISTS(N'{}', '$.a b');
+GO
