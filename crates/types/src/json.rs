@@ -268,6 +268,59 @@ fn not_json(s: &[char], pos: usize, state: u8) -> SqlError {
     e
 }
 
+/// A parsed JSON value for callers that walk the tree themselves (OPENJSON): spans are byte
+/// ranges `[start, end)` of the source text, so nested objects and arrays can be returned as
+/// written.
+#[derive(Clone, Debug, PartialEq)]
+pub enum JsonTree {
+    Null,
+    Bool(bool),
+    /// The number as written.
+    Number(String),
+    Str(String),
+    Array(Vec<(JsonTree, (usize, usize))>),
+    Object(Vec<(String, JsonTree, (usize, usize))>),
+}
+
+/// Reads a whole JSON text (any value, whitespace around it allowed) with the reader the JSON
+/// functions use; not JSON text is Msg 13609 with the given state.
+pub fn parse_tree(text: &str, state: u8) -> SqlResult<JsonTree> {
+    let chars: Vec<char> = text.chars().collect();
+    let node = parse_any(&chars).map_err(|Unexpected(p)| not_json(&chars, p, state))?;
+    // byte offset of every character index (and of the end)
+    let mut offsets = Vec::with_capacity(chars.len() + 1);
+    let mut b = 0;
+    for c in &chars {
+        offsets.push(b);
+        b += c.len_utf8();
+    }
+    offsets.push(b);
+    Ok(to_tree(&node, &chars, &offsets))
+}
+
+fn to_tree(n: &Node, chars: &[char], offsets: &[usize]) -> JsonTree {
+    let span = |n: &Node| (offsets[n.start], offsets[n.end]);
+    match &n.kind {
+        Kind::Null => JsonTree::Null,
+        Kind::True => JsonTree::Bool(true),
+        Kind::False => JsonTree::Bool(false),
+        Kind::Number => JsonTree::Number(chars[n.start..n.end].iter().collect()),
+        Kind::String(s) => JsonTree::Str(s.clone()),
+        Kind::Array(items) => JsonTree::Array(
+            items
+                .iter()
+                .map(|i| (to_tree(i, chars, offsets), span(i)))
+                .collect(),
+        ),
+        Kind::Object(members) => JsonTree::Object(
+            members
+                .iter()
+                .map(|(k, v)| (k.clone(), to_tree(v, chars, offsets), span(v)))
+                .collect(),
+        ),
+    }
+}
+
 // ------------------------------------------------------------------ paths
 
 #[derive(Clone, Debug, PartialEq)]
@@ -1046,6 +1099,24 @@ mod tests {
         assert_eq!(is("[1,]", Some("ARRAY")), "Int(0)");
         let deep = "[".repeat(100_000);
         assert_eq!(is(&deep, None), "Int(0)");
+    }
+
+    #[test]
+    fn tree_spans_are_bytes() {
+        let t = parse_tree(r#"{"é": [1, "x"], "n": null}"#, 4).map_err(|e| e.message);
+        let Ok(JsonTree::Object(m)) = t else {
+            panic!("{t:?}")
+        };
+        assert_eq!(m[0].0, "é");
+        assert_eq!(m[0].2, (7, 15));
+        assert_eq!(m[1].1, JsonTree::Null);
+        let e = parse_tree("{\"é\":x}", 4)
+            .err()
+            .map(|e| (e.state, e.message));
+        assert_eq!(
+            e,
+            Some((4, "JSON text is not properly formatted. Unexpected character 'x' is found at position 5.".to_string()))
+        );
     }
 
     #[test]
