@@ -317,54 +317,19 @@ fn json_path<'j>(
     root_span: (usize, usize),
     path: &str,
 ) -> SqlResult<(Found<'j>, bool)> {
-    let trimmed = path.trim_start();
-    let (strict, rest) = if let Some(r) = trimmed.strip_prefix("strict") {
-        (true, r.trim_start())
-    } else if let Some(r) = trimmed.strip_prefix("lax") {
-        (false, r.trim_start())
-    } else {
-        (false, trimmed)
-    };
-    let bad = || {
-        SqlError::custom(
-            13607,
-            16,
-            4,
-            "JSON path is not properly formatted. Unexpected character '.' is found at position 0.",
-        )
-    };
-    let Some(mut rest) = rest.strip_prefix('$') else {
-        return Err(bad());
-    };
+    let (strict, steps) = types::json::parse_path_steps(path)?;
     let mut cur = Some((root, root_span));
-    while !rest.is_empty() {
-        if let Some(r) = rest.strip_prefix('.') {
-            let (key, r2) = if let Some(q) = r.strip_prefix('"') {
-                let end = q.find('"').ok_or_else(bad)?;
-                (q[..end].to_string(), &q[end + 1..])
-            } else {
-                let end = r.find(['.', '[']).unwrap_or(r.len());
-                (r[..end].to_string(), &r[end..])
-            };
-            rest = r2;
-            cur = match cur {
-                Some((Json::Object(m), _)) => m
-                    .iter()
-                    .find(|(k, _, _)| *k == key)
-                    .map(|(_, v, sp)| (v, *sp)),
-                _ => None,
-            };
-        } else if let Some(r) = rest.strip_prefix('[') {
-            let end = r.find(']').ok_or_else(bad)?;
-            let idx: usize = r[..end].trim().parse().map_err(|_| bad())?;
-            rest = &r[end + 1..];
-            cur = match cur {
-                Some((Json::Array(a), _)) => a.get(idx).map(|(v, sp)| (v, *sp)),
-                _ => None,
-            };
-        } else {
-            return Err(bad());
-        }
+    for step in &steps {
+        cur = match (step, cur) {
+            (types::json::Step::Member(key), Some((Json::Object(m), _))) => m
+                .iter()
+                .find(|(k, _, _)| k == key)
+                .map(|(_, v, sp)| (v, *sp)),
+            (types::json::Step::Index(i), Some((Json::Array(a), _))) => {
+                a.get(*i).map(|(v, sp)| (v, *sp))
+            }
+            _ => None,
+        };
     }
     Ok((cur, strict))
 }

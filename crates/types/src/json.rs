@@ -323,8 +323,9 @@ fn to_tree(n: &Node, chars: &[char], offsets: &[usize]) -> JsonTree {
 
 // ------------------------------------------------------------------ paths
 
+/// One step of a SQL/JSON path.
 #[derive(Clone, Debug, PartialEq)]
-enum Step {
+pub enum Step {
     Member(String),
     Index(usize),
 }
@@ -341,6 +342,13 @@ fn bad_path(p: &[char], pos: usize, state: u8) -> SqlError {
     let mut e = SqlError::new(13607, &[&c, &pos]);
     e.state = state;
     e
+}
+
+/// A path as OPENJSON reads it: whether it is `strict`, and its steps (Msg 13607 when
+/// malformed; `append` is JSON_MODIFY's alone).
+pub fn parse_path_steps(text: &str) -> SqlResult<(bool, Vec<Step>)> {
+    let p = parse_path(text, false)?;
+    Ok((p.strict, p.steps))
 }
 
 fn parse_path(text: &str, allow_append: bool) -> SqlResult<JsonPath> {
