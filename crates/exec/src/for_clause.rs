@@ -562,7 +562,8 @@ fn xml_path_row(
         };
         let leaf_is_element = !leaf.is_empty()
             && !leaf.starts_with('@')
-            && !matches!(leaf, "*" | "text()" | "data()" | "node()" | "comment()");
+            && !matches!(leaf, "*" | "text()" | "data()" | "node()" | "comment()")
+            && !leaf.starts_with("processing-instruction(");
         if v.is_null() && !(xsi_nil && leaf_is_element) {
             continue;
         }
@@ -601,6 +602,11 @@ fn xml_path_row(
                 w.content(&escape_text(&xml_text(v, &column_type(spec, i))));
             }
             "comment()" => w.content(&format!("<!--{}-->", xml_text(v, &column_type(spec, i)))),
+            l if l.starts_with("processing-instruction(") && l.ends_with(')') => {
+                let target = &l["processing-instruction(".len()..l.len() - 1];
+                let text = xml_text(v, &column_type(spec, i));
+                w.content(&format!("<?{} {}?>", xml_name(target), text));
+            }
             name => {
                 w.start(&xml_name(name));
                 if v.is_null() {

@@ -51,3 +51,5 @@ SELECT id AS [@id] FROM dbo.people FOR XML PATH('');
 GO
 SELECT id FROM dbo.people FOR XML PATH, ELEMENTS XSINIL, ROOT('x'), TYPE;
 GO
+SELECT 'x' AS [comment()], 'a=1' AS [processing-instruction(cfg)], id AS [v] FROM dbo.pets WHERE id = 7 FOR XML PATH('p');
+GO
