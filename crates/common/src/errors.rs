@@ -177,6 +177,7 @@ pub static REGISTRY: &[ErrorInfo] = &[
     e(6800, 16, "FOR XML AUTO requires at least one table for generating XML tags. Use FOR XML RAW or add a FROM clause with a table name."),
     e(6809, 16, "Unnamed tables cannot be used as XML identifiers as well as unnamed columns cannot be used for attribute names. Name unnamed columns/tables using AS in the SELECT statement."),
     e(6819, 16, "The FOR XML clause is not allowed in a %ls statement."),
+    e(6829, 16, "FOR XML EXPLICIT and RAW modes currently do not support addressing binary data as URLs in column '%.*ls'. Remove the column, or use the BINARY BASE64 mode, or create the URL directly using the 'dbobject/TABLE[@PK1=\"V1\"]/@COLUMN' syntax."),
     e(6852, 16, "Attribute-centric column '%.*ls' must not come after a non-attribute-centric sibling in XML hierarchy in FOR XML PATH."),
     e(6864, 16, "Row tag omission (empty row tag name) cannot be used with attribute-centric FOR XML serialization."),
     e(7119, 16, "Attempting to grow LOB beyond maximum allowed size of %I64d bytes."),

@@ -53,3 +53,11 @@ SELECT id FROM dbo.people FOR XML PATH, ELEMENTS XSINIL, ROOT('x'), TYPE;
 GO
 SELECT 'x' AS [comment()], 'a=1' AS [processing-instruction(cfg)], id AS [v] FROM dbo.pets WHERE id = 7 FOR XML PATH('p');
 GO
+-- binary data: base64 with BINARY BASE64 (and in PATH); RAW without it is Msg 6829
+SELECT 1 AS id, 0x0102FF AS b FOR XML RAW, BINARY BASE64;
+SELECT 1 AS id, 0x0102FF AS b FOR XML PATH;
+GO
+SELECT 1 AS id, 0x0102FF AS b FOR XML RAW;
+GO
+SELECT p.id, CAST(p.name AS varbinary(20)) AS b FROM dbo.people p FOR XML AUTO;
+GO

@@ -49,6 +49,7 @@ impl Binder<'_> {
             })
             .collect();
         check_columns(&format, &columns)?;
+        check_binary_columns(fc, &columns)?;
         let name = match format {
             ForFormat::Json { .. } => JSON_COLUMN,
             ForFormat::Xml { .. } => XML_COLUMN,
@@ -206,6 +207,27 @@ pub(crate) fn refuse_for_clause(q: &ast::Query, statement: &str) -> SqlResult<()
     match q.for_clause.as_deref() {
         Some(ast::ForClause::Json(_)) => Err(SqlError::new(13602, &[&statement])),
         Some(ast::ForClause::Xml(_)) => Err(SqlError::new(6819, &[&statement])),
+        _ => Ok(()),
+    }
+}
+
+/// Binary columns: FOR XML RAW needs BINARY BASE64 (Msg 6829); AUTO without it would write URL
+/// references to the rows, which latchkey does not produce (40517). PATH always writes base64.
+fn check_binary_columns(fc: &ast::ForClause, columns: &[ForColumn]) -> SqlResult<()> {
+    let ast::ForClause::Xml(x) = fc else {
+        return Ok(());
+    };
+    if x.binary_base64 {
+        return Ok(());
+    }
+    let Some(c) = columns.iter().find(|c| c.data_type.is_binary()) else {
+        return Ok(());
+    };
+    match x.mode {
+        ast::ForXmlMode::Raw(_) => Err(SqlError::new(6829, &[&c.name])),
+        ast::ForXmlMode::Auto => Err(unsupported(
+            "FOR XML AUTO of binary data without BINARY BASE64",
+        )),
         _ => Ok(()),
     }
 }
