@@ -192,6 +192,12 @@ pub static REGISTRY: &[ErrorInfo] = &[
     e(5172, 16, "The header for file '%ls' is not a valid database file header. The %ls property is incorrect."),
     e(5173, 16, "One or more files do not match the primary file of the database. If you are attempting to attach a database, retry the operation with the correct files.  If this is an existing database, the file may be corrupted and should be restored from a backup."),
     e(6401, 16, "Cannot roll back %.*ls. No transaction or savepoint of that name was found."),
+    e(6800, 16, "FOR XML AUTO requires at least one table for generating XML tags. Use FOR XML RAW or add a FROM clause with a table name."),
+    e(6809, 16, "Unnamed tables cannot be used as XML identifiers as well as unnamed columns cannot be used for attribute names. Name unnamed columns/tables using AS in the SELECT statement."),
+    e(6819, 16, "The FOR XML clause is not allowed in a %ls statement."),
+    e(6829, 16, "FOR XML EXPLICIT and RAW modes currently do not support addressing binary data as URLs in column '%.*ls'. Remove the column, or use the BINARY BASE64 mode, or create the URL directly using the 'dbobject/TABLE[@PK1=\"V1\"]/@COLUMN' syntax."),
+    e(6852, 16, "Attribute-centric column '%.*ls' must not come after a non-attribute-centric sibling in XML hierarchy in FOR XML PATH."),
+    e(6864, 16, "Row tag omission (empty row tag name) cannot be used with attribute-centric FOR XML serialization."),
     e(7119, 16, "Attempting to grow LOB beyond maximum allowed size of %I64d bytes."),
     e(7330, 16, "Cannot fetch a row from OLE DB provider \"%ls\" for linked server \"%ls\"."),
     e(7399, 16, "The OLE DB provider \"%ls\" for linked server \"%ls\" reported an error. %ls"),
@@ -235,6 +241,20 @@ pub static REGISTRY: &[ErrorInfo] = &[
     e(10738, 15, "The number of row value expressions in the INSERT statement exceeds the maximum allowed number of %d row values."),
     e(10760, 16, "Scale argument is not valid. Valid expressions for data type %ls scale argument are integer constants and integer constant expressions."),
     e(11415, 16, "Object '%.*ls' cannot be disabled or enabled. This action applies only to foreign key and check constraints."),
+    e(13600, 16, "FOR JSON AUTO requires at least one table for generating JSON objects. Use FOR JSON PATH or add a FROM clause with a table name."),
+    e(13601, 16, "Property '%.*ls' cannot be generated in JSON output due to a conflict with another column name or alias. FOR JSON PATH requires that the column expressions are ordered based on the JSON document paths specified in the column aliases."),
+    e(13602, 16, "The FOR JSON clause is not allowed in a %ls statement."),
+    e(13603, 16, "Property '%.*ls' cannot be generated in JSON output due to invalid character in the column name or alias. Column name or alias that contains '..', starts or ends with '.' is not allowed in query that has FOR JSON clause."),
+    e(13605, 16, "Column expressions and data sources without names or aliases cannot be formatted as JSON text using FOR JSON clause. Add alias to the unnamed column or table."),
+    e(13607, 16, "JSON path is not properly formatted. Unexpected character '%lc' is found at position %d."),
+    e(13608, 16, "Property cannot be found on the specified JSON path."),
+    e(13609, 16, "JSON text is not properly formatted. Unexpected character '%lc' is found at position %d."),
+    e(13619, 16, "Unsupported JSON path found in argument 2 of JSON_MODIFY."),
+    e(13620, 16, "ROOT option and WITHOUT_ARRAY_WRAPPER option cannot be used together in FOR JSON. Remove one of these options."),
+    e(13621, 16, "Array cannot be found in the specified JSON path."),
+    e(13623, 16, "Scalar value cannot be found in the specified JSON path."),
+    e(13624, 16, "Object or array cannot be found in the specified JSON path."),
+    e(13625, 16, "String value in the specified JSON path would be truncated."),
     e(15009, 16, "The object '%.*ls' does not exist in database '%.*ls' or is invalid for this operation."),
     e(15010, 16, "The database '%.*ls' does not exist. Supply a valid database name. To see available databases, use sys.databases."),
     e(15123, 16, "The configuration option '%.*ls' does not exist, or it may be an advanced option."),
@@ -276,9 +296,9 @@ pub fn format_template(template: &str, args: &[&dyn fmt::Display]) -> String {
     while i < bytes.len() {
         if bytes[i] == b'%' {
             let rest = &template[i + 1..];
-            const SPECS: [&str; 13] = [
-                "S_MSG", "S_PGID", "#016I64x", "I64d", ".*ls", ".*s", "ls", "ld", "s", "d", "f",
-                "u", "i",
+            const SPECS: [&str; 14] = [
+                "S_MSG", "S_PGID", "#016I64x", "I64d", ".*ls", ".*s", "ls", "lc", "ld", "s", "d",
+                "f", "u", "i",
             ];
             if let Some(spec) = SPECS.iter().find(|s| rest.starts_with(**s)) {
                 if let Some(a) = next.next() {

@@ -33,6 +33,8 @@ pub struct AggState {
     distinct: Option<HashSet<Vec<u8>>>,
     /// APPROX_COUNT_DISTINCT's sketch.
     hll: Option<Box<crate::hll::Hll>>,
+    /// FOR JSON / FOR XML: the query's rows, in arrival (ORDER BY) order.
+    rows: Vec<Vec<Value>>,
 }
 
 enum SumKind {
@@ -71,6 +73,7 @@ impl AggState {
                 None
             },
             hll: None,
+            rows: Vec::new(),
         }
     }
 
@@ -86,6 +89,17 @@ impl AggState {
             return Ok(());
         }
         if call.func == AggFunc::Grouping {
+            return Ok(());
+        }
+        if call.func == AggFunc::ForClause {
+            let mut values = Vec::with_capacity(call.args.len());
+            for a in &call.args {
+                values.push(match a.as_column() {
+                    Some(i) => row.get(i).cloned().unwrap_or(Value::Null),
+                    None => eval(a, row, ctx)?,
+                });
+            }
+            self.rows.push(values);
             return Ok(());
         }
         let Some(arg) = call.args.first() else {
@@ -224,7 +238,7 @@ impl AggState {
                     self.isum ^= i as i32 as i128;
                 }
             }
-            AggFunc::Grouping => {}
+            AggFunc::Grouping | AggFunc::ForClause => {}
         }
         Ok(())
     }
@@ -342,6 +356,10 @@ impl AggState {
                 Value::Int(self.isum as i32)
             }),
             AggFunc::Grouping => Ok(Value::TinyInt(0)),
+            AggFunc::ForClause => match &call.serialize {
+                Some(spec) => crate::for_clause::serialize(spec, &self.rows),
+                None => Err(SqlError::internal("FOR clause without its specification")),
+            },
         }
     }
 }

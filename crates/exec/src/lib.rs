@@ -31,6 +31,7 @@ mod concatenation;
 mod constant_scan;
 mod dml;
 mod filter;
+pub mod for_clause;
 mod halloween;
 mod hash_aggregate;
 mod hash_match;

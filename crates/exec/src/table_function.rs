@@ -165,6 +165,7 @@ pub fn compute_rows(
             Ok(rows)
         }
         TableFunc::OpenJson { with } => open_json(args, with.as_deref()),
+        TableFunc::ClientRows => Ok(crate::for_clause::client_rows(args.first())),
         TableFunc::User {
             database,
             object_id,
@@ -331,231 +332,13 @@ fn overflow(t: &DataType) -> SqlError {
 
 // ---- OPENJSON ---------------------------------------------------------------------------
 
-/// A parsed JSON value keeping the source span of every node (OPENJSON returns nested
-/// objects and arrays as their original text).
-#[derive(Debug)]
-pub(crate) enum Json {
-    Null,
-    Bool(bool),
-    /// Number as written.
-    Number(String),
-    Str(String),
-    Array(Vec<(Json, (usize, usize))>),
-    Object(Vec<(String, Json, (usize, usize))>),
-}
+/// OPENJSON reads its document with the JSON functions' reader (`types::json`), which keeps
+/// the byte span of every node (nested objects and arrays come back as written).
+pub(crate) use types::json::JsonTree as Json;
 
-fn json_error() -> SqlError {
-    SqlError::custom(
-        13609,
-        16,
-        4,
-        "JSON text is not properly formatted. Unexpected character '.' is found at position 0.",
-    )
-}
-
-fn json_error_at(text: &str, pos: usize) -> SqlError {
-    let ch = text[pos..].chars().next().unwrap_or('.');
-    SqlError::custom(
-        13609,
-        16,
-        4,
-        format!(
-            "JSON text is not properly formatted. Unexpected character '{ch}' is found at position {pos}."
-        ),
-    )
-}
-
-struct JsonParser<'a> {
-    s: &'a str,
-    b: &'a [u8],
-    pos: usize,
-}
-
-impl<'a> JsonParser<'a> {
-    fn ws(&mut self) {
-        while self.pos < self.b.len() && matches!(self.b[self.pos], b' ' | b'\t' | b'\n' | b'\r') {
-            self.pos += 1;
-        }
-    }
-
-    fn value(&mut self, depth: usize) -> SqlResult<(Json, (usize, usize))> {
-        if depth > 128 {
-            return Err(json_error());
-        }
-        self.ws();
-        let start = self.pos;
-        let Some(&c) = self.b.get(self.pos) else {
-            return Err(json_error_at(self.s, self.pos.min(self.s.len())));
-        };
-        let v = match c {
-            b'{' => {
-                self.pos += 1;
-                let mut members = Vec::new();
-                self.ws();
-                if self.b.get(self.pos) == Some(&b'}') {
-                    self.pos += 1;
-                } else {
-                    loop {
-                        self.ws();
-                        if self.b.get(self.pos) != Some(&b'"') {
-                            return Err(json_error_at(self.s, self.pos.min(self.s.len())));
-                        }
-                        let k = self.string()?;
-                        self.ws();
-                        if self.b.get(self.pos) != Some(&b':') {
-                            return Err(json_error_at(self.s, self.pos.min(self.s.len())));
-                        }
-                        self.pos += 1;
-                        let (v, span) = self.value(depth + 1)?;
-                        members.push((k, v, span));
-                        self.ws();
-                        match self.b.get(self.pos) {
-                            Some(b',') => self.pos += 1,
-                            Some(b'}') => {
-                                self.pos += 1;
-                                break;
-                            }
-                            _ => return Err(json_error_at(self.s, self.pos.min(self.s.len()))),
-                        }
-                    }
-                }
-                Json::Object(members)
-            }
-            b'[' => {
-                self.pos += 1;
-                let mut items = Vec::new();
-                self.ws();
-                if self.b.get(self.pos) == Some(&b']') {
-                    self.pos += 1;
-                } else {
-                    loop {
-                        items.push(self.value(depth + 1)?);
-                        self.ws();
-                        match self.b.get(self.pos) {
-                            Some(b',') => self.pos += 1,
-                            Some(b']') => {
-                                self.pos += 1;
-                                break;
-                            }
-                            _ => return Err(json_error_at(self.s, self.pos.min(self.s.len()))),
-                        }
-                    }
-                }
-                Json::Array(items)
-            }
-            b'"' => Json::Str(self.string()?),
-            b't' if self.s[self.pos..].starts_with("true") => {
-                self.pos += 4;
-                Json::Bool(true)
-            }
-            b'f' if self.s[self.pos..].starts_with("false") => {
-                self.pos += 5;
-                Json::Bool(false)
-            }
-            b'n' if self.s[self.pos..].starts_with("null") => {
-                self.pos += 4;
-                Json::Null
-            }
-            b'-' | b'0'..=b'9' => {
-                let st = self.pos;
-                self.pos += 1;
-                while self.pos < self.b.len()
-                    && matches!(
-                        self.b[self.pos],
-                        b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-'
-                    )
-                {
-                    self.pos += 1;
-                }
-                let t = &self.s[st..self.pos];
-                if t.parse::<f64>().is_err() {
-                    return Err(json_error_at(self.s, st));
-                }
-                Json::Number(t.to_string())
-            }
-            _ => return Err(json_error_at(self.s, self.pos)),
-        };
-        Ok((v, (start, self.pos)))
-    }
-
-    fn string(&mut self) -> SqlResult<String> {
-        // at the opening quote
-        self.pos += 1;
-        let mut out = String::new();
-        loop {
-            let Some(&c) = self.b.get(self.pos) else {
-                return Err(json_error_at(self.s, self.s.len().saturating_sub(1)));
-            };
-            match c {
-                b'"' => {
-                    self.pos += 1;
-                    return Ok(out);
-                }
-                b'\\' => {
-                    let Some(&e) = self.b.get(self.pos + 1) else {
-                        return Err(json_error_at(self.s, self.pos));
-                    };
-                    self.pos += 2;
-                    match e {
-                        b'"' => out.push('"'),
-                        b'\\' => out.push('\\'),
-                        b'/' => out.push('/'),
-                        b'b' => out.push('\u{8}'),
-                        b'f' => out.push('\u{c}'),
-                        b'n' => out.push('\n'),
-                        b'r' => out.push('\r'),
-                        b't' => out.push('\t'),
-                        b'u' => {
-                            let hex = self
-                                .s
-                                .get(self.pos..self.pos + 4)
-                                .ok_or_else(|| json_error_at(self.s, self.pos - 2))?;
-                            let mut code = u32::from_str_radix(hex, 16)
-                                .map_err(|_| json_error_at(self.s, self.pos - 2))?;
-                            self.pos += 4;
-                            if (0xD800..0xDC00).contains(&code)
-                                && self.s[self.pos..].starts_with("\\u")
-                            {
-                                if let Some(lo) = self
-                                    .s
-                                    .get(self.pos + 2..self.pos + 6)
-                                    .and_then(|h| u32::from_str_radix(h, 16).ok())
-                                {
-                                    if (0xDC00..0xE000).contains(&lo) {
-                                        code = 0x10000 + ((code - 0xD800) << 10) + (lo - 0xDC00);
-                                        self.pos += 6;
-                                    }
-                                }
-                            }
-                            out.push(char::from_u32(code).unwrap_or('\u{FFFD}'));
-                        }
-                        _ => return Err(json_error_at(self.s, self.pos - 2)),
-                    }
-                }
-                _ => {
-                    // copy one UTF-8 character
-                    let ch = self.s[self.pos..].chars().next().unwrap_or('\u{FFFD}');
-                    out.push(ch);
-                    self.pos += ch.len_utf8();
-                }
-            }
-        }
-    }
-}
-
-/// Parses a whole JSON document.
+/// Parses a whole JSON document (Msg 13609 state 4, OPENJSON's).
 pub(crate) fn parse_json(text: &str) -> SqlResult<Json> {
-    let mut p = JsonParser {
-        s: text,
-        b: text.as_bytes(),
-        pos: 0,
-    };
-    let (v, _) = p.value(0)?;
-    p.ws();
-    if p.pos != text.len() {
-        return Err(json_error_at(text, p.pos));
-    }
-    Ok(v)
+    types::json::parse_tree(text, 4)
 }
 
 /// Navigates a `$.a.b[0]` path (lax: a missing step gives None). `strict` errors instead.
@@ -566,54 +349,19 @@ fn json_path<'j>(
     root_span: (usize, usize),
     path: &str,
 ) -> SqlResult<(Found<'j>, bool)> {
-    let trimmed = path.trim_start();
-    let (strict, rest) = if let Some(r) = trimmed.strip_prefix("strict") {
-        (true, r.trim_start())
-    } else if let Some(r) = trimmed.strip_prefix("lax") {
-        (false, r.trim_start())
-    } else {
-        (false, trimmed)
-    };
-    let bad = || {
-        SqlError::custom(
-            13607,
-            16,
-            4,
-            "JSON path is not properly formatted. Unexpected character '.' is found at position 0.",
-        )
-    };
-    let Some(mut rest) = rest.strip_prefix('$') else {
-        return Err(bad());
-    };
+    let (strict, steps) = types::json::parse_path_steps(path)?;
     let mut cur = Some((root, root_span));
-    while !rest.is_empty() {
-        if let Some(r) = rest.strip_prefix('.') {
-            let (key, r2) = if let Some(q) = r.strip_prefix('"') {
-                let end = q.find('"').ok_or_else(bad)?;
-                (q[..end].to_string(), &q[end + 1..])
-            } else {
-                let end = r.find(['.', '[']).unwrap_or(r.len());
-                (r[..end].to_string(), &r[end..])
-            };
-            rest = r2;
-            cur = match cur {
-                Some((Json::Object(m), _)) => m
-                    .iter()
-                    .find(|(k, _, _)| *k == key)
-                    .map(|(_, v, sp)| (v, *sp)),
-                _ => None,
-            };
-        } else if let Some(r) = rest.strip_prefix('[') {
-            let end = r.find(']').ok_or_else(bad)?;
-            let idx: usize = r[..end].trim().parse().map_err(|_| bad())?;
-            rest = &r[end + 1..];
-            cur = match cur {
-                Some((Json::Array(a), _)) => a.get(idx).map(|(v, sp)| (v, *sp)),
-                _ => None,
-            };
-        } else {
-            return Err(bad());
-        }
+    for step in &steps {
+        cur = match (step, cur) {
+            (types::json::Step::Member(key), Some((Json::Object(m), _))) => m
+                .iter()
+                .find(|(k, _, _)| k == key)
+                .map(|(_, v, sp)| (v, *sp)),
+            (types::json::Step::Index(i), Some((Json::Array(a), _))) => {
+                a.get(*i).map(|(v, sp)| (v, *sp))
+            }
+            _ => None,
+        };
     }
     Ok((cur, strict))
 }

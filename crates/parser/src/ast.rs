@@ -332,6 +332,61 @@ pub struct Query {
     pub offset: Option<OffsetFetch>,
     /// `OPTION (...)`: only on a statement-level query.
     pub options: Vec<QueryHint>,
+    /// `FOR JSON ...` / `FOR XML ...` / `FOR BROWSE` after ORDER BY.
+    pub for_clause: Option<Box<ForClause>>,
+}
+
+/// The FOR clause of a query: how its rows are serialized.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ForClause {
+    Json(ForJson),
+    Xml(ForXml),
+    Browse,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ForJsonMode {
+    Auto,
+    Path,
+}
+
+/// `FOR JSON AUTO|PATH [, ROOT[('name')]] [, INCLUDE_NULL_VALUES] [, WITHOUT_ARRAY_WRAPPER]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ForJson {
+    pub mode: ForJsonMode,
+    /// `ROOT` (name "root") or `ROOT('name')`.
+    pub root: Option<String>,
+    pub include_null_values: bool,
+    pub without_array_wrapper: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ForXmlMode {
+    /// `RAW [('element')]`.
+    Raw(Option<String>),
+    Auto,
+    /// `PATH [('element')]` (`''`: no row element).
+    Path(Option<String>),
+    Explicit,
+}
+
+/// `ELEMENTS [XSINIL | ABSENT]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum XmlElements {
+    Absent,
+    XsiNil,
+}
+
+/// `FOR XML mode [, ROOT[('name')]] [, ELEMENTS ...] [, TYPE] [, BINARY BASE64] ...`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ForXml {
+    pub mode: ForXmlMode,
+    pub root: Option<String>,
+    pub elements: Option<XmlElements>,
+    pub type_directive: bool,
+    pub binary_base64: bool,
+    /// Directives written but not acted on (`XMLDATA`, `XMLSCHEMA`): refused by the binder.
+    pub unsupported: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

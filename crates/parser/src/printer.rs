@@ -401,7 +401,76 @@ impl Display for Query {
                 write!(f, " FETCH NEXT {n} ROWS ONLY")?;
             }
         }
+        if let Some(fc) = &self.for_clause {
+            write!(f, " {fc}")?;
+        }
         write_options(f, &self.options)
+    }
+}
+
+fn quoted_name(name: &str) -> String {
+    format!("('{}')", name.replace('\'', "''"))
+}
+
+impl Display for ForClause {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            ForClause::Browse => write!(f, "FOR BROWSE"),
+            ForClause::Json(j) => {
+                let mode = match j.mode {
+                    ForJsonMode::Auto => "AUTO",
+                    ForJsonMode::Path => "PATH",
+                };
+                write!(f, "FOR JSON {mode}")?;
+                if let Some(r) = &j.root {
+                    write!(f, ", ROOT{}", quoted_name(r))?;
+                }
+                if j.include_null_values {
+                    write!(f, ", INCLUDE_NULL_VALUES")?;
+                }
+                if j.without_array_wrapper {
+                    write!(f, ", WITHOUT_ARRAY_WRAPPER")?;
+                }
+                Ok(())
+            }
+            ForClause::Xml(x) => {
+                write!(f, "FOR XML ")?;
+                match &x.mode {
+                    ForXmlMode::Raw(n) => {
+                        write!(f, "RAW")?;
+                        if let Some(n) = n {
+                            write!(f, "{}", quoted_name(n))?;
+                        }
+                    }
+                    ForXmlMode::Auto => write!(f, "AUTO")?,
+                    ForXmlMode::Path(n) => {
+                        write!(f, "PATH")?;
+                        if let Some(n) = n {
+                            write!(f, "{}", quoted_name(n))?;
+                        }
+                    }
+                    ForXmlMode::Explicit => write!(f, "EXPLICIT")?,
+                }
+                if x.binary_base64 {
+                    write!(f, ", BINARY BASE64")?;
+                }
+                if x.type_directive {
+                    write!(f, ", TYPE")?;
+                }
+                if let Some(r) = &x.root {
+                    write!(f, ", ROOT{}", quoted_name(r))?;
+                }
+                match x.elements {
+                    Some(XmlElements::Absent) => write!(f, ", ELEMENTS")?,
+                    Some(XmlElements::XsiNil) => write!(f, ", ELEMENTS XSINIL")?,
+                    None => {}
+                }
+                for u in &x.unsupported {
+                    write!(f, ", {u}")?;
+                }
+                Ok(())
+            }
+        }
     }
 }
 

@@ -10,6 +10,7 @@
 
 pub use catalog;
 
+pub mod for_clause;
 pub mod logical;
 pub mod physical;
 pub mod scalar;

@@ -142,6 +142,9 @@ pub enum AggFunc {
     ApproxCountDistinct,
     /// GROUPING(col): argument is the index of the group-by expression.
     Grouping,
+    /// A query's FOR JSON / FOR XML clause: arguments are the query's columns, the spec is
+    /// [`AggCall::serialize`].
+    ForClause,
 }
 
 impl AggFunc {
@@ -161,6 +164,7 @@ impl AggFunc {
             AggFunc::ChecksumAgg => "CHECKSUM_AGG",
             AggFunc::ApproxCountDistinct => "APPROX_COUNT_DISTINCT",
             AggFunc::Grouping => "GROUPING",
+            AggFunc::ForClause => "FOR",
         }
     }
 }
@@ -176,6 +180,8 @@ pub struct AggCall {
     pub order_by: Vec<SortKey>,
     /// Result type (SQL Server's rules: AVG(int) is int, SUM(decimal(p,s)) is decimal(38,s)).
     pub data_type: DataType,
+    /// [`AggFunc::ForClause`]: what to produce (None for every other aggregate).
+    pub serialize: Option<Arc<crate::for_clause::ForSpec>>,
 }
 
 /// Window functions.

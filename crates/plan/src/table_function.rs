@@ -57,6 +57,9 @@ pub enum TableFunc {
     OpenJson { with: Option<Vec<OpenJsonColumn>> },
     /// `OPENROWSET(BULK 'file', ...)`.
     BulkRowset(Box<BulkRowset>),
+    /// The text of a statement's FOR JSON / FOR XML as its client receives it: rows of
+    /// [`crate::for_clause::CLIENT_ROW_CHARS`] UTF-16 units (internal: not callable by name).
+    ClientRows,
     /// A multi-statement table-valued function: the engine runs its body with the argument
     /// values (already converted to the parameter types) and returns the rows of its table.
     User {
@@ -74,6 +77,7 @@ impl TableFunc {
             TableFunc::StringSplit { .. } => "Table Valued Function(STRING_SPLIT)".into(),
             TableFunc::GenerateSeries => "Table Valued Function(GENERATE_SERIES)".into(),
             TableFunc::OpenJson { .. } => "Table Valued Function(OPENJSON)".into(),
+            TableFunc::ClientRows => "Table Valued Function(FOR XML/JSON rows)".into(),
             TableFunc::User { name, .. } => format!("Table Valued Function({name})"),
             TableFunc::BulkRowset(_) => "Remote Scan(BULK)".into(),
         }
@@ -85,6 +89,7 @@ impl TableFunc {
         match self {
             TableFunc::StringSplit { .. } | TableFunc::OpenJson { .. } => 50.0,
             TableFunc::GenerateSeries => 1000.0,
+            TableFunc::ClientRows => 1.0,
             TableFunc::User { .. } => 100.0,
             // SQL Server's guess for a bulk rowset without statistics
             TableFunc::BulkRowset(_) => 10000.0,

@@ -360,7 +360,7 @@ pub fn function_result_type(name: &str, args: &[DataType]) -> SqlResult<DataType
             T::DateTimeOffset(7)
         }
         "GREATEST" | "LEAST" => minmax::result_type(&up, args)?,
-        _ => match dt::result_type(&up, args) {
+        _ => match dt::result_type(&up, args).or_else(|| crate::json::result_type(&up, args)) {
             Some(r) => r?,
             None => return Err(SqlError::new(195, &[&name, &"built-in function name"])),
         },
@@ -2354,7 +2354,7 @@ pub fn call_with_types(
             let t = minmax::result_type(&up, &types)?;
             minmax::evaluate(args, &t, up == "GREATEST")
         }
-        _ => match dt::call(&up, args) {
+        _ => match dt::call(&up, args).or_else(|| crate::json::call(&up, args)) {
             Some(r) => r,
             None => Err(SqlError::new(195, &[&name, &"built-in function name"])),
         },

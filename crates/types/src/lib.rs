@@ -54,6 +54,7 @@ pub mod datetime;
 pub mod decimal;
 pub mod derive;
 pub mod functions;
+pub mod json;
 pub mod key;
 pub mod literal;
 pub mod lob;

@@ -192,6 +192,7 @@ pub(super) fn compute(
                 distinct: call.distinct,
                 order_by: vec![],
                 data_type: call.data_type.clone(),
+                serialize: None,
             };
             let running = matches!(effective_frame(call).start, FrameBound::UnboundedPreceding);
             let mut state = AggState::new(&agg);

@@ -8,6 +8,7 @@ mod bulk;
 mod ddl;
 mod dml;
 mod expr;
+mod for_clause;
 mod proc;
 mod query;
 

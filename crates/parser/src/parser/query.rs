@@ -78,6 +78,7 @@ impl<'a> Parser<'a> {
             order_by: Vec::new(),
             offset: None,
             options: Vec::new(),
+            for_clause: None,
         };
         if self.kw("ORDER") {
             self.pos += 1;
@@ -105,6 +106,7 @@ impl<'a> Parser<'a> {
                 q.offset = Some(OffsetFetch { offset, fetch });
             }
         }
+        q.for_clause = self.parse_for_clause()?;
         if allow_option && self.kw("OPTION") {
             q.options = self.parse_query_hints()?;
         }

@@ -158,6 +158,7 @@ impl Binder<'_> {
                 // INSERT ... SELECT ... ORDER BY is allowed (no 1033 check here);
                 // its OPTION (MAXRECURSION, join hints) applies to the whole statement
                 self.apply_query_options(&q.options)?;
+                super::for_clause::refuse_for_clause(q, "INSERT")?;
                 self.push_level(Scope::default(), false);
                 let r = self.bind_query(q);
                 self.pop_level();

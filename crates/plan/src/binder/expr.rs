@@ -797,6 +797,7 @@ impl Binder<'_> {
                 distinct: false,
                 order_by: vec![],
                 data_type: DataType::TinyInt,
+                serialize: None,
             });
         }
         for a in &f.args {
@@ -887,6 +888,7 @@ impl Binder<'_> {
             distinct: f.distinct,
             order_by,
             data_type: t,
+            serialize: None,
         })
     }
 
@@ -1051,6 +1053,7 @@ impl Binder<'_> {
             distinct: f.distinct,
             order_by: vec![],
             data_type: t,
+            serialize: None,
         })
     }
 

@@ -102,6 +102,10 @@ impl Binder<'_> {
                     continue;
                 }
             }
+            if i == 1 && name == "ISJSON" {
+                args.push(super::for_clause::json_type_constraint(a)?);
+                continue;
+            }
             if i == 0 && datepart_first {
                 if let ast::Expr::Column(n) = a {
                     args.push(ScalarExpr::literal(
@@ -187,6 +191,11 @@ impl Binder<'_> {
             match types::functions::function_result_type(&name, &arg_types) {
                 Ok(t) => {
                     let mut args = args;
+                    let name = if name == "JSON_MODIFY" {
+                        super::for_clause::json_modify_name(&args).to_string()
+                    } else {
+                        name
+                    };
                     if matches!(name.as_str(), "DATEPART" | "DATENAME") {
                         // weekday and week numbers follow SET DATEFIRST (types::functions)
                         args.push(self.system_variable("DATEFIRST"));

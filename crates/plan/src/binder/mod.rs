@@ -10,6 +10,7 @@
 
 mod dml;
 mod expr;
+mod for_clause;
 mod functions;
 mod merge;
 mod openrowset;
@@ -512,7 +513,7 @@ impl<'e> Binder<'e> {
 
 /// ORDER BY in a derived table, subquery, view or CTE needs TOP or OFFSET (1033).
 pub(crate) fn check_nested_order_by(q: &ast::Query) -> SqlResult<()> {
-    if q.order_by.is_empty() || q.offset.is_some() {
+    if q.order_by.is_empty() || q.offset.is_some() || q.for_clause.is_some() {
         return Ok(());
     }
     if let ast::QueryBody::Select(s) = &q.body {

@@ -144,6 +144,13 @@ impl Binder<'_> {
     }
 
     fn bind_select_statement_body(&self, q: &ast::Query) -> SqlResult<BoundStatement> {
+        if let Some((input, columns)) = self.bind_for_statement(q)? {
+            return Ok(Statement::Select {
+                input,
+                columns,
+                assign: None,
+            });
+        }
         if let ast::QueryBody::Select(s) = &q.body {
             let assigns: Vec<_> = s
                 .items
@@ -261,6 +268,9 @@ impl Binder<'_> {
     }
 
     fn bind_query_unguarded(&self, q: &ast::Query) -> SqlResult<(LogicalOp, Vec<String>)> {
+        if let Some(fc) = &q.for_clause {
+            return self.bind_for_clause(q, fc);
+        }
         let pushed = !q.with.is_empty();
         if pushed {
             let defs = q
@@ -1295,6 +1305,7 @@ impl Binder<'_> {
             order_by: vec![],
             offset: None,
             options: vec![],
+            for_clause: None,
         };
         let (anchor, anames, _) = self.bind_query_level(&anchor_q, false)?;
         let anchor = rename(anchor, anames)?;
@@ -1316,6 +1327,7 @@ impl Binder<'_> {
             order_by: vec![],
             offset: None,
             options: vec![],
+            for_clause: None,
         };
         let r = self.bind_query_level(&rec_q, false);
         self.ctes.borrow_mut().pop();
