@@ -282,6 +282,7 @@ fn main() -> Res<()> {
                 ..Default::default()
             },
             operator_memory_bytes: spill_mb.map(|mb| mb << 20),
+            ..Default::default()
         };
         if let Some(mb) = spill_mb {
             println!("latchkey operator memory budget: {mb} MB (spills beyond it)");
