@@ -237,6 +237,7 @@ pub static REGISTRY: &[ErrorInfo] = &[
     e(9812, 16, "The timezone provided to builtin function %.*ls is invalid."),
     e(9829, 16, "STRING_AGG aggregation result exceeded the limit of %d bytes. Use LOB types to avoid result truncation."),
     e(9834, 16, "Invalid bucket width value passed to date_bucket function. Only positive values are allowed."),
+    e(10724, 15, "The query hint '%.*ls' passed to the USE HINT clause is not valid."),
     e(10733, 15, "The number of row value expressions in the INSERT statement exceeds the maximum allowed number of %d row values."),
     e(10738, 15, "The number of row value expressions in the INSERT statement exceeds the maximum allowed number of %d row values."),
     e(10760, 16, "Scale argument is not valid. Valid expressions for data type %ls scale argument are integer constants and integer constant expressions."),

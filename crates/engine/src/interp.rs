@@ -788,7 +788,9 @@ impl Session {
                 self.plan_cache.clear();
                 self.proc_cache.clear();
             }
-            "TRACEON" | "TRACEOFF" | "SETCPUWEIGHT" | "SETIOWEIGHT" => {}
+            "TRACEON" | "TRACEOFF" | "SETCPUWEIGHT" | "SETIOWEIGHT" => {
+                crate::query_hints::check_dbcc_trace(d)?
+            }
             "CHECKIDENT" => return self.checkident(d, sink),
             "SQLPERF" => crate::sysfuncs::dbcc_sqlperf(&d.args)?,
             other => return Err(SqlError::unsupported(format!("DBCC {other}"))),

@@ -39,6 +39,7 @@ mod noops;
 mod openrowset;
 mod plan_cache;
 mod query;
+mod query_hints;
 pub mod render;
 mod repair;
 mod rowcount;

@@ -113,16 +113,18 @@ impl Session {
         s: &ast::Statement,
         f: impl FnOnce(&mut Self) -> SqlResult<T>,
     ) -> SqlResult<T> {
-        let options = match &s.kind {
-            ast::StatementKind::Select(q) => &q.options,
-            ast::StatementKind::Update(u) => &u.options,
-            ast::StatementKind::Delete(d) => &d.options,
-            _ => return f(self),
-        };
-        let Some(p) = options.iter().find_map(|h| match *h {
+        let options = crate::query_hints::statement_hints(s);
+        let max = options.iter().find_map(|h| match *h {
             ast::QueryHint::MaxGrantPercent(p) => Some(p),
             _ => None,
-        }) else {
+        });
+        let min = options.iter().find_map(|h| match *h {
+            ast::QueryHint::MinGrantPercent(p) => Some(p),
+            _ => None,
+        });
+        // Without MAX_GRANT_PERCENT the grant is the whole budget, which satisfies any minimum;
+        // with both, the minimum wins over a smaller maximum (a guaranteed floor).
+        let Some(p) = max.map(|m| m.max(min.unwrap_or(0.0))) else {
             return f(self);
         };
         let prev = self.grant_percent.replace(p);
@@ -142,6 +144,8 @@ impl Session {
             // not limited by rowcount.rs: refused rather than run unlimited
             return Err(SqlError::unsupported("SET ROWCOUNT with MERGE"));
         }
+        let options =
+            crate::query_hints::optimizer_options(crate::query_hints::statement_hints(s))?;
         let bound = plan::bind_merge(s, &*self)?;
         self.check_merge_output_triggers(&bound.table, bound.output.as_ref())?;
         let physical = bound.try_map(
@@ -152,7 +156,7 @@ impl Session {
                     columns,
                     assign: None,
                 };
-                match optimizer::optimize(select, &*self)? {
+                match optimizer::optimize_with(select, &*self, &options)? {
                     plan::Statement::Select { input, .. } => Ok(input),
                     _ => Err(SqlError::internal("optimizer changed a MERGE input's kind")),
                 }
@@ -169,9 +173,11 @@ impl Session {
         &mut self,
         s: &ast::Statement,
     ) -> SqlResult<(plan::PhysicalPlan, bool)> {
+        let options =
+            crate::query_hints::optimizer_options(crate::query_hints::statement_hints(s))?;
         let bound = plan::bind_statement(s, self)?;
         let is_dml = !matches!(bound, plan::Statement::Select { .. });
-        Ok((optimizer::optimize(bound, self)?, is_dml))
+        Ok((optimizer::optimize_with(bound, self, &options)?, is_dml))
     }
 
     /// Executes a physical plan, emitting its result set or row count.

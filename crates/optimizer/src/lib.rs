@@ -24,6 +24,26 @@ pub use explain::explain;
 pub struct Options {
     /// Rule names (see [`rules::RULES`]) that must not fire (`OPTION (QUERYRULEOFF name)`).
     pub disabled_rules: Vec<String>,
+    /// `OPTION (HASH GROUP | ORDER GROUP)`: the strategies GROUP BY and DISTINCT may use. None
+    /// set: the planner's choice (hash).
+    pub group: GroupHints,
+    /// `OPTION (CONCAT | HASH | MERGE UNION)`: the strategies UNION may use.
+    pub union: UnionHints,
+}
+
+/// Aggregation strategies allowed by `OPTION (HASH GROUP, ORDER GROUP)`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GroupHints {
+    pub hash: bool,
+    pub order: bool,
+}
+
+/// UNION strategies allowed by `OPTION (CONCAT UNION, HASH UNION, MERGE UNION)`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UnionHints {
+    pub concat: bool,
+    pub hash: bool,
+    pub merge: bool,
 }
 
 /// Prepares a standalone scalar expression from [`plan::bind_scalar`] for evaluation: plans the

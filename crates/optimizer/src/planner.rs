@@ -46,6 +46,48 @@ impl<'o> Planner<'o> {
             .any(|r| r.eq_ignore_ascii_case(rule))
     }
 
+    /// Whether GROUP BY / DISTINCT must use ordering (Sort + Stream Aggregate) rather than
+    /// hashing: only when `OPTION (ORDER GROUP)` is given without `HASH GROUP`. Grouping sets
+    /// have only a hash implementation, so ORDER GROUP alone leaves them no plan (Msg 8622).
+    fn stream_grouping(&self, grouping_sets: bool) -> SqlResult<bool> {
+        let g = self.options.group;
+        if !g.order || g.hash {
+            return Ok(false);
+        }
+        if grouping_sets {
+            return Err(common::SqlError::new(8622, &[]));
+        }
+        Ok(true)
+    }
+
+    /// UNION is always planned as Concatenation (followed by a Hash Match distinct for UNION
+    /// without ALL); `OPTION (HASH UNION)` / `(MERGE UNION)` without `CONCAT UNION` leave it no
+    /// plan, which SQL Server reports as Msg 8622.
+    fn check_union_hints(&self) -> SqlResult<()> {
+        let u = self.options.union;
+        if (u.hash || u.merge) && !u.concat {
+            return Err(common::SqlError::new(8622, &[]));
+        }
+        Ok(())
+    }
+
+    /// A Sort over an already planned input (keys over its columns).
+    fn sort_physical(&self, input: PhysOp, keys: Vec<SortKey>, distinct: bool) -> PhysOp {
+        let columns = input.columns.clone();
+        let e = input.est_rows;
+        let mut n = self.node(
+            PhysKind::Sort {
+                input: Box::new(input),
+                keys,
+                top: None,
+                distinct,
+            },
+            columns,
+        );
+        n.est_rows = e;
+        n
+    }
+
     fn node(&self, kind: PhysKind, columns: Vec<ColumnMeta>) -> PhysOp {
         let e = est(&kind);
         PhysOp::new(kind, columns, e)
@@ -284,6 +326,24 @@ impl<'o> Planner<'o> {
                     );
                     n.est_rows = 1.0;
                     n
+                } else if self.stream_grouping(grouping_sets.is_some())? {
+                    // OPTION (ORDER GROUP): sort on the keys, then aggregate the runs
+                    let keys = group_by
+                        .iter()
+                        .map(|e| SortKey {
+                            expr: e.clone(),
+                            desc: false,
+                        })
+                        .collect();
+                    let sorted = self.sort_physical(input, keys, false);
+                    self.node(
+                        PhysKind::StreamAggregate {
+                            input: Box::new(sorted),
+                            group_by,
+                            aggs,
+                        },
+                        columns,
+                    )
                 } else {
                     self.node(
                         PhysKind::HashAggregate {
@@ -335,6 +395,18 @@ impl<'o> Planner<'o> {
             }
             LogicalOp::Distinct { input } => {
                 let input = self.op(*input)?;
+                if self.stream_grouping(false)? {
+                    // OPTION (ORDER GROUP): a Distinct Sort on every column
+                    let keys = columns
+                        .iter()
+                        .enumerate()
+                        .map(|(i, c)| SortKey {
+                            expr: ScalarExpr::column(i, c.data_type.clone()),
+                            desc: false,
+                        })
+                        .collect();
+                    return Ok(self.sort_physical(input, keys, true));
+                }
                 self.node(
                     PhysKind::HashDistinct {
                         input: Box::new(input),
@@ -353,6 +425,7 @@ impl<'o> Planner<'o> {
                 let r = self.op(*right)?;
                 match kind {
                     SetOpKind::Union => {
+                        self.check_union_hints()?;
                         let mut inputs = Vec::new();
                         for x in [l, r] {
                             match x.kind {

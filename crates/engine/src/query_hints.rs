@@ -1,0 +1,134 @@
+//! `OPTION (…)` query hints: each one is acted on, holds by construction of latchkey's planner,
+//! or is refused (Msg 40517 naming it; Msg 10724 for a name USE HINT does not know). The table
+//! of outcomes and the reasons is `docs/silent-noops.md` ("Query hints").
+//!
+//! Acted on elsewhere: join hints and MAXRECURSION (plan binder), RECOMPILE (plan cache),
+//! MAX_/MIN_GRANT_PERCENT (`Session::with_grant`); here: the optimizer switches (GROUP and UNION
+//! strategies, QUERYRULEOFF).
+
+use common::{SqlError, SqlResult};
+use parser::ast::{self, QueryHint};
+
+/// `USE HINT` names that hold by construction: each disables something latchkey's planner or
+/// executor never does (row goals, batch mode, memory grant feedback, interleaved or deferred
+/// compilation, parameter sniffing: plans never depend on parameter values).
+const USE_HINTS_HELD: &[&str] = &[
+    "DISABLE_OPTIMIZER_ROWGOAL",
+    "DISALLOW_BATCH_MODE",
+    "DISABLE_BATCH_MODE_ADAPTIVE_JOINS",
+    "DISABLE_BATCH_MODE_MEMORY_GRANT_FEEDBACK",
+    "DISABLE_ROW_MODE_MEMORY_GRANT_FEEDBACK",
+    "DISABLE_INTERLEAVED_EXECUTION_TVF",
+    "DISABLE_DEFERRED_COMPILATION_TV",
+    "DISABLE_OPTIMIZED_NESTED_LOOP",
+    "DISABLE_PARAMETER_SNIFFING",
+    "DISABLE_PARAMETER_SENSITIVE_PLAN_OPTIMIZATION",
+];
+
+/// `USE HINT` names SQL Server knows whose effect latchkey does not have (cardinality estimation
+/// models, optimizer hotfixes, lightweight profiling, scalar UDF inlining): refused.
+const USE_HINTS_REFUSED: &[&str] = &[
+    "ASSUME_JOIN_PREDICATE_DEPENDS_ON_FILTERS",
+    "ASSUME_MIN_SELECTIVITY_FOR_FILTER_ESTIMATES",
+    "ASSUME_FULL_INDEPENDENCE_FOR_FILTER_ESTIMATES",
+    "ASSUME_PARTIAL_CORRELATION_FOR_FILTER_ESTIMATES",
+    "DISABLE_TSQL_SCALAR_UDF_INLINING",
+    "ENABLE_HIST_AMENDMENT_FOR_ASC_KEYS",
+    "ENABLE_QUERY_OPTIMIZER_HOTFIXES",
+    "FORCE_DEFAULT_CARDINALITY_ESTIMATION",
+    "FORCE_LEGACY_CARDINALITY_ESTIMATION",
+    "QUERY_PLAN_PROFILE",
+];
+
+/// The `OPTION (…)` list of a statement, if its kind has one.
+pub(crate) fn statement_hints(s: &ast::Statement) -> &[QueryHint] {
+    match &s.kind {
+        ast::StatementKind::Select(q) => &q.options,
+        ast::StatementKind::Update(u) => &u.options,
+        ast::StatementKind::Delete(d) => &d.options,
+        ast::StatementKind::Merge(m) => &m.options,
+        ast::StatementKind::Insert(i) => match &i.source {
+            ast::InsertSource::Query(q) => &q.options,
+            _ => &[],
+        },
+        _ => &[],
+    }
+}
+
+/// Checks every hint of `hints` and returns the optimizer switches they ask for.
+pub(crate) fn optimizer_options(hints: &[QueryHint]) -> SqlResult<optimizer::Options> {
+    let mut o = optimizer::Options::default();
+    for h in hints {
+        match h {
+            QueryHint::HashGroup => o.group.hash = true,
+            QueryHint::OrderGroup => o.group.order = true,
+            QueryHint::ConcatUnion => o.union.concat = true,
+            QueryHint::HashUnion => o.union.hash = true,
+            QueryHint::MergeUnion => o.union.merge = true,
+            // a rule latchkey does not have never fires, so switching it off holds too
+            QueryHint::QueryRuleOff(name) => o.disabled_rules.push(name.clone()),
+            // acted on by the binder, the plan cache or the memory grant
+            QueryHint::MaxDop(_)
+            | QueryHint::Recompile
+            | QueryHint::HashJoin
+            | QueryHint::LoopJoin
+            | QueryHint::MergeJoin
+            | QueryHint::MaxRecursion(_)
+            | QueryHint::MinGrantPercent(_)
+            | QueryHint::MaxGrantPercent(_) => {}
+            // hold by construction (docs/silent-noops.md says why)
+            QueryHint::ForceOrder
+            | QueryHint::NoPerformanceSpool
+            | QueryHint::KeepPlan
+            | QueryHint::KeepFixedPlan
+            | QueryHint::ExpandViews
+            | QueryHint::IgnoreNonclusteredColumnstoreIndex
+            | QueryHint::OptimizeForUnknown => {}
+            QueryHint::OptimizeFor(vars) if vars.iter().all(|(_, v)| v.is_none()) => {}
+            QueryHint::OptimizeFor(_) => return Err(SqlError::unsupported("OPTIMIZE FOR")),
+            QueryHint::Fast(n) => return Err(SqlError::unsupported(format!("FAST {n}"))),
+            QueryHint::RobustPlan => return Err(SqlError::unsupported("ROBUST PLAN")),
+            QueryHint::QueryTraceOn(n) => {
+                return Err(SqlError::unsupported(format!("QUERYTRACEON {n}")))
+            }
+            QueryHint::UseHint(names) => {
+                for name in names {
+                    check_use_hint(name)?;
+                }
+            }
+            QueryHint::Other(text) => return Err(SqlError::unsupported(text)),
+        }
+    }
+    Ok(o)
+}
+
+fn check_use_hint(name: &str) -> SqlResult<()> {
+    let upper = name.to_ascii_uppercase();
+    if USE_HINTS_HELD.contains(&upper.as_str()) {
+        return Ok(());
+    }
+    let compat_level = upper
+        .strip_prefix("QUERY_OPTIMIZER_COMPATIBILITY_LEVEL_")
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    if compat_level || USE_HINTS_REFUSED.contains(&upper.as_str()) {
+        return Err(SqlError::unsupported(format!("USE HINT ('{upper}')")));
+    }
+    Err(SqlError::new(10724, &[&name]))
+}
+
+/// `DBCC TRACEON / TRACEOFF / SETCPUWEIGHT / SETIOWEIGHT`: latchkey has no trace flags and no
+/// cost weights. Only `TRACEON (3604)` holds (DBCC output already goes to the client).
+pub(crate) fn check_dbcc_trace(d: &ast::Dbcc) -> SqlResult<()> {
+    let flags: Vec<String> = d.args.iter().map(|a| a.to_string()).collect();
+    if d.command == "TRACEON" && !flags.is_empty() && flags.iter().all(|f| f == "3604" || f == "-1")
+    {
+        if flags.iter().any(|f| f == "3604") {
+            return Ok(());
+        }
+    }
+    Err(SqlError::unsupported(format!(
+        "DBCC {}({})",
+        d.command,
+        flags.join(", ")
+    )))
+}
