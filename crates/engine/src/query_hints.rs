@@ -119,7 +119,12 @@ fn check_use_hint(name: &str) -> SqlResult<()> {
 /// `DBCC TRACEON / TRACEOFF / SETCPUWEIGHT / SETIOWEIGHT`: latchkey has no trace flags and no
 /// cost weights. Only `TRACEON (3604)` holds (DBCC output already goes to the client).
 pub(crate) fn check_dbcc_trace(d: &ast::Dbcc) -> SqlResult<()> {
-    let flags: Vec<String> = d.args.iter().map(|a| a.to_string()).collect();
+    // printed without spaces: `-1` (all sessions) prints as a unary minus `- 1`
+    let flags: Vec<String> = d
+        .args
+        .iter()
+        .map(|a| a.to_string().replace(' ', ""))
+        .collect();
     if d.command == "TRACEON" && !flags.is_empty() && flags.iter().all(|f| f == "3604" || f == "-1")
     {
         if flags.iter().any(|f| f == "3604") {
