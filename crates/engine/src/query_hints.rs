@@ -125,11 +125,9 @@ pub(crate) fn check_dbcc_trace(d: &ast::Dbcc) -> SqlResult<()> {
         .iter()
         .map(|a| a.to_string().replace(' ', ""))
         .collect();
-    if d.command == "TRACEON" && !flags.is_empty() && flags.iter().all(|f| f == "3604" || f == "-1")
-    {
-        if flags.iter().any(|f| f == "3604") {
-            return Ok(());
-        }
+    let only_3604 = flags.iter().all(|f| f == "3604" || f == "-1");
+    if d.command == "TRACEON" && only_3604 && flags.iter().any(|f| f == "3604") {
+        return Ok(());
     }
     Err(SqlError::unsupported(format!(
         "DBCC {}({})",

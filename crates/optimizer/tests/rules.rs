@@ -75,6 +75,7 @@ fn plan_text(sql: &str, off: &[&str]) -> String {
     let bound = plan::bind_statement(&stmts[0], &c).expect("bind");
     let opts = optimizer::Options {
         disabled_rules: off.iter().map(|s| s.to_string()).collect(),
+        ..Default::default()
     };
     let p = optimizer::optimize_with(bound, &c, &opts).expect("optimize");
     optimizer::explain(&p)
@@ -175,4 +176,65 @@ fn exists_becomes_semi_join() {
         x.contains("WHERE:(EXISTS([Subquery]))") && !x.contains("Semi"),
         "{x}"
     );
+}
+
+fn plan_with(sql: &str, opts: &optimizer::Options) -> SqlResult<String> {
+    let c = cat();
+    let stmts = parser::parse_batch(sql).expect("parse");
+    let bound = plan::bind_statement(&stmts[0], &c).expect("bind");
+    Ok(optimizer::explain(&optimizer::optimize_with(
+        bound, &c, opts,
+    )?))
+}
+
+#[test]
+fn group_hints_choose_stream_or_hash_aggregation() {
+    let order = optimizer::Options {
+        group: optimizer::GroupHints {
+            order: true,
+            hash: false,
+        },
+        ..Default::default()
+    };
+    let x = plan_with("SELECT v, COUNT(*) FROM t GROUP BY v", &order).expect("plan");
+    assert!(
+        x.contains("Stream Aggregate(GROUP BY") && x.contains("Sort(ORDER BY:([v] ASC))"),
+        "{x}"
+    );
+    let x = plan_with("SELECT DISTINCT v FROM t", &order).expect("plan");
+    assert!(x.contains("Sort(DISTINCT ORDER BY"), "{x}");
+    let e = plan_with("SELECT v, COUNT(*) FROM t GROUP BY ROLLUP(v)", &order).unwrap_err();
+    assert_eq!(e.number, 8622);
+    let both = optimizer::Options {
+        group: optimizer::GroupHints {
+            order: true,
+            hash: true,
+        },
+        ..Default::default()
+    };
+    let x = plan_with("SELECT v, COUNT(*) FROM t GROUP BY v", &both).expect("plan");
+    assert!(x.contains("Hash Match(Aggregate"), "{x}");
+}
+
+#[test]
+fn union_hints_without_concat_have_no_plan() {
+    let hash = optimizer::Options {
+        union: optimizer::UnionHints {
+            hash: true,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let e = plan_with("SELECT v FROM t UNION SELECT id FROM t", &hash).unwrap_err();
+    assert_eq!(e.number, 8622);
+    let with_concat = optimizer::Options {
+        union: optimizer::UnionHints {
+            hash: true,
+            concat: true,
+            merge: false,
+        },
+        ..Default::default()
+    };
+    let x = plan_with("SELECT v FROM t UNION SELECT id FROM t", &with_concat).expect("plan");
+    assert!(x.contains("Concatenation"), "{x}");
 }
