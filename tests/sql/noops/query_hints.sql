@@ -58,3 +58,18 @@ GO
 -- the union hints concern only a query that has a UNION
 SELECT COUNT(*) AS n FROM qa OPTION (HASH UNION);
 GO
+-- the join hints of OPTION reach the joins of UPDATE … FROM and DELETE … FROM as well
+CREATE TABLE qu (id int PRIMARY KEY, v int);
+INSERT qu VALUES (1, 1), (3, 3);
+GO
+SET SHOWPLAN_TEXT ON;
+GO
+UPDATE qu SET v = qa.g FROM qu JOIN qa ON qa.id = qu.id OPTION (MERGE JOIN);
+GO
+DELETE qu FROM qu JOIN qa ON qa.id = qu.id OPTION (MERGE JOIN);
+GO
+SET SHOWPLAN_TEXT OFF;
+GO
+UPDATE qu SET v = qa.g FROM qu JOIN qa ON qa.id = qu.id OPTION (MERGE JOIN);
+SELECT id, v FROM qu ORDER BY id;
+GO

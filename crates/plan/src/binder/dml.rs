@@ -635,6 +635,8 @@ impl Binder<'_> {
         if u.current_of.is_some() {
             return Err(SqlError::unsupported("WHERE CURRENT OF"));
         }
+        // OPTION (HASH|LOOP|MERGE JOIN, MAXRECURSION) apply to the joins of its FROM clause
+        self.apply_query_options(&u.options)?;
         self.push_ctes(&u.with);
         self.push_level(Scope::default(), false);
         *self.dml_locators.borrow_mut() = true;
@@ -697,6 +699,8 @@ impl Binder<'_> {
         if d.current_of.is_some() {
             return Err(SqlError::unsupported("WHERE CURRENT OF"));
         }
+        // OPTION (HASH|LOOP|MERGE JOIN, MAXRECURSION) apply to the joins of its FROM clause
+        self.apply_query_options(&d.options)?;
         self.push_ctes(&d.with);
         self.push_level(Scope::default(), false);
         *self.dml_locators.borrow_mut() = true;
