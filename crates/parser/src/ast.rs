@@ -529,6 +529,22 @@ pub enum TableRef {
     },
     /// `( join )` parenthesised table source.
     Nested(Box<TableRef>),
+    /// `source PIVOT (agg(value_col) FOR pivot_col IN ([v1], [v2], ...)) [AS] alias`.
+    Pivot {
+        source: Box<TableRef>,
+        aggregate: Box<FunctionCall>,
+        pivot_column: Ident,
+        values: Vec<Ident>,
+        alias: Ident,
+    },
+    /// `source UNPIVOT (value_col FOR name_col IN (c1, c2, ...)) [AS] alias`.
+    Unpivot {
+        source: Box<TableRef>,
+        value_column: Ident,
+        name_column: Ident,
+        columns: Vec<Ident>,
+        alias: Ident,
+    },
 }
 
 /// A column of an `OPENJSON ... WITH (...)` schema.

@@ -698,6 +698,28 @@ impl Display for TableRef {
                 Ok(())
             }
             TableRef::Nested(t) => write!(f, "({t})"),
+            TableRef::Pivot {
+                source,
+                aggregate,
+                pivot_column,
+                values,
+                alias,
+            } => write!(
+                f,
+                "{source} PIVOT ({aggregate} FOR {pivot_column} IN ({})) AS {alias}",
+                comma(values)
+            ),
+            TableRef::Unpivot {
+                source,
+                value_column,
+                name_column,
+                columns,
+                alias,
+            } => write!(
+                f,
+                "{source} UNPIVOT ({value_column} FOR {name_column} IN ({})) AS {alias}",
+                comma(columns)
+            ),
         }
     }
 }

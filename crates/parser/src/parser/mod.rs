@@ -8,6 +8,7 @@ mod bulk;
 mod ddl;
 mod dml;
 mod expr;
+mod pivot;
 mod proc;
 mod query;
 

@@ -12,6 +12,7 @@ mod dml;
 mod expr;
 mod functions;
 mod merge;
+mod pivot;
 mod query;
 mod tvf;
 mod view;
