@@ -83,6 +83,7 @@ pub static REGISTRY: &[ErrorInfo] = &[
     e(310, 15, "The value %d specified for the MAXRECURSION option exceeds the allowed maximum of %d."),
     e(334, 16, "The target table '%.*ls' of the DML statement cannot have any enabled triggers if the statement contains an OUTPUT clause without INTO clause."),
     e(402, 16, "The data types %s and %s are incompatible in the %s operator."),
+    e(491, 16, "A correlation name must be specified for the bulk rowset in the from clause."),
     e(512, 16, "Subquery returned more than 1 value. This is not permitted when the subquery follows =, !=, <, <= , >, >= or when the subquery is used as an expression."),
     e(515, 16, "Cannot insert the value NULL into column '%.*ls', table '%.*ls'; column does not allow nulls. %ls fails."),
     e(517, 16, "Adding a value to a '%ls' column caused an overflow."),

@@ -30,6 +30,7 @@ pub mod ddl;
 mod ddl_alter;
 mod ddl_type;
 pub mod events;
+mod external;
 mod interp;
 mod limits;
 mod plan_cache;

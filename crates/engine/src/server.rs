@@ -63,6 +63,8 @@ pub struct Engine {
     /// EMERGENCY / SINGLE_USER by database id (repair.rs).
     access: Mutex<std::collections::HashMap<i32, crate::repair::DbAccess>>,
     next_spid: AtomicI32,
+    /// External data sources, file formats and tables of every database (external.rs).
+    pub(crate) external: crate::external::Registry,
     /// One engine per data directory (storage README "Directory lock"), held while open.
     _lock: storage::dirlock::DirLock,
 }
@@ -92,6 +94,7 @@ impl Engine {
             unavailable: Mutex::new(Vec::new()),
             access: Mutex::new(std::collections::HashMap::new()),
             next_spid: AtomicI32::new(51),
+            external: Default::default(),
             _lock: lock,
         });
         let master = engine

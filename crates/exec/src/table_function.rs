@@ -146,6 +146,16 @@ pub fn compute_rows(
             object_id,
             ..
         } => ctx.env.call_table_function(database, *object_id, args),
+        TableFunc::Parquet { path } => {
+            let cols: Vec<fileio::parquet_io::FileColumn> = columns
+                .iter()
+                .map(|c| fileio::parquet_io::FileColumn {
+                    name: c.name.clone(),
+                    data_type: c.data_type.clone(),
+                })
+                .collect();
+            fileio::parquet_io::read_rows(std::path::Path::new(path), &cols)
+        }
     }
 }
 

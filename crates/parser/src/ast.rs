@@ -529,6 +529,16 @@ pub enum TableRef {
     },
     /// `( join )` parenthesised table source.
     Nested(Box<TableRef>),
+    /// `OPENROWSET(BULK 'file', option [= value], ...) [WITH (col type ['path' | ordinal], ...)]
+    /// [AS] alias [(cols)]`; the FORMAT option picks the reader.
+    OpenRowset {
+        file: String,
+        /// `FORMAT = 'PARQUET'`, `SINGLE_BLOB` ...: option names upper-cased, values as written.
+        options: Vec<(String, Option<Expr>)>,
+        schema: Vec<OpenRowsetColumnDef>,
+        alias: Option<Ident>,
+        columns: Vec<Ident>,
+    },
     /// `source PIVOT (agg(value_col) FOR pivot_col IN ([v1], [v2], ...)) [AS] alias`.
     Pivot {
         source: Box<TableRef>,
@@ -545,6 +555,17 @@ pub enum TableRef {
         columns: Vec<Ident>,
         alias: Ident,
     },
+}
+
+/// A column of an `OPENROWSET(BULK ...) WITH (...)` schema.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpenRowsetColumnDef {
+    pub name: Ident,
+    pub data_type: DataTypeName,
+    /// `COLLATE name` as written.
+    pub collation: Option<String>,
+    /// The source column: a `'path'` string or a 1-based ordinal, as written.
+    pub locator: Option<String>,
 }
 
 /// A column of an `OPENJSON ... WITH (...)` schema.
@@ -1502,12 +1523,40 @@ pub enum StatementKind {
     Checkpoint(Option<Expr>),
     Dbcc(Box<Dbcc>),
     BulkInsert(Box<BulkInsert>),
+    /// `CREATE EXTERNAL DATA SOURCE | FILE FORMAT | TABLE ... [AS SELECT ...]`.
+    CreateExternal(Box<CreateExternal>),
+    /// `DROP EXTERNAL DATA SOURCE | FILE FORMAT | TABLE name`.
+    DropExternal {
+        kind: ExternalKind,
+        name: ObjectName,
+    },
     /// Statements recognised but not modelled (GRANT, DENY, REVOKE, ...): first keyword
     /// upper-cased and the statement's source text.
     Unsupported {
         keyword: String,
         text: String,
     },
+}
+
+/// Which external object a `CREATE/DROP EXTERNAL ...` names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExternalKind {
+    DataSource,
+    FileFormat,
+    Table,
+}
+
+/// `CREATE EXTERNAL <kind> name [(columns)] WITH (option = value, ...) [AS query]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CreateExternal {
+    pub kind: ExternalKind,
+    pub name: ObjectName,
+    /// `CREATE EXTERNAL TABLE t (c type, ...)` over existing files (empty otherwise).
+    pub columns: Vec<(Ident, DataTypeName)>,
+    /// Option names upper-cased; values as written (`PARQUET`, `'file:///x'`, `ds_name`).
+    pub options: Vec<(String, Expr)>,
+    /// `AS SELECT ...` of CREATE EXTERNAL TABLE AS SELECT (CETAS).
+    pub query: Option<Query>,
 }
 
 /// `BULK INSERT [db.][schema.]table FROM 'file' [WITH (option [, ...])]`.

@@ -698,6 +698,39 @@ impl Display for TableRef {
                 Ok(())
             }
             TableRef::Nested(t) => write!(f, "({t})"),
+            TableRef::OpenRowset {
+                file,
+                options,
+                schema,
+                alias,
+                columns,
+            } => {
+                write!(f, "OPENROWSET(BULK '{}'", file.replace('\'', "''"))?;
+                for (name, value) in options {
+                    match value {
+                        Some(v) => write!(f, ", {name} = {v}")?,
+                        None => write!(f, ", {name}")?,
+                    }
+                }
+                f.write_str(")")?;
+                if !schema.is_empty() {
+                    f.write_str(" WITH (")?;
+                    for (i, c) in schema.iter().enumerate() {
+                        if i > 0 {
+                            f.write_str(", ")?;
+                        }
+                        write!(f, "{} {}", c.name, c.data_type)?;
+                        if let Some(co) = &c.collation {
+                            write!(f, " COLLATE {co}")?;
+                        }
+                        if let Some(l) = &c.locator {
+                            write!(f, " {l}")?;
+                        }
+                    }
+                    f.write_str(")")?;
+                }
+                write_alias_cols(f, alias, columns)
+            }
             TableRef::Pivot {
                 source,
                 aggregate,
@@ -2030,6 +2063,34 @@ impl Display for StatementKind {
                 }
                 f.write_str(")")
             }
+            S::CreateExternal(c) => {
+                write!(f, "CREATE EXTERNAL {} {}", external_kind(c.kind), c.name)?;
+                if !c.columns.is_empty() {
+                    f.write_str(" (")?;
+                    for (i, (n, t)) in c.columns.iter().enumerate() {
+                        if i > 0 {
+                            f.write_str(", ")?;
+                        }
+                        write!(f, "{n} {t}")?;
+                    }
+                    f.write_str(")")?;
+                }
+                f.write_str(" WITH (")?;
+                for (i, (n, v)) in c.options.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{n} = {v}")?;
+                }
+                f.write_str(")")?;
+                if let Some(q) = &c.query {
+                    write!(f, " AS {q}")?;
+                }
+                Ok(())
+            }
+            S::DropExternal { kind, name } => {
+                write!(f, "DROP EXTERNAL {} {name}", external_kind(*kind))
+            }
             S::Unsupported { text, .. } => f.write_str(text),
         }
     }
@@ -2038,4 +2099,12 @@ impl Display for StatementKind {
 /// Prints statements as a batch (each terminated by `;`).
 pub fn print_batch(stmts: &[Statement]) -> String {
     Body(stmts).to_string()
+}
+
+fn external_kind(k: ExternalKind) -> &'static str {
+    match k {
+        ExternalKind::DataSource => "DATA SOURCE",
+        ExternalKind::FileFormat => "FILE FORMAT",
+        ExternalKind::Table => "TABLE",
+    }
 }

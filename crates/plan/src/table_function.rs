@@ -28,6 +28,9 @@ pub enum TableFunc {
     GenerateSeries,
     /// `OPENJSON(json [, path])`: (`key`, `value`, `type`), or the `WITH` schema's columns.
     OpenJson { with: Option<Vec<OpenJsonColumn>> },
+    /// `OPENROWSET(BULK 'file', FORMAT = 'PARQUET')`: the file's columns, or the `WITH`
+    /// schema's, read when the leaf opens.
+    Parquet { path: String },
     /// A multi-statement table-valued function: the engine runs its body with the argument
     /// values (already converted to the parameter types) and returns the rows of its table.
     User {
@@ -45,6 +48,7 @@ impl TableFunc {
             TableFunc::StringSplit { .. } => "Table Valued Function(STRING_SPLIT)".into(),
             TableFunc::GenerateSeries => "Table Valued Function(GENERATE_SERIES)".into(),
             TableFunc::OpenJson { .. } => "Table Valued Function(OPENJSON)".into(),
+            TableFunc::Parquet { .. } => "Remote Scan(OPENROWSET)".into(),
             TableFunc::User { name, .. } => format!("Table Valued Function({name})"),
         }
     }
@@ -54,7 +58,7 @@ impl TableFunc {
     pub fn estimate(&self) -> f64 {
         match self {
             TableFunc::StringSplit { .. } | TableFunc::OpenJson { .. } => 50.0,
-            TableFunc::GenerateSeries => 1000.0,
+            TableFunc::GenerateSeries | TableFunc::Parquet { .. } => 1000.0,
             TableFunc::User { .. } => 100.0,
         }
     }

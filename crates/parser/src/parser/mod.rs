@@ -8,6 +8,8 @@ mod bulk;
 mod ddl;
 mod dml;
 mod expr;
+mod external;
+mod openrowset;
 mod pivot;
 mod proc;
 mod query;

@@ -566,6 +566,9 @@ impl<'a> Parser<'a> {
                     alias,
                 })
             }
+            Tok::Word if self.kw("OPENROWSET") && self.at_n(1, Tok::LParen) => {
+                self.parse_openrowset()
+            }
             _ => {
                 let name = self.parse_object_name()?;
                 if self.at_legacy_hint_list() {

@@ -856,10 +856,25 @@ impl Binder<'_> {
     ) -> SqlResult<(LogicalOp, Scope, crate::scalar::Params)> {
         match t {
             ast::TableRef::Table { name, alias, hints } => {
-                let (op, sc) = self.bind_named_table(name, alias.as_ref(), hints)?;
-                Ok((op, sc, vec![]))
+                match self.bind_named_table(name, alias.as_ref(), hints) {
+                    Ok((op, sc)) => Ok((op, sc, vec![])),
+                    Err(e) if e.number == 208 => match self.env.external_table(name) {
+                        Some(ext) if hints.is_empty() => {
+                            self.bind_external_table(name, alias.as_ref(), ext)
+                        }
+                        _ => Err(e),
+                    },
+                    Err(e) => Err(e),
+                }
             }
             ast::TableRef::Nested(inner) => self.bind_table_ref(inner),
+            ast::TableRef::OpenRowset {
+                file,
+                options,
+                schema,
+                alias,
+                columns,
+            } => self.bind_openrowset(file, options, schema, alias.as_ref(), columns),
             ast::TableRef::Pivot {
                 source,
                 aggregate,
