@@ -31,6 +31,7 @@ pub mod ddl;
 mod ddl_alter;
 mod ddl_type;
 pub mod events;
+mod external;
 mod files;
 mod interp;
 mod limits;
