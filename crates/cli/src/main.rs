@@ -295,8 +295,13 @@ fn exit_status(code: u8) -> ExitCode {
 }
 
 fn main() -> ExitCode {
-    // sqlcmd's `-?`: clap cannot name a flag `?`, so it is looked for first
-    if std::env::args().skip(1).any(|a| a == "-?") {
+    // sqlcmd's `-?`: clap cannot name a flag `?`, so it is looked for first (up to a
+    // subcommand: `latchkey bcp -?` is bcp's own usage)
+    if std::env::args()
+        .skip(1)
+        .take_while(|a| a != "bcp" && a != "serve")
+        .any(|a| a == "-?")
+    {
         let _ = Args::command().print_help();
         return ExitCode::SUCCESS;
     }

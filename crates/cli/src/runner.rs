@@ -132,6 +132,9 @@ impl EventSink for Tracking<'_> {
     fn row_count(&mut self, count: u64) {
         self.inner.row_count(count)
     }
+    fn output_row_count(&mut self, count: u64) {
+        self.inner.output_row_count(count)
+    }
     fn message(&mut self, msg: &InfoMessage) {
         // RAISERROR (…, 10, 127) quits sqlcmd too; PRINT's state is 1
         if msg.state == 127 && msg.number != 0 && self.outcome.exit_request.is_none() {

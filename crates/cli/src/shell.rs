@@ -299,6 +299,10 @@ impl EventSink for ShellSink {
         self.before_output();
         self.inner.row_count(count);
     }
+    fn output_row_count(&mut self, count: u64) {
+        self.before_output();
+        self.inner.output_row_count(count);
+    }
     fn message(&mut self, msg: &InfoMessage) {
         self.before_output();
         self.inner.message(msg);
@@ -420,7 +424,7 @@ impl ShellHelper {
         let prefixed = |s: &str| s.to_lowercase().starts_with(&lower);
         // keywords in the case the user types them in
         let lower_case = word.chars().all(|c| !c.is_uppercase());
-        let mut out: Vec<String> = parser::reserved_keywords()
+        let mut out: Vec<String> = engine::reserved_keywords()
             .iter()
             .chain(EXTRA_WORDS)
             .filter(|k| prefixed(k))

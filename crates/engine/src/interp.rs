@@ -255,6 +255,14 @@ impl Session {
                 self.autocommit(|me| me.run_query_statement(s, sink))?;
                 self.error = 0;
             }
+            K::CreateExternal(c) => {
+                self.create_external(c, sink)?;
+                self.error = 0;
+            }
+            K::DropExternal { kind, name } => {
+                self.drop_external(*kind, name)?;
+                self.error = 0;
+            }
             K::BulkInsert(b) => {
                 // transactions per batch are the statement's own (BATCHSIZE); @@ERROR is
                 // the last rejected row's error, else 0

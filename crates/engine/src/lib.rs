@@ -31,6 +31,7 @@ pub mod ddl;
 mod ddl_alter;
 mod ddl_type;
 pub mod events;
+mod external;
 mod files;
 mod interp;
 mod limits;
@@ -57,6 +58,9 @@ mod tvf;
 
 pub use bulk_insert::data_file_terminator;
 pub use events::{CollectSink, Event, EventSink, InfoMessage, OutColumn};
+/// The reserved keywords, for clients that complete names (the shell): the cli reaches the
+/// parser only through the engine (common/tests/layering.rs).
+pub use parser::reserved_keywords;
 pub use server::{DbHandle, Engine, EngineConfig};
 pub use session::{Session, SessionOptions};
 

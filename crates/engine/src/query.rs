@@ -530,6 +530,16 @@ impl plan::BindEnv for Session {
         self.var(name).map(|v| v.data_type.clone())
     }
 
+    fn external_table(&self, name: &ast::ObjectName) -> Option<(String, Vec<(String, DataType)>)> {
+        let t = Session::external_table(self, name)?;
+        let cols = t
+            .columns
+            .into_iter()
+            .map(|c| (c.name, c.data_type))
+            .collect();
+        Some((t.path.to_string_lossy().into_owned(), cols))
+    }
+
     fn identity_insert(&self, object_id: i32) -> bool {
         self.options
             .identity_insert

@@ -70,6 +70,8 @@ pub struct Engine {
     pub(crate) sessions: crate::sysprocs::SessionRegistry,
     /// sp_configure values in use (config.rs).
     settings: crate::config::Settings,
+    /// External data sources, file formats and tables of every database (external.rs).
+    pub(crate) external: crate::external::Registry,
     /// One engine per data directory (storage README "Directory lock"), held while open.
     _lock: storage::dirlock::DirLock,
 }
@@ -106,6 +108,7 @@ impl Engine {
                     .unwrap_or(config.storage.io_latency),
             ),
             config,
+            external: Default::default(),
             _lock: lock,
         });
         let master = engine

@@ -587,6 +587,22 @@ pub enum TableRef {
     /// `OPENROWSET(BULK 'file', ...) [WITH (...)] AS alias [(cols)]` or the OLE DB provider
     /// form `OPENROWSET('provider', 'connection', query)`.
     OpenRowset(Box<OpenRowset>),
+    /// `source PIVOT (agg(value_col) FOR pivot_col IN ([v1], [v2], ...)) [AS] alias`.
+    Pivot {
+        source: Box<TableRef>,
+        aggregate: Box<FunctionCall>,
+        pivot_column: Ident,
+        values: Vec<Ident>,
+        alias: Ident,
+    },
+    /// `source UNPIVOT (value_col FOR name_col IN (c1, c2, ...)) [AS] alias`.
+    Unpivot {
+        source: Box<TableRef>,
+        value_column: Ident,
+        name_column: Ident,
+        columns: Vec<Ident>,
+        alias: Ident,
+    },
 }
 
 /// `OPENROWSET(...)` in FROM.
@@ -1577,12 +1593,40 @@ pub enum StatementKind {
     Checkpoint(Option<Expr>),
     Dbcc(Box<Dbcc>),
     BulkInsert(Box<BulkInsert>),
+    /// `CREATE EXTERNAL DATA SOURCE | FILE FORMAT | TABLE ... [AS SELECT ...]`.
+    CreateExternal(Box<CreateExternal>),
+    /// `DROP EXTERNAL DATA SOURCE | FILE FORMAT | TABLE name`.
+    DropExternal {
+        kind: ExternalKind,
+        name: ObjectName,
+    },
     /// Statements recognised but not modelled (GRANT, DENY, REVOKE, ...): first keyword
     /// upper-cased and the statement's source text.
     Unsupported {
         keyword: String,
         text: String,
     },
+}
+
+/// Which external object a `CREATE/DROP EXTERNAL ...` names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExternalKind {
+    DataSource,
+    FileFormat,
+    Table,
+}
+
+/// `CREATE EXTERNAL <kind> name [(columns)] WITH (option = value, ...) [AS query]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CreateExternal {
+    pub kind: ExternalKind,
+    pub name: ObjectName,
+    /// `CREATE EXTERNAL TABLE t (c type, ...)` over existing files (empty otherwise).
+    pub columns: Vec<(Ident, DataTypeName)>,
+    /// Option names upper-cased; values as written (`PARQUET`, `'file:///x'`, `ds_name`).
+    pub options: Vec<(String, Expr)>,
+    /// `AS SELECT ...` of CREATE EXTERNAL TABLE AS SELECT (CETAS).
+    pub query: Option<Query>,
 }
 
 /// `BULK INSERT [db.][schema.]table FROM 'file' [WITH (option [, ...])]`.

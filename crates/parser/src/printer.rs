@@ -807,6 +807,28 @@ impl Display for TableRef {
                 Ok(())
             }
             TableRef::Nested(t) => write!(f, "({t})"),
+            TableRef::Pivot {
+                source,
+                aggregate,
+                pivot_column,
+                values,
+                alias,
+            } => write!(
+                f,
+                "{source} PIVOT ({aggregate} FOR {pivot_column} IN ({})) AS {alias}",
+                comma(values)
+            ),
+            TableRef::Unpivot {
+                source,
+                value_column,
+                name_column,
+                columns,
+                alias,
+            } => write!(
+                f,
+                "{source} UNPIVOT ({value_column} FOR {name_column} IN ({})) AS {alias}",
+                comma(columns)
+            ),
         }
     }
 }
@@ -2099,6 +2121,34 @@ impl Display for StatementKind {
                 }
                 f.write_str(")")
             }
+            S::CreateExternal(c) => {
+                write!(f, "CREATE EXTERNAL {} {}", external_kind(c.kind), c.name)?;
+                if !c.columns.is_empty() {
+                    f.write_str(" (")?;
+                    for (i, (n, t)) in c.columns.iter().enumerate() {
+                        if i > 0 {
+                            f.write_str(", ")?;
+                        }
+                        write!(f, "{n} {t}")?;
+                    }
+                    f.write_str(")")?;
+                }
+                f.write_str(" WITH (")?;
+                for (i, (n, v)) in c.options.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{n} = {v}")?;
+                }
+                f.write_str(")")?;
+                if let Some(q) = &c.query {
+                    write!(f, " AS {q}")?;
+                }
+                Ok(())
+            }
+            S::DropExternal { kind, name } => {
+                write!(f, "DROP EXTERNAL {} {name}", external_kind(*kind))
+            }
             S::Unsupported { text, .. } => f.write_str(text),
         }
     }
@@ -2132,4 +2182,12 @@ fn write_bulk_option(f: &mut fmt::Formatter<'_>, o: &BulkOption) -> fmt::Result 
         }
     }
     Ok(())
+}
+
+fn external_kind(k: ExternalKind) -> &'static str {
+    match k {
+        ExternalKind::DataSource => "DATA SOURCE",
+        ExternalKind::FileFormat => "FILE FORMAT",
+        ExternalKind::Table => "TABLE",
+    }
 }

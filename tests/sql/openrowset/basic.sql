@@ -56,6 +56,12 @@ GO
 -- not implemented: 40517 naming it
 SELECT * FROM OPENROWSET('SQLNCLI', 'Server=(local);Trusted_Connection=yes;', 'SELECT 1') AS a;
 GO
+-- FORMAT = 'PARQUET' goes to the Parquet reader (tests/sql/parquet/); CSV-only options and
+-- WITH field ordinals are refused for it
+SELECT * FROM OPENROWSET(BULK '$(TESTDIR)/data/x.parquet', FORMAT = 'PARQUET', HEADER_ROW = TRUE) AS p;
+GO
+SELECT * FROM OPENROWSET(BULK '$(TESTDIR)/data/x.parquet', FORMAT = 'PARQUET') WITH (a int 2) AS p;
+GO
 SELECT * FROM OPENROWSET(BULK '$(TESTDIR)/data/x.parquet', FORMAT = 'PARQUET') AS p;
 GO
 SELECT * FROM OPENROWSET(BULK '$(TESTDIR)/data/people.csv', FORMATFILE = '$(TESTDIR)/data/f.xml') AS p;

@@ -20,6 +20,10 @@ impl<'a> Parser<'a> {
                 self.pos += 1;
                 self.parse_create_table()
             }
+            "EXTERNAL" if mode == CreateMode::Create => {
+                self.pos += 1;
+                self.parse_create_external()
+            }
             "UNIQUE" | "CLUSTERED" | "NONCLUSTERED" | "COLUMNSTORE" | "INDEX"
                 if mode == CreateMode::Create =>
             {
@@ -939,6 +943,11 @@ impl<'a> Parser<'a> {
 
     pub(crate) fn parse_drop(&mut self) -> SqlResult<StatementKind> {
         self.expect_kw("DROP")?;
+        if self.eat_kw("EXTERNAL") {
+            let kind = self.parse_external_kind()?;
+            let name = self.parse_object_name()?;
+            return Ok(StatementKind::DropExternal { kind, name });
+        }
         let w = self.word_upper();
         let object_type = match w.as_str() {
             "TABLE" => ObjectType::Table,

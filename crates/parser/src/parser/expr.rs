@@ -468,7 +468,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Function call after its name; current token is `(`.
-    fn parse_call(&mut self, name: ObjectName) -> SqlResult<Expr> {
+    pub(crate) fn parse_call(&mut self, name: ObjectName) -> SqlResult<Expr> {
         self.expect(Tok::LParen)?;
         let mut f = FunctionCall {
             name,

@@ -8,7 +8,9 @@ mod bulk;
 mod ddl;
 mod dml;
 mod expr;
+mod external;
 mod for_clause;
+mod pivot;
 mod proc;
 mod query;
 

@@ -519,6 +519,11 @@ impl<'a> Parser<'a> {
     }
 
     fn parse_table_primary(&mut self) -> SqlResult<TableRef> {
+        let source = self.parse_table_primary_base()?;
+        self.parse_pivot_suffixes(source)
+    }
+
+    fn parse_table_primary_base(&mut self) -> SqlResult<TableRef> {
         let t = self.peek();
         match t.kind {
             Tok::LParen => {

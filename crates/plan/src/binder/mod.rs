@@ -14,6 +14,7 @@ mod for_clause;
 mod functions;
 mod merge;
 mod openrowset;
+mod pivot;
 mod query;
 mod tvf;
 mod view;
@@ -36,6 +37,10 @@ pub trait BindEnv: Catalog {
     /// `SET IDENTITY_INSERT table ON` state for a table object id.
     fn identity_insert(&self, _object_id: i32) -> bool {
         false
+    }
+    /// An external table (`CREATE EXTERNAL TABLE`): its Parquet location and columns.
+    fn external_table(&self, _name: &ast::ObjectName) -> Option<(String, Vec<(String, DataType)>)> {
+        None
     }
 }
 

@@ -8,15 +8,18 @@
 //!   `WITH (name type [ordinal], ...)` schema: one column per schema entry, read from field
 //!   `ordinal` of each row (default: its position).
 //! * Without a schema, a format file or a SINGLE_* option: Msg 472, as SQL Server.
-//! * `FORMAT = 'PARQUET'`: [`BulkFormat::Parquet`], refused with 40517 here until a Parquet
-//!   reader exists (this is the one place that decides it).
+//! * `FORMAT = 'PARQUET'`: [`BulkFormat::Parquet`]. Without a `WITH` clause the file's own
+//!   schema gives the columns (read here, at compile time, as SQL Server does); with one, the
+//!   listed columns are read by name and converted (`fileio::parquet_io`). Other options, and a
+//!   column ordinal or path in WITH, are refused with 40517. External tables
+//!   (`CREATE EXTERNAL TABLE`) bind to the same leaf.
 //! * The OLE DB provider form and FORMATFILE: 40517.
 
 use common::{SqlError, SqlResult};
 use parser::ast::{self, BulkOptionValue, OpenRowsetSource};
 use types::DataType;
 
-use super::Binder;
+use super::{Binder, Scope};
 use crate::logical::{ColumnMeta, LogicalOp};
 use crate::table_function::{BulkFormat, BulkRowset, TableFunc};
 
@@ -89,8 +92,7 @@ impl<'e> Binder<'e> {
             };
             (f, vec![ColumnMeta::new("BulkColumn", t, true)], vec![1])
         } else if format == Some(BulkFormat::Parquet) {
-            // the Parquet reader plugs in here
-            return Err(SqlError::unsupported("FORMAT = 'PARQUET'"));
+            return self.bind_parquet_rowset(file, options, schema, alias, &o.columns);
         } else if format_file {
             return Err(SqlError::unsupported("FORMATFILE"));
         } else if schema.is_empty() {
@@ -137,5 +139,79 @@ impl<'e> Binder<'e> {
             columns,
         };
         self.finish_builtin(op, "OPENROWSET", Some(alias), &o.columns, Vec::new())
+    }
+
+    /// `OPENROWSET(BULK 'file', FORMAT = 'PARQUET') [WITH (col type, ...)] AS alias`.
+    fn bind_parquet_rowset(
+        &self,
+        file: &str,
+        options: &[ast::BulkOption],
+        schema: &[ast::OpenRowsetColumnDef],
+        alias: &ast::Ident,
+        columns: &[ast::Ident],
+    ) -> SqlResult<(LogicalOp, Scope, crate::scalar::Params)> {
+        if let Some(o) = options.iter().find(|o| o.name != "FORMAT") {
+            return Err(SqlError::unsupported(format!(
+                "OPENROWSET option {} with FORMAT = 'PARQUET'",
+                o.name
+            )));
+        }
+        let path = fileio::local_path(file)?;
+        let cols: Vec<ColumnMeta> = if schema.is_empty() {
+            fileio::parquet_io::read_schema(&path)?
+                .into_iter()
+                .map(|c| ColumnMeta::new(c.name, c.data_type, true))
+                .collect()
+        } else {
+            let mut v: Vec<ColumnMeta> = Vec::with_capacity(schema.len());
+            for c in schema {
+                if v.iter().any(|m| m.name.eq_ignore_ascii_case(&c.name.value)) {
+                    return Err(SqlError::new(492, &[&c.name.value]));
+                }
+                if c.ordinal.is_some() || c.path.is_some() {
+                    return Err(SqlError::unsupported(
+                        "a column ordinal or path in OPENROWSET WITH for FORMAT = 'PARQUET'",
+                    ));
+                }
+                let t = super::expr_decl_type(&c.data_type)?;
+                v.push(ColumnMeta::new(c.name.value.clone(), t, true));
+            }
+            v
+        };
+        let op = parquet_leaf(path.to_string_lossy().into_owned(), options.to_vec(), cols);
+        self.finish_builtin(op, "OPENROWSET", Some(alias), columns, Vec::new())
+    }
+
+    /// `SELECT ... FROM external_table`: a Parquet leaf over its files with its columns.
+    pub(crate) fn bind_external_table(
+        &self,
+        name: &ast::ObjectName,
+        alias: Option<&ast::Ident>,
+        (path, cols): (String, Vec<(String, DataType)>),
+    ) -> SqlResult<(LogicalOp, Scope, crate::scalar::Params)> {
+        let cols = cols
+            .into_iter()
+            .map(|(n, t)| ColumnMeta::new(n, t, true))
+            .collect();
+        let op = parquet_leaf(path, Vec::new(), cols);
+        self.finish_builtin(op, name.name_str(), alias, &[], Vec::new())
+    }
+}
+
+/// The bulk-rowset leaf reading `columns` (by name) from the Parquet file(s) at `path`.
+fn parquet_leaf(
+    path: String,
+    options: Vec<ast::BulkOption>,
+    columns: Vec<ColumnMeta>,
+) -> LogicalOp {
+    LogicalOp::TableFunction {
+        func: TableFunc::BulkRowset(Box::new(BulkRowset {
+            file: path,
+            format: BulkFormat::Parquet,
+            options,
+            fields: (1..=columns.len() as u32).collect(),
+        })),
+        args: Vec::new(),
+        columns,
     }
 }

@@ -854,7 +854,7 @@ impl Binder<'_> {
 
     /// Binds one FROM entry. Returns the operator, its scope, and outer references it captured
     /// that must be supplied by an Apply from the row to its left.
-    fn bind_table_ref(
+    pub(crate) fn bind_table_ref(
         &self,
         t: &ast::TableRef,
     ) -> SqlResult<(LogicalOp, Scope, crate::scalar::Params)> {
@@ -867,10 +867,32 @@ impl Binder<'_> {
     ) -> SqlResult<(LogicalOp, Scope, crate::scalar::Params)> {
         match t {
             ast::TableRef::Table { name, alias, hints } => {
-                let (op, sc) = self.bind_named_table(name, alias.as_ref(), hints)?;
-                Ok((op, sc, vec![]))
+                match self.bind_named_table(name, alias.as_ref(), hints) {
+                    Ok((op, sc)) => Ok((op, sc, vec![])),
+                    Err(e) if e.number == 208 => match self.env.external_table(name) {
+                        Some(ext) if hints.is_empty() => {
+                            self.bind_external_table(name, alias.as_ref(), ext)
+                        }
+                        _ => Err(e),
+                    },
+                    Err(e) => Err(e),
+                }
             }
             ast::TableRef::Nested(inner) => self.bind_table_ref(inner),
+            ast::TableRef::Pivot {
+                source,
+                aggregate,
+                pivot_column,
+                values,
+                alias,
+            } => self.bind_pivot(source, aggregate, pivot_column, values, alias),
+            ast::TableRef::Unpivot {
+                source,
+                value_column,
+                name_column,
+                columns,
+                alias,
+            } => self.bind_unpivot(source, value_column, name_column, columns, alias),
             ast::TableRef::Derived {
                 query,
                 alias,
@@ -1546,6 +1568,9 @@ fn query_references(q: &ast::Query, name: &str) -> bool {
             ast::TableRef::Derived { query, .. } => query_references(query, name),
             ast::TableRef::Join { left, right, .. } => tref(left, name) || tref(right, name),
             ast::TableRef::Nested(i) => tref(i, name),
+            ast::TableRef::Pivot { source, .. } | ast::TableRef::Unpivot { source, .. } => {
+                tref(source, name)
+            }
             _ => false,
         }
     }
