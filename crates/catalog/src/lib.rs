@@ -417,6 +417,9 @@ pub struct ModuleDef {
     pub returns_table: Vec<ColumnDef>,
     pub trigger: Option<TriggerDef>,
     pub create_date: String,
+    /// `SET ANSI_NULLS` when the module was created (sys.sql_modules.uses_ansi_nulls): its body
+    /// always runs under this setting, whatever the caller's.
+    pub uses_ansi_nulls: bool,
 }
 
 /// A sequence object.

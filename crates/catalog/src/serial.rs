@@ -534,6 +534,7 @@ pub fn encode_module(m: &ModuleDef) -> Vec<u8> {
         "returns_table": m.returns_table.iter().map(column_to_json).collect::<Vec<_>>(),
         "trigger": trigger,
         "created": m.create_date,
+        "ansi_nulls": m.uses_ansi_nulls,
     }))
 }
 
@@ -584,6 +585,8 @@ pub fn decode_module(bytes: &[u8]) -> SqlResult<ModuleDef> {
         returns_table: columns_from(&o, "returns_table")?,
         trigger,
         create_date: o.str_or("created", ""),
+        // absent in catalogs written before the setting was recorded: ON, the default
+        uses_ansi_nulls: o.0.get("ansi_nulls").and_then(J::as_bool).unwrap_or(true),
     })
 }
 
@@ -843,6 +846,7 @@ mod tests {
             returns_table: vec![],
             trigger: None,
             create_date: String::new(),
+            uses_ansi_nulls: false,
         };
         assert_eq!(decode_module(&encode_module(&m)).unwrap(), m);
         let s = SequenceDef {

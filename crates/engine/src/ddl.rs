@@ -1135,6 +1135,7 @@ impl Session {
             });
         }
         let db = h.def.name.clone();
+        let uses_ansi_nulls = self.options.ansi_nulls;
         let tree = h.store.catalog_btree()?;
         let txn = self.txn_for(&db)?;
         let object_id = match object_id {
@@ -1153,6 +1154,7 @@ impl Session {
             returns_table: vec![],
             trigger: None,
             create_date: now_text(),
+            uses_ansi_nulls,
         };
         h.cat
             .write()

@@ -606,6 +606,10 @@ impl Session {
     fn set_option(&mut self, opt: &ast::SetOption) -> SqlResult<()> {
         match opt {
             ast::SetOption::OnOff { options, on } => {
+                let null_semantics = (
+                    self.options.ansi_nulls,
+                    self.options.concat_null_yields_null,
+                );
                 for o in options {
                     let on = *on;
                     match o.as_str() {
@@ -632,6 +636,16 @@ impl Session {
                         other => crate::noops::check_set_on_off(other, on)?,
                     }
                     self.options.flags.insert(o.clone(), on);
+                }
+                // The binder lowers `= NULL` and string `+` by these two: expressions and plans
+                // cached in running programs (a WHILE body, a procedure) must be re-bound.
+                if null_semantics
+                    != (
+                        self.options.ansi_nulls,
+                        self.options.concat_null_yields_null,
+                    )
+                {
+                    crate::dbcat::bump_schema_generation();
                 }
             }
             ast::SetOption::IdentityInsert { table, on } => {

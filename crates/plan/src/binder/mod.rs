@@ -8,6 +8,7 @@
 //! object, 209 ambiguous column, 1013 duplicate exposed names, 4104 unbindable multi-part
 //! identifier, 8120 column not in GROUP BY.
 
+mod ansi;
 mod dml;
 mod expr;
 mod for_clause;
@@ -36,6 +37,15 @@ pub trait BindEnv: Catalog {
     /// `SET IDENTITY_INSERT table ON` state for a table object id.
     fn identity_insert(&self, _object_id: i32) -> bool {
         false
+    }
+    /// `SET ANSI_NULLS` in effect for what is being bound (a module's creation-time setting
+    /// while its body runs): OFF lowers `=`/`<>` with NULL as `binder/ansi.rs` describes.
+    fn ansi_nulls(&self) -> bool {
+        true
+    }
+    /// `SET CONCAT_NULL_YIELDS_NULL`: OFF makes string `+` read NULL as ''.
+    fn concat_null_yields_null(&self) -> bool {
+        true
     }
 }
 
