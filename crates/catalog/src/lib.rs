@@ -335,6 +335,8 @@ pub struct ViewDef {
     /// `WITH SCHEMABINDING`.
     pub schemabinding: bool,
     pub create_date: String,
+    /// `SET ANSI_NULLS` when the view was created: its query is bound under it.
+    pub uses_ansi_nulls: bool,
 }
 
 /// Kind of a code module.

@@ -479,7 +479,7 @@ pub fn encode_view(v: &ViewDef) -> Vec<u8> {
     to_bytes(&json!({
         "id": v.object_id, "database": v.database, "schema": v.schema, "name": v.name,
         "text": v.text, "columns": v.columns, "schemabinding": v.schemabinding,
-        "created": v.create_date,
+        "created": v.create_date, "ansi_nulls": v.uses_ansi_nulls,
     }))
 }
 
@@ -496,6 +496,7 @@ pub fn decode_view(bytes: &[u8]) -> SqlResult<ViewDef> {
         columns: o.strings("columns")?,
         schemabinding: o.bool("schemabinding"),
         create_date: o.str_or("created", ""),
+        uses_ansi_nulls: o.0.get("ansi_nulls").and_then(J::as_bool).unwrap_or(true),
     })
 }
 
@@ -823,6 +824,25 @@ mod tests {
             assert_eq!(type_from_text(&type_to_text(&t)).unwrap(), t);
         }
         assert!(type_from_text("nosuch").is_err());
+    }
+
+    #[test]
+    fn view_keeps_its_ansi_nulls_and_old_views_read_as_on() {
+        let v = ViewDef {
+            object_id: 4,
+            database: "db".into(),
+            schema: "dbo".into(),
+            name: "v".into(),
+            text: "CREATE VIEW v AS SELECT 1 AS a".into(),
+            columns: vec![],
+            schemabinding: false,
+            create_date: String::new(),
+            uses_ansi_nulls: false,
+        };
+        assert_eq!(decode_view(&encode_view(&v)).unwrap(), v);
+        // written before the setting was recorded: no "ansi_nulls" key
+        let old = br#"{"id":4,"database":"db","schema":"dbo","name":"v","text":"x","columns":[]}"#;
+        assert!(decode_view(old).unwrap().uses_ansi_nulls);
     }
 
     #[test]

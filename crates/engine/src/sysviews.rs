@@ -332,7 +332,7 @@ pub fn system_view(
             for o in &objs {
                 let (id, text, ansi_nulls) = match o {
                     SchemaObject::Module(m) => (m.object_id, m.text.clone(), m.uses_ansi_nulls),
-                    SchemaObject::View(v) => (v.object_id, v.text.clone(), true),
+                    SchemaObject::View(v) => (v.object_id, v.text.clone(), v.uses_ansi_nulls),
                     _ => continue,
                 };
                 rows.push(vec![

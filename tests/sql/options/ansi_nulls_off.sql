@@ -8,6 +8,8 @@ GO
 -- created under ON (the default)
 CREATE PROCEDURE p_on @v INT AS SELECT COUNT(*) AS on_matches FROM t1 WHERE a = @v;
 GO
+CREATE VIEW v_on AS SELECT b FROM t1 WHERE a = NULL;
+GO
 SELECT COUNT(*) AS eq_null FROM t1 WHERE a = NULL;
 GO
 SET ANSI_NULLS OFF;
@@ -17,6 +19,8 @@ SELECT COUNT(*) AS eq_null FROM t1 WHERE a = NULL;
 GO
 -- created under OFF
 CREATE PROCEDURE p_off @v INT AS SELECT COUNT(*) AS off_matches FROM t1 WHERE a = @v;
+GO
+CREATE VIEW v_off AS SELECT b FROM t1 WHERE a = NULL;
 GO
 CREATE FUNCTION f_off (@x INT) RETURNS VARCHAR(5) AS
 BEGIN
@@ -63,7 +67,9 @@ SELECT a, b FROM t1 WHERE a NOT IN (0, @n) ORDER BY a;
 GO
 -- modules keep the setting they were created with
 SELECT OBJECT_NAME(object_id) AS name, uses_ansi_nulls FROM sys.sql_modules
-WHERE OBJECT_NAME(object_id) IN ('p_on', 'p_off', 'f_off') ORDER BY 1;
+WHERE OBJECT_NAME(object_id) IN ('p_on', 'p_off', 'f_off', 'v_on', 'v_off') ORDER BY 1;
+SELECT 'v_on under OFF' AS q, b FROM v_on;
+SELECT 'v_off under OFF' AS q, b FROM v_off;
 EXEC p_on NULL;
 EXEC p_off NULL;
 SELECT dbo.f_off(NULL) AS f_under_off;
@@ -73,8 +79,19 @@ GO
 EXEC p_on NULL;
 EXEC p_off NULL;
 SELECT dbo.f_off(NULL) AS f_under_on;
+SELECT 'v_on under ON' AS q, b FROM v_on;
+SELECT 'v_off under ON' AS q, b FROM v_off;
 -- the same text run under ON again: a plan bound under OFF is not reused
 SELECT a, b FROM t1 WHERE a = NULL;
 DECLARE @n INT = NULL;
 SELECT COUNT(*) AS on_not_in FROM t1 WHERE a NOT IN (1, @n);
+GO
+-- an inline table-valued function created under OFF keeps it too
+SET ANSI_NULLS OFF;
+GO
+CREATE FUNCTION tvf_off () RETURNS TABLE AS RETURN SELECT b FROM t1 WHERE a = NULL;
+GO
+SET ANSI_NULLS ON;
+GO
+SELECT 'tvf_off under ON' AS q, b FROM dbo.tvf_off();
 GO

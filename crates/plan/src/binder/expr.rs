@@ -365,7 +365,7 @@ impl Binder<'_> {
                     (Err(e), _) | (_, Err(e)) => return Err(e),
                 };
                 if let Some(c) = cmp_op(*op) {
-                    if !self.env.ansi_nulls() && matches!(c, CmpOp::Eq | CmpOp::Ne) {
+                    if !self.ansi_nulls() && matches!(c, CmpOp::Eq | CmpOp::Ne) {
                         return Ok(super::ansi::compare_ansi_off(c, l, r));
                     }
                     if is_null_const(&l) || is_null_const(&r) {
@@ -469,10 +469,7 @@ impl Binder<'_> {
                     })
                     .collect();
                 let items: Vec<ScalarExpr> = items;
-                let p = match (
-                    self.env.ansi_nulls(),
-                    super::ansi::in_list_ansi_off(&x, &items),
-                ) {
+                let p = match (self.ansi_nulls(), super::ansi::in_list_ansi_off(&x, &items)) {
                     (false, Some(p)) => p,
                     _ => bit(ScalarKind::InList {
                         expr: Box::new(x),
@@ -588,7 +585,7 @@ impl Binder<'_> {
                     let cond = match &op {
                         Some(o) => {
                             let v = self.bind_expr(w, ctx)?;
-                            if self.env.ansi_nulls() {
+                            if self.ansi_nulls() {
                                 compare(CmpOp::Eq, o.clone(), v)
                             } else {
                                 super::ansi::compare_ansi_off(CmpOp::Eq, o.clone(), v)

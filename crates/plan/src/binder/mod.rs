@@ -285,6 +285,8 @@ pub(crate) struct Binder<'e> {
     pub tvf_frames: RefCell<Vec<tvf::TvfFrame>>,
     /// View and CTE references expanded so far (bounded by [`MAX_EXPANSIONS`]).
     pub expansions: std::cell::Cell<u32>,
+    /// While a view's query is bound: the ANSI_NULLS the view was created with.
+    pub view_ansi_nulls: std::cell::Cell<Option<bool>>,
 }
 
 /// Most view / CTE references one statement may expand. Each reference is bound again, so a
@@ -306,7 +308,15 @@ impl<'e> Binder<'e> {
             query_join_hint: RefCell::new(None),
             tvf_frames: RefCell::new(Vec::new()),
             expansions: std::cell::Cell::new(0),
+            view_ansi_nulls: std::cell::Cell::new(None),
         }
+    }
+
+    /// ANSI_NULLS for what is being bound: the view's while inside one, else the session's.
+    pub(crate) fn ansi_nulls(&self) -> bool {
+        self.view_ansi_nulls
+            .get()
+            .unwrap_or_else(|| self.env.ansi_nulls())
     }
 
     /// Counts one view or CTE expansion: Msg 8623 past [`MAX_EXPANSIONS`].
