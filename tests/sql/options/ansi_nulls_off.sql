@@ -95,3 +95,16 @@ SET ANSI_NULLS ON;
 GO
 SELECT 'tvf_off under ON' AS q, b FROM dbo.tvf_off();
 GO
+-- a trigger created under OFF, fired from a session under ON
+CREATE TABLE tlog (null_keys INT);
+GO
+SET ANSI_NULLS OFF;
+GO
+CREATE TRIGGER tr_off ON t2 AFTER INSERT AS
+    INSERT INTO tlog SELECT COUNT(*) FROM inserted WHERE a = NULL;
+GO
+SET ANSI_NULLS ON;
+GO
+INSERT INTO t2 VALUES (NULL, 'x'), (2, 'y');
+SELECT null_keys FROM tlog;
+GO
