@@ -20,6 +20,9 @@ SELECT @a + @b AS vars, ISNULL(@a + @a, 'was NULL') AS both_null;
 SET @a += 'z';
 SELECT @a AS after_append;
 EXEC p_cat NULL;
+-- compound assignment to a column
+UPDATE s SET v += '!' WHERE id = 2;
+SELECT id, v FROM s ORDER BY id;
 GO
 -- the same text under ON again
 SET CONCAT_NULL_YIELDS_NULL ON;
