@@ -614,6 +614,9 @@ impl Session {
                     let on = *on;
                     match o.as_str() {
                         "NOCOUNT" => self.options.nocount = on,
+                        // inside a module the setting recorded at its CREATE stays in force:
+                        // SQL Server ignores SET ANSI_NULLS in a procedure, function or trigger
+                        "ANSI_NULLS" if !self.modules.is_empty() => {}
                         "ANSI_NULLS" => self.options.ansi_nulls = on,
                         "ANSI_PADDING" => self.options.ansi_padding = on,
                         "ANSI_WARNINGS" => self.options.ansi_warnings = on,

@@ -108,3 +108,13 @@ GO
 INSERT INTO t2 VALUES (NULL, 'x'), (2, 'y');
 SELECT null_keys FROM tlog;
 GO
+-- SET ANSI_NULLS inside a procedure does not change the setting its body runs under
+CREATE PROCEDURE p_sets_off AS
+BEGIN
+    SET ANSI_NULLS OFF;
+    SELECT COUNT(*) AS inside_after_set_off FROM t1 WHERE a = NULL;
+END;
+GO
+EXEC p_sets_off;
+SELECT COUNT(*) AS caller_still_on FROM t1 WHERE a = NULL;
+GO
