@@ -335,6 +335,8 @@ pub struct ViewDef {
     /// `WITH SCHEMABINDING`.
     pub schemabinding: bool,
     pub create_date: String,
+    /// `SET ANSI_NULLS` when the view was created: its query is bound under it.
+    pub uses_ansi_nulls: bool,
 }
 
 /// Kind of a code module.
@@ -417,6 +419,9 @@ pub struct ModuleDef {
     pub returns_table: Vec<ColumnDef>,
     pub trigger: Option<TriggerDef>,
     pub create_date: String,
+    /// `SET ANSI_NULLS` when the module was created (sys.sql_modules.uses_ansi_nulls): its body
+    /// always runs under this setting, whatever the caller's.
+    pub uses_ansi_nulls: bool,
 }
 
 /// A sequence object.

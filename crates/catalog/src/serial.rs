@@ -479,7 +479,7 @@ pub fn encode_view(v: &ViewDef) -> Vec<u8> {
     to_bytes(&json!({
         "id": v.object_id, "database": v.database, "schema": v.schema, "name": v.name,
         "text": v.text, "columns": v.columns, "schemabinding": v.schemabinding,
-        "created": v.create_date,
+        "created": v.create_date, "ansi_nulls": v.uses_ansi_nulls,
     }))
 }
 
@@ -496,6 +496,7 @@ pub fn decode_view(bytes: &[u8]) -> SqlResult<ViewDef> {
         columns: o.strings("columns")?,
         schemabinding: o.bool("schemabinding"),
         create_date: o.str_or("created", ""),
+        uses_ansi_nulls: o.0.get("ansi_nulls").and_then(J::as_bool).unwrap_or(true),
     })
 }
 
@@ -534,6 +535,7 @@ pub fn encode_module(m: &ModuleDef) -> Vec<u8> {
         "returns_table": m.returns_table.iter().map(column_to_json).collect::<Vec<_>>(),
         "trigger": trigger,
         "created": m.create_date,
+        "ansi_nulls": m.uses_ansi_nulls,
     }))
 }
 
@@ -584,6 +586,8 @@ pub fn decode_module(bytes: &[u8]) -> SqlResult<ModuleDef> {
         returns_table: columns_from(&o, "returns_table")?,
         trigger,
         create_date: o.str_or("created", ""),
+        // absent in catalogs written before the setting was recorded: ON, the default
+        uses_ansi_nulls: o.0.get("ansi_nulls").and_then(J::as_bool).unwrap_or(true),
     })
 }
 
@@ -823,6 +827,25 @@ mod tests {
     }
 
     #[test]
+    fn view_keeps_its_ansi_nulls_and_old_views_read_as_on() {
+        let v = ViewDef {
+            object_id: 4,
+            database: "db".into(),
+            schema: "dbo".into(),
+            name: "v".into(),
+            text: "CREATE VIEW v AS SELECT 1 AS a".into(),
+            columns: vec![],
+            schemabinding: false,
+            create_date: String::new(),
+            uses_ansi_nulls: false,
+        };
+        assert_eq!(decode_view(&encode_view(&v)).unwrap(), v);
+        // written before the setting was recorded: no "ansi_nulls" key
+        let old = br#"{"id":4,"database":"db","schema":"dbo","name":"v","text":"x","columns":[]}"#;
+        assert!(decode_view(old).unwrap().uses_ansi_nulls);
+    }
+
+    #[test]
     fn module_and_sequence_round_trip() {
         let m = ModuleDef {
             object_id: 3,
@@ -843,6 +866,7 @@ mod tests {
             returns_table: vec![],
             trigger: None,
             create_date: String::new(),
+            uses_ansi_nulls: false,
         };
         assert_eq!(decode_module(&encode_module(&m)).unwrap(), m);
         let s = SequenceDef {

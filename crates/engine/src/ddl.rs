@@ -1063,6 +1063,7 @@ impl Session {
             (_, None) => None,
         };
         let db = h.def.name.clone();
+        let uses_ansi_nulls = self.options.ansi_nulls;
         let tree = h.store.catalog_btree()?;
         let txn = self.txn_for(&db)?;
         let object_id = match object_id {
@@ -1078,6 +1079,7 @@ impl Session {
             columns: cv.columns.iter().map(|c| c.value.clone()).collect(),
             schemabinding: cv.options.iter().any(|o| o == "SCHEMABINDING"),
             create_date: now_text(),
+            uses_ansi_nulls,
         };
         h.cat
             .write()
@@ -1135,6 +1137,7 @@ impl Session {
             });
         }
         let db = h.def.name.clone();
+        let uses_ansi_nulls = self.options.ansi_nulls;
         let tree = h.store.catalog_btree()?;
         let txn = self.txn_for(&db)?;
         let object_id = match object_id {
@@ -1153,6 +1156,7 @@ impl Session {
             returns_table: vec![],
             trigger: None,
             create_date: now_text(),
+            uses_ansi_nulls,
         };
         h.cat
             .write()

@@ -614,10 +614,17 @@ impl Session {
     fn set_option(&mut self, opt: &ast::SetOption) -> SqlResult<()> {
         match opt {
             ast::SetOption::OnOff { options, on } => {
+                let null_semantics = (
+                    self.options.ansi_nulls,
+                    self.options.concat_null_yields_null,
+                );
                 for o in options {
                     let on = *on;
                     match o.as_str() {
                         "NOCOUNT" => self.options.nocount = on,
+                        // inside a module the setting recorded at its CREATE stays in force:
+                        // SQL Server ignores SET ANSI_NULLS in a procedure, function or trigger
+                        "ANSI_NULLS" if !self.modules.is_empty() => {}
                         "ANSI_NULLS" => self.options.ansi_nulls = on,
                         "ANSI_PADDING" => self.options.ansi_padding = on,
                         "ANSI_WARNINGS" => self.options.ansi_warnings = on,
@@ -640,6 +647,16 @@ impl Session {
                         other => crate::noops::check_set_on_off(other, on)?,
                     }
                     self.options.flags.insert(o.clone(), on);
+                }
+                // The binder lowers `= NULL` and string `+` by these two: expressions and plans
+                // cached in running programs (a WHILE body, a procedure) must be re-bound.
+                if null_semantics
+                    != (
+                        self.options.ansi_nulls,
+                        self.options.concat_null_yields_null,
+                    )
+                {
+                    crate::dbcat::bump_schema_generation();
                 }
             }
             ast::SetOption::IdentityInsert { table, on } => {

@@ -546,6 +546,14 @@ impl plan::BindEnv for Session {
             .as_ref()
             .is_some_and(|(_, id)| *id == object_id)
     }
+
+    fn ansi_nulls(&self) -> bool {
+        self.options.ansi_nulls
+    }
+
+    fn concat_null_yields_null(&self) -> bool {
+        self.options.concat_null_yields_null
+    }
 }
 
 impl ExecEnv for Session {

@@ -913,6 +913,8 @@ impl Session {
         let saved_scope_identity = self.scope_identity.take();
         let trancount = self.trancount;
         let saved_options = self.options.clone();
+        // a module runs under the ANSI_NULLS it was created with (restored below)
+        self.options.ansi_nulls = module.uses_ansi_nulls;
         let mut frame = crate::session::Frame::default();
         let r = self
             .nested_scope(sink, |me, sink| {
@@ -1021,7 +1023,10 @@ impl Session {
         self.function_depth += 1;
         let saved = self.function_result.take();
         let mut sink = crate::events::CollectSink::default();
+        let caller_ansi_nulls =
+            std::mem::replace(&mut self.options.ansi_nulls, module.uses_ansi_nulls);
         let (r, _) = self.run_program(&prog, &mut rc, values, &mut sink);
+        self.options.ansi_nulls = caller_ansi_nulls;
         let result = std::mem::replace(&mut self.function_result, saved);
         self.function_depth -= 1;
         self.modules.pop();

@@ -392,10 +392,10 @@ impl Session {
                 let v = match p.to_ascii_uppercase().as_str() {
                     "ANSI_NULLS" => Some(o.ansi_nulls),
                     "ANSI_WARNINGS" => Some(o.ansi_warnings),
-                    "ANSI_PADDING"
-                    | "ARITHABORT"
-                    | "CONCAT_NULL_YIELDS_NULL"
-                    | "QUOTED_IDENTIFIER" => Some(true),
+                    "ANSI_PADDING" => Some(o.ansi_padding),
+                    "ARITHABORT" => Some(o.arithabort),
+                    "CONCAT_NULL_YIELDS_NULL" => Some(o.concat_null_yields_null),
+                    "QUOTED_IDENTIFIER" => Some(o.quoted_identifier),
                     "NUMERIC_ROUNDABORT" => Some(false),
                     _ => None,
                 };

@@ -330,13 +330,13 @@ pub fn system_view(
             ];
             let mut rows = Vec::new();
             for o in &objs {
-                let (id, text) = match o {
-                    SchemaObject::Module(m) => (m.object_id, m.text.clone()),
-                    SchemaObject::View(v) => (v.object_id, v.text.clone()),
+                let (id, text, ansi_nulls) = match o {
+                    SchemaObject::Module(m) => (m.object_id, m.text.clone(), m.uses_ansi_nulls),
+                    SchemaObject::View(v) => (v.object_id, v.text.clone(), v.uses_ansi_nulls),
                     _ => continue,
                 };
                 rows.push(vec![
-                    Value::Int(id), s(&text), b(true), b(true), b(false), b(false), b(false), b(false), Value::Null, b(false),
+                    Value::Int(id), s(&text), b(ansi_nulls), b(true), b(false), b(false), b(false), b(false), Value::Null, b(false),
                 ]);
             }
             (c, rows)

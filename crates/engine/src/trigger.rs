@@ -473,6 +473,8 @@ impl Session {
         let saved_options = self.options.clone();
         let saved_scope_identity = self.scope_identity.take();
         self.options.xact_abort = true;
+        // the trigger's creation-time ANSI_NULLS (restored with the other options)
+        self.options.ansi_nulls = m.uses_ansi_nulls;
         self.rowcount = rowcount as i64;
         self.modules.push(display);
         let mut frame = frame;

@@ -319,7 +319,10 @@ impl Session {
         let saved = self.function_result.take();
         let mut sink = crate::events::CollectSink::default();
         self.frames.push(frame);
+        let caller_ansi_nulls =
+            std::mem::replace(&mut self.options.ansi_nulls, module.uses_ansi_nulls);
         let r = self.run_nodes(&prog.nodes, &mut rc, &mut sink);
+        self.options.ansi_nulls = caller_ansi_nulls;
         let rows = match &r {
             Ok(_) => self.read_result_table(table_slot),
             Err(_) => Ok(Vec::new()),

@@ -35,6 +35,7 @@ fn module(name: &str, kind: ModuleKind, text: &str, params: &[(&str, DataType)])
         returns_table: vec![ColumnDef::new("x", DataType::Int, true)],
         trigger: None,
         create_date: String::new(),
+        uses_ansi_nulls: true,
     }
 }
 

@@ -294,6 +294,7 @@ impl Env {
                         columns: cv.columns.iter().map(|c| c.value.clone()).collect(),
                         schemabinding: false,
                         create_date: String::new(),
+                        uses_ansi_nulls: true,
                     }),
                 );
                 return Ok(Rows::default());

@@ -581,8 +581,18 @@ impl Binder<'_> {
                             _ => BinaryOp::BitXor,
                         };
                         let t = typing::binary_result(bop, &cur.data_type, &v.data_type);
+                        // CONCAT_NULL_YIELDS_NULL OFF: `col += NULL` and NULL `col += 'x'` read NULL as ''
+                        let (cur, rhs) =
+                            if bop == BinaryOp::Concat && !self.env.concat_null_yields_null() {
+                                (
+                                    super::ansi::concat_operand_null_as_empty(cur, &t),
+                                    super::ansi::concat_operand_null_as_empty(v, &t),
+                                )
+                            } else {
+                                (cur, v)
+                            };
                         v = ScalarExpr::new(
-                            crate::scalar::ScalarKind::Binary(bop, Box::new(cur), Box::new(v)),
+                            crate::scalar::ScalarKind::Binary(bop, Box::new(cur), Box::new(rhs)),
                             t,
                         );
                     }

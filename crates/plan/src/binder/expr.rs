@@ -365,6 +365,9 @@ impl Binder<'_> {
                     (Err(e), _) | (_, Err(e)) => return Err(e),
                 };
                 if let Some(c) = cmp_op(*op) {
+                    if !self.ansi_nulls() && matches!(c, CmpOp::Eq | CmpOp::Ne) {
+                        return Ok(super::ansi::compare_ansi_off(c, l, r));
+                    }
                     if is_null_const(&l) || is_null_const(&r) {
                         return Ok(ScalarExpr::literal(Value::Null, DataType::Bit));
                     }
@@ -391,6 +394,14 @@ impl Binder<'_> {
                     _ => return Err(SqlError::internal("unexpected binary operator")),
                 };
                 let t = typing::arith_result(bop, &l.data_type, &r.data_type)?;
+                let (l, r) = if bop == BinaryOp::Concat && !self.env.concat_null_yields_null() {
+                    (
+                        super::ansi::concat_operand_null_as_empty(l, &t),
+                        super::ansi::concat_operand_null_as_empty(r, &t),
+                    )
+                } else {
+                    (l, r)
+                };
                 // constant folding as SQL Server does: an operator with a NULL constant operand
                 // is NULL (the other operand is never evaluated)
                 if is_null_const(&l) || is_null_const(&r) {
@@ -457,10 +468,14 @@ impl Binder<'_> {
                         }
                     })
                     .collect();
-                let p = bit(ScalarKind::InList {
-                    expr: Box::new(x),
-                    list: items,
-                });
+                let items: Vec<ScalarExpr> = items;
+                let p = match (self.ansi_nulls(), super::ansi::in_list_ansi_off(&x, &items)) {
+                    (false, Some(p)) => p,
+                    _ => bit(ScalarKind::InList {
+                        expr: Box::new(x),
+                        list: items,
+                    }),
+                };
                 Ok(if *negated {
                     bit(ScalarKind::Not(Box::new(p)))
                 } else {
@@ -570,7 +585,11 @@ impl Binder<'_> {
                     let cond = match &op {
                         Some(o) => {
                             let v = self.bind_expr(w, ctx)?;
-                            compare(CmpOp::Eq, o.clone(), v)
+                            if self.ansi_nulls() {
+                                compare(CmpOp::Eq, o.clone(), v)
+                            } else {
+                                super::ansi::compare_ansi_off(CmpOp::Eq, o.clone(), v)
+                            }
                         }
                         None => self.bind_predicate(w, ctx)?,
                     };

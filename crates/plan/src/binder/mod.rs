@@ -8,6 +8,7 @@
 //! object, 209 ambiguous column, 1013 duplicate exposed names, 4104 unbindable multi-part
 //! identifier, 8120 column not in GROUP BY.
 
+mod ansi;
 mod dml;
 mod expr;
 mod for_clause;
@@ -41,6 +42,15 @@ pub trait BindEnv: Catalog {
     /// An external table (`CREATE EXTERNAL TABLE`): its Parquet location and columns.
     fn external_table(&self, _name: &ast::ObjectName) -> Option<(String, Vec<(String, DataType)>)> {
         None
+    }
+    /// `SET ANSI_NULLS` in effect for what is being bound (a module's creation-time setting
+    /// while its body runs): OFF lowers `=`/`<>` with NULL as `binder/ansi.rs` describes.
+    fn ansi_nulls(&self) -> bool {
+        true
+    }
+    /// `SET CONCAT_NULL_YIELDS_NULL`: OFF makes string `+` read NULL as ''.
+    fn concat_null_yields_null(&self) -> bool {
+        true
     }
 }
 
@@ -280,6 +290,8 @@ pub(crate) struct Binder<'e> {
     pub tvf_frames: RefCell<Vec<tvf::TvfFrame>>,
     /// View and CTE references expanded so far (bounded by [`MAX_EXPANSIONS`]).
     pub expansions: std::cell::Cell<u32>,
+    /// While a view's query is bound: the ANSI_NULLS the view was created with.
+    pub view_ansi_nulls: std::cell::Cell<Option<bool>>,
 }
 
 /// Most view / CTE references one statement may expand. Each reference is bound again, so a
@@ -301,7 +313,15 @@ impl<'e> Binder<'e> {
             query_join_hint: RefCell::new(None),
             tvf_frames: RefCell::new(Vec::new()),
             expansions: std::cell::Cell::new(0),
+            view_ansi_nulls: std::cell::Cell::new(None),
         }
+    }
+
+    /// ANSI_NULLS for what is being bound: the view's while inside one, else the session's.
+    pub(crate) fn ansi_nulls(&self) -> bool {
+        self.view_ansi_nulls
+            .get()
+            .unwrap_or_else(|| self.env.ansi_nulls())
     }
 
     /// Counts one view or CTE expansion: Msg 8623 past [`MAX_EXPANSIONS`].

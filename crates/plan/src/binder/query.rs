@@ -1218,7 +1218,9 @@ impl Binder<'_> {
                         return Err(SqlError::new(217, &[&32]));
                     }
                 }
+                let outer_ansi_nulls = self.view_ansi_nulls.replace(Some(v.uses_ansi_nulls));
                 let r = self.bind_view(&v);
+                self.view_ansi_nulls.set(outer_ansi_nulls);
                 *self.view_depth.borrow_mut() -= 1;
                 let (op, names) = r?;
                 let mut names = names;

@@ -288,7 +288,10 @@ impl Binder<'_> {
         }
         self.tvf_frames.borrow_mut().push(frame);
         let saved = std::mem::take(&mut *self.ctes.borrow_mut());
+        // the function's body is bound under the ANSI_NULLS it was created with
+        let outer_ansi_nulls = self.view_ansi_nulls.replace(Some(m.uses_ansi_nulls));
         let r = self.bind_query_level(&query, true);
+        self.view_ansi_nulls.set(outer_ansi_nulls);
         *self.ctes.borrow_mut() = saved;
         self.tvf_frames.borrow_mut().pop();
         *self.view_depth.borrow_mut() -= 1;
