@@ -334,6 +334,8 @@ pub struct ViewDef {
     pub columns: Vec<String>,
     /// `WITH SCHEMABINDING`.
     pub schemabinding: bool,
+    /// `QUOTED_IDENTIFIER` when it was created: `text` is re-parsed with it.
+    pub uses_quoted_identifier: bool,
     pub create_date: String,
 }
 
@@ -416,6 +418,8 @@ pub struct ModuleDef {
     /// Table function result columns (multi-statement TVF).
     pub returns_table: Vec<ColumnDef>,
     pub trigger: Option<TriggerDef>,
+    /// `QUOTED_IDENTIFIER` when it was created: `text` is re-parsed with it.
+    pub uses_quoted_identifier: bool,
     pub create_date: String,
 }
 

@@ -479,7 +479,7 @@ pub fn encode_view(v: &ViewDef) -> Vec<u8> {
     to_bytes(&json!({
         "id": v.object_id, "database": v.database, "schema": v.schema, "name": v.name,
         "text": v.text, "columns": v.columns, "schemabinding": v.schemabinding,
-        "created": v.create_date,
+        "quoted_identifier_off": !v.uses_quoted_identifier, "created": v.create_date,
     }))
 }
 
@@ -495,6 +495,8 @@ pub fn decode_view(bytes: &[u8]) -> SqlResult<ViewDef> {
         text: o.str("text")?,
         columns: o.strings("columns")?,
         schemabinding: o.bool("schemabinding"),
+        // absent in files written before the setting was kept: those were all created ON
+        uses_quoted_identifier: !o.bool("quoted_identifier_off"),
         create_date: o.str_or("created", ""),
     })
 }
@@ -533,6 +535,7 @@ pub fn encode_module(m: &ModuleDef) -> Vec<u8> {
         "returns": m.returns.as_ref().map(type_to_text),
         "returns_table": m.returns_table.iter().map(column_to_json).collect::<Vec<_>>(),
         "trigger": trigger,
+        "quoted_identifier_off": !m.uses_quoted_identifier,
         "created": m.create_date,
     }))
 }
@@ -583,6 +586,7 @@ pub fn decode_module(bytes: &[u8]) -> SqlResult<ModuleDef> {
         },
         returns_table: columns_from(&o, "returns_table")?,
         trigger,
+        uses_quoted_identifier: !o.bool("quoted_identifier_off"),
         create_date: o.str_or("created", ""),
     })
 }
@@ -842,6 +846,7 @@ mod tests {
             returns: None,
             returns_table: vec![],
             trigger: None,
+            uses_quoted_identifier: false,
             create_date: String::new(),
         };
         assert_eq!(decode_module(&encode_module(&m)).unwrap(), m);

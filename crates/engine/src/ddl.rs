@@ -1064,6 +1064,7 @@ impl Session {
         };
         let db = h.def.name.clone();
         let tree = h.store.catalog_btree()?;
+        let uses_quoted_identifier = self.options.quoted_identifier;
         let txn = self.txn_for(&db)?;
         let object_id = match object_id {
             Some(id) => id,
@@ -1077,6 +1078,7 @@ impl Session {
             text: cv.text.clone(),
             columns: cv.columns.iter().map(|c| c.value.clone()).collect(),
             schemabinding: cv.options.iter().any(|o| o == "SCHEMABINDING"),
+            uses_quoted_identifier,
             create_date: now_text(),
         };
         h.cat
@@ -1136,6 +1138,7 @@ impl Session {
         }
         let db = h.def.name.clone();
         let tree = h.store.catalog_btree()?;
+        let uses_quoted_identifier = self.options.quoted_identifier;
         let txn = self.txn_for(&db)?;
         let object_id = match object_id {
             Some(id) => id,
@@ -1152,6 +1155,7 @@ impl Session {
             returns,
             returns_table: vec![],
             trigger: None,
+            uses_quoted_identifier,
             create_date: now_text(),
         };
         h.cat

@@ -392,10 +392,8 @@ impl Session {
                 let v = match p.to_ascii_uppercase().as_str() {
                     "ANSI_NULLS" => Some(o.ansi_nulls),
                     "ANSI_WARNINGS" => Some(o.ansi_warnings),
-                    "ANSI_PADDING"
-                    | "ARITHABORT"
-                    | "CONCAT_NULL_YIELDS_NULL"
-                    | "QUOTED_IDENTIFIER" => Some(true),
+                    "QUOTED_IDENTIFIER" => Some(o.quoted_identifier),
+                    "ANSI_PADDING" | "ARITHABORT" | "CONCAT_NULL_YIELDS_NULL" => Some(true),
                     "NUMERIC_ROUNDABORT" => Some(false),
                     _ => None,
                 };
