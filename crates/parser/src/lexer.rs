@@ -489,6 +489,20 @@ mod tests {
     }
 
     #[test]
+    fn quoted_identifier_off_makes_double_quotes_strings_until_set_on() {
+        let src = r#"SELECT "a""b" SET QUOTED_IDENTIFIER ON SELECT "c" SET ANSI_DEFAULTS OFF "d""#;
+        let toks = tokenize_with(src, false).unwrap();
+        let quoted: Vec<Tok> = toks
+            .iter()
+            .filter(|t| src.as_bytes().get(t.start as usize) == Some(&b'"'))
+            .map(|t| t.kind)
+            .collect();
+        assert_eq!(quoted, [Tok::String, Tok::QuotedIdent, Tok::String]);
+        assert_eq!(string_value(src, &toks[1]), "a\"b");
+        assert!(tokenize_with(src, true).unwrap()[1].kind == Tok::QuotedIdent);
+    }
+
+    #[test]
     fn basic_tokens() {
         use Tok::*;
         assert_eq!(
