@@ -334,6 +334,8 @@ pub struct ViewDef {
     pub columns: Vec<String>,
     /// `WITH SCHEMABINDING`.
     pub schemabinding: bool,
+    /// `QUOTED_IDENTIFIER` when it was created: `text` is re-parsed with it.
+    pub uses_quoted_identifier: bool,
     pub create_date: String,
     /// `SET ANSI_NULLS` when the view was created: its query is bound under it.
     pub uses_ansi_nulls: bool,
@@ -418,6 +420,8 @@ pub struct ModuleDef {
     /// Table function result columns (multi-statement TVF).
     pub returns_table: Vec<ColumnDef>,
     pub trigger: Option<TriggerDef>,
+    /// `QUOTED_IDENTIFIER` when it was created: `text` is re-parsed with it.
+    pub uses_quoted_identifier: bool,
     pub create_date: String,
     /// `SET ANSI_NULLS` when the module was created (sys.sql_modules.uses_ansi_nulls): its body
     /// always runs under this setting, whatever the caller's.

@@ -479,7 +479,8 @@ pub fn encode_view(v: &ViewDef) -> Vec<u8> {
     to_bytes(&json!({
         "id": v.object_id, "database": v.database, "schema": v.schema, "name": v.name,
         "text": v.text, "columns": v.columns, "schemabinding": v.schemabinding,
-        "created": v.create_date, "ansi_nulls": v.uses_ansi_nulls,
+        "quoted_identifier_off": !v.uses_quoted_identifier, "created": v.create_date,
+        "ansi_nulls": v.uses_ansi_nulls,
     }))
 }
 
@@ -495,6 +496,8 @@ pub fn decode_view(bytes: &[u8]) -> SqlResult<ViewDef> {
         text: o.str("text")?,
         columns: o.strings("columns")?,
         schemabinding: o.bool("schemabinding"),
+        // absent in files written before the setting was kept: those were all created ON
+        uses_quoted_identifier: !o.bool("quoted_identifier_off"),
         create_date: o.str_or("created", ""),
         uses_ansi_nulls: o.0.get("ansi_nulls").and_then(J::as_bool).unwrap_or(true),
     })
@@ -534,6 +537,7 @@ pub fn encode_module(m: &ModuleDef) -> Vec<u8> {
         "returns": m.returns.as_ref().map(type_to_text),
         "returns_table": m.returns_table.iter().map(column_to_json).collect::<Vec<_>>(),
         "trigger": trigger,
+        "quoted_identifier_off": !m.uses_quoted_identifier,
         "created": m.create_date,
         "ansi_nulls": m.uses_ansi_nulls,
     }))
@@ -585,6 +589,7 @@ pub fn decode_module(bytes: &[u8]) -> SqlResult<ModuleDef> {
         },
         returns_table: columns_from(&o, "returns_table")?,
         trigger,
+        uses_quoted_identifier: !o.bool("quoted_identifier_off"),
         create_date: o.str_or("created", ""),
         // absent in catalogs written before the setting was recorded: ON, the default
         uses_ansi_nulls: o.0.get("ansi_nulls").and_then(J::as_bool).unwrap_or(true),
@@ -836,6 +841,7 @@ mod tests {
             text: "CREATE VIEW v AS SELECT 1 AS a".into(),
             columns: vec![],
             schemabinding: false,
+            uses_quoted_identifier: false,
             create_date: String::new(),
             uses_ansi_nulls: false,
         };
@@ -843,6 +849,7 @@ mod tests {
         // written before the setting was recorded: no "ansi_nulls" key
         let old = br#"{"id":4,"database":"db","schema":"dbo","name":"v","text":"x","columns":[]}"#;
         assert!(decode_view(old).unwrap().uses_ansi_nulls);
+        assert!(decode_view(old).unwrap().uses_quoted_identifier);
     }
 
     #[test]
@@ -865,6 +872,7 @@ mod tests {
             returns: None,
             returns_table: vec![],
             trigger: None,
+            uses_quoted_identifier: false,
             create_date: String::new(),
             uses_ansi_nulls: false,
         };

@@ -1065,6 +1065,7 @@ impl Session {
         let db = h.def.name.clone();
         let uses_ansi_nulls = self.options.ansi_nulls;
         let tree = h.store.catalog_btree()?;
+        let uses_quoted_identifier = self.options.quoted_identifier;
         let txn = self.txn_for(&db)?;
         let object_id = match object_id {
             Some(id) => id,
@@ -1078,6 +1079,7 @@ impl Session {
             text: cv.text.clone(),
             columns: cv.columns.iter().map(|c| c.value.clone()).collect(),
             schemabinding: cv.options.iter().any(|o| o == "SCHEMABINDING"),
+            uses_quoted_identifier,
             create_date: now_text(),
             uses_ansi_nulls,
         };
@@ -1139,6 +1141,7 @@ impl Session {
         let db = h.def.name.clone();
         let uses_ansi_nulls = self.options.ansi_nulls;
         let tree = h.store.catalog_btree()?;
+        let uses_quoted_identifier = self.options.quoted_identifier;
         let txn = self.txn_for(&db)?;
         let object_id = match object_id {
             Some(id) => id,
@@ -1155,6 +1158,7 @@ impl Session {
             returns,
             returns_table: vec![],
             trigger: None,
+            uses_quoted_identifier,
             create_date: now_text(),
             uses_ansi_nulls,
         };

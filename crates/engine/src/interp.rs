@@ -98,7 +98,13 @@ impl Session {
         let mut entry = match cached {
             Some(e) => e,
             None => {
-                let stmts = match parser::parse_batch(text).and_then(|stmts| {
+                let stmts = match parser::parse_batch_with(
+                    text,
+                    parser::ParseOptions {
+                        quoted_identifier: self.options.quoted_identifier,
+                    },
+                )
+                .and_then(|stmts| {
                     crate::showplan::check_showplan_alone(&stmts)?;
                     Ok(stmts)
                 }) {

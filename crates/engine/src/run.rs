@@ -826,7 +826,12 @@ impl Session {
         let (prog, params, cache) = match self.proc_cache.get_mut(&key) {
             Some(e) if e.text == module.text => (e.prog.clone(), e.params.clone(), e.cache.take()),
             _ => {
-                let stmts = parser::parse_batch(&module.text)?;
+                let stmts = parser::parse_batch_with(
+                    &module.text,
+                    parser::ParseOptions {
+                        quoted_identifier: module.uses_quoted_identifier,
+                    },
+                )?;
                 let Some(StatementKind::CreateProcedure(cp)) =
                     stmts.into_iter().find_map(|s| match s.kind {
                         k @ StatementKind::CreateProcedure(_) => Some(k),
@@ -963,7 +968,12 @@ impl Session {
         let (prog, params, cache) = match self.proc_cache.get_mut(&key) {
             Some(e) if e.text == module.text => (e.prog.clone(), e.params.clone(), e.cache.take()),
             _ => {
-                let stmts = parser::parse_batch(&module.text)?;
+                let stmts = parser::parse_batch_with(
+                    &module.text,
+                    parser::ParseOptions {
+                        quoted_identifier: module.uses_quoted_identifier,
+                    },
+                )?;
                 let Some(StatementKind::CreateFunction(cf)) =
                     stmts.into_iter().find_map(|s| match s.kind {
                         k @ StatementKind::CreateFunction(_) => Some(k),
@@ -1160,7 +1170,11 @@ impl Session {
             let mut entry = match key.as_ref().and_then(|k| me.plan_cache.take(k)) {
                 Some(e) => e,
                 None => {
-                    let stmts = parser::parse_batch(text)?;
+                    // dynamic SQL is parsed with the session's current setting
+                    let opts = parser::ParseOptions {
+                        quoted_identifier: me.options.quoted_identifier,
+                    };
+                    let stmts = parser::parse_batch_with(text, opts)?;
                     let prog = me.compile_program(stmts, decls, false)?;
                     let rc = RunCache::for_program(&prog);
                     crate::plan_cache::CachedProgram::new(Arc::new(prog), rc)

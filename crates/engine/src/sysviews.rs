@@ -330,13 +330,17 @@ pub fn system_view(
             ];
             let mut rows = Vec::new();
             for o in &objs {
-                let (id, text, ansi_nulls) = match o {
-                    SchemaObject::Module(m) => (m.object_id, m.text.clone(), m.uses_ansi_nulls),
-                    SchemaObject::View(v) => (v.object_id, v.text.clone(), v.uses_ansi_nulls),
+                let (id, text, ansi_nulls, quoted) = match o {
+                    SchemaObject::Module(m) => {
+                        (m.object_id, m.text.clone(), m.uses_ansi_nulls, m.uses_quoted_identifier)
+                    }
+                    SchemaObject::View(v) => {
+                        (v.object_id, v.text.clone(), v.uses_ansi_nulls, v.uses_quoted_identifier)
+                    }
                     _ => continue,
                 };
                 rows.push(vec![
-                    Value::Int(id), s(&text), b(ansi_nulls), b(true), b(false), b(false), b(false), b(false), Value::Null, b(false),
+                    Value::Int(id), s(&text), b(ansi_nulls), b(quoted), b(false), b(false), b(false), b(false), Value::Null, b(false),
                 ]);
             }
             (c, rows)

@@ -439,7 +439,12 @@ impl Session {
         let prog = match self.proc_cache.get(&key) {
             Some(e) if e.text == m.text => e.prog.clone(),
             _ => {
-                let stmts = parser::parse_batch(&m.text)?;
+                let stmts = parser::parse_batch_with(
+                    &m.text,
+                    parser::ParseOptions {
+                        quoted_identifier: m.uses_quoted_identifier,
+                    },
+                )?;
                 let Some(ct) = stmts.into_iter().find_map(|s| match s.kind {
                     StatementKind::CreateTrigger(ct) => Some(ct),
                     _ => None,

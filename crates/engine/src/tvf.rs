@@ -242,7 +242,12 @@ impl Session {
         let (prog, cache) = match self.proc_cache.get_mut(&key) {
             Some(e) if e.text == module.text => (e.prog.clone(), e.cache.take()),
             _ => {
-                let stmts = parser::parse_batch(&module.text)?;
+                let stmts = parser::parse_batch_with(
+                    &module.text,
+                    parser::ParseOptions {
+                        quoted_identifier: module.uses_quoted_identifier,
+                    },
+                )?;
                 let Some(StatementKind::CreateFunction(cf)) =
                     stmts.into_iter().find_map(|s| match s.kind {
                         k @ StatementKind::CreateFunction(_) => Some(k),

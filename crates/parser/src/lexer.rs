@@ -390,17 +390,82 @@ fn scan_number(b: &[u8], mut i: usize) -> (Tok, usize) {
     (kind, i)
 }
 
-/// Value of a `'...'` / `N'...'` token (quotes removed, `''` unescaped).
+/// Value of a `'...'` / `N'...'` token (quotes removed, `''` unescaped), or of a `"..."`
+/// string under `QUOTED_IDENTIFIER OFF` (`""` unescaped).
 pub fn string_value(src: &str, t: &Token) -> String {
     let s = &src[t.start as usize..t.end as usize];
     let body = match t.kind {
         Tok::NString => &s[2..s.len() - 1],
         _ => &s[1..s.len() - 1],
     };
-    if body.contains('\'') {
+    if s.starts_with('"') {
+        body.replace("\"\"", "\"")
+    } else if body.contains('\'') {
         body.replace("''", "'")
     } else {
         body.to_string()
+    }
+}
+
+/// Tokenises `src` under a `QUOTED_IDENTIFIER` setting: with it OFF, a `"..."` token is a
+/// (varchar) string literal instead of an identifier. The setting is a parse-time one, so a
+/// `SET QUOTED_IDENTIFIER ON|OFF` (or `SET ANSI_DEFAULTS ON|OFF`) in the text switches it for
+/// the tokens after it, whether or not execution ever reaches that statement.
+pub fn tokenize_with(src: &str, quoted_identifier: bool) -> SqlResult<Vec<Token>> {
+    let mut toks = tokenize(src)?;
+    // Token boundaries do not depend on the setting (`"` strings and identifiers both end at an
+    // undoubled `"`), so only the kinds of the double-quoted tokens change.
+    let mut on = quoted_identifier;
+    let mut i = 0;
+    while i < toks.len() {
+        let t = toks[i];
+        if !on && t.kind == Tok::QuotedIdent && src.as_bytes()[t.start as usize] == b'"' {
+            toks[i].kind = Tok::String;
+        }
+        if t.kind == Tok::Word && word_is(src, &t, "SET") {
+            if let Some((setting, next)) = set_quoted_identifier(src, &toks, i + 1) {
+                on = setting;
+                i = next;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    Ok(toks)
+}
+
+fn word_is(src: &str, t: &Token, word: &str) -> bool {
+    src[t.start as usize..t.end as usize].eq_ignore_ascii_case(word)
+}
+
+/// After a `SET` at `from`: `Some((on, index after ON/OFF))` when the statement is
+/// `SET opt [, opt]... ON|OFF` naming `QUOTED_IDENTIFIER` or `ANSI_DEFAULTS`.
+fn set_quoted_identifier(src: &str, toks: &[Token], from: usize) -> Option<(bool, usize)> {
+    let mut j = from;
+    let mut names_it = false;
+    loop {
+        let t = toks.get(j)?;
+        if t.kind != Tok::Word {
+            return None;
+        }
+        names_it |= word_is(src, t, "QUOTED_IDENTIFIER") || word_is(src, t, "ANSI_DEFAULTS");
+        j += 1;
+        if toks.get(j)?.kind == Tok::Comma {
+            j += 1;
+        } else {
+            break;
+        }
+    }
+    let t = toks.get(j)?;
+    if !names_it || t.kind != Tok::Word {
+        return None;
+    }
+    if word_is(src, t, "ON") {
+        Some((true, j + 1))
+    } else if word_is(src, t, "OFF") {
+        Some((false, j + 1))
+    } else {
+        None
     }
 }
 
@@ -421,6 +486,20 @@ mod tests {
 
     fn kinds(s: &str) -> Vec<Tok> {
         tokenize(s).unwrap().iter().map(|t| t.kind).collect()
+    }
+
+    #[test]
+    fn quoted_identifier_off_makes_double_quotes_strings_until_set_on() {
+        let src = r#"SELECT "a""b" SET QUOTED_IDENTIFIER ON SELECT "c" SET ANSI_DEFAULTS OFF "d""#;
+        let toks = tokenize_with(src, false).unwrap();
+        let quoted: Vec<Tok> = toks
+            .iter()
+            .filter(|t| src.as_bytes().get(t.start as usize) == Some(&b'"'))
+            .map(|t| t.kind)
+            .collect();
+        assert_eq!(quoted, [Tok::String, Tok::QuotedIdent, Tok::String]);
+        assert_eq!(string_value(src, &toks[1]), "a\"b");
+        assert!(tokenize_with(src, true).unwrap()[1].kind == Tok::QuotedIdent);
     }
 
     #[test]

@@ -34,6 +34,7 @@ fn module(name: &str, kind: ModuleKind, text: &str, params: &[(&str, DataType)])
         returns: None,
         returns_table: vec![ColumnDef::new("x", DataType::Int, true)],
         trigger: None,
+        uses_quoted_identifier: true,
         create_date: String::new(),
         uses_ansi_nulls: true,
     }

@@ -293,6 +293,7 @@ impl Env {
                         text: cv.text.clone(),
                         columns: cv.columns.iter().map(|c| c.value.clone()).collect(),
                         schemabinding: false,
+                        uses_quoted_identifier: true,
                         create_date: String::new(),
                         uses_ansi_nulls: true,
                     }),

@@ -107,9 +107,31 @@ impl std::fmt::Display for Upper {
     }
 }
 
-/// Parses one batch (no `GO` inside) into statements.
+/// Parse-time session settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParseOptions {
+    /// `SET QUOTED_IDENTIFIER`: OFF makes `"..."` a string literal.
+    pub quoted_identifier: bool,
+}
+
+impl Default for ParseOptions {
+    fn default() -> Self {
+        ParseOptions {
+            quoted_identifier: true,
+        }
+    }
+}
+
+/// Parses one batch (no `GO` inside) into statements, under the default settings
+/// (`QUOTED_IDENTIFIER ON`).
 pub fn parse_batch(text: &str) -> SqlResult<Vec<Statement>> {
-    let mut p = Parser::new(text)?;
+    parse_batch_with(text, ParseOptions::default())
+}
+
+/// Parses one batch (no `GO` inside) into statements; `opts` is the setting the batch starts
+/// with (a `SET QUOTED_IDENTIFIER` inside it switches the setting for the text after it).
+pub fn parse_batch_with(text: &str, opts: ParseOptions) -> SqlResult<Vec<Statement>> {
+    let mut p = Parser::new_with(text, opts)?;
     let mut out = Vec::new();
     loop {
         while p.eat(Tok::Semicolon) {}
@@ -164,9 +186,13 @@ pub fn parse_data_type(text: &str) -> SqlResult<DataTypeName> {
 
 impl<'a> Parser<'a> {
     pub(crate) fn new(src: &'a str) -> SqlResult<Parser<'a>> {
+        Parser::new_with(src, ParseOptions::default())
+    }
+
+    pub(crate) fn new_with(src: &'a str, opts: ParseOptions) -> SqlResult<Parser<'a>> {
         Ok(Parser {
             src,
-            toks: lexer::tokenize(src)?,
+            toks: lexer::tokenize_with(src, opts.quoted_identifier)?,
             pos: 0,
             depth: 0,
             pending_column_index: None,

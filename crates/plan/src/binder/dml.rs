@@ -816,7 +816,12 @@ fn view_target(v: &catalog::ViewDef) -> SqlResult<ViewTarget> {
             format!("Cannot update the view or function '{}' because it contains aggregates, or a DISTINCT or GROUP BY clause, or PIVOT or UNPIVOT operator.", v.name),
         )
     };
-    let stmts = parser::parse_batch(&v.text)?;
+    let stmts = parser::parse_batch_with(
+        &v.text,
+        parser::ParseOptions {
+            quoted_identifier: v.uses_quoted_identifier,
+        },
+    )?;
     let q = stmts
         .iter()
         .find_map(|s| match &s.kind {

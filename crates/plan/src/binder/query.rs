@@ -1243,7 +1243,12 @@ impl Binder<'_> {
     }
 
     fn bind_view_unguarded(&self, v: &catalog::ViewDef) -> SqlResult<(LogicalOp, Vec<String>)> {
-        let stmts = parser::parse_batch(&v.text)?;
+        let stmts = parser::parse_batch_with(
+            &v.text,
+            parser::ParseOptions {
+                quoted_identifier: v.uses_quoted_identifier,
+            },
+        )?;
         let q = stmts
             .iter()
             .find_map(|s| match &s.kind {

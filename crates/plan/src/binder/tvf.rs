@@ -257,7 +257,12 @@ impl Binder<'_> {
         if let Some(e) = arg_count_error(args.len(), m.parameters.len(), shown) {
             return Err(e);
         }
-        let stmts = parser::parse_batch(&m.text)?;
+        let stmts = parser::parse_batch_with(
+            &m.text,
+            parser::ParseOptions {
+                quoted_identifier: m.uses_quoted_identifier,
+            },
+        )?;
         let query = stmts
             .into_iter()
             .find_map(|s| match s.kind {
