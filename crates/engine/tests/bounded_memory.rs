@@ -2,41 +2,14 @@
 //! operator memory grant with the results they have in memory, and a LOB several times the
 //! buffer pool's size is written, read, survives a restart and is deleted.
 
+mod support;
+
 use std::sync::Arc;
 
-use engine::{CollectSink, Engine, EngineConfig, Session};
+use engine::{Engine, EngineConfig, Session};
 use storage::StorageConfig;
+use support::{run, TempDir};
 use types::Value;
-
-fn run(s: &mut Session, sql: &str) -> Vec<Vec<Value>> {
-    let mut sink = CollectSink::default();
-    s.execute_batch(sql, &mut sink);
-    assert!(sink.errors().is_empty(), "{sql}: {:?}", sink.errors());
-    sink.result_sets()
-        .last()
-        .map(|r| (*r).clone())
-        .unwrap_or_default()
-}
-
-/// A fresh data directory, removed when dropped.
-struct TempDir(std::path::PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        let d = std::env::temp_dir().join(format!("latchkey-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        TempDir(d)
-    }
-    fn path(&self) -> &std::path::Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn open(dir: &std::path::Path, config: EngineConfig) -> Session {
     let e: Arc<Engine> = Engine::open(dir, config).expect("open engine");

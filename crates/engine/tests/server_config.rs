@@ -3,40 +3,13 @@
 //! running pools keep their size until then), and `latchkey storage read latency (ms)` is
 //! applied to the open databases at RECONFIGURE and to every database at the next start.
 
+mod support;
+
 use std::sync::Arc;
 
-use engine::{CollectSink, Engine, EngineConfig, Session};
+use engine::{Engine, EngineConfig, Session};
+use support::{run, TempDir};
 use types::Value;
-
-fn run(s: &mut Session, sql: &str) -> Vec<Vec<Value>> {
-    let mut sink = CollectSink::default();
-    s.execute_batch(sql, &mut sink);
-    assert!(sink.errors().is_empty(), "{sql}: {:?}", sink.errors());
-    sink.result_sets()
-        .last()
-        .map(|r| (*r).clone())
-        .unwrap_or_default()
-}
-
-/// A fresh data directory, removed when dropped.
-struct TempDir(std::path::PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        let d = std::env::temp_dir().join(format!("latchkey-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        TempDir(d)
-    }
-    fn path(&self) -> &std::path::Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn pool_of(e: &Engine, db: &str) -> usize {
     e.database(db)
