@@ -1,0 +1,1 @@
+//! (owner: server helper) — see lib.rs.

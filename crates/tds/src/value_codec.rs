@@ -1,0 +1,1 @@
+//! (owner: tdstypes helper) — see lib.rs.
