@@ -586,7 +586,10 @@ impl Session {
                     storage_id: 0,
                     ignore_dup_key: ignore_dup_key_on(with_options),
                     fill_factor: 0,
-                    optimize_for_sequential_key: false,
+                    optimize_for_sequential_key: option_on(
+                        with_options,
+                        "OPTIMIZE_FOR_SEQUENTIAL_KEY",
+                    ),
                 });
             }
             ast::TableConstraintKind::Check(e) => {
@@ -743,9 +746,8 @@ impl Session {
         if ignore_dup_key && !ix.unique {
             return Err(SqlError::new(1916, &[&"nonunique", &"ignore_dup_key"]));
         }
-        let optimize_for_sequential_key = ix.with_options.iter().any(|o| {
-            o.name == "OPTIMIZE_FOR_SEQUENTIAL_KEY" && matches!(o.value, Some(ast::OptionValue::On))
-        });
+        let optimize_for_sequential_key =
+            option_on(&ix.with_options, "OPTIMIZE_FOR_SEQUENTIAL_KEY");
         let index_id = Self::next_index_id(table, clustered);
         table.indexes.push(IndexDef {
             index_id,
@@ -1896,7 +1898,12 @@ impl Session {
 
 /// `WITH (IGNORE_DUP_KEY = ON)` among index / key constraint options.
 fn ignore_dup_key_on(options: &[ast::OptionSetting]) -> bool {
+    option_on(options, "IGNORE_DUP_KEY")
+}
+
+/// `WITH (name = ON)` among an index's or constraint's options.
+fn option_on(options: &[ast::OptionSetting], name: &str) -> bool {
     options
         .iter()
-        .any(|o| o.name == "IGNORE_DUP_KEY" && matches!(o.value, Some(ast::OptionValue::On)))
+        .any(|o| o.name == name && matches!(o.value, Some(ast::OptionValue::On)))
 }

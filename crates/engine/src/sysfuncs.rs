@@ -234,8 +234,8 @@ impl Session {
             | "ispadindex"
             | "ispagelockdisallowed"
             | "isrowlockdisallowed"
-            | "isdisabled"
-            | "isoptimizedforsequentialkey" => flag(false),
+            | "isdisabled" => flag(false),
+            "isoptimizedforsequentialkey" => flag(ix.optimize_for_sequential_key),
             "indexdepth" => Value::Int(1),
             _ => Value::Null,
         })
