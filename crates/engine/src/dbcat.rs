@@ -343,6 +343,36 @@ impl DbCatalog {
         }
     }
 
+    /// Records the last identity value handed out for a table outside the caller's transaction
+    /// (SQL Server does not roll identity values back): in a system transaction of its own,
+    /// committed without waiting for the log (the row that uses the value commits after it in
+    /// the same log, so a crash loses both or neither). The caller holds this catalog's write
+    /// lock across its read of the current value and this call, so two sessions never get the
+    /// same value, and the user transaction never writes the counter's row (no lost update of
+    /// it by a rollback, no lock on it held to the user's commit).
+    pub fn set_identity_autonomous(
+        &mut self,
+        store: &storage::Database,
+        tree: &BTree,
+        table: ObjectId,
+        value: i128,
+    ) -> SqlResult<()> {
+        let mut txn = store.begin()?;
+        match tree.upsert(
+            &mut txn,
+            &serial::object_key(ObjectKind::Identity, table),
+            value.to_string().as_bytes(),
+        ) {
+            Ok(_) => txn.commit_lazy()?,
+            Err(e) => {
+                let _ = txn.abort();
+                return Err(e);
+            }
+        }
+        self.identity.insert(table, value);
+        Ok(())
+    }
+
     /// Records the last identity value of a table.
     pub fn set_identity(
         &mut self,

@@ -605,16 +605,14 @@ impl ExecEnv for Session {
         };
         let h = self.db(&table.database)?;
         let tree = h.store.catalog_btree()?;
-        let cur = h.cat.read().identity.get(&table.object_id).copied();
-        let next = match cur {
+        // one write lock across read and update: concurrent sessions get distinct values
+        let mut cat = h.cat.write();
+        let next = match cat.identity.get(&table.object_id).copied() {
             Some(c) => c + spec.increment as i128,
             None => spec.seed as i128,
         };
-        let db = h.def.name.clone();
-        let txn = self.txn_for(&db)?;
-        h.cat
-            .write()
-            .set_identity(&tree, txn, table.object_id, next)?;
+        cat.set_identity_autonomous(&h.store, &tree, table.object_id, next)?;
+        drop(cat);
         let v = i64::try_from(next).map_err(|_| SqlError::new(8115, &[&"IDENTITY", &"bigint"]))?;
         Ok(v)
     }
@@ -636,27 +634,21 @@ impl ExecEnv for Session {
         let Ok(h) = self.db(&table.database) else {
             return;
         };
-        let cur = h.cat.read().identity.get(&table.object_id).copied();
         let value = value as i128;
-        let beyond = match cur {
-            None => true,
-            Some(c) => {
-                if spec.increment >= 0 {
-                    value > c
-                } else {
-                    value < c
+        if let Ok(tree) = h.store.catalog_btree() {
+            let mut cat = h.cat.write();
+            let beyond = match cat.identity.get(&table.object_id).copied() {
+                None => true,
+                Some(c) => {
+                    if spec.increment >= 0 {
+                        value > c
+                    } else {
+                        value < c
+                    }
                 }
-            }
-        };
-        if beyond {
-            if let Ok(tree) = h.store.catalog_btree() {
-                let db = h.def.name.clone();
-                if let Ok(txn) = self.txn_for(&db) {
-                    let _ = h
-                        .cat
-                        .write()
-                        .set_identity(&tree, txn, table.object_id, value);
-                }
+            };
+            if beyond {
+                let _ = cat.set_identity_autonomous(&h.store, &tree, table.object_id, value);
             }
         }
         let v = Value::Decimal {

@@ -414,9 +414,14 @@ impl Inner {
     // ------------------------------------------------------------------ transactions
 
     pub fn commit_state(&self, st: &mut TxnState) -> SqlResult<()> {
+        self.commit_state_durable(st, true)
+    }
+
+    /// `wait_flush` false: the commit record is appended but not waited for (`Txn::commit_lazy`).
+    pub fn commit_state_durable(&self, st: &mut TxnState, wait_flush: bool) -> SqlResult<()> {
         if st.last_lsn != 0 {
             let lsn = self.append_simple(REC_COMMIT, st.id, st.last_lsn)?;
-            if self.config.sync_commit {
+            if wait_flush && self.config.sync_commit {
                 self.log.flush_to(lsn)?;
             }
         }

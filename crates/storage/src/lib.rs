@@ -342,6 +342,14 @@ impl Txn {
         self.finished = true;
         self.db.commit_state(&mut self.st)
     }
+    /// Commits without waiting for the log flush (SQL Server's delayed durability): durable
+    /// once any later commit, checkpoint or flush writes the log past it. For system
+    /// transactions whose loss in a crash is harmless because everything that depends on them
+    /// commits later in the same log (an identity counter bumped before the row that uses it).
+    pub fn commit_lazy(mut self) -> SqlResult<()> {
+        self.finished = true;
+        self.db.commit_state_durable(&mut self.st, false)
+    }
     /// Undoes every change of this transaction.
     pub fn abort(mut self) -> SqlResult<()> {
         self.finished = true;
