@@ -326,6 +326,7 @@ impl Session {
             }
             K::Use(db) => {
                 let h = self.db(&db.value)?;
+                self.check_database_access(&h)?;
                 self.database = h.def.name.clone();
                 self.engine.sessions.set_database(self.spid, &self.database);
                 crate::dbcat::bump_schema_generation();
