@@ -18,6 +18,8 @@ mod perms;
 mod stmt;
 mod views;
 
+pub(crate) use views::security_view;
+
 
 use catalog::security::*;
 use catalog::serial::{self, ObjectKind};
@@ -480,5 +482,21 @@ impl Engine {
         master.cat.write().put_login(&tree, &mut txn, sa)?;
         txn.commit()?;
         Ok(SaProvisioning::PasswordSet)
+    }
+}
+
+/// The database permission a DDL statement needs from a session that is neither sysadmin nor
+/// dbo (`CREATE TABLE` ...; `ALTER` for changes to existing objects).
+pub(crate) fn ddl_permission(kind: &parser::ast::StatementKind) -> &'static str {
+    use parser::ast::{CreateMode, StatementKind as K};
+    match kind {
+        K::CreateTable(_) => "CREATE TABLE",
+        K::CreateView(v) if v.mode == CreateMode::Create => "CREATE VIEW",
+        K::CreateProcedure(p) if p.mode == CreateMode::Create => "CREATE PROCEDURE",
+        K::CreateFunction(f) if f.mode == CreateMode::Create => "CREATE FUNCTION",
+        K::CreateSchema { .. } => "CREATE SCHEMA",
+        K::CreateType(_) => "CREATE TYPE",
+        K::CreateSequence(_) => "CREATE SEQUENCE",
+        _ => "ALTER",
     }
 }
