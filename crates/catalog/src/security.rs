@@ -260,8 +260,14 @@ pub fn encode_permissions(perms: &[PermissionDef]) -> Vec<u8> {
         perms
             .iter()
             .map(|p| {
-                json!([p.class as i32, p.major_id, p.grantee, p.grantor, p.permission,
-                    p.state.code()])
+                json!([
+                    p.class as i32,
+                    p.major_id,
+                    p.grantee,
+                    p.grantor,
+                    p.permission,
+                    p.state.code()
+                ])
             })
             .collect(),
     )

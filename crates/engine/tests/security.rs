@@ -47,7 +47,9 @@ fn authenticate_reports_reason_but_client_sees_only_18456() {
         &mut admin,
         "CREATE LOGIN app WITH PASSWORD = 'Str0ng!Passw0rd', CHECK_POLICY = ON",
     );
-    let ok = engine.authenticate("APP", "Str0ng!Passw0rd").expect("valid");
+    let ok = engine
+        .authenticate("APP", "Str0ng!Passw0rd")
+        .expect("valid");
     assert_eq!(ok.name, "app");
     assert!(!ok.sysadmin);
     assert_eq!(ok.sid.len(), 16);
@@ -69,9 +71,7 @@ fn authenticate_reports_reason_but_client_sees_only_18456() {
     assert!(wrong.log_text().contains("Password did not match"));
 
     run(&mut admin, "ALTER LOGIN app DISABLE");
-    let disabled = engine
-        .authenticate("app", "Str0ng!Passw0rd")
-        .unwrap_err();
+    let disabled = engine.authenticate("app", "Str0ng!Passw0rd").unwrap_err();
     assert_eq!(disabled.reason, LoginFailureReason::Disabled);
     run(&mut admin, "ALTER LOGIN app ENABLE");
     assert!(engine.authenticate("app", "Str0ng!Passw0rd").is_ok());
@@ -131,10 +131,7 @@ fn login_ddl_errors_and_views() {
         )]
     );
     assert_eq!(errors(&mut s, "DROP LOGIN sa")[0].0, 15405);
-    assert_eq!(
-        errors(&mut s, "CREATE LOGIN w FROM WINDOWS")[0].0,
-        40517
-    );
+    assert_eq!(errors(&mut s, "CREATE LOGIN w FROM WINDOWS")[0].0, 40517);
     let rows = run(
         &mut s,
         "SELECT name, type, is_disabled FROM sys.server_principals WHERE type = 'S' ORDER BY principal_id",
@@ -306,13 +303,31 @@ fn deny_beats_grant_and_roles() {
     assert_eq!(rows, vec![vec![Value::NVarChar("db_datareader".into())]]);
     // principal errors
     assert_eq!(errors(&mut admin, "DROP ROLE readers"), vec![]);
-    assert_eq!(errors(&mut admin, "CREATE USER clerk2 FOR LOGIN nobody")[0].0, 15007);
-    assert_eq!(errors(&mut admin, "CREATE USER clerk2 FOR LOGIN clerk")[0].0, 15063);
+    assert_eq!(
+        errors(&mut admin, "CREATE USER clerk2 FOR LOGIN nobody")[0].0,
+        15007
+    );
+    assert_eq!(
+        errors(&mut admin, "CREATE USER clerk2 FOR LOGIN clerk")[0].0,
+        15063
+    );
     assert_eq!(errors(&mut admin, "CREATE USER clerk")[0].0, 15023);
-    assert_eq!(errors(&mut admin, "GRANT SELECT ON dbo.orders TO dbo")[0].0, 4624);
-    assert_eq!(errors(&mut admin, "GRANT SELECT ON dbo.nothing TO clerk")[0].0, 15151);
-    assert_eq!(errors(&mut admin, "GRANT SELECT ON dbo.orders TO nobody")[0].0, 15151);
-    assert_eq!(errors(&mut admin, "GRANT SELECT ON dbo.orders (id) TO clerk")[0].0, 40517);
+    assert_eq!(
+        errors(&mut admin, "GRANT SELECT ON dbo.orders TO dbo")[0].0,
+        4624
+    );
+    assert_eq!(
+        errors(&mut admin, "GRANT SELECT ON dbo.nothing TO clerk")[0].0,
+        15151
+    );
+    assert_eq!(
+        errors(&mut admin, "GRANT SELECT ON dbo.orders TO nobody")[0].0,
+        15151
+    );
+    assert_eq!(
+        errors(&mut admin, "GRANT SELECT ON dbo.orders (id) TO clerk")[0].0,
+        40517
+    );
     assert_eq!(errors(&mut admin, "DROP USER nobody")[0].0, 15151);
     run(&mut admin, "DROP USER IF EXISTS nobody");
 }
@@ -344,19 +359,39 @@ fn ownership_chaining_through_procedures_and_views() {
     assert_eq!(int(&rows[0][0]), 1);
     assert_eq!(errors(&mut clerk, "SELECT id FROM dbo.orders")[0].0, 229);
     // a view: SELECT on the view suffices
-    assert_eq!(errors(&mut clerk, "SELECT id FROM dbo.big_orders")[0].0, 229);
+    assert_eq!(
+        errors(&mut clerk, "SELECT id FROM dbo.big_orders")[0].0,
+        229
+    );
     run(&mut admin, "GRANT SELECT ON dbo.big_orders TO clerk");
     assert_eq!(run(&mut clerk, "SELECT id FROM dbo.big_orders").len(), 1);
     // dynamic SQL breaks the chain
     run(&mut admin, "GRANT EXECUTE ON dbo.dyn TO clerk");
     assert_eq!(errors(&mut clerk, "EXEC dbo.dyn")[0].0, 229);
+    // a trigger writes to a table the session may not touch: same owner, no check
+    run(
+        &mut admin,
+        "CREATE TABLE dbo.audit (n int); EXEC ('CREATE TRIGGER dbo.orders_audit ON dbo.orders AFTER INSERT AS INSERT dbo.audit SELECT id FROM inserted')",
+    );
+    run(&mut admin, "GRANT INSERT ON dbo.orders TO clerk");
+    run(&mut clerk, "INSERT dbo.orders VALUES (7, 70)");
+    assert_eq!(run(&mut admin, "SELECT n FROM dbo.audit"), vec![vec![Value::Int(7)]]);
+    assert_eq!(errors(&mut clerk, "INSERT dbo.audit VALUES (8)")[0].0, 229);
+    // INSERT ... EXEC checks the target too
+    assert_eq!(
+        errors(&mut clerk, "INSERT dbo.audit EXEC dbo.order_count")[0].0,
+        229
+    );
 }
 
 #[test]
 fn login_without_user_cannot_use_database() {
     let dir = TempDir::new("sec-916");
     let (engine, mut admin) = shop(&dir);
-    run(&mut admin, "CREATE LOGIN visitor WITH PASSWORD = 'V1sitor!pw'");
+    run(
+        &mut admin,
+        "CREATE LOGIN visitor WITH PASSWORD = 'V1sitor!pw'",
+    );
     let mut visitor = login_session(&engine, "visitor", "V1sitor!pw");
     assert_eq!(visitor.database(), "master");
     assert_eq!(

@@ -65,7 +65,10 @@ fn security_statements_parse_and_keep_their_text() {
     use parser::ast::{PermissionAction, PrincipalValue, SecurityStatement as Sec};
     match one("GRANT SELECT, EXEC ON OBJECT::dbo.t TO u, [r 1] WITH GRANT OPTION") {
         StatementKind::Security { stmt, text } => {
-            assert_eq!(text, "GRANT SELECT, EXEC ON OBJECT::dbo.t TO u, [r 1] WITH GRANT OPTION");
+            assert_eq!(
+                text,
+                "GRANT SELECT, EXEC ON OBJECT::dbo.t TO u, [r 1] WITH GRANT OPTION"
+            );
             let Sec::Permission(p) = *stmt else { panic!() };
             assert_eq!(p.action, PermissionAction::Grant);
             assert_eq!(p.permissions, ["SELECT", "EXEC"]);
@@ -109,7 +112,12 @@ fn security_statements_parse_and_keep_their_text() {
             k => panic!("{sql}: {k:?}"),
         }
     }
-    for bad in ["GRANT ON t TO u", "GRANT SELECT ON t", "CREATE LOGIN", "ALTER ROLE r ADD u"] {
+    for bad in [
+        "GRANT ON t TO u",
+        "GRANT SELECT ON t",
+        "CREATE LOGIN",
+        "ALTER ROLE r ADD u",
+    ] {
         assert!(parse_batch(bad).is_err(), "{bad}");
     }
 }

@@ -20,7 +20,6 @@ mod views;
 
 pub(crate) use views::security_view;
 
-
 use catalog::security::*;
 use catalog::serial::{self, ObjectKind};
 use common::{SqlError, SqlResult};

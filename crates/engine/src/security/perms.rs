@@ -169,8 +169,7 @@ fn decide(
     let mut granted = (access == Access::Select && closure.contains(&DB_DATAREADER))
         || (writes && closure.contains(&DB_DATAWRITER));
     for p in &sec.permissions {
-        if !closure.contains(&p.grantee) || !(p.permission == name || p.permission == "CONTROL")
-        {
+        if !closure.contains(&p.grantee) || !(p.permission == name || p.permission == "CONTROL") {
             continue;
         }
         let applies = match p.class {

@@ -600,8 +600,7 @@ impl Session {
             }
             return Err(not_found("drop", "role", &name.value));
         };
-        if h
-            .cat
+        if h.cat
             .read()
             .security
             .principals

@@ -213,7 +213,11 @@ pub(crate) fn security_view(
                     Value::Int(*id),
                     Value::Char(t.to_string()),
                     nv(if role { "DATABASE_ROLE" } else { "SQL_USER" }),
-                    if role || *id > 2 { Value::Null } else { nv("dbo") },
+                    if role || *id > 2 {
+                        Value::Null
+                    } else {
+                        nv("dbo")
+                    },
                     dt(fixed_date),
                     dt(fixed_date),
                     if role { Value::Int(1) } else { Value::Null },
@@ -380,10 +384,7 @@ impl Session {
             "USER_NAME" | "CURRENT_USER" | "SESSION_USER" | "USER" => {
                 let h = self.current_db()?;
                 match a0 {
-                    None => self
-                        .db_user(&h)
-                        .map(|u| nv(&u.name))
-                        .unwrap_or(Value::Null),
+                    None => self.db_user(&h).map(|u| nv(&u.name)).unwrap_or(Value::Null),
                     Some(v) if v.is_null() => Value::Null,
                     Some(v) => {
                         let id = crate::interp::value_to_i64(v)? as i32;
@@ -422,7 +423,9 @@ impl Session {
                     return Ok(Some(Value::Null));
                 };
                 match self.db_user(&h) {
-                    Some(u) => Value::Int((u.closure.contains(&id) || (u.dbo && id == DB_OWNER)) as i32),
+                    Some(u) => {
+                        Value::Int((u.closure.contains(&id) || (u.dbo && id == DB_OWNER)) as i32)
+                    }
                     None => Value::Int(0),
                 }
             }
@@ -435,17 +438,22 @@ impl Session {
                     return Ok(Some(Value::Null));
                 }
                 let cat = master.cat.read();
-                let sysadmin = match args.get(1) {
+                let sysadmin = match args.get(1).map(text) {
                     None => self.principal.sysadmin,
-                    Some(v) => match text(v).and_then(|n| cat.security.login(&n)) {
+                    Some(None) => return Ok(Some(Value::Null)),
+                    Some(Some(n)) if n.trim_end().eq_ignore_ascii_case(&self.login) => {
+                        self.principal.sysadmin
+                    }
+                    Some(Some(n)) => match cat.security.login(&n) {
                         Some(l) => l.sysadmin,
                         None => return Ok(Some(Value::Null)),
                     },
                 };
+                // membership is explicit: only sysadmin is modelled (public holds everyone)
                 Value::Int(match role.as_str() {
                     "public" => 1,
-                    // sysadmin holds every server permission, so every fixed role's too
-                    _ => sysadmin as i32,
+                    "sysadmin" => sysadmin as i32,
+                    _ => 0,
                 })
             }
             "HAS_PERMS_BY_NAME" => {
@@ -495,9 +503,7 @@ impl Session {
                     return Ok(Some(Value::Null));
                 };
                 match prop.trim().to_ascii_lowercase().as_str() {
-                    "passwordhash" => {
-                        nv(&format!("0x{}", to_hex(&l.password_hash).to_uppercase()))
-                    }
+                    "passwordhash" => nv(&format!("0x{}", to_hex(&l.password_hash).to_uppercase())),
                     "passwordhashalgorithm" => nv("2"),
                     "islocked" | "isexpired" | "badpasswordcount" | "historylength" => nv("0"),
                     "ismustchange" => nv(if l.must_change { "1" } else { "0" }),

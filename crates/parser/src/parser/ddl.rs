@@ -177,9 +177,8 @@ impl<'a> Parser<'a> {
                 self.pos -= 1;
                 self.parse_security_statement()
             }
-            "SYNONYM" | "ASSEMBLY" | "FULLTEXT" | "XML" | "SPATIAL"
-            | "CERTIFICATE" | "MASTER" | "CREDENTIAL" | "QUEUE" | "SERVICE" | "EVENT"
-            | "AGGREGATE" | "RULE" | "DEFAULT"
+            "SYNONYM" | "ASSEMBLY" | "FULLTEXT" | "XML" | "SPATIAL" | "CERTIFICATE" | "MASTER"
+            | "CREDENTIAL" | "QUEUE" | "SERVICE" | "EVENT" | "AGGREGATE" | "RULE" | "DEFAULT"
                 if mode == CreateMode::Create =>
             {
                 self.pos -= 1;
@@ -1134,10 +1133,10 @@ impl<'a> Parser<'a> {
                 self.pos -= 1;
                 self.parse_security_statement()
             }
-            "SCHEMA" | "AUTHORIZATION" | "SERVER" | "ASSEMBLY"
-            | "CERTIFICATE" | "MASTER" | "CREDENTIAL" | "QUEUE" | "SERVICE" | "EVENT"
-            | "RESOURCE" | "AVAILABILITY" | "ENDPOINT" | "FULLTEXT" | "PARTITION" | "MESSAGE"
-            | "XML" | "SYMMETRIC" | "ASYMMETRIC" | "DATABASE_SCOPED" => {
+            "SCHEMA" | "AUTHORIZATION" | "SERVER" | "ASSEMBLY" | "CERTIFICATE" | "MASTER"
+            | "CREDENTIAL" | "QUEUE" | "SERVICE" | "EVENT" | "RESOURCE" | "AVAILABILITY"
+            | "ENDPOINT" | "FULLTEXT" | "PARTITION" | "MESSAGE" | "XML" | "SYMMETRIC"
+            | "ASYMMETRIC" | "DATABASE_SCOPED" => {
                 self.pos -= 1;
                 Ok(self.parse_unsupported_from_here())
             }

@@ -103,6 +103,8 @@ pub fn bind_insert_target(
     Vec<crate::physical::BoundCheck>,
 )> {
     let b = Binder::new(env);
+    b.record_access(&table.database, table.object_id, catalog::Access::Insert);
+    b.checked(Ok(()))?;
     let identity_col = table.identity().map(|(i, _)| i);
     let identity_insert = env.identity_insert(table.object_id);
     let target: Vec<usize> = if columns.is_empty() {
@@ -140,6 +142,8 @@ pub fn bind_bulk_target(
 )> {
     use crate::physical::InsertColumn;
     let b = Binder::new(env);
+    b.record_access(&table.database, table.object_id, catalog::Access::Insert);
+    b.checked(Ok(()))?;
     let mut columns = Vec::with_capacity(table.columns.len());
     let mut defaults = Vec::with_capacity(table.columns.len());
     for (i, c) in table.columns.iter().enumerate() {
@@ -324,7 +328,12 @@ impl<'e> Binder<'e> {
     }
 
     /// Records that the statement uses an object (checked by [`Binder::checked`]).
-    pub fn record_access(&self, database: &str, object_id: common::ObjectId, access: catalog::Access) {
+    pub fn record_access(
+        &self,
+        database: &str,
+        object_id: common::ObjectId,
+        access: catalog::Access,
+    ) {
         let via = self.view_chain.borrow().last().cloned();
         let a = catalog::ObjectAccess {
             database: database.to_string(),
