@@ -213,10 +213,10 @@ pub(crate) fn security_view(
                     Value::Int(*id),
                     Value::Char(t.to_string()),
                     nv(if role { "DATABASE_ROLE" } else { "SQL_USER" }),
-                    if role || *id > 2 {
-                        Value::Null
-                    } else {
-                        nv("dbo")
+                    match *id {
+                        1 => nv("dbo"),
+                        2 => nv("guest"),
+                        _ => Value::Null,
                     },
                     dt(fixed_date),
                     dt(fixed_date),
