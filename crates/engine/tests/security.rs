@@ -375,7 +375,10 @@ fn ownership_chaining_through_procedures_and_views() {
     );
     run(&mut admin, "GRANT INSERT ON dbo.orders TO clerk");
     run(&mut clerk, "INSERT dbo.orders VALUES (7, 70)");
-    assert_eq!(run(&mut admin, "SELECT n FROM dbo.audit"), vec![vec![Value::Int(7)]]);
+    assert_eq!(
+        run(&mut admin, "SELECT n FROM dbo.audit"),
+        vec![vec![Value::Int(7)]]
+    );
     assert_eq!(errors(&mut clerk, "INSERT dbo.audit VALUES (8)")[0].0, 229);
     // INSERT ... EXEC checks the target too
     assert_eq!(

@@ -26,7 +26,7 @@ fn binary(text: &str) -> SqlResult<Vec<u8>> {
         .strip_prefix("0x")
         .or_else(|| text.strip_prefix("0X"))
         .unwrap_or(text);
-    let hex = if hex.len() % 2 == 1 {
+    let hex = if !hex.len().is_multiple_of(2) {
         format!("0{hex}")
     } else {
         hex.to_string()
@@ -727,7 +727,7 @@ impl Session {
                     return Err(SqlError::unsupported(format!("DENY {name}")));
                 }
                 if name.starts_with("CREATE") && class != PermClass::Database {
-                    return Err(SqlError::syntax_near(&"ON"));
+                    return Err(SqlError::syntax_near("ON"));
                 }
             }
             perms.push(name);
