@@ -23,9 +23,7 @@ fn errors(s: &mut Session, sql: &str) -> Vec<(i32, String)> {
 /// A session logged in as `login` (through the authentication API, as a server does).
 fn login_session(engine: &std::sync::Arc<Engine>, login: &str, password: &str) -> Session {
     let auth = engine.authenticate(login, password).expect("login");
-    let mut s = Session::new(engine.clone());
-    s.set_authenticated_login(&auth).expect("default database");
-    s
+    Session::for_login(engine.clone(), &auth).expect("default database")
 }
 
 fn int(v: &Value) -> i64 {

@@ -83,12 +83,22 @@ SELECT class_desc, OBJECT_NAME(major_id) AS object_name, USER_NAME(grantee_princ
 FROM sys.database_permissions ORDER BY grantee, permission_name;
 SELECT USER_NAME() AS me, USER_ID('app') AS app_id, DATABASE_PRINCIPAL_ID('readers') AS readers_id,
        IS_MEMBER('db_owner') AS owner, SUSER_ID('app_login') AS login_id;
+ALTER USER ghost WITH NAME = phantom, DEFAULT_SCHEMA = sales_schema;
+ALTER ROLE readers WITH NAME = order_readers;
+CREATE ROLE auditors AUTHORIZATION app;
+SELECT name, default_schema_name, owning_principal_id
+FROM sys.database_principals WHERE principal_id BETWEEN 5 AND 16383 ORDER BY principal_id;
+GO
+DROP USER app;
+GO
+ALTER ROLE order_readers WITH NAME = readers;
+DROP ROLE auditors;
 REVOKE SELECT ON dbo.orders FROM readers;
 SELECT COUNT(*) AS permission_rows FROM sys.database_permissions;
 ALTER ROLE readers DROP MEMBER app;
 DROP ROLE readers;
 DROP USER app;
-DROP USER ghost;
+DROP USER phantom;
 USE master;
 DROP LOGIN weak;
 SELECT name FROM sys.server_principals WHERE type = 'S' ORDER BY principal_id;

@@ -26,6 +26,18 @@ pub(crate) struct DbUser {
 }
 
 impl Session {
+    /// A new session running as an authenticated login: what a server creates for a
+    /// connection once [`Engine::authenticate`] accepted it. (`Session::new` is sysadmin: the
+    /// embedded command line's operating-system user.)
+    pub fn for_login(
+        engine: std::sync::Arc<Engine>,
+        login: &AuthenticatedLogin,
+    ) -> SqlResult<Session> {
+        let mut s = Session::new(engine);
+        s.set_authenticated_login(login)?;
+        Ok(s)
+    }
+
     /// Runs the session as an authenticated login (what a server does after
     /// [`Engine::authenticate`]): SUSER_SNAME(), permission checks, then the login's default
     /// database (Msg 916 when the login has no user there and guest cannot connect).
