@@ -536,6 +536,8 @@ pub enum Access {
     Delete,
     Execute,
     Alter,
+    /// The database permission CREATE TABLE (`SELECT .. INTO`; object id 0).
+    CreateTable,
 }
 
 impl Access {
@@ -548,6 +550,7 @@ impl Access {
             Access::Delete => "DELETE",
             Access::Execute => "EXECUTE",
             Access::Alter => "ALTER",
+            Access::CreateTable => "CREATE TABLE",
         }
     }
 }

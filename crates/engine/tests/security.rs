@@ -261,7 +261,18 @@ fn denied_then_granted() {
         errors(&mut clerk, "GRANT SELECT ON dbo.orders TO clerk")[0].0,
         15247
     );
-    assert_eq!(errors(&mut clerk, "CREATE TABLE t2 (a int)")[0].0, 262);
+    assert_eq!(
+        errors(&mut clerk, "CREATE TABLE t2 (a int)"),
+        vec![(
+            262,
+            "CREATE TABLE permission denied in database 'shop'.".into()
+        )]
+    );
+    assert_eq!(errors(&mut clerk, "SELECT 1 AS a INTO dbo.t3")[0].0, 262);
+    // temp tables need no permission; CREATE TABLE can be granted
+    run(&mut clerk, "SELECT 1 AS a INTO #t; CREATE TABLE #u (a int)");
+    run(&mut admin, "GRANT CREATE TABLE TO clerk");
+    run(&mut clerk, "SELECT 1 AS a INTO dbo.t3");
     let rows = run(
         &mut clerk,
         "SELECT USER_NAME(), SUSER_SNAME(), IS_MEMBER('db_owner'), HAS_PERMS_BY_NAME('dbo.orders', 'OBJECT', 'INSERT'), HAS_PERMS_BY_NAME('dbo.orders', 'OBJECT', 'DELETE')",

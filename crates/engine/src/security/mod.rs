@@ -485,10 +485,17 @@ impl Engine {
 }
 
 /// The database permission a DDL statement needs from a session that is neither sysadmin nor
-/// dbo (`CREATE TABLE` ...; `ALTER` for changes to existing objects).
-pub(crate) fn ddl_permission(kind: &parser::ast::StatementKind) -> &'static str {
-    use parser::ast::{CreateMode, StatementKind as K};
-    match kind {
+/// dbo (`CREATE TABLE` ...; `ALTER` for changes to existing objects); None for statements on
+/// temporary tables, which every session may create and change.
+pub(crate) fn ddl_permission(kind: &parser::ast::StatementKind) -> Option<&'static str> {
+    use parser::ast::{CreateMode, ObjectName, StatementKind as K};
+    let temp = |n: &ObjectName| n.name_str().starts_with('#');
+    Some(match kind {
+        K::CreateTable(t) if temp(&t.name) => return None,
+        K::AlterTable(t) if temp(&t.name) => return None,
+        K::CreateIndex(i) if temp(&i.table) => return None,
+        K::DropIndex { targets, .. } if targets.iter().all(|t| temp(&t.table)) => return None,
+        K::Drop { names, .. } if names.iter().all(temp) => return None,
         K::CreateTable(_) => "CREATE TABLE",
         K::CreateView(v) if v.mode == CreateMode::Create => "CREATE VIEW",
         K::CreateProcedure(p) if p.mode == CreateMode::Create => "CREATE PROCEDURE",
@@ -497,5 +504,5 @@ pub(crate) fn ddl_permission(kind: &parser::ast::StatementKind) -> &'static str 
         K::CreateType(_) => "CREATE TYPE",
         K::CreateSequence(_) => "CREATE SEQUENCE",
         _ => "ALTER",
-    }
+    })
 }

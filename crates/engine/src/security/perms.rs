@@ -108,6 +108,9 @@ impl Session {
         if self.principal.sysadmin || a.database.eq_ignore_ascii_case("tempdb") {
             return Ok(());
         }
+        if a.access == Access::CreateTable {
+            return self.check_ddl_permission("CREATE TABLE");
+        }
         let Some(h) = self.engine.database(&a.database) else {
             return Ok(());
         };

@@ -235,6 +235,14 @@ impl Binder<'_> {
                     columns.push(catalog::ColumnDef::new(c.name.clone(), t, c.nullable));
                 }
                 let qn = qualified_name(into);
+                if !qn.is_temp() {
+                    // a new table: the database permission CREATE TABLE (object id 0)
+                    let db = qn
+                        .database
+                        .clone()
+                        .unwrap_or_else(|| self.env.current_database());
+                    self.record_access(&db, 0, catalog::Access::CreateTable);
+                }
                 return Ok(Statement::SelectInto {
                     target: NewTableSpec {
                         database: qn.database,
