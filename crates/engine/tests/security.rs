@@ -374,6 +374,15 @@ fn ownership_chaining_through_procedures_and_views() {
     );
     run(&mut admin, "GRANT SELECT ON dbo.big_orders TO clerk");
     assert_eq!(run(&mut clerk, "SELECT id FROM dbo.big_orders").len(), 1);
+    // a procedure in a schema owned by someone else breaks the chain to dbo's table
+    run(
+        &mut admin,
+        "CREATE USER boss WITHOUT LOGIN; EXEC ('CREATE SCHEMA boss AUTHORIZATION boss'); EXEC ('CREATE PROCEDURE boss.order_count AS SELECT COUNT(*) FROM dbo.orders'); GRANT EXECUTE ON boss.order_count TO clerk",
+    );
+    assert_eq!(
+        errors(&mut clerk, "EXEC boss.order_count")[0].1,
+        "The SELECT permission was denied on the object 'orders', database 'shop', schema 'dbo'."
+    );
     // dynamic SQL breaks the chain
     run(&mut admin, "GRANT EXECUTE ON dbo.dyn TO clerk");
     assert_eq!(errors(&mut clerk, "EXEC dbo.dyn")[0].0, 229);

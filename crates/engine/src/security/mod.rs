@@ -256,6 +256,26 @@ impl DbCatalog {
         self.put_permissions(tree, txn, perms)
     }
 
+    /// Sets a schema's owner (`CREATE SCHEMA .. AUTHORIZATION`).
+    pub(crate) fn set_schema_owner(
+        &mut self,
+        tree: &BTree,
+        txn: &mut Txn,
+        schema_id: i32,
+        owner: i32,
+    ) -> SqlResult<()> {
+        crate::dbcat::bump_schema_generation();
+        if let Some(s) = self.schemas.iter_mut().find(|s| s.schema_id == schema_id) {
+            s.principal_id = owner;
+            tree.upsert(
+                txn,
+                &serial::object_key(ObjectKind::Schema, schema_id),
+                &serial::encode_schema(s),
+            )?;
+        }
+        Ok(())
+    }
+
     /// Replaces the database's permission rows.
     pub(crate) fn put_permissions(
         &mut self,

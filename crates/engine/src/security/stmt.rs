@@ -719,8 +719,8 @@ impl Session {
             ];
             if !ENFORCED.contains(&name.as_str()) {
                 if !RECORDED.contains(&name.as_str()) {
-                    let first = name.split(' ').next().unwrap_or_default().to_string();
-                    return Err(SqlError::syntax_near(&first));
+                    // server permissions, other database permissions: not modelled
+                    return Err(SqlError::unsupported(format!("permission {name}")));
                 }
                 // a DENY latchkey would not act on is refused rather than ignored
                 if p.action == PermissionAction::Deny {
