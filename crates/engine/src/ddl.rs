@@ -115,15 +115,32 @@ impl Session {
                 }
                 Ok(())
             }
-            StatementKind::CreateSchema { name, .. } => {
+            StatementKind::CreateSchema {
+                name,
+                authorization,
+            } => {
                 let h = self.current_db()?;
                 if h.cat.read().schema(&name.value).is_some() {
                     return Err(SqlError::new(2714, &[&name.value]));
                 }
+                // AUTHORIZATION: the owner (security/: ownership chaining compares owners)
+                let owner = match authorization {
+                    None => None,
+                    Some(o) => Some(
+                        h.cat
+                            .read()
+                            .security
+                            .principal_id(&o.value)
+                            .ok_or_else(|| SqlError::new(15151, &[&"find", &"user", &o.value]))?,
+                    ),
+                };
                 let tree = h.store.catalog_btree()?;
                 let db = h.def.name.clone();
                 let txn = self.txn_for(&db)?;
-                h.cat.write().put_schema(&tree, txn, &name.value)?;
+                let id = h.cat.write().put_schema(&tree, txn, &name.value)?;
+                if let Some(owner) = owner {
+                    h.cat.write().set_schema_owner(&tree, txn, id, owner)?;
+                }
                 self.touch_catalog(&db);
                 Ok(())
             }

@@ -423,10 +423,8 @@ impl Session {
             "SUSER_NAME" | "SUSER_SNAME" | "ORIGINAL_LOGIN" | "SYSTEM_USER" => {
                 Value::NVarChar(self.login.clone())
             }
-            "USER_NAME" | "CURRENT_USER" | "SESSION_USER" | "USER" => Value::NVarChar("dbo".into()),
             "HOST_NAME" => Value::NVarChar("localhost".into()),
             "APP_NAME" => Value::NVarChar("latchkey".into()),
-            "IS_MEMBER" => Value::Int(1),
             // `NEXT VALUE FOR seq`: the binder passes the sequence name as text.
             "NEXT VALUE FOR" | "NEXT_VALUE_FOR" => {
                 let Some(name) = args.first().and_then(text) else {
@@ -662,6 +660,9 @@ impl ExecEnv for Session {
     fn call_function(&mut self, name: &str, args: &[Value]) -> SqlResult<Option<Value>> {
         if let Some(r) = self.trigger_function(name, args) {
             return r.map(Some);
+        }
+        if let Some(v) = self.principal_function(name, args)? {
+            return Ok(Some(v));
         }
         self.session_function(name, args)
     }

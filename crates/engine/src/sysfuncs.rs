@@ -342,46 +342,7 @@ impl Session {
                     None => Value::Null,
                 }
             }
-            "USER_ID" | "DATABASE_PRINCIPAL_ID" => match a0.and_then(text) {
-                None => Value::Int(1),
-                Some(n) if n.eq_ignore_ascii_case("dbo") => Value::Int(1),
-                Some(n) if n.eq_ignore_ascii_case("guest") => Value::Int(2),
-                Some(n) if n.eq_ignore_ascii_case("public") => Value::Int(0),
-                Some(n) if n.eq_ignore_ascii_case("sys") => Value::Int(4),
-                Some(n) if n.eq_ignore_ascii_case("INFORMATION_SCHEMA") => Value::Int(3),
-                Some(_) => Value::Null,
-            },
-            "SUSER_ID" => match a0.and_then(text) {
-                None => Value::Int(1),
-                Some(n) if n.eq_ignore_ascii_case("sa") => Value::Int(1),
-                Some(_) => Value::Null,
-            },
-            "IS_SRVROLEMEMBER" => {
-                // The session's login (sysadmin) is a member of sysadmin and public only.
-                // Names compare like sysname: case-insensitive, trailing spaces ignored.
-                let Some(role) = a0.and_then(text) else {
-                    return Ok(Some(Value::Null));
-                };
-                let role = role.trim_end().to_ascii_lowercase();
-                if let Some(login) = args.get(1) {
-                    let Some(login) = text(login) else {
-                        return Ok(Some(Value::Null));
-                    };
-                    let login = login.trim_end();
-                    if !(login.eq_ignore_ascii_case(&self.login)
-                        || login.eq_ignore_ascii_case("sa"))
-                    {
-                        return Ok(Some(Value::Null));
-                    }
-                }
-                match role.as_str() {
-                    "sysadmin" | "public" => Value::Int(1),
-                    "serveradmin" | "setupadmin" | "securityadmin" | "processadmin"
-                    | "dbcreator" | "diskadmin" | "bulkadmin" => Value::Int(0),
-                    _ => Value::Null,
-                }
-            }
-            "HAS_PERMS_BY_NAME" => Value::Int(1),
+            // USER_ID, SUSER_ID, IS_SRVROLEMEMBER, HAS_PERMS_BY_NAME ...: security/views.rs
             // full-text search is not installed
             "FULLTEXTSERVICEPROPERTY" => Value::Int(0),
             "SESSIONPROPERTY" => {

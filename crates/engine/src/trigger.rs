@@ -482,6 +482,10 @@ impl Session {
         self.options.ansi_nulls = m.uses_ansi_nulls;
         self.rowcount = rowcount as i64;
         self.modules.push(display);
+        // the trigger's statements use objects of its owner unchecked (ownership chaining)
+        self.principal
+            .chain
+            .push((database.to_string(), m.object_id));
         let mut frame = frame;
         frame.scope = self.modules.len();
         self.trig.stack.push(frame);
@@ -491,6 +495,7 @@ impl Session {
         });
         self.trig.stack.pop();
         self.modules.pop();
+        self.principal.chain.pop();
         self.options = saved_options;
         self.scope_identity = saved_scope_identity;
         let ended = self.trancount == 0;

@@ -320,6 +320,7 @@ impl Session {
             None => RunCache::for_program(&prog),
         };
         self.modules.push(display.clone());
+        self.principal.chain.push(key.clone());
         self.function_depth += 1;
         let saved = self.function_result.take();
         let mut sink = crate::events::CollectSink::default();
@@ -337,6 +338,7 @@ impl Session {
         self.function_result = saved;
         self.function_depth -= 1;
         self.modules.pop();
+        self.principal.chain.pop();
         if let Some(e) = self.proc_cache.get_mut(&key) {
             if Arc::ptr_eq(&e.prog, &prog) {
                 e.cache = Some(rc);

@@ -51,15 +51,75 @@ fn other_statements_parse_and_round_trip() {
 
 #[test]
 fn unsupported_statements_are_kept() {
-    match one("GRANT SELECT ON t TO u") {
+    match one("RECONFIGURE WITH OVERRIDE") {
         StatementKind::Unsupported { keyword, text } => {
-            assert_eq!(keyword, "GRANT");
-            assert_eq!(text, "GRANT SELECT ON t TO u");
+            assert_eq!(keyword, "RECONFIGURE");
+            assert_eq!(text, "RECONFIGURE WITH OVERRIDE");
         }
         k => panic!("{k:?}"),
     }
-    let v = parse_batch("DENY SELECT ON t TO u\nSELECT 1").unwrap();
+}
+
+#[test]
+fn security_statements_parse_and_keep_their_text() {
+    use parser::ast::{PermissionAction, PrincipalValue, SecurityStatement as Sec};
+    match one("GRANT SELECT, EXEC ON OBJECT::dbo.t TO u, [r 1] WITH GRANT OPTION") {
+        StatementKind::Security { stmt, text } => {
+            assert_eq!(
+                text,
+                "GRANT SELECT, EXEC ON OBJECT::dbo.t TO u, [r 1] WITH GRANT OPTION"
+            );
+            let Sec::Permission(p) = *stmt else { panic!() };
+            assert_eq!(p.action, PermissionAction::Grant);
+            assert_eq!(p.permissions, ["SELECT", "EXEC"]);
+            assert_eq!(p.class.as_deref(), Some("OBJECT"));
+            assert_eq!(p.principals.len(), 2);
+            assert!(p.with_grant_option);
+        }
+        k => panic!("{k:?}"),
+    }
+    // a batch without semicolons: the next statement starts on a keyword
+    let v = parse_batch("DENY SELECT ON SCHEMA::s TO u\nSELECT 1").unwrap();
     assert_eq!(v.len(), 2);
+    match one("CREATE LOGIN l WITH PASSWORD = 0x0200AB HASHED, SID = 0x01, CHECK_POLICY = OFF") {
+        StatementKind::Security { stmt, .. } => match *stmt {
+            Sec::CreateLogin { options, .. } => {
+                assert_eq!(options.len(), 3);
+                assert_eq!(options[0].value, PrincipalValue::Binary("0x0200AB".into()));
+                assert_eq!(options[0].flags, ["HASHED"]);
+                assert_eq!(options[2].value, PrincipalValue::Off);
+            }
+            k => panic!("{k:?}"),
+        },
+        k => panic!("{k:?}"),
+    }
+    for sql in [
+        "ALTER LOGIN l WITH PASSWORD = 'x' OLD_PASSWORD = 'y'",
+        "ALTER LOGIN l DISABLE",
+        "DROP LOGIN l",
+        "CREATE USER u FOR LOGIN l WITH DEFAULT_SCHEMA = dbo",
+        "CREATE USER u WITHOUT LOGIN",
+        "ALTER USER u WITH NAME = v",
+        "DROP USER IF EXISTS u",
+        "CREATE ROLE r AUTHORIZATION dbo",
+        "ALTER ROLE r ADD MEMBER u",
+        "ALTER SERVER ROLE sysadmin DROP MEMBER l",
+        "DROP ROLE r",
+        "REVOKE GRANT OPTION FOR SELECT ON t FROM u CASCADE",
+    ] {
+        match one(sql) {
+            StatementKind::Security { text, .. } => assert_eq!(text, sql),
+            k => panic!("{sql}: {k:?}"),
+        }
+    }
+    for bad in [
+        "GRANT ON t TO u",
+        "GRANT SELECT ON t",
+        "CREATE LOGIN",
+        "ALTER ROLE r ADD u",
+    ] {
+        assert!(parse_batch(bad).is_err(), "{bad}");
+    }
 }
 
 #[test]
