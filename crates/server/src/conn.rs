@@ -10,7 +10,7 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 
 use common::SqlError;
-use engine::{CollectSink, Session};
+use engine::{CollectSink, EventSink, Session};
 use tds::batch::{SqlBatch, TmMessage, TmRequest};
 use tds::login7::{self, Login7};
 use tds::packet::{self, ptype, Assembled, Message, MessageReader, PacketWriter};
@@ -26,7 +26,7 @@ const PRODUCT_VERSION: [u8; 4] = [15, 0, 0x07, 0xD0];
 /// The largest handshake message (PRELOGIN, LOGIN7) accepted before login.
 const MAX_HANDSHAKE_MESSAGE: usize = 128 * 1024;
 /// SQL_Latin1_General_CP1_CI_AS.
-const COLLATION: [u8; 5] = [0x09, 0x04, 0xD0, 0x00, 0x34];
+const COLLATION: [u8; 5] = tds::types::DEFAULT_COLLATION;
 const TDS72: u32 = 0x7209_0002;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -82,6 +82,7 @@ struct Connection {
     next_descriptor: u64,
     /// Attentions already answered by the DONE of the request they cancelled.
     attentions_answered: u32,
+    prepared: crate::rpc::Prepared,
 }
 
 fn handshake(
@@ -313,6 +314,7 @@ fn handshake(
         descriptor: 0,
         next_descriptor: 1,
         attentions_answered: 0,
+        prepared: Default::default(),
     }))
 }
 
@@ -467,8 +469,11 @@ impl Connection {
                 }
             }
         }
-        let _ = self.sock.shutdown(Shutdown::Both);
-        // Dropping the session rolls back its transaction and drops its #temp tables.
+        // Dropping the session rolls back its transaction and drops its #temp tables; that is
+        // done before the socket closes so a client that saw the close sees the rollback.
+        let sock = self.sock;
+        drop(self.session);
+        let _ = sock.shutdown(Shutdown::Both);
     }
 
     /// After a panic: a severity-20 error ends the connection.
@@ -526,7 +531,7 @@ impl Connection {
             ptype::RPC => {
                 sink.in_proc = true;
                 cmd = cur_cmd::EXECUTE;
-                crate::rpc::handle(&mut self.session, &m.payload, &mut sink)?;
+                crate::rpc::handle(&mut self.session, &mut self.prepared, &m.payload, &mut sink)?;
             }
             ptype::TRANSACTION_MANAGER => {
                 let t = TmMessage::parse(&m.payload).map_err(packet::to_io)?;
