@@ -17,8 +17,15 @@ fn select_1_and_wrong_password() {
     assert_eq!(lines[0], "[(1,)]");
     assert!(lines[1].starts_with("ERR 18456"), "{out}");
     assert!(lines[1].contains("Login failed for user 'sa'."), "{out}");
-    assert!(!lines[1].contains("Password"), "no detail to the client: {out}");
-    assert!(s.errorlog().contains("Password did not match"), "{}", s.errorlog());
+    assert!(
+        !lines[1].contains("Password"),
+        "no detail to the client: {out}"
+    );
+    assert!(
+        s.errorlog().contains("Password did not match"),
+        "{}",
+        s.errorlog()
+    );
 }
 
 #[test]
@@ -27,7 +34,9 @@ fn batch_with_result_sets_row_counts_messages_and_errors() {
     let Some(out) = s.python(
         r#"
 c = connect(); cur = c.cursor()
-cur.execute("CREATE TABLE t (a int, b nvarchar(10)); INSERT t VALUES (1, N'x'), (2, NULL); SELECT a, b FROM t ORDER BY a; SELECT COUNT(*) FROM t; UPDATE t SET a = a + 10")
+cur.execute("CREATE TABLE t (a int, b nvarchar(10)); INSERT t VALUES (1, N'x'), (2, NULL)")
+print('inserted', cur.rowcount)
+cur.execute("SELECT a, b FROM t ORDER BY a; SELECT COUNT(*) FROM t; UPDATE t SET a = a + 10")
 print(cur.fetchall())
 cur.nextset(); print(cur.fetchall())
 cur.nextset(); print('rowcount', cur.rowcount)
@@ -43,11 +52,15 @@ cur.execute("SELECT 'still alive'"); print(cur.fetchall())
     ) else {
         return;
     };
-    let lines: Vec<&str> = out.lines().collect();
+    let mut lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.remove(0), "inserted 2", "{out}");
     assert_eq!(lines[0], "[(1, 'x'), (2, None)]", "{out}");
     assert_eq!(lines[1], "[(2,)]", "{out}");
     assert_eq!(lines[2], "rowcount 2", "{out}");
-    assert!(lines[3].contains("hello") && lines[3].contains("warned 7"), "{out}");
+    assert!(
+        lines[3].contains("hello") && lines[3].contains("warned 7"),
+        "{out}"
+    );
     assert_eq!(
         lines[4], "ERR 208 16 1 2 Invalid object name 'nope'.",
         "{out}"
@@ -63,11 +76,13 @@ fn sp_executesql_with_typed_and_output_parameters_and_procedure_return_status() 
 c = connect(); cur = c.cursor()
 cur.execute("SELECT %s + 1 AS a, %s AS b", (41, 'text'))
 print(cur.fetchall())
-cur.execute("CREATE PROCEDURE dbo.p @x int, @y int OUTPUT AS BEGIN SET @y = @x * 2; SELECT @x AS x; RETURN 5 END")
-r = cur.callproc('dbo.p', (21, pytds.output(value=None, param_type='int')))
+cur.execute("CREATE PROCEDURE dbo.p @y int OUTPUT, @x int AS BEGIN SET @y = @x * 2; SELECT @x AS x; RETURN 5 END")
+# (pytds's get_proc_outputs indexes by ordinal into a list sized by the output count:
+# the OUTPUT parameter comes first)
+r = cur.callproc('dbo.p', (pytds.output(value=None, param_type='int'), 21))
 print(cur.fetchall())
 while cur.nextset(): pass
-print(list(r), cur.get_proc_return_status())
+print(r[1], cur.get_proc_outputs(), cur.get_proc_return_status())
 "#,
     ) else {
         return;
@@ -75,7 +90,7 @@ print(list(r), cur.get_proc_return_status())
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines[0], "[(42, 'text')]", "{out}");
     assert_eq!(lines[1], "[(21,)]", "{out}");
-    assert_eq!(lines[2], "[21, 42] 5", "{out}");
+    assert_eq!(lines[2], "21 [42] 5", "{out}");
 }
 
 #[test]
@@ -198,6 +213,9 @@ oc.execute("SELECT COUNT(*) FROM t"); print(oc.fetchall())
     assert_eq!(lines[0], "ERR 3624 20", "{out}");
     assert_eq!(lines[1], "closed", "{out}");
     assert_eq!(lines[2], "[(1,)]", "{out}");
-    assert_eq!(lines[3], "[(0,)]", "the panicked session's insert was rolled back: {out}");
+    assert_eq!(
+        lines[3], "[(0,)]",
+        "the panicked session's insert was rolled back: {out}"
+    );
     assert!(s.errorlog().contains("panicked"), "{}", s.errorlog());
 }
