@@ -24,11 +24,27 @@ impl TestServer {
     }
 
     pub fn start_with(configure: impl FnOnce(&mut ServerConfig)) -> TestServer {
+        Self::start_in(|c, _| configure(c))
+    }
+
+    /// With TLS: the self-signed certificate generated into the data directory.
+    pub fn start_tls() -> TestServer {
+        Self::start_in(|c, dir| {
+            let (cert, key) = server::tls::ensure_self_signed(dir).expect("certificate");
+            c.tls = Some(server::tls::load(&cert, &key).expect("tls config"));
+        })
+    }
+
+    pub fn cert_path(&self) -> std::path::PathBuf {
+        self.dir.path().join(server::tls::GENERATED_CERT)
+    }
+
+    pub fn start_in(configure: impl FnOnce(&mut ServerConfig, &std::path::Path)) -> TestServer {
         let dir = tempfile::tempdir().expect("temp dir");
         let engine = engine::Engine::open(dir.path(), Default::default()).expect("engine");
         let mut cfg = ServerConfig::new("127.0.0.1:0".parse().expect("addr"));
         cfg.sa_password = Some(SA_PASSWORD.into());
-        configure(&mut cfg);
+        configure(&mut cfg, dir.path());
         let log = ErrorLog::open(&server::errorlog_path(dir.path())).expect("log");
         let srv = Server::bind(Arc::clone(&engine), cfg, log).expect("bind");
         drop(engine);
