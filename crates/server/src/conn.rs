@@ -165,11 +165,16 @@ fn handshake(
     let mut w = WriteHalf::new(&sock, tls.clone())?;
     let mut pw = PacketWriter::new(ptype::TABULAR_RESULT, packet::DEFAULT_PACKET_SIZE, 0);
     let fail = |pw: &mut PacketWriter, w: &mut WriteHalf, reason: &str, extra: Option<SqlError>| {
-        sh.log.line(&format!(
-            "Login failed for user '{}'. Reason: {reason} [CLIENT: {}]",
-            login.user_name,
-            peer.ip()
-        ));
+        let line = if reason.starts_with("Error: 18456") {
+            format!("{reason} [CLIENT: {}]", peer.ip())
+        } else {
+            format!(
+                "Error: 18456, Severity: 14, State: 1. Login failed for user '{}'. Reason: {reason} [CLIENT: {}]",
+                login.user_name,
+                peer.ip()
+            )
+        };
+        sh.log.line(&line);
         if let Some(e) = extra {
             tokens::error(pw.buf(), &message_token(&e));
         }
@@ -204,12 +209,25 @@ fn handshake(
         );
         return Ok(None);
     }
-    if let Err(reason) = authenticate(sh, &login.user_name, &login.password) {
-        fail(&mut pw, &mut w, &reason, None);
+    let auth = match sh.engine.authenticate(&login.user_name, &login.password) {
+        Ok(a) => a,
+        Err(f) => {
+            fail(&mut pw, &mut w, &f.log_text(), None);
+            return Ok(None);
+        }
+    };
+    let mut session = Session::new(sh.engine.clone());
+    if let Err(e) = session.set_authenticated_login(&auth) {
+        let reason = format!("Cannot open the login's default database: {e}");
+        let e4064 = SqlError::custom(
+            4064,
+            11,
+            1,
+            "Cannot open user default database. Login failed.",
+        );
+        fail(&mut pw, &mut w, &reason, Some(e4064));
         return Ok(None);
     }
-    let mut session = Session::new(sh.engine.clone());
-    session.set_login(&login.user_name);
     if !login.database.is_empty() {
         let mut c = CollectSink::new();
         session.execute_batch(
@@ -333,11 +351,6 @@ fn info(number: i32, state: u8, text: &str) -> MessageToken {
 /// Msg 18456: the only thing a client learns about a failed login.
 fn login_failed(user: &str) -> SqlError {
     SqlError::custom(18456, 14, 1, format!("Login failed for user '{user}'."))
-}
-
-/// Checks a SQL Server login. `Err`: the reason, for the error log only.
-fn authenticate(sh: &Shared, user: &str, password: &str) -> Result<(), String> {
-    sh.authenticate(user, password)
 }
 
 /// What the reader thread hands the session thread.

@@ -42,8 +42,8 @@ impl TestServer {
     pub fn start_in(configure: impl FnOnce(&mut ServerConfig, &std::path::Path)) -> TestServer {
         let dir = tempfile::tempdir().expect("temp dir");
         let engine = engine::Engine::open(dir.path(), Default::default()).expect("engine");
+        engine.provision_sa(Some(SA_PASSWORD)).expect("sa password");
         let mut cfg = ServerConfig::new("127.0.0.1:0".parse().expect("addr"));
-        cfg.sa_password = Some(SA_PASSWORD.into());
         configure(&mut cfg, dir.path());
         let log = ErrorLog::open(&server::errorlog_path(dir.path())).expect("log");
         let srv = Server::bind(Arc::clone(&engine), cfg, log).expect("bind");
