@@ -382,7 +382,7 @@ fn encode_payload(out: &mut Vec<u8>, ti: &TypeInfo, v: &Value) -> TdsResult<()> 
                 charset::encode_cp1252(s, out);
             }
             if matches!(ti.ty, tb::BIGCHAR | tb::CHAR) {
-                pad_to(out, start, fixed_len, &[b' '])?;
+                pad_to(out, start, fixed_len, b" ")?;
             }
         }
         (DataType::NChar(_) | DataType::NVarChar(_), Value::NChar(s) | Value::NVarChar(s)) => {
@@ -563,7 +563,7 @@ fn le(b: &[u8]) -> u64 {
 }
 
 fn utf16(b: &[u8], what: &str) -> TdsResult<String> {
-    if b.len() % 2 != 0 {
+    if !b.len().is_multiple_of(2) {
         return Err(malformed(format!("{what}: odd number of UTF-16 bytes")));
     }
     let units = b.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]]));
