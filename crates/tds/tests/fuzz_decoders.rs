@@ -66,8 +66,16 @@ fn type_infos() -> Vec<TypeInfo> {
     tis
 }
 
+/// Cases per property: 2000 by default, `TDS_FUZZ_CASES` for a longer run.
+fn cases() -> u32 {
+    std::env::var("TDS_FUZZ_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2000)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
 
     #[test]
     fn type_info_read_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
