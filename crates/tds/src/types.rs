@@ -455,6 +455,12 @@ impl TypeInfo {
                         "TYPE_INFO: type 0x{ty:02X} cannot be a max (PLP) type"
                     )));
                 }
+                if len > 8000 && len != PLP_MAX_LEN {
+                    // SQL Server refuses e.g. nvarchar(4001..) sent as 8002..16000 bytes (Msg 8016).
+                    return Err(malformed(format!(
+                        "TYPE_INFO: length {len} of type 0x{ty:02X} exceeds 8000"
+                    )));
+                }
                 let collation =
                     if matches!(ty, tb::BIGVARCHAR | tb::BIGCHAR | tb::NVARCHAR | tb::NCHAR) {
                         Some(read_collation(input)?)

@@ -488,6 +488,7 @@ fn read_framed(input: &mut &[u8], ti: &TypeInfo, in_row: bool) -> TdsResult<Valu
             if n == 0 {
                 return Ok(Value::Null);
             }
+            check_declared_len(n, ti)?;
             decode_payload(take(input, n, "value")?, ti)
         }
         Framing::UShortLen => {
@@ -495,6 +496,7 @@ fn read_framed(input: &mut &[u8], ti: &TypeInfo, in_row: bool) -> TdsResult<Valu
             if n == 0xFFFF {
                 return Ok(Value::Null);
             }
+            check_declared_len(n as usize, ti)?;
             decode_payload(take(input, n as usize, "value")?, ti)
         }
         Framing::Plp => match read_plp(input)? {
@@ -521,6 +523,22 @@ fn read_framed(input: &mut &[u8], ti: &TypeInfo, in_row: bool) -> TdsResult<Valu
         }
         Framing::Variant => read_variant(input),
     }
+}
+
+/// A length-prefixed value may not be longer than its TYPE_INFO's maximum length.
+/// (The date/time types have no length in their TYPE_INFO: their payload check is by scale.)
+fn check_declared_len(n: usize, ti: &TypeInfo) -> TdsResult<()> {
+    let has_len = !matches!(
+        ti.ty,
+        tb::DATEN | tb::TIMEN | tb::DATETIME2N | tb::DATETIMEOFFSETN
+    );
+    if has_len && n > ti.max_len as usize {
+        return Err(malformed(format!(
+            "value of {n} bytes exceeds the declared length {} of type 0x{:02X}",
+            ti.max_len, ti.ty
+        )));
+    }
+    Ok(())
 }
 
 /// Reads a PLP value: `None` for PLP_NULL, else the concatenated chunks. The known total
@@ -790,9 +808,14 @@ fn read_variant(input: &mut &[u8]) -> TdsResult<Value> {
         return Ok(Value::Null);
     }
     let mut body = take(input, total, "sql_variant value")?;
-    let base = read_u8(&mut body, "sql_variant base type")?;
-    let nprops = read_u8(&mut body, "sql_variant property count")? as usize;
-    let mut props = take(&mut body, nprops, "sql_variant properties")?;
+    // Inside the announced length, running short is a malformed instance, not a cut message.
+    let inner = |e: TdsError| match e {
+        TdsError::Truncated(w) => malformed(format!("sql_variant: truncated {w}")),
+        e => e,
+    };
+    let base = read_u8(&mut body, "sql_variant base type").map_err(inner)?;
+    let nprops = read_u8(&mut body, "sql_variant property count").map_err(inner)? as usize;
+    let mut props = take(&mut body, nprops, "sql_variant properties").map_err(inner)?;
     let data = body;
     let mut ti = TypeInfo {
         ty: base,

@@ -312,3 +312,104 @@ fn rpc_errors_name_the_parameter() {
     b[status_at] = 0x08;
     assert!(matches!(parse_rpc_batch(&b), Err(TdsError::Unsupported(_))));
 }
+
+/// One parameter `@p1` with the given TYPE_INFO + value bytes in an sp_executesql request.
+fn rpc_with_param(status: u8, param: &[u8]) -> Vec<u8> {
+    let mut b = vec![
+        0xFF, 0xFF, 10, 0, 0, 0, 3, b'@', 0, b'p', 0, b'1', 0, status,
+    ];
+    b.extend_from_slice(param);
+    b
+}
+
+fn sql_error_of(b: &[u8]) -> Option<(i32, String)> {
+    let e = tds::rpc::parse_rpc_batch_checked(b).unwrap_err();
+    e.sql_error.map(|s| (s.number, s.message))
+}
+
+#[test]
+fn rpc_errors_are_sql_servers_messages() {
+    let prefix = "The incoming tabular data stream (TDS) remote procedure call (RPC) protocol stream is incorrect. ";
+    // nvarchar declared with 8002 bytes (nvarchar(4001)): the KB 970519 message, verbatim.
+    let mut p = vec![0xE7, 0x42, 0x1F];
+    p.extend_from_slice(&DEFAULT_COLLATION);
+    p.extend_from_slice(&[2, 0, b'x', 0]);
+    assert_eq!(
+        sql_error_of(&rpc_with_param(0, &p)),
+        Some((8016, format!("{prefix}Parameter 1 (\"@p1\"): Data type 0xE7 has an invalid data length or metadata length.")))
+    );
+    // A value longer than its declared length.
+    let mut p = vec![0xE7, 2, 0];
+    p.extend_from_slice(&DEFAULT_COLLATION);
+    p.extend_from_slice(&[4, 0, b'x', 0, b'y', 0]);
+    assert_eq!(
+        sql_error_of(&rpc_with_param(0, &p)).map(|e| e.0),
+        Some(8016)
+    );
+    // Unknown type byte.
+    assert_eq!(
+        sql_error_of(&rpc_with_param(0, &[0x01, 0])),
+        Some((
+            8009,
+            format!("{prefix}Parameter 1 (\"@p1\"): Data type 0x01 is unknown.")
+        ))
+    );
+    // Decimal precision 39.
+    assert_eq!(
+        sql_error_of(&rpc_with_param(0, &[0x6A, 17, 39, 0, 0])).map(|e| e.0),
+        Some(8017)
+    );
+    // A datetime before 1753.
+    let mut p = vec![0x6F, 8, 8];
+    p.extend_from_slice(&(-60_000i32).to_le_bytes());
+    p.extend_from_slice(&[0; 4]);
+    assert_eq!(
+        sql_error_of(&rpc_with_param(0, &p)),
+        Some((8023, format!("{prefix}Parameter 1 (\"@p1\"): The supplied value is not a valid instance of data type datetime. Check the source data for invalid values. An example of an invalid value is data of numeric type with scale greater than precision.")))
+    );
+    // nvarchar of an odd byte count.
+    let mut p = vec![0xE7, 10, 0];
+    p.extend_from_slice(&DEFAULT_COLLATION);
+    p.extend_from_slice(&[3, 0, b'x', 0, b'y']);
+    assert_eq!(
+        sql_error_of(&rpc_with_param(0, &p)).map(|e| e.0),
+        Some(8028)
+    );
+    // PLP chunks that disagree with the announced total.
+    let mut p = vec![0xA5, 0xFF, 0xFF];
+    p.extend_from_slice(&5u64.to_le_bytes());
+    p.extend_from_slice(&[1, 0, 0, 0, 9, 0, 0, 0, 0]);
+    assert_eq!(
+        sql_error_of(&rpc_with_param(0, &p)).map(|e| e.0),
+        Some(8007)
+    );
+    // Untyped NULL as OUTPUT; ntext as OUTPUT.
+    assert_eq!(
+        sql_error_of(&rpc_with_param(1, &[0x1F])).map(|e| e.0),
+        Some(8015)
+    );
+    let mut p = vec![0x63];
+    p.extend_from_slice(&0x7FFF_FFFFu32.to_le_bytes());
+    p.extend_from_slice(&DEFAULT_COLLATION);
+    p.extend_from_slice(&u32::MAX.to_le_bytes());
+    assert_eq!(
+        sql_error_of(&rpc_with_param(1, &p)).map(|e| e.0),
+        Some(8018)
+    );
+    // A sql_variant whose body is shorter than its properties.
+    let mut p = vec![0x62, 0x49, 0x1F, 0, 0];
+    p.extend_from_slice(&3u32.to_le_bytes());
+    p.extend_from_slice(&[0x6A, 2, 10]);
+    assert_eq!(
+        sql_error_of(&rpc_with_param(0, &p)).map(|e| e.0),
+        Some(8011)
+    );
+    // Truncated input and unsupported kinds have no SQL Server message of this family.
+    assert_eq!(sql_error_of(&rpc_with_param(0, &[0x26, 4, 4, 1])), None);
+    assert_eq!(sql_error_of(&rpc_with_param(0, &[0xF3])), None);
+    // An invalid procedure name.
+    assert_eq!(
+        sql_error_of(&[1, 0, 0x00, 0xD8, 0, 0]).map(|e| e.0),
+        Some(8004)
+    );
+}
