@@ -189,11 +189,18 @@ fn coerce<'a>(v: &'a Value, dt: &DataType) -> TdsResult<std::borrow::Cow<'a, Val
     if matches_type(v, dt) {
         return Ok(std::borrow::Cow::Borrowed(v));
     }
-    let c = v
-        .cast(dt)
-        .map_err(|e| value_err(format!("cannot send {v:?} as {dt}: {}", e.message)))?;
+    let c = v.cast(dt).map_err(|e| {
+        value_err(format!(
+            "cannot send a {} value as {dt}: {}",
+            v.data_type(),
+            e.message
+        ))
+    })?;
     if !matches_type(&c, dt) {
-        return Err(value_err(format!("cannot send {v:?} as {dt}")));
+        return Err(value_err(format!(
+            "cannot send a {} value as {dt}",
+            v.data_type()
+        )));
     }
     Ok(std::borrow::Cow::Owned(c))
 }
@@ -400,7 +407,10 @@ fn encode_payload(out: &mut Vec<u8>, ti: &TypeInfo, v: &Value) -> TdsResult<()> 
             }
         }
         (dt, v) => {
-            return Err(value_err(format!("cannot send {v:?} as {dt}")));
+            return Err(value_err(format!(
+                "cannot send a {} value as {dt}",
+                v.data_type()
+            )));
         }
     }
     Ok(())
