@@ -413,3 +413,32 @@ fn rpc_errors_are_sql_servers_messages() {
         Some(8004)
     );
 }
+
+#[test]
+fn ms_tds_rpc_client_request_example() {
+    // [MS-TDS] 4.8 "RPC Client Request": after the packet header and ALL_HEADERS, procedure
+    // "foo3", no option flags, one unnamed parameter with fDefaultValue, INTN(2), NULL.
+    let payload = [
+        0x04, 0x00, 0x66, 0x00, 0x6F, 0x00, 0x6F, 0x00, 0x33, 0x00, 0x00, 0x00, 0x00, 0x02, 0x26,
+        0x02, 0x00,
+    ];
+    let reqs = parse_rpc_batch(&payload).unwrap();
+    assert_eq!(
+        reqs,
+        vec![RpcRequest {
+            proc: RpcProc::Name("foo3".into()),
+            option_flags: 0,
+            params: vec![RpcParam {
+                name: String::new(),
+                output: false,
+                by_default: true,
+                type_info: TypeInfo::for_data_type(&DataType::SmallInt),
+                value: Value::Null,
+            }],
+        }]
+    );
+    // And our writer produces exactly those bytes.
+    let mut out = Vec::new();
+    write_rpc(&mut out, &reqs[0]).unwrap();
+    assert_eq!(out, payload);
+}
