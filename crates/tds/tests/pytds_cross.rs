@@ -431,3 +431,75 @@ fn pytds_decodes_our_result_set() {
     assert_eq!(lines[0], json(want1));
     assert_eq!(lines[1], json(want2));
 }
+
+#[test]
+fn pytds_decodes_our_returnvalues() {
+    use tds::rows::write_returnvalue;
+    use tds::types::TypeInfo;
+    if !pytds_available() {
+        return;
+    }
+    let day = days_from_civil;
+    let cases: Vec<(DataType, Value, &str)> = vec![
+        (DataType::Int, Value::Int(-7), "-7"),
+        (DataType::Int, Value::Null, "null"),
+        (
+            DataType::Decimal {
+                precision: 10,
+                scale: 3,
+            },
+            Value::Decimal {
+                mantissa: 1_234_567,
+                scale: 3,
+            },
+            "1234.567",
+        ),
+        (
+            DataType::NVarChar(None),
+            Value::NVarChar("outé".into()),
+            "outé",
+        ),
+        (DataType::NVarChar(None), Value::Null, "null"),
+        (DataType::Money, Value::Money(12_345), "1.2345"),
+        (
+            DataType::DateTimeOffset(3),
+            Value::DateTimeOffset {
+                days: day(1999, 12, 31),
+                ticks: hms(23, 0, 0, 5_000_000),
+                offset_minutes: -120,
+            },
+            "1999-12-31T23:00:00.500000-02:00",
+        ),
+        (
+            DataType::UniqueIdentifier,
+            Value::UniqueIdentifier([0x11; 16]),
+            "11111111-1111-1111-1111-111111111111",
+        ),
+    ];
+    let mut bytes = Vec::new();
+    for (i, (dt, v, _)) in cases.iter().enumerate() {
+        // NOT NULL forms for the fixed types: write_returnvalue sends the nullable form.
+        let ti = TypeInfo::for_column(dt, false);
+        write_returnvalue(
+            &mut bytes,
+            i as u16 + 1,
+            &format!("@p{}", i + 1),
+            true,
+            &ti,
+            v,
+        )
+        .unwrap();
+    }
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let out = run_pytds(&["decode"], &hex);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), cases.len(), "{out}");
+    for (i, (line, (_, _, shown))) in lines.iter().zip(&cases).enumerate() {
+        let value = if *shown == "null" {
+            "null".to_string()
+        } else {
+            format!("\"{shown}\"")
+        };
+        assert_eq!(*line, format!("[{}, \"@p{}\", 1, {value}]", i + 1, i + 1));
+    }
+}

@@ -3,7 +3,8 @@ serializers, fed the bytes latchkey writes (and producing the RPC parameter byte
 send). Only pytds' TYPE_INFO/value code runs here; the few token fields around it (column
 count, flags, names, null bitmap) are read by hand.
 
-    pytds_cross.py decode  < HEX    # COLMETADATA token, then ROW/NBCROW tokens -> one JSON list per row
+    pytds_cross.py decode  < HEX    # COLMETADATA token, then ROW/NBCROW tokens -> one JSON list per row,
+                                    # or RETURNVALUE tokens -> [ordinal, name, status, value] per token
     pytds_cross.py encode           # RPC parameters pytds builds for a fixed list of values -> hex lines
 """
 import binascii
@@ -79,9 +80,24 @@ def show(v):
     return str(v)
 
 
+def decode_returnvalues(r, factory):
+    # RETURNVALUE tokens: ordinal, name, status, user type, flags, TYPE_INFO, value.
+    while r._pos < r._size:
+        assert r.get_byte() == 0xAC, "RETURNVALUE expected"
+        ordinal = r.get_usmallint()
+        name = r.read_ucs2(r.get_byte())
+        status = r.get_byte()
+        r.get_uint()  # user type
+        r.get_usmallint()  # flags
+        ser = factory.get_type_serializer(r.get_byte()).from_stream(r)
+        print(json.dumps([ordinal, name, status, show(ser.read(r))], ensure_ascii=False))
+
+
 def decode(data):
     factory = tds_types.SerializerFactory(tds_base.TDS74)
     r = BytesReader(data)
+    if data[:1] == b"\xac":
+        return decode_returnvalues(r, factory)
     assert r.get_byte() == 0x81, "COLMETADATA expected"
     ncols = r.get_usmallint()
     cols = []
