@@ -189,7 +189,15 @@ fn coerce<'a>(v: &'a Value, dt: &DataType) -> TdsResult<std::borrow::Cow<'a, Val
     if matches_type(v, dt) {
         return Ok(std::borrow::Cow::Borrowed(v));
     }
-    let c = v.cast(dt).map_err(|e| {
+    // Strings and binaries convert to the unbounded type of their family: CAST would cut a
+    // long value to the announced length silently; the writer's length check refuses it.
+    let target = match dt {
+        DataType::Char(_) | DataType::VarChar(_) => DataType::VarChar(None),
+        DataType::NChar(_) | DataType::NVarChar(_) => DataType::NVarChar(None),
+        DataType::Binary(_) | DataType::VarBinary(_) => DataType::VarBinary(None),
+        other => other.clone(),
+    };
+    let c = v.cast(&target).map_err(|e| {
         value_err(format!(
             "cannot send a {} value as {dt}: {}",
             v.data_type(),

@@ -605,6 +605,12 @@ fn values_the_type_cannot_hold_are_errors() {
     );
     value_error(&ti(&DataType::NChar(2)), &Value::NVarChar("abc".into()));
     value_error(&ti(&DataType::Binary(2)), &Value::VarBinary(vec![1, 2, 3]));
+    // ... also when the value is converted on the way (CAST alone would cut it silently).
+    value_error(
+        &ti(&DataType::VarChar(Some(3))),
+        &Value::NVarChar("abcd".into()),
+    );
+    value_error(&ti(&DataType::NVarChar(Some(3))), &Value::Int(12345));
     // NULL has no representation in a fixed-length type.
     value_error(&TypeInfo::for_column(&DataType::Int, false), &Value::Null);
     // Non-finite floats.
