@@ -38,8 +38,17 @@ fn malformed(msg: impl Into<String>) -> TdsError {
 /// Appends one value of type `ti` (length prefix or PLP framing, then the payload). NULL is
 /// written as the type's NULL marker; a fixed-length type has none ([`TdsError::Value`]:
 /// use NBCROW or [`TypeInfo::nullable_form`]). TEXT/NTEXT/IMAGE are written in the RPC
-/// parameter form (4-byte length, no text pointer).
+/// parameter form (4-byte length, no text pointer). On error `out` is left as it was.
 pub fn write_value(out: &mut Vec<u8>, ti: &TypeInfo, v: &Value) -> TdsResult<()> {
+    let at = out.len();
+    let r = write_value_inner(out, ti, v);
+    if r.is_err() {
+        out.truncate(at);
+    }
+    r
+}
+
+fn write_value_inner(out: &mut Vec<u8>, ti: &TypeInfo, v: &Value) -> TdsResult<()> {
     if v.is_null() {
         return write_null(out, ti);
     }
