@@ -11,7 +11,7 @@ use std::io::{self, Write};
 
 use common::SqlError;
 use engine::{EventSink, Session};
-use tds::rpc::{parse_rpc_batch, proc_id, RpcParam, RpcProc, RpcRequest};
+use tds::rpc::{parse_rpc_batch_checked, proc_id, RpcParam, RpcParseError, RpcProc, RpcRequest};
 use tds::tokens::{self, done_status, token, Done};
 use types::{DataType, Value};
 
@@ -62,9 +62,19 @@ pub(crate) fn handle<W: Write>(
     sink: &mut TdsSink<'_, W>,
 ) -> io::Result<()> {
     let (_, used) = tds::batch::parse_all_headers(payload).map_err(tds::packet::to_io)?;
-    let reqs = match parse_rpc_batch(&payload[used..]) {
+    let reqs = match parse_rpc_batch_checked(&payload[used..]) {
         Ok(r) => r,
-        Err(tds::TdsError::Unsupported(m)) => {
+        // A bad parameter: SQL Server's Msg 80xx, the connection stays.
+        Err(RpcParseError {
+            sql_error: Some(e), ..
+        }) => {
+            sink.error(&e);
+            return Ok(());
+        }
+        Err(RpcParseError {
+            error: tds::TdsError::Unsupported(m),
+            ..
+        }) => {
             sink.error(&SqlError::custom(
                 40517,
                 16,
@@ -73,7 +83,8 @@ pub(crate) fn handle<W: Write>(
             ));
             return Ok(());
         }
-        Err(e) => return Err(tds::packet::to_io(e)),
+        // A cut or unreadable message: a framing error, the connection closes.
+        Err(e) => return Err(tds::packet::to_io(e.error)),
     };
     let n = reqs.len();
     for (i, req) in reqs.into_iter().enumerate() {

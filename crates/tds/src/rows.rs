@@ -1,8 +1,10 @@
 //! Result-set tokens ([MS-TDS] 2.2.7.4 COLMETADATA, 2.2.7.19 ROW, 2.2.7.15 NBCROW,
 //! 2.2.7.18 RETURNVALUE): writing them for the server, reading them for the client.
 //!
-//! `write_row` picks ROW or NBCROW per row as the smaller encoding (NBCROW whenever a NULL
-//! must be carried in a fixed-length column, which ROW cannot represent).
+//! `write_row` picks ROW or NBCROW per row: NBCROW when the row has a NULL and its bitmap is
+//! no larger than the NULL markers ROW would carry (SQL Server sends NBCROW for
+//! `SELECT CAST(NULL AS int), <varbinary(max)>`, where both are one byte), and whenever a NULL
+//! sits in a fixed-length column, which ROW cannot represent.
 
 use crate::error::{TdsError, TdsResult};
 use crate::types::{
@@ -92,8 +94,8 @@ pub fn write_colmetadata(out: &mut Vec<u8>, cols: &[ColumnMeta]) {
     }
 }
 
-/// Appends one row: a ROW token, or an NBCROW token when that is smaller (or when a NULL sits
-/// in a fixed-length column). `row` must have one value per column.
+/// Appends one row: a ROW token, or an NBCROW token when the row has NULLs and that is not
+/// larger (or when a NULL sits in a fixed-length column). `row` must have one value per column.
 pub fn write_row(out: &mut Vec<u8>, cols: &[ColumnMeta], row: &[Value]) -> TdsResult<()> {
     if row.len() != cols.len() {
         return Err(TdsError::Value(format!(
@@ -112,7 +114,7 @@ pub fn write_row(out: &mut Vec<u8>, cols: &[ColumnMeta], row: &[Value]) -> TdsRe
         }
     }
     let at = out.len();
-    let result = if any_null && null_cost.is_none_or(|cost| bitmap_len < cost) {
+    let result = if any_null && null_cost.is_none_or(|cost| bitmap_len <= cost) {
         out.push(TOKEN_NBCROW);
         let bitmap_at = out.len();
         out.resize(bitmap_at + bitmap_len, 0);

@@ -4,9 +4,12 @@
 //! NoExecFlag (0xFF).
 
 use crate::error::{TdsError, TdsResult};
-use crate::types::{read_b_varchar, read_u16, read_u8, read_utf16, write_b_varchar, TypeInfo};
+use crate::types::{
+    read_b_varchar, read_u16, read_u8, read_utf16, type_byte as tb, write_b_varchar, TypeInfo,
+};
 use crate::value_codec::{read_value, write_value};
 use ::types::Value;
+use common::SqlError;
 
 /// Well-known procedure ids (ProcID, [MS-TDS] 2.2.6.6).
 pub mod proc_id {
@@ -108,8 +111,26 @@ pub struct RpcRequest {
 
 /// Parses the requests of an RPC message (`payload` = the bytes after ALL_HEADERS).
 /// Errors name what was wrong; unsupported parameter kinds (TVP, UDT, encrypted) are
-/// [`TdsError::Unsupported`]. Never panics.
+/// [`TdsError::Unsupported`]. Never panics. [`parse_rpc_batch_checked`] also gives SQL
+/// Server's message for the error.
 pub fn parse_rpc_batch(payload: &[u8]) -> TdsResult<Vec<RpcRequest>> {
+    parse_rpc_batch_checked(payload).map_err(|e| e.error)
+}
+
+/// Why an RPC message could not be parsed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RpcParseError {
+    pub error: TdsError,
+    /// What SQL Server answers for it (Msg 8004–8028, "The incoming tabular data stream (TDS)
+    /// remote procedure call (RPC) protocol stream is incorrect. Parameter N ..."), when it
+    /// has such a message. `None` for truncated input (the message is cut: a framing error the
+    /// server treats as a broken connection) and for [`TdsError::Unsupported`] kinds, which the
+    /// server reports in its own words.
+    pub sql_error: Option<SqlError>,
+}
+
+/// [`parse_rpc_batch`] with SQL Server's error for a bad request.
+pub fn parse_rpc_batch_checked(payload: &[u8]) -> Result<Vec<RpcRequest>, RpcParseError> {
     let mut input = payload;
     let mut reqs = Vec::new();
     loop {
@@ -124,25 +145,45 @@ pub fn parse_rpc_batch(payload: &[u8]) -> TdsResult<Vec<RpcRequest>> {
                 }
             }
             Some(b) => {
-                return Err(TdsError::Malformed(format!(
+                return Err(plain(TdsError::Malformed(format!(
                     "RPC: byte 0x{b:02X} where a parameter or batch separator was expected"
-                )))
+                ))))
             }
         }
     }
 }
 
-fn parse_one(input: &mut &[u8]) -> TdsResult<RpcRequest> {
-    let name_len = read_u16(input, "RPC procedure name length")?;
+fn plain(error: TdsError) -> RpcParseError {
+    RpcParseError {
+        error,
+        sql_error: None,
+    }
+}
+
+fn with_msg(error: TdsError, sql: SqlError) -> RpcParseError {
+    RpcParseError {
+        error,
+        sql_error: Some(sql),
+    }
+}
+
+fn parse_one(input: &mut &[u8]) -> Result<RpcRequest, RpcParseError> {
+    let name_len = read_u16(input, "RPC procedure name length").map_err(plain)?;
     let proc = if name_len == 0xFFFF {
-        RpcProc::Id(read_u16(input, "RPC procedure id")?)
+        RpcProc::Id(read_u16(input, "RPC procedure id").map_err(plain)?)
     } else {
+        let bad_name = |e: TdsError| match e {
+            TdsError::Truncated(_) => plain(e),
+            e => with_msg(e, SqlError::new(8004, &[])),
+        };
         if name_len == 0 {
-            return Err(TdsError::Malformed("RPC: empty procedure name".into()));
+            return Err(bad_name(TdsError::Malformed(
+                "RPC: empty procedure name".into(),
+            )));
         }
-        RpcProc::Name(read_utf16(input, name_len as usize, "RPC procedure name")?)
+        RpcProc::Name(read_utf16(input, name_len as usize, "RPC procedure name").map_err(bad_name)?)
     };
-    let option_flags = read_u16(input, "RPC option flags")?;
+    let option_flags = read_u16(input, "RPC option flags").map_err(plain)?;
     let mut params = Vec::new();
     while let Some(&b) = input.first() {
         if b == BATCH_FLAG || b == NO_EXEC_FLAG {
@@ -157,25 +198,130 @@ fn parse_one(input: &mut &[u8]) -> TdsResult<RpcRequest> {
     })
 }
 
-fn parse_param(input: &mut &[u8], ordinal: usize) -> TdsResult<RpcParam> {
-    let name = read_b_varchar(input, "RPC parameter name")?;
-    let status = read_u8(input, "RPC parameter status")?;
-    if status & status_flags::ENCRYPTED != 0 {
-        return Err(TdsError::Unsupported(format!(
-            "Always Encrypted parameter {ordinal}"
-        )));
-    }
-    let with_ordinal = |e: TdsError| match e {
+/// Is `ty` a type byte that TYPE_INFO may carry?
+fn known_type(ty: u8) -> bool {
+    matches!(
+        ty,
+        tb::NULL
+            | tb::INT1
+            | tb::BIT
+            | tb::INT2
+            | tb::INT4
+            | tb::DATETIM4
+            | tb::FLT4
+            | tb::MONEY
+            | tb::DATETIME
+            | tb::FLT8
+            | tb::MONEY4
+            | tb::INT8
+            | tb::GUID
+            | tb::INTN
+            | tb::DECIMAL
+            | tb::NUMERIC
+            | tb::BITN
+            | tb::DECIMALN
+            | tb::NUMERICN
+            | tb::FLTN
+            | tb::MONEYN
+            | tb::DATETIMN
+            | tb::DATEN
+            | tb::TIMEN
+            | tb::DATETIME2N
+            | tb::DATETIMEOFFSETN
+            | tb::CHAR
+            | tb::VARCHAR
+            | tb::BINARY
+            | tb::VARBINARY
+            | tb::BIGVARBINARY
+            | tb::BIGVARCHAR
+            | tb::BIGBINARY
+            | tb::BIGCHAR
+            | tb::NVARCHAR
+            | tb::NCHAR
+            | tb::XML
+            | tb::UDT
+            | tb::TEXT
+            | tb::IMAGE
+            | tb::NTEXT
+            | tb::SSVARIANT
+            | tb::TVP
+    )
+}
+
+fn parse_param(input: &mut &[u8], ordinal: usize) -> Result<RpcParam, RpcParseError> {
+    let name = read_b_varchar(input, "RPC parameter name").map_err(|e| match e {
+        TdsError::Truncated(_) => plain(e),
+        e => with_msg(e, SqlError::new(8005, &[&ordinal])),
+    })?;
+    let status = read_u8(input, "RPC parameter status").map_err(plain)?;
+    let context = |e: TdsError| match e {
         TdsError::Malformed(m) => TdsError::Malformed(format!("RPC parameter {ordinal}: {m}")),
         TdsError::Value(m) => TdsError::Value(format!("RPC parameter {ordinal}: {m}")),
         TdsError::Unsupported(m) => TdsError::Unsupported(format!("RPC parameter {ordinal}: {m}")),
         t => t,
     };
-    let type_info = TypeInfo::read(input).map_err(with_ordinal)?;
-    let value = read_value(input, &type_info).map_err(with_ordinal)?;
+    if status & status_flags::ENCRYPTED != 0 {
+        return Err(plain(TdsError::Unsupported(format!(
+            "Always Encrypted parameter {ordinal}"
+        ))));
+    }
+    let ty = *input
+        .first()
+        .ok_or_else(|| plain(TdsError::Truncated("TYPE_INFO")))?;
+    let hex = format!("{ty:02X}");
+    let msg = |n: i32| SqlError::new(n, &[&ordinal, &name, &hex]);
+    if !known_type(ty) {
+        let e = TdsError::Malformed(format!("TYPE_INFO: unknown type 0x{ty:02X}"));
+        return Err(with_msg(context(e), msg(8009)));
+    }
+    let type_info = TypeInfo::read(input).map_err(|e| match e {
+        TdsError::Truncated(_) | TdsError::Unsupported(_) => plain(context(e)),
+        TdsError::Malformed(ref m) if m.contains("precision") || m.contains("scale") => {
+            with_msg(context(e), msg(8017))
+        }
+        e => with_msg(context(e), msg(8016)),
+    })?;
+    let output = status & status_flags::BY_REF != 0;
+    if output && ty == tb::NULL {
+        let e = TdsError::Malformed("untyped NULL marked as an output parameter".into());
+        return Err(with_msg(context(e), msg(8015)));
+    }
+    if output && matches!(ty, tb::TEXT | tb::NTEXT | tb::IMAGE) {
+        let e = TdsError::Malformed("text/ntext/image marked as an output parameter".into());
+        return Err(with_msg(context(e), msg(8018)));
+    }
+    let value = read_value(input, &type_info).map_err(|e| {
+        let type_name = type_info
+            .to_data_type()
+            .map(|d| d.sql_name())
+            .unwrap_or("sql_variant");
+        let sql = match &e {
+            TdsError::Truncated(_) => None,
+            TdsError::Value(_) => Some(SqlError::new(8023, &[&ordinal, &name, &type_name])),
+            TdsError::Unsupported(_) if ty == tb::SSVARIANT => Some(msg(8014)),
+            TdsError::Unsupported(_) => None,
+            TdsError::Malformed(m) => Some(if ty == tb::SSVARIANT {
+                if m.contains("precision") || m.contains("scale") {
+                    msg(8012)
+                } else {
+                    msg(8011)
+                }
+            } else if m.starts_with("PLP") {
+                msg(8007)
+            } else if m.contains("odd number of UTF-16 bytes") {
+                SqlError::new(8028, &[&ordinal, &name, &type_name])
+            } else {
+                msg(8016)
+            }),
+        };
+        RpcParseError {
+            error: context(e),
+            sql_error: sql,
+        }
+    })?;
     Ok(RpcParam {
         name,
-        output: status & status_flags::BY_REF != 0,
+        output,
         by_default: status & status_flags::DEFAULT_VALUE != 0,
         type_info,
         value,

@@ -72,6 +72,53 @@ use type_byte as tb;
 /// IgnoreCase|IgnoreKana|IgnoreWidth, version 0, sort id 52.
 pub const DEFAULT_COLLATION: [u8; 5] = [0x09, 0x04, 0xD0, 0x00, 0x34];
 
+/// The five collation bytes of a latchkey collation ([MS-TDS] 2.2.5.1.2): LCID 0x0409 (every
+/// supported collation is Latin1_General), the comparison flags from the collation's
+/// sensitivities (fIgnoreCase 0x10, fIgnoreAccent 0x20, fIgnoreWidth 0x40, fIgnoreKana 0x80 in
+/// byte 2; fBinary 0x01, fBinary2 0x02, fUTF8 0x04 and the version nibble in byte 3: `_100_`
+/// collations are version 2) and, for SQL collations, SQL Server's sort id (51 CP1_CS_AS,
+/// 52 CP1_CI_AS, 54 CP1_CI_AI, 30 CP437_BIN, 40 CP850_BIN). Clients use the LCID, sort id and
+/// fUTF8 to pick the code page of varchar data.
+pub fn collation_bytes(c: ::types::Collation) -> [u8; 5] {
+    let name = c.name().to_ascii_uppercase();
+    let sort_id = match name.as_str() {
+        "SQL_LATIN1_GENERAL_CP1_CS_AS" => 51,
+        "SQL_LATIN1_GENERAL_CP1_CI_AS" => 52,
+        "SQL_LATIN1_GENERAL_CP1_CI_AI" => 54,
+        "SQL_LATIN1_GENERAL_CP437_BIN" => 30,
+        "SQL_LATIN1_GENERAL_CP850_BIN" => 40,
+        _ => 0,
+    };
+    let bin2 = name.contains("_BIN2");
+    let binary = c.is_binary();
+    let mut flags2 = 0u8;
+    if !binary {
+        if !c.case_sensitive() {
+            flags2 |= 0x10;
+        }
+        if !c.accent_sensitive() {
+            flags2 |= 0x20;
+        }
+        if !name.contains("_WS") {
+            flags2 |= 0x40;
+        }
+        if !name.contains("_KS") {
+            flags2 |= 0x80;
+        }
+    }
+    let mut flags3 = 0u8;
+    if binary {
+        flags3 |= if bin2 { 0x02 } else { 0x01 };
+    }
+    if name.ends_with("_UTF8") {
+        flags3 |= 0x04;
+    }
+    if name.contains("_100_") {
+        flags3 |= 0x20;
+    }
+    [0x09, 0x04, flags2, flags3, sort_id]
+}
+
 /// The USHORTLEN max length that marks a PLP (`max`) type.
 pub const PLP_MAX_LEN: u32 = 0xFFFF;
 
@@ -453,6 +500,12 @@ impl TypeInfo {
                 if len == PLP_MAX_LEN && !var {
                     return Err(malformed(format!(
                         "TYPE_INFO: type 0x{ty:02X} cannot be a max (PLP) type"
+                    )));
+                }
+                if len > 8000 && len != PLP_MAX_LEN {
+                    // SQL Server refuses e.g. nvarchar(4001..) sent as 8002..16000 bytes (Msg 8016).
+                    return Err(malformed(format!(
+                        "TYPE_INFO: length {len} of type 0x{ty:02X} exceeds 8000"
                     )));
                 }
                 let collation =

@@ -38,8 +38,17 @@ fn malformed(msg: impl Into<String>) -> TdsError {
 /// Appends one value of type `ti` (length prefix or PLP framing, then the payload). NULL is
 /// written as the type's NULL marker; a fixed-length type has none ([`TdsError::Value`]:
 /// use NBCROW or [`TypeInfo::nullable_form`]). TEXT/NTEXT/IMAGE are written in the RPC
-/// parameter form (4-byte length, no text pointer).
+/// parameter form (4-byte length, no text pointer). On error `out` is left as it was.
 pub fn write_value(out: &mut Vec<u8>, ti: &TypeInfo, v: &Value) -> TdsResult<()> {
+    let at = out.len();
+    let r = write_value_inner(out, ti, v);
+    if r.is_err() {
+        out.truncate(at);
+    }
+    r
+}
+
+fn write_value_inner(out: &mut Vec<u8>, ti: &TypeInfo, v: &Value) -> TdsResult<()> {
     if v.is_null() {
         return write_null(out, ti);
     }
@@ -189,11 +198,26 @@ fn coerce<'a>(v: &'a Value, dt: &DataType) -> TdsResult<std::borrow::Cow<'a, Val
     if matches_type(v, dt) {
         return Ok(std::borrow::Cow::Borrowed(v));
     }
-    let c = v
-        .cast(dt)
-        .map_err(|e| value_err(format!("cannot send {v:?} as {dt}: {}", e.message)))?;
+    // Strings and binaries convert to the unbounded type of their family: CAST would cut a
+    // long value to the announced length silently; the writer's length check refuses it.
+    let target = match dt {
+        DataType::Char(_) | DataType::VarChar(_) => DataType::VarChar(None),
+        DataType::NChar(_) | DataType::NVarChar(_) => DataType::NVarChar(None),
+        DataType::Binary(_) | DataType::VarBinary(_) => DataType::VarBinary(None),
+        other => other.clone(),
+    };
+    let c = v.cast(&target).map_err(|e| {
+        value_err(format!(
+            "cannot send a {} value as {dt}: {}",
+            v.data_type(),
+            e.message
+        ))
+    })?;
     if !matches_type(&c, dt) {
-        return Err(value_err(format!("cannot send {v:?} as {dt}")));
+        return Err(value_err(format!(
+            "cannot send a {} value as {dt}",
+            v.data_type()
+        )));
     }
     Ok(std::borrow::Cow::Owned(c))
 }
@@ -382,7 +406,7 @@ fn encode_payload(out: &mut Vec<u8>, ti: &TypeInfo, v: &Value) -> TdsResult<()> 
                 charset::encode_cp1252(s, out);
             }
             if matches!(ti.ty, tb::BIGCHAR | tb::CHAR) {
-                pad_to(out, start, fixed_len, &[b' '])?;
+                pad_to(out, start, fixed_len, b" ")?;
             }
         }
         (DataType::NChar(_) | DataType::NVarChar(_), Value::NChar(s) | Value::NVarChar(s)) => {
@@ -400,7 +424,10 @@ fn encode_payload(out: &mut Vec<u8>, ti: &TypeInfo, v: &Value) -> TdsResult<()> 
             }
         }
         (dt, v) => {
-            return Err(value_err(format!("cannot send {v:?} as {dt}")));
+            return Err(value_err(format!(
+                "cannot send a {} value as {dt}",
+                v.data_type()
+            )));
         }
     }
     Ok(())
@@ -488,6 +515,7 @@ fn read_framed(input: &mut &[u8], ti: &TypeInfo, in_row: bool) -> TdsResult<Valu
             if n == 0 {
                 return Ok(Value::Null);
             }
+            check_declared_len(n, ti)?;
             decode_payload(take(input, n, "value")?, ti)
         }
         Framing::UShortLen => {
@@ -495,6 +523,7 @@ fn read_framed(input: &mut &[u8], ti: &TypeInfo, in_row: bool) -> TdsResult<Valu
             if n == 0xFFFF {
                 return Ok(Value::Null);
             }
+            check_declared_len(n as usize, ti)?;
             decode_payload(take(input, n as usize, "value")?, ti)
         }
         Framing::Plp => match read_plp(input)? {
@@ -521,6 +550,22 @@ fn read_framed(input: &mut &[u8], ti: &TypeInfo, in_row: bool) -> TdsResult<Valu
         }
         Framing::Variant => read_variant(input),
     }
+}
+
+/// A length-prefixed value may not be longer than its TYPE_INFO's maximum length.
+/// (The date/time types have no length in their TYPE_INFO: their payload check is by scale.)
+fn check_declared_len(n: usize, ti: &TypeInfo) -> TdsResult<()> {
+    let has_len = !matches!(
+        ti.ty,
+        tb::DATEN | tb::TIMEN | tb::DATETIME2N | tb::DATETIMEOFFSETN
+    );
+    if has_len && n > ti.max_len as usize {
+        return Err(malformed(format!(
+            "value of {n} bytes exceeds the declared length {} of type 0x{:02X}",
+            ti.max_len, ti.ty
+        )));
+    }
+    Ok(())
 }
 
 /// Reads a PLP value: `None` for PLP_NULL, else the concatenated chunks. The known total
@@ -563,7 +608,7 @@ fn le(b: &[u8]) -> u64 {
 }
 
 fn utf16(b: &[u8], what: &str) -> TdsResult<String> {
-    if b.len() % 2 != 0 {
+    if !b.len().is_multiple_of(2) {
         return Err(malformed(format!("{what}: odd number of UTF-16 bytes")));
     }
     let units = b.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]]));
@@ -790,9 +835,14 @@ fn read_variant(input: &mut &[u8]) -> TdsResult<Value> {
         return Ok(Value::Null);
     }
     let mut body = take(input, total, "sql_variant value")?;
-    let base = read_u8(&mut body, "sql_variant base type")?;
-    let nprops = read_u8(&mut body, "sql_variant property count")? as usize;
-    let mut props = take(&mut body, nprops, "sql_variant properties")?;
+    // Inside the announced length, running short is a malformed instance, not a cut message.
+    let inner = |e: TdsError| match e {
+        TdsError::Truncated(w) => malformed(format!("sql_variant: truncated {w}")),
+        e => e,
+    };
+    let base = read_u8(&mut body, "sql_variant base type").map_err(inner)?;
+    let nprops = read_u8(&mut body, "sql_variant property count").map_err(inner)? as usize;
+    let mut props = take(&mut body, nprops, "sql_variant properties").map_err(inner)?;
     let data = body;
     let mut ti = TypeInfo {
         ty: base,

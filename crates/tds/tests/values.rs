@@ -542,9 +542,10 @@ fn plp_framing() {
 }
 
 fn value_error(ti: &TypeInfo, v: &Value) {
-    let mut out = Vec::new();
+    let mut out = vec![0xAB];
     match write_value(&mut out, ti, v) {
-        Err(TdsError::Value(_)) => {}
+        // Nothing of the refused value is left behind.
+        Err(TdsError::Value(_)) if out == [0xAB] => {}
         other => panic!("{v:?} as {ti:?}: expected a value error, got {other:?} ({out:?})"),
     }
 }
@@ -605,6 +606,12 @@ fn values_the_type_cannot_hold_are_errors() {
     );
     value_error(&ti(&DataType::NChar(2)), &Value::NVarChar("abc".into()));
     value_error(&ti(&DataType::Binary(2)), &Value::VarBinary(vec![1, 2, 3]));
+    // ... also when the value is converted on the way (CAST alone would cut it silently).
+    value_error(
+        &ti(&DataType::VarChar(Some(3))),
+        &Value::NVarChar("abcd".into()),
+    );
+    value_error(&ti(&DataType::NVarChar(Some(3))), &Value::Int(12345));
     // NULL has no representation in a fixed-length type.
     value_error(&TypeInfo::for_column(&DataType::Int, false), &Value::Null);
     // Non-finite floats.
@@ -872,4 +879,34 @@ fn unsupported_type_infos() {
         TypeInfo::read(&mut &[tb::BIGCHAR, 0xFF, 0xFF, 9, 4, 0xD0, 0, 0x34][..]),
         Err(TdsError::Malformed(_))
     ));
+}
+
+#[test]
+fn collation_bytes_of_the_supported_collations() {
+    use tds::types::collation_bytes;
+    use types::Collation;
+    let c = |n: &str| collation_bytes(Collation::from_name(n).unwrap());
+    assert_eq!(collation_bytes(Collation::DEFAULT), DEFAULT_COLLATION);
+    assert_eq!(
+        c("SQL_Latin1_General_CP1_CS_AS"),
+        [0x09, 0x04, 0xC0, 0x00, 51]
+    );
+    assert_eq!(
+        c("SQL_Latin1_General_CP1_CI_AI"),
+        [0x09, 0x04, 0xF0, 0x00, 54]
+    );
+    assert_eq!(c("Latin1_General_CI_AS"), [0x09, 0x04, 0xD0, 0x00, 0]);
+    assert_eq!(c("Latin1_General_BIN2"), [0x09, 0x04, 0x00, 0x02, 0]);
+    assert_eq!(c("Latin1_General_BIN"), [0x09, 0x04, 0x00, 0x01, 0]);
+    assert_eq!(
+        c("Latin1_General_100_CI_AS_SC_UTF8"),
+        [0x09, 0x04, 0xD0, 0x24, 0]
+    );
+    // A varchar column in a UTF-8 collation carries UTF-8 bytes.
+    let mut ti = TypeInfo::for_data_type(&DataType::VarChar(Some(10)));
+    ti.collation = Some(c("Latin1_General_100_CI_AS_SC_UTF8"));
+    let v = Value::VarChar("日".into());
+    let bytes = encode(&ti, &v);
+    assert_eq!(bytes, [3, 0, 0xE6, 0x97, 0xA5]);
+    assert_eq!(read_value(&mut &bytes[..], &ti).unwrap(), v);
 }
