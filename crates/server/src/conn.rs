@@ -55,7 +55,7 @@ fn read_message<R: io::Read>(r: &mut R, max: usize) -> io::Result<Message> {
 }
 
 /// Serves one accepted connection until it closes.
-pub(crate) fn serve(sock: TcpStream, peer: SocketAddr, id: u64, sh: &Arc<Shared>) {
+pub(crate) fn serve(sock: Arc<TcpStream>, peer: SocketAddr, id: u64, sh: &Arc<Shared>) {
     match handshake(sock, peer, id, sh) {
         Ok(Some(c)) => c.run(),
         Ok(None) => {}
@@ -71,7 +71,7 @@ pub(crate) fn serve(sock: TcpStream, peer: SocketAddr, id: u64, sh: &Arc<Shared>
 struct Connection {
     sh: Arc<Shared>,
     id: u64,
-    sock: TcpStream,
+    sock: Arc<TcpStream>,
     tls: Option<SharedTls>,
     session: Session,
     /// The login's database (restored by a connection reset).
@@ -86,12 +86,12 @@ struct Connection {
 }
 
 fn handshake(
-    mut sock: TcpStream,
+    sock: Arc<TcpStream>,
     peer: SocketAddr,
     id: u64,
     sh: &Arc<Shared>,
 ) -> io::Result<Option<Connection>> {
-    let first = read_message(&mut sock, MAX_HANDSHAKE_MESSAGE)?;
+    let first = read_message(&mut &*sock, MAX_HANDSHAKE_MESSAGE)?;
     let mut enc = Encryption::None;
     let login_msg = match first.ptype {
         ptype::PRELOGIN => {
@@ -124,7 +124,7 @@ fn handshake(
                 &reply.encode(),
                 packet::DEFAULT_PACKET_SIZE,
             );
-            sock.write_all(&bytes)?;
+            (&*sock).write_all(&bytes)?;
             if (client == encryption::REQ || client == encryption::ON) && sh.config.tls.is_none() {
                 // The client requires encryption the server cannot give: it closes.
                 return Ok(None);
@@ -140,13 +140,13 @@ fn handshake(
     };
     let mut tls: Option<SharedTls> = None;
     if let (Some(cfg), true) = (&sh.config.tls, enc != Encryption::None) {
-        let conn = crate::tls::handshake(&mut sock, cfg)?;
+        let conn = crate::tls::handshake(&sock, cfg)?;
         tls = Some(Arc::new(Mutex::new(conn)));
     }
     let login_msg = match login_msg {
         Some(m) => m,
         None => {
-            let mut r = ReadHalf::new(&sock, tls.clone())?;
+            let mut r = ReadHalf::new(&sock, tls.clone());
             read_message(&mut r, MAX_HANDSHAKE_MESSAGE)?
         }
     };
@@ -160,7 +160,7 @@ fn handshake(
         )));
     }
     let login = Login7::parse(&login_msg.payload).map_err(packet::to_io)?;
-    let mut w = WriteHalf::new(&sock, tls.clone())?;
+    let mut w = WriteHalf::new(&sock, tls.clone());
     let mut pw = PacketWriter::new(ptype::TABULAR_RESULT, packet::DEFAULT_PACKET_SIZE, 0);
     let fail = |pw: &mut PacketWriter, w: &mut WriteHalf, reason: &str, extra: Option<SqlError>| {
         let line = if reason.starts_with("Error: 18456") {
@@ -407,10 +407,7 @@ fn reader_loop(
 impl Connection {
     fn run(mut self) {
         let (tx, rx) = mpsc::channel();
-        let reader = match ReadHalf::new(&self.sock, self.tls.clone()) {
-            Ok(r) => r,
-            Err(_) => return,
-        };
+        let reader = ReadHalf::new(&self.sock, self.tls.clone());
         let cancel = self.session.cancel_handle();
         let max = self.sh.config.max_message_bytes;
         let rt = std::thread::Builder::new()
@@ -419,10 +416,7 @@ impl Connection {
         if rt.is_err() {
             return;
         }
-        let mut w = match WriteHalf::new(&self.sock, self.tls.clone()) {
-            Ok(w) => w,
-            Err(_) => return,
-        };
+        let mut w = WriteHalf::new(&self.sock, self.tls.clone());
         let spid = self.session.spid().clamp(0, u16::MAX as i32) as u16;
         let mut pw = PacketWriter::new(ptype::TABULAR_RESULT, self.packet_size, spid);
         while let Ok(inc) = rx.recv() {

@@ -54,7 +54,7 @@ pub(crate) struct Shared {
     pub(crate) log: ErrorLog,
     pub(crate) shutting_down: AtomicBool,
     /// Live connections: socket (to shut down) and the cancel flag of their session.
-    pub(crate) conns: Mutex<HashMap<u64, (TcpStream, Option<common::CancelToken>)>>,
+    pub(crate) conns: Mutex<HashMap<u64, (Arc<TcpStream>, Option<common::CancelToken>)>>,
     pub(crate) next_conn: AtomicU64,
     /// The listener's address (the shutdown wakes `accept` by connecting to it).
     local_addr: Mutex<SocketAddr>,
@@ -131,11 +131,10 @@ impl Server {
                 Ok(_) if shared.shutting_down.load(Ordering::SeqCst) => break,
                 Ok((sock, peer)) => {
                     let _ = sock.set_nodelay(true);
+                    let sock = Arc::new(sock);
                     let id = shared.next_conn.fetch_add(1, Ordering::Relaxed);
-                    if let Ok(c) = sock.try_clone() {
-                        if let Ok(mut m) = shared.conns.lock() {
-                            m.insert(id, (c, None));
-                        }
+                    if let Ok(mut m) = shared.conns.lock() {
+                        m.insert(id, (sock.clone(), None));
                     }
                     let sh = shared.clone();
                     let t = std::thread::Builder::new()

@@ -74,9 +74,10 @@ fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
 
 /// Runs the TLS handshake with records wrapped in PRELOGIN packets.
 pub(crate) fn handshake(
-    sock: &mut TcpStream,
+    sock: &TcpStream,
     cfg: &Arc<ServerConfig>,
 ) -> io::Result<rustls::ServerConnection> {
+    let mut sock = sock;
     let mut conn = rustls::ServerConnection::new(cfg.clone()).map_err(io::Error::other)?;
     let mut out = Vec::new();
     while conn.is_handshaking() {
@@ -84,7 +85,7 @@ pub(crate) fn handshake(
             send_wrapped(&mut conn, sock, &mut out)?;
             continue;
         }
-        let (h, payload) = packet::read_packet(sock, packet::MAX_PACKET_SIZE)?
+        let (h, payload) = packet::read_packet(&mut sock, packet::MAX_PACKET_SIZE)?
             .ok_or_else(|| io::Error::from(io::ErrorKind::UnexpectedEof))?;
         if h.ptype != ptype::PRELOGIN {
             return Err(io::Error::new(
@@ -108,7 +109,7 @@ pub(crate) fn handshake(
 
 fn send_wrapped(
     conn: &mut rustls::ServerConnection,
-    sock: &mut TcpStream,
+    mut sock: &TcpStream,
     out: &mut Vec<u8>,
 ) -> io::Result<()> {
     use std::io::Write;

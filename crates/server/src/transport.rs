@@ -17,36 +17,36 @@ fn lock(tls: &SharedTls) -> io::Result<std::sync::MutexGuard<'_, ServerConnectio
 }
 
 /// Sends every TLS record rustls has queued.
-fn flush_tls(conn: &mut ServerConnection, sock: &mut TcpStream) -> io::Result<()> {
+fn flush_tls(conn: &mut ServerConnection, sock: &TcpStream) -> io::Result<()> {
+    let mut s = sock;
     while conn.wants_write() {
-        conn.write_tls(sock)?;
+        conn.write_tls(&mut s)?;
     }
     Ok(())
 }
 
+/// Both halves and the server's registry share one socket (one file descriptor per
+/// connection): `Read` and `Write` work on `&TcpStream`.
 pub(crate) struct ReadHalf {
-    sock: TcpStream,
-    /// For alerts and key updates rustls answers while reading.
-    out: TcpStream,
+    sock: Arc<TcpStream>,
     tls: Option<SharedTls>,
     raw: Vec<u8>,
 }
 
 impl ReadHalf {
-    pub(crate) fn new(sock: &TcpStream, tls: Option<SharedTls>) -> io::Result<ReadHalf> {
-        Ok(ReadHalf {
-            sock: sock.try_clone()?,
-            out: sock.try_clone()?,
+    pub(crate) fn new(sock: &Arc<TcpStream>, tls: Option<SharedTls>) -> ReadHalf {
+        ReadHalf {
+            sock: sock.clone(),
             tls,
             raw: vec![0; 16 * 1024],
-        })
+        }
     }
 }
 
 impl Read for ReadHalf {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let Some(tls) = &self.tls else {
-            return self.sock.read(buf);
+            return (&*self.sock).read(buf);
         };
         loop {
             {
@@ -58,7 +58,7 @@ impl Read for ReadHalf {
                 }
             }
             // No plaintext buffered: read records without holding the lock.
-            let n = self.sock.read(&mut self.raw)?;
+            let n = (&*self.sock).read(&mut self.raw)?;
             if n == 0 {
                 return Ok(0);
             }
@@ -67,43 +67,43 @@ impl Read for ReadHalf {
             while !rd.is_empty() {
                 c.read_tls(&mut rd)?;
                 if let Err(e) = c.process_new_packets() {
-                    let _ = flush_tls(&mut c, &mut self.out);
+                    let _ = flush_tls(&mut c, &self.sock);
                     return Err(io::Error::new(io::ErrorKind::InvalidData, e));
                 }
             }
-            flush_tls(&mut c, &mut self.out)?;
+            flush_tls(&mut c, &self.sock)?;
         }
     }
 }
 
 pub(crate) struct WriteHalf {
-    sock: TcpStream,
+    sock: Arc<TcpStream>,
     tls: Option<SharedTls>,
 }
 
 impl WriteHalf {
-    pub(crate) fn new(sock: &TcpStream, tls: Option<SharedTls>) -> io::Result<WriteHalf> {
-        Ok(WriteHalf {
-            sock: sock.try_clone()?,
+    pub(crate) fn new(sock: &Arc<TcpStream>, tls: Option<SharedTls>) -> WriteHalf {
+        WriteHalf {
+            sock: sock.clone(),
             tls,
-        })
+        }
     }
 }
 
 impl Write for WriteHalf {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match &self.tls {
-            None => self.sock.write(buf),
+            None => (&*self.sock).write(buf),
             Some(tls) => {
                 let mut c = lock(tls)?;
                 c.writer().write_all(buf)?;
-                flush_tls(&mut c, &mut self.sock)?;
+                flush_tls(&mut c, &self.sock)?;
                 Ok(buf.len())
             }
         }
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.sock.flush()
+        (&*self.sock).flush()
     }
 }
