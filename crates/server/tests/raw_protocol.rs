@@ -371,3 +371,65 @@ fn zero_length_attention_while_idle_is_answered_with_done_attn() {
     let items = c.batch("SELECT 7", 0);
     assert_eq!(rows_of(&items), vec![vec![Value::Int(7)]]);
 }
+
+#[test]
+fn attention_while_rows_stream_ends_the_result_with_done_attn() {
+    let s = TestServer::start();
+    let mut c = login(&s);
+    let b = SqlBatch {
+        headers: AllHeaders::default(),
+        text: "SELECT a.value * 100000 + b.value FROM GENERATE_SERIES(1, 100000) a CROSS JOIN GENERATE_SERIES(1, 100000) b"
+            .into(),
+    };
+    c.send(ptype::SQL_BATCH, 0, &b.encode());
+    // The first packet of the streamed result arrives before the query is anywhere near done.
+    let (h, _) = packet::read_packet(&mut c.sock, 32767).unwrap().unwrap();
+    assert_eq!(h.status & status::EOM, 0, "rows stream in packets");
+    c.send(ptype::ATTENTION, 0, &[]);
+    let mut last = Vec::new();
+    let started = std::time::Instant::now();
+    loop {
+        let (h, p) = packet::read_packet(&mut c.sock, 32767).unwrap().unwrap();
+        last = [last, p].concat();
+        if last.len() > 64 {
+            last.drain(..last.len() - 64);
+        }
+        if h.status & status::EOM != 0 {
+            break;
+        }
+    }
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    // The message ends with a DONE (13 bytes) carrying ATTN.
+    let done = &last[last.len() - 13..];
+    assert_eq!(done[0], token::DONE);
+    let st = u16::from_le_bytes([done[1], done[2]]);
+    assert_ne!(st & done_status::ATTN, 0, "{done:?}");
+    let items = c.batch("SELECT 7", 0);
+    assert_eq!(rows_of(&items), vec![vec![Value::Int(7)]]);
+}
+
+#[test]
+fn login_to_a_missing_database_is_4060_then_18456() {
+    let s = TestServer::start();
+    let sock = TcpStream::connect(s.addr).unwrap();
+    let mut c = Client {
+        sock,
+        packet_size: 4096,
+        descriptor: 0,
+        largest_packet: 0,
+    };
+    let l = Login7 {
+        tds_version: TDS74,
+        packet_size: 4096,
+        user_name: "sa".into(),
+        password: SA_PASSWORD.into(),
+        database: "nosuchdb".into(),
+        ..Default::default()
+    };
+    c.send(ptype::LOGIN7, 0, &l.encode());
+    let items = c.response();
+    assert_eq!(errors_of(&items), vec![4060, 18456], "{items:?}");
+    assert!(!items
+        .iter()
+        .any(|i| matches!(i, Item::Token(Token::LoginAck(_)))));
+}
