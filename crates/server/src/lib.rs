@@ -47,6 +47,10 @@ impl ServerConfig {
     }
 }
 
+/// A live connection's socket (shut down at server shutdown) and its session's cancel flag
+/// (set once the session exists).
+pub(crate) type LiveConnection = (Arc<TcpStream>, Option<common::CancelToken>);
+
 /// State shared by the listener and every connection.
 pub(crate) struct Shared {
     pub(crate) engine: Arc<Engine>,
@@ -54,7 +58,7 @@ pub(crate) struct Shared {
     pub(crate) log: ErrorLog,
     pub(crate) shutting_down: AtomicBool,
     /// Live connections: socket (to shut down) and the cancel flag of their session.
-    pub(crate) conns: Mutex<HashMap<u64, (Arc<TcpStream>, Option<common::CancelToken>)>>,
+    pub(crate) conns: Mutex<HashMap<u64, LiveConnection>>,
     pub(crate) next_conn: AtomicU64,
     /// The listener's address (the shutdown wakes `accept` by connecting to it).
     local_addr: Mutex<SocketAddr>,
