@@ -547,7 +547,9 @@ impl Connection {
             }
         }
         self.env_changes(&mut sink, &db_before, tran_before, rollback_hint);
-        let attention = cancel.is_cancelled() && sink.broken.is_none();
+        // Only a cancel from the reader thread is an attention (it queued a marker that this
+        // DONE answers); the sink's own cancel is not.
+        let attention = cancel.is_cancelled() && sink.broken.is_none() && !sink.self_cancelled;
         if attention {
             self.attentions_answered += 1;
         }

@@ -29,6 +29,8 @@ pub(crate) struct TdsSink<'a, W: Write> {
     cancel: common::CancelToken,
     /// Whether the transaction is open, for the INXACT bit (refreshed by the caller).
     pub(crate) in_xact: bool,
+    /// The sink itself cancelled the request (a value it could not encode): not an attention.
+    pub(crate) self_cancelled: bool,
 }
 
 impl<'a, W: Write> TdsSink<'a, W> {
@@ -47,6 +49,7 @@ impl<'a, W: Write> TdsSink<'a, W> {
             broken: None,
             cancel,
             in_xact: false,
+            self_cancelled: false,
         }
     }
 
@@ -152,12 +155,10 @@ impl<W: Write> EventSink for TdsSink<'_, W> {
         }
         if let Err(e) = rows::write_row(self.pw.buf(), &self.cols, row) {
             // A value the codec cannot represent: the statement fails as a conversion would.
-            self.error(&SqlError::custom(
-                0,
-                16,
-                1,
-                format!("A result value could not be sent: {e}"),
-            ));
+            self.error(&SqlError::internal(format!(
+                "a result value could not be sent: {e}"
+            )));
+            self.self_cancelled = true;
             self.cancel.cancel();
             return;
         }
