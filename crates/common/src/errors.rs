@@ -207,6 +207,19 @@ pub static REGISTRY: &[ErrorInfo] = &[
     e(7330, 16, "Cannot fetch a row from OLE DB provider \"%ls\" for linked server \"%ls\"."),
     e(7399, 16, "The OLE DB provider \"%ls\" for linked server \"%ls\" reported an error. %ls"),
     e(7919, 16, "Repair statement not processed. Database needs to be in single user mode."),
+    e(8004, 16, "The incoming tabular data stream (TDS) remote procedure call (RPC) protocol stream is incorrect. The RPC name is invalid."),
+    e(8005, 16, "The incoming tabular data stream (TDS) remote procedure call (RPC) protocol stream is incorrect. Parameter %d: The parameter name is invalid."),
+    e(8007, 16, "The incoming tabular data stream (TDS) remote procedure call (RPC) protocol stream is incorrect. Parameter %d (\"%.*ls\"): The chunking format is incorrect for a large object parameter of type 0x%02X."),
+    e(8009, 16, "The incoming tabular data stream (TDS) remote procedure call (RPC) protocol stream is incorrect. Parameter %d (\"%.*ls\"): Data type 0x%02X is unknown."),
+    e(8011, 16, "The incoming tabular data stream (TDS) remote procedure call (RPC) protocol stream is incorrect. Parameter %d (\"%.*ls\"): Data type 0x%02X (sql_variant) has an invalid length for type-specific metadata."),
+    e(8012, 16, "The incoming tabular data stream (TDS) remote procedure call (RPC) protocol stream is incorrect. Parameter %d (\"%.*ls\"): Data type 0x%02X (sql_variant) has an invalid precision or scale for type-specific metadata."),
+    e(8014, 16, "The incoming tabular data stream (TDS) remote procedure call (RPC) protocol stream is incorrect. Parameter %d (\"%.*ls\"): Data type 0x%02X (sql_variant) has an invalid type for type-specific metadata."),
+    e(8015, 16, "The incoming tabular data stream (TDS) remote procedure call (RPC) protocol stream is incorrect. Parameter %d (\"%.*ls\"): Data type 0x%02X is an untyped NULL but is marked as an output parameter."),
+    e(8016, 16, "The incoming tabular data stream (TDS) remote procedure call (RPC) protocol stream is incorrect. Parameter %d (\"%.*ls\"): Data type 0x%02X has an invalid data length or metadata length."),
+    e(8017, 16, "The incoming tabular data stream (TDS) remote procedure call (RPC) protocol stream is incorrect. Parameter %d (\"%.*ls\"): Data type 0x%02X has an invalid precision or scale."),
+    e(8018, 16, "Invalid parameter %d ('%.*ls'): Data type 0x%02X is a deprecated large object, or LOB, but is marked as output parameter. Deprecated types are not supported as output parameters. Use current large object types instead."),
+    e(8023, 16, "The incoming tabular data stream (TDS) remote procedure call (RPC) protocol stream is incorrect. Parameter %d (\"%.*ls\"): The supplied value is not a valid instance of data type %.*ls. Check the source data for invalid values. An example of an invalid value is data of numeric type with scale greater than precision."),
+    e(8028, 16, "The incoming tabular data stream (TDS) remote procedure call (RPC) protocol stream is incorrect. Parameter %d (\"%.*ls\"): The supplied length is not valid for data type %.*ls. Check the source data for invalid lengths. An example of an invalid length is data of nchar type with an odd length in bytes."),
     e(8101, 16, "An explicit value for the identity column in table '%.*ls' can only be specified when a column list is used and IDENTITY_INSERT is ON."),
     e(8114, 16, "Error converting data type %ls to %ls."),
     e(8115, 16, "Arithmetic overflow error converting %ls to data type %ls."),
@@ -309,7 +322,8 @@ pub fn lookup(number: i32) -> Option<&'static ErrorInfo> {
 
 /// Substitutes `args` into a SQL Server message template, in order.
 ///
-/// Recognised placeholders: `%s %ls %.*ls %.*s %S_MSG %S_PGID %d %ld %I64d %f %#016I64x`. Missing
+/// Recognised placeholders: `%s %ls %.*ls %.*s %S_MSG %S_PGID %d %ld %I64d %f %#016I64x %02X`
+/// (`%02X`: the caller passes the digits already formatted). Missing
 /// arguments become empty strings so a short argument list never panics.
 pub fn format_template(template: &str, args: &[&dyn fmt::Display]) -> String {
     let mut out = String::with_capacity(template.len() + 16);
@@ -319,9 +333,9 @@ pub fn format_template(template: &str, args: &[&dyn fmt::Display]) -> String {
     while i < bytes.len() {
         if bytes[i] == b'%' {
             let rest = &template[i + 1..];
-            const SPECS: [&str; 14] = [
+            const SPECS: [&str; 15] = [
                 "S_MSG", "S_PGID", "#016I64x", "I64d", ".*ls", ".*s", "ls", "lc", "ld", "s", "d",
-                "f", "u", "i",
+                "f", "u", "i", "02X",
             ];
             if let Some(spec) = SPECS.iter().find(|s| rest.starts_with(**s)) {
                 if let Some(a) = next.next() {
