@@ -557,6 +557,29 @@ impl plan::BindEnv for Session {
 }
 
 impl ExecEnv for Session {
+    fn table_locker(
+        &mut self,
+        table: &TableDef,
+        hints: &[String],
+        access: exec::locking::TableAccess,
+    ) -> SqlResult<Option<Box<dyn exec::locking::TableLocker>>> {
+        // tempdb's tables are the session's own (#temp, table variables) or global temporary
+        // tables: not locked (README "Locks")
+        if table.is_temp || catalog::name_eq(&table.database, "tempdb") {
+            return Ok(None);
+        }
+        let db = self.db(&table.database)?.def.database_id;
+        crate::locks::table_locker(
+            &self.engine.locks,
+            self.lock_request(),
+            self.options.isolation,
+            db,
+            table,
+            hints,
+            access,
+        )
+    }
+
     fn cancel_token(&self) -> Option<common::CancelToken> {
         Some(self.cancel.clone())
     }

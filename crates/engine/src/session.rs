@@ -43,6 +43,10 @@ pub struct SessionOptions {
     pub dateformat: String,
     pub language: String,
     pub lock_timeout: i64,
+    /// `SET TRANSACTION ISOLATION LEVEL` (locks/).
+    pub isolation: crate::locks::IsolationLevel,
+    /// `SET DEADLOCK_PRIORITY`: -10..10.
+    pub deadlock_priority: i32,
     pub textsize: i64,
     /// `SET IDENTITY_INSERT t ON`: (database, object id).
     pub identity_insert: Option<(String, ObjectId)>,
@@ -72,6 +76,8 @@ impl Default for SessionOptions {
             dateformat: "mdy".into(),
             language: "us_english".into(),
             lock_timeout: -1,
+            isolation: Default::default(),
+            deadlock_priority: 0,
             textsize: 2_147_483_647,
             identity_insert: None,
             flags: HashMap::new(),
@@ -229,6 +235,9 @@ pub struct Session {
     /// Set by another thread to cancel the running request (an attention); polled by the
     /// interpreter and exec (`cancel_handle`, README "Cancellation").
     pub(crate) cancel: common::CancelToken,
+    /// The lock owner of the session's current transaction (a fresh one after each commit
+    /// or rollback, README "Locks").
+    pub(crate) lock_owner: crate::locks::OwnerId,
 }
 
 /// Counters at the start of the current batch (`sys.dm_exec_requests`).
@@ -261,6 +270,7 @@ impl Session {
     pub fn new(engine: Arc<Engine>) -> Session {
         let spid = engine.next_spid();
         engine.sessions.register(spid, DEFAULT_LOGIN);
+        let engine_locks = engine.locks.clone();
         Session {
             engine,
             spid,
@@ -292,6 +302,7 @@ impl Session {
             trig: Default::default(),
             grant_percent: None,
             cancel: common::CancelToken::new(),
+            lock_owner: engine_locks.new_owner(),
         }
     }
 
@@ -393,6 +404,7 @@ impl Session {
         self.savepoints.clear();
         self.temp_tables_at_begin = None;
         self.doomed = false;
+        self.release_locks();
         match first_err {
             Some(e) => Err(e),
             None => Ok(()),
@@ -408,6 +420,8 @@ impl Session {
                 first_err.get_or_insert(e);
             }
         }
+        // the undo ran under the transaction's locks; only now may others see the rows
+        self.release_locks();
         self.savepoints.clear();
         self.doomed = false;
         if let Some(names) = self.temp_tables_at_begin.take() {
@@ -417,6 +431,23 @@ impl Session {
         match first_err {
             Some(e) => Err(e),
             None => Ok(()),
+        }
+    }
+
+    /// Releases every lock of the transaction that ended and starts a new lock owner.
+    pub(crate) fn release_locks(&mut self) {
+        self.engine.locks.release_all(self.lock_owner);
+        self.lock_owner = self.engine.locks.new_owner();
+    }
+
+    /// Who asks for a lock now (locks/): this transaction, its priority and lock timeout.
+    pub(crate) fn lock_request(&self) -> crate::locks::LockRequest {
+        crate::locks::LockRequest {
+            owner: self.lock_owner,
+            spid: self.spid,
+            priority: self.options.deadlock_priority,
+            timeout_ms: self.options.lock_timeout,
+            cancel: Some(self.cancel.clone()),
         }
     }
 
@@ -740,7 +771,10 @@ impl Session {
         let at_begin = self.temp_tables_at_begin.take();
         let trancount = std::mem::replace(&mut self.trancount, 0);
         let doomed = std::mem::replace(&mut self.doomed, false);
+        let owner = std::mem::replace(&mut self.lock_owner, self.engine.locks.new_owner());
         let r = self.autocommit(f);
+        self.engine.locks.release_all(self.lock_owner);
+        self.lock_owner = owner;
         // the statement's own txns ended in autocommit; put the transaction back
         self.txns = txns;
         self.savepoints = savepoints;
@@ -758,6 +792,7 @@ impl Drop for Session {
             let _ = self.abort_all();
         }
         self.drop_temp_tables();
+        self.engine.locks.release_all(self.lock_owner);
         self.engine.sessions.unregister(self.spid);
     }
 }
