@@ -4,7 +4,10 @@
 //! waiters sleep on one condition variable in slices of [`WAIT_SLICE`], so a timeout, a
 //! cancel or a deadlock missed when the wait began is noticed within a slice.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::VecDeque;
+
+// hashbrown's default hasher: several lookups per row lock, SipHash would show in inserts
+use hashbrown::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -352,7 +355,8 @@ impl Inner {
     fn cycle_through(&self, start: OwnerId) -> Option<Vec<OwnerId>> {
         let mut path = vec![start];
         let mut stack = vec![self.wait_edges(start)];
-        let mut seen: HashSet<OwnerId> = HashSet::from([start]);
+        let mut seen: HashSet<OwnerId> = HashSet::new();
+        seen.insert(start);
         while let Some(next) = stack.last_mut() {
             match next.pop() {
                 Some(n) if n == start => return Some(path),
@@ -575,7 +579,8 @@ impl LockManager {
             .get(&owner)
             .and_then(|o| o.rows.get(&(db, object)).copied())
             .unwrap_or(0);
-        if n < ESCALATION_THRESHOLD || (n - ESCALATION_THRESHOLD) % ESCALATION_RETRY != 0 {
+        if n < ESCALATION_THRESHOLD || !(n - ESCALATION_THRESHOLD).is_multiple_of(ESCALATION_RETRY)
+        {
             return;
         }
         let target = if row_mode == LockMode::S {
