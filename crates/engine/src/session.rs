@@ -420,14 +420,16 @@ impl Session {
                 first_err.get_or_insert(e);
             }
         }
-        // the undo ran under the transaction's locks; only now may others see the rows
-        self.release_locks();
         self.savepoints.clear();
         self.doomed = false;
         if let Some(names) = self.temp_tables_at_begin.take() {
             self.temp_tables = names;
         }
-        self.reload_touched()?;
+        let reloaded = self.reload_touched();
+        // the undo (rows and catalog cache) ran under the transaction's locks; only now may
+        // others see what it restored
+        self.release_locks();
+        reloaded?;
         match first_err {
             Some(e) => Err(e),
             None => Ok(()),
@@ -449,6 +451,24 @@ impl Session {
             timeout_ms: self.options.lock_timeout,
             cancel: Some(self.cancel.clone()),
         }
+    }
+
+    /// Sch-M on a table a DDL statement creates, alters or drops, to the end of the
+    /// transaction: other sessions' reads and writes of it wait (README "Locks"; tempdb is
+    /// not locked).
+    pub(crate) fn lock_schema(&mut self, h: &DbHandle, object_id: ObjectId) -> SqlResult<()> {
+        if h.def.database_id == crate::server::TEMPDB_ID {
+            return Ok(());
+        }
+        let res = crate::locks::Resource::Object {
+            db: h.def.database_id,
+            object: object_id,
+        };
+        self.engine
+            .locks
+            .acquire(&self.lock_request(), res, crate::locks::LockMode::SchM)
+            .map(|_| ())
+            .map_err(|e| crate::locks::lock_error(e, self.spid))
     }
 
     fn reload_touched(&mut self) -> SqlResult<()> {

@@ -148,10 +148,7 @@ fn as_ref(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {
 
 impl Operator for IndexSeek<'_> {
     fn open(&mut self, ctx: &mut ExecCtx) -> SqlResult<()> {
-        if self.store.is_none() {
-            let db = ctx.env.storage(&self.source.table.database)?;
-            self.store = Some(TableStore::open(db, self.source.table.clone())?);
-        }
+        // the object lock first: a DDL holding Sch-M may change the storage meanwhile
         if !self.locker_asked {
             self.locker_asked = true;
             let access = if self.source.with_locator {
@@ -162,6 +159,10 @@ impl Operator for IndexSeek<'_> {
             self.locker =
                 ctx.env
                     .table_locker(&self.source.table, &self.source.hints.all, access)?;
+        }
+        if self.store.is_none() {
+            let db = ctx.env.storage(&self.source.table.database)?;
+            self.store = Some(TableStore::open(db, self.source.table.clone())?);
         }
         self.batch.clear();
         self.pos = 0;

@@ -117,10 +117,7 @@ impl<'p> TableScan<'p> {
 
 impl Operator for TableScan<'_> {
     fn open(&mut self, ctx: &mut ExecCtx) -> SqlResult<()> {
-        if self.store.is_none() {
-            let db = ctx.env.storage(&self.source.table.database)?;
-            self.store = Some(TableStore::open(db, self.source.table.clone())?);
-        }
+        // the object lock first: a DDL holding Sch-M may change the storage meanwhile
         if !self.locker_asked {
             self.locker_asked = true;
             let access = if self.source.with_locator {
@@ -131,6 +128,10 @@ impl Operator for TableScan<'_> {
             self.locker =
                 ctx.env
                     .table_locker(&self.source.table, &self.source.hints.all, access)?;
+        }
+        if self.store.is_none() {
+            let db = ctx.env.storage(&self.source.table.database)?;
+            self.store = Some(TableStore::open(db, self.source.table.clone())?);
         }
         let Some(store) = &self.store else {
             return Ok(());
