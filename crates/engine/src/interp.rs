@@ -838,6 +838,18 @@ impl Session {
             }
             "CHECKIDENT" => return self.checkident(d, sink),
             "SQLPERF" => crate::sysfuncs::dbcc_sqlperf(&d.args)?,
+            "USEROPTIONS" => {
+                let col = |n: &str| crate::events::OutColumn {
+                    name: n.into(),
+                    data_type: DataType::NVarChar(Some(128)),
+                };
+                let rows = crate::locks::user_options(&self.options);
+                sink.result_start(&[col("Set Option"), col("Value")]);
+                for (k, v) in &rows {
+                    sink.row(&[Value::NVarChar(k.to_string()), Value::NVarChar(v.clone())]);
+                }
+                sink.result_end(rows.len() as u64, false, !self.options.nocount);
+            }
             other => return Err(SqlError::unsupported(format!("DBCC {other}"))),
         }
         if !d.options.iter().any(|o| o == "NO_INFOMSGS") {

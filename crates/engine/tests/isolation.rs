@@ -543,3 +543,26 @@ fn ddl_holds_sch_m_until_the_transaction_ends() {
     // (an uncommitted DROP TABLE is not covered: the shared catalog cache no longer has the
     // name, so others get 208 before any lock is asked for; engine README "Locks")
 }
+
+#[test]
+fn dbcc_useroptions_shows_the_isolation_level() {
+    let (_d, _e, a, _b) = setup("useroptions");
+    let last = |o: Outcome| o.rows.last().cloned().unwrap_or_default();
+    assert_eq!(
+        last(a.run("DBCC USEROPTIONS")),
+        vec![
+            Value::NVarChar("isolation level".into()),
+            Value::NVarChar("read committed".into())
+        ]
+    );
+    level(&a, "SERIALIZABLE");
+    assert_eq!(
+        last(a.run("DBCC USEROPTIONS"))[1],
+        Value::NVarChar("serializable".into())
+    );
+    assert_eq!(
+        a.run("SELECT transaction_isolation_level FROM sys.dm_exec_sessions")
+            .int(),
+        4
+    );
+}

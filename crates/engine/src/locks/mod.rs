@@ -374,3 +374,33 @@ pub(crate) fn table_locker(
     }
     Ok(Some(Box::new(locker)))
 }
+
+/// `DBCC USEROPTIONS`: the session's SET options that are on, in SQL Server's order, ending
+/// with the isolation level.
+pub(crate) fn user_options(o: &crate::session::SessionOptions) -> Vec<(&'static str, String)> {
+    let mut rows: Vec<(&'static str, String)> = vec![
+        ("textsize", o.textsize.to_string()),
+        ("language", o.language.clone()),
+        ("dateformat", o.dateformat.clone()),
+        ("datefirst", o.datefirst.to_string()),
+        ("lock_timeout", o.lock_timeout.to_string()),
+    ];
+    for (name, on) in [
+        ("quoted_identifier", o.quoted_identifier),
+        ("arithabort", o.arithabort),
+        ("ansi_null_dflt_on", o.ansi_null_dflt_on),
+        ("ansi_warnings", o.ansi_warnings),
+        ("ansi_padding", o.ansi_padding),
+        ("ansi_nulls", o.ansi_nulls),
+        ("concat_null_yields_null", o.concat_null_yields_null),
+        ("xact_abort", o.xact_abort),
+        ("nocount", o.nocount),
+        ("implicit_transactions", o.implicit_transactions),
+    ] {
+        if on {
+            rows.push((name, "SET".to_string()));
+        }
+    }
+    rows.push(("isolation level", o.isolation.text().to_string()));
+    rows
+}
