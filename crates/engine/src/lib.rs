@@ -35,6 +35,7 @@ mod external;
 mod files;
 mod interp;
 mod limits;
+pub mod locks;
 mod names;
 mod noops;
 mod openrowset;

@@ -303,7 +303,7 @@ pub fn system_view(
                     Value::Null,
                     Value::Int(0),
                     Value::Int(session.trancount() as i32),
-                    Value::SmallInt(2),
+                    Value::SmallInt(session.options.isolation.code()),
                     Value::Int(cpu_ms.min(i32::MAX as u64) as i32),
                     Value::Int(r.start.elapsed().as_millis().min(i32::MAX as u128) as i32),
                     Value::BigInt(now.1.saturating_sub(r.io.1) as i64),
