@@ -90,6 +90,10 @@ impl ProportionalFill {
     /// The file (1-based) the next extent should come from, given each file's size in bytes
     /// (index = file id - 1). The file with the most free space has a skip target of 0, so
     /// the loop ends within one pass over the files.
+    ///
+    /// # Locking
+    /// `turn` is a leaf mutex (nothing is latched or locked while it is held); callers may
+    /// hold page latches.
     pub fn pick(&self, sizes: &[u64]) -> u16 {
         let n = sizes.len().min(self.used.len());
         if n == 0 {
