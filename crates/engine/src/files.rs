@@ -5,7 +5,7 @@
 //!
 //! * Data spec i (0-based) is storage data file i+1 (`dataN.mdf` in the database directory):
 //!   SQL Server's file id 1 for the first (primary), 3, 4, ... for the others; the log is file
-//!   id 2. Storage allocates new extents over the files round-robin (storage README A2).
+//!   id 2. Storage allocates new extents over the files by proportional fill (storage README A2).
 //! * `FILENAME`: absolute, or relative to the data directory. A file placed outside the
 //!   database directory is created there and linked (a symbolic link `dataN.mdf` / `log.ldf`
 //!   in the directory), so storage, recovery and the crash tests see one layout. The file
@@ -19,7 +19,9 @@
 //!   the log is sized by its checkpoints (its blocks are reused, wal/README W7); a MAXSIZE
 //!   other than UNLIMITED is Msg 40517 (a limit that would not be enforced).
 //! * Only the PRIMARY filegroup exists: `FILEGROUP` clauses, `ALTER DATABASE ... ADD FILE /
-//!   ADD FILEGROUP / REMOVE FILE` are Msg 40517 (files are fixed at creation in storage);
+//!   ADD FILEGROUP` are Msg 40517 (files are fixed at creation in storage); `REMOVE FILE`
+//!   raises SQL Server's 5009 / 5020 / 5042 where they apply and 40517 for an empty secondary
+//!   file; `REMOVE FILEGROUP` of a name other than PRIMARY is 5043;
 //!   `MODIFY FILE` changes SIZE / MAXSIZE / FILEGROWTH; `ON fg` other than PRIMARY/"default"
 //!   is Msg 1921, `ON scheme(col)` 40517.
 
@@ -686,19 +688,49 @@ pub(crate) fn alter_database_files(
         ast::AlterDatabaseAction::AddFilegroup(_) => {
             Err(SqlError::unsupported("ALTER DATABASE ADD FILEGROUP"))
         }
+        ast::AlterDatabaseAction::RemoveFile(file) => {
+            let name = a.name.as_ref().map_or(current_db, |n| n.value.as_str());
+            remove_file(engine, name, &file.value)
+        }
+        ast::AlterDatabaseAction::RemoveFilegroup(g) => Err(remove_filegroup(&g.value)),
         _ => Ok(false),
     }
 }
 
-/// `ALTER DATABASE ... REMOVE FILE name` / `REMOVE FILEGROUP name` (the parser keeps the text
-/// from REMOVE): Msg 40517 naming the action.
-pub(crate) fn remove_file_unsupported(text: &str) -> SqlError {
-    let what: Vec<String> = text
-        .split_whitespace()
-        .take(2)
-        .map(str::to_ascii_uppercase)
-        .collect();
-    SqlError::unsupported(format!("ALTER DATABASE {}", what.join(" ")))
+/// `REMOVE FILE logical_name`: SQL Server's errors where it has one (unknown name 5009, the
+/// primary data file or the log 5020, a file holding extents 5042). Removing an empty
+/// secondary file is Msg 40517: storage's file count is fixed at creation (every file header
+/// carries it), so the file cannot leave the database yet.
+fn remove_file(engine: &Engine, db: &str, logical: &str) -> SqlResult<bool> {
+    let Some(h) = engine.database(db) else {
+        return Err(SqlError::new(5011, &[&db]));
+    };
+    let files = files_of(&h, engine);
+    let Some((f, _)) = files
+        .iter()
+        .find(|(f, _)| catalog::name_eq(&f.name, logical))
+    else {
+        return Err(SqlError::new(5009, &[]));
+    };
+    if f.is_log() || f.file_id == 1 {
+        return Err(SqlError::new(5020, &[]));
+    }
+    if h.store.data_file_used_extents(f.storage_index)? > 0 {
+        return Err(SqlError::new(5042, &[&"file", &f.name]));
+    }
+    Err(SqlError::unsupported(
+        "ALTER DATABASE REMOVE FILE (files are fixed at creation)",
+    ))
+}
+
+/// `REMOVE FILEGROUP name`: only PRIMARY exists, so any other name is Msg 5043; PRIMARY
+/// itself is Msg 40517.
+fn remove_filegroup(name: &str) -> SqlError {
+    if name.eq_ignore_ascii_case("PRIMARY") {
+        SqlError::unsupported("ALTER DATABASE REMOVE FILEGROUP PRIMARY")
+    } else {
+        SqlError::new(5043, &[&"filegroup", &name, &"sys.filegroups"])
+    }
 }
 
 /// `MODIFY FILE (NAME = logical, SIZE = s | MAXSIZE = m | FILEGROWTH = g)`: a larger SIZE

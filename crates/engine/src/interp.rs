@@ -537,9 +537,6 @@ impl Session {
             K::Unsupported { keyword, text }
                 if matches!(keyword.as_str(), "ENABLE" | "DISABLE")
                     && self.autocommit(|me| me.enable_disable_trigger(keyword, text))? => {}
-            K::Unsupported { keyword, text } if keyword == "REMOVE" => {
-                return Err(crate::files::remove_file_unsupported(text))
-            }
             K::Unsupported { keyword, text } if keyword == "RECONFIGURE" => {
                 crate::config::reconfigure(&self.engine, text, self.trancount)?
             }

@@ -1279,6 +1279,10 @@ pub enum AlterDatabaseAction {
     },
     ModifyFile(FileSpec),
     AddFilegroup(Ident),
+    /// `REMOVE FILE logical_name`.
+    RemoveFile(Ident),
+    /// `REMOVE FILEGROUP name`.
+    RemoveFilegroup(Ident),
     /// `SET opt = v, ... [WITH ROLLBACK IMMEDIATE | NO_WAIT]`: termination kept as text.
     Set {
         options: Vec<OptionSetting>,

@@ -1899,6 +1899,8 @@ impl Display for StatementKind {
                         write!(f, " MODIFY FILE ({})", comma(s))
                     }
                     AlterDatabaseAction::AddFilegroup(g) => write!(f, " ADD FILEGROUP {g}"),
+                    AlterDatabaseAction::RemoveFile(n) => write!(f, " REMOVE FILE {n}"),
+                    AlterDatabaseAction::RemoveFilegroup(g) => write!(f, " REMOVE FILEGROUP {g}"),
                     AlterDatabaseAction::Set {
                         options,
                         termination,

@@ -113,7 +113,8 @@ pub struct Inner {
     /// B-tree object -> (root, last leaf seen as the rightmost): the append fast path
     /// (btree/README S3). Validated under the leaf's EX latch; cleared with `heap_hint`.
     pub btree_hint: Mutex<HashMap<u64, (PageId, PageId), PidHash>>,
-    alloc_rr: AtomicUsize,
+    /// Which file a new extent comes from (README A2).
+    fill: crate::fill::ProportionalFill,
     gam_hint: Vec<AtomicU64>,
     dir_lock: Mutex<()>,
     ckpt_lock: Mutex<()>,
@@ -289,7 +290,7 @@ impl Inner {
             next_txn: AtomicU64::new(1),
             heap_hint: Mutex::new(HashMap::default()),
             btree_hint: Mutex::new(HashMap::default()),
-            alloc_rr: AtomicUsize::new(0),
+            fill: crate::fill::ProportionalFill::new(usize::from(nfiles)),
             gam_hint: (0..nfiles).map(|_| AtomicU64::new(1)).collect(),
             dir_lock: Mutex::new(()),
             ckpt_lock: Mutex::new(()),
@@ -309,6 +310,7 @@ impl Inner {
         }
         drop(data);
         inner.reload_objects()?;
+        inner.count_used_extents();
         if mode == OpenMode::Emergency {
             return Ok((inner, report)); // read-only: no checkpoint, nothing written
         }
@@ -324,6 +326,18 @@ impl Inner {
         }
         inner.checkpoint()?;
         Ok((inner, report))
+    }
+
+    /// Counts each file's extents in use from its GAM page (proportional fill, README A2).
+    /// Best effort: an unreadable GAM (EMERGENCY opens, Msg 824 later) only weights the
+    /// choice of file with 0, so it is not an error here.
+    fn count_used_extents(&self) {
+        for f in &self.pool.files {
+            if let Ok(g) = self.pool.read(PageId::new(f.id, GAM_PAGE)) {
+                self.fill
+                    .set_used(f.id, crate::fill::gam_used_extents(&g[..]));
+            }
+        }
     }
 
     /// Formats a new database: file headers, GAMs, the directory and its IAM.
@@ -769,9 +783,10 @@ impl Inner {
 
     // ------------------------------------------------------------------ allocation
 
-    /// Allocates one extent for object `obj` (proportional fill = round robin over files with
-    /// free extents) and reserves its disk space before setting its GAM bit (storage README
-    /// A5): a file that cannot grow is skipped; if every file is full, Msg 1105.
+    /// Allocates one extent for object `obj` (proportional fill: the first file tried is
+    /// `fill.pick`'s, weighted by free space, README A2) and reserves its disk space before
+    /// setting its GAM bit (storage README A5): a file that cannot grow is skipped; if every
+    /// file is full, Msg 1105.
     ///
     /// # Locking
     /// Latches one GAM page EX. An mtr already holding a GAM latch keeps using that file
@@ -786,7 +801,8 @@ impl Inner {
             v.extend((max + 1)..=n as u16);
             v
         } else {
-            let start = self.alloc_rr.fetch_add(1, Relaxed) % n;
+            let sizes: Vec<u64> = self.pool.files.iter().map(|f| f.size_bytes()).collect();
+            let start = usize::from(self.fill.pick(&sizes)) - 1;
             (0..n).map(|k| ((start + k) % n) as u16 + 1).collect()
         };
         let mut order = order;
@@ -831,6 +847,8 @@ impl Inner {
                     }
                 }
                 mtr.page_mut(gi)[HEADER + (e / 8) as usize] |= 1 << (e % 8);
+                self.fill
+                    .set_used(f, crate::fill::gam_used_extents(mtr.page(gi)));
                 self.gam_hint[(f - 1) as usize].store(e as u64 + 1, Relaxed);
                 return Ok((f, e));
             }
@@ -962,6 +980,7 @@ impl Inner {
             let gi = mtr.latch(PageId::new(f, GAM_PAGE))?;
             if e < GAM_CAP {
                 mtr.page_mut(gi)[HEADER + (e / 8) as usize] &= !(1u8 << (e % 8));
+                self.fill.extent_freed(f);
             }
             let h = &self.gam_hint[(f as usize).saturating_sub(1).min(self.gam_hint.len() - 1)];
             h.fetch_min(e as u64, Relaxed);

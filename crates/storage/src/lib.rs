@@ -7,7 +7,8 @@
 //! * `buffer` — buffer pool: page table, clock eviction, pins, SH/UP/EX latch guards,
 //!   dirty tracking, checkpoint flushing, multi-page read-ahead.
 //! * `wal` — log records, group commit, WAL rule; `mtr` — the one path for logged page changes.
-//! * `db` — directory of objects, allocation (GAM/IAM extents, proportional fill), LOB chains,
+//! * `db` — directory of objects, allocation (GAM/IAM extents; `fill` picks the file by
+//!   proportional fill), LOB chains,
 //!   transactions, checkpoint, ARIES-style recovery.
 //! * `heap`, `btree` — access methods; [`record`] — FixedVar row format helpers.
 //! * `check` — consistency checker.
@@ -38,6 +39,7 @@ pub mod db;
 pub mod dirlock;
 mod file;
 pub mod fileid;
+mod fill;
 pub mod heap;
 mod mtr;
 pub mod objio;
@@ -277,6 +279,22 @@ impl Database {
             })?;
         }
         Ok(())
+    }
+    /// Extents of data file `index` (1-based) that its GAM page marks in use, extent 0 (file
+    /// header and GAM) not counted: 0 = the file is empty (ALTER DATABASE REMOVE FILE's
+    /// Msg 5042 test). Reads the GAM page under a shared latch.
+    pub fn data_file_used_extents(&self, index: u16) -> SqlResult<u64> {
+        if self
+            .inner
+            .pool
+            .files
+            .get(usize::from(index).wrapping_sub(1))
+            .is_none()
+        {
+            return Err(SqlError::internal(format!("no data file {index}")));
+        }
+        let g = self.inner.pool.read(PageId::new(index, db::GAM_PAGE))?;
+        Ok(fill::gam_used_extents(&g[..]))
     }
     /// Per-object I/O counters since the database was opened (objects touched through a
     /// `Heap`/`BTree` handle only), sorted by object id. Diff two snapshots with

@@ -1381,12 +1381,10 @@ impl<'a> Parser<'a> {
                 }
             }
             "COLLATE" => AlterDatabaseAction::Collate(self.parse_ident()?.value),
-            // `REMOVE FILE name` / `REMOVE FILEGROUP name`: not implemented (the engine
-            // answers 40517 naming it rather than a syntax error for valid T-SQL)
-            "REMOVE" if self.kw("FILE") || self.kw("FILEGROUP") => {
-                self.pos -= 1;
-                return Ok(self.parse_unsupported_from_here());
+            "REMOVE" if self.eat_kw("FILEGROUP") => {
+                AlterDatabaseAction::RemoveFilegroup(self.parse_ident()?)
             }
+            "REMOVE" if self.eat_kw("FILE") => AlterDatabaseAction::RemoveFile(self.parse_ident()?),
             "SET" => {
                 let mut options = Vec::new();
                 loop {
