@@ -229,6 +229,9 @@ pub struct Session {
     /// Set by another thread to cancel the running request (an attention); polled by the
     /// interpreter and exec (`cancel_handle`, README "Cancellation").
     pub(crate) cancel: common::CancelToken,
+    /// `(done, total)` of the running statement when it knows its total (BULK INSERT bytes,
+    /// rows a rebuild copies), read by the shell's progress bar (`progress_handle`).
+    pub(crate) progress: common::ProgressMeter,
 }
 
 /// Counters at the start of the current batch (`sys.dm_exec_requests`).
@@ -292,6 +295,7 @@ impl Session {
             trig: Default::default(),
             grant_percent: None,
             cancel: common::CancelToken::new(),
+            progress: common::ProgressMeter::new(),
         }
     }
 
@@ -300,6 +304,12 @@ impl Session {
     /// RPC clears it; after `execute_batch` returns it tells whether the batch was cancelled.
     pub fn cancel_handle(&self) -> common::CancelToken {
         self.cancel.clone()
+    }
+
+    /// The session's progress meter: while a statement with a known total runs (BULK INSERT,
+    /// an index build or table rewrite) `get()` is `Some((done, total))`; any thread may read it.
+    pub fn progress_handle(&self) -> common::ProgressMeter {
+        self.progress.clone()
     }
 
     /// The engine this session belongs to.
