@@ -72,7 +72,7 @@ pub fn bulk_insert_batch(
     loop {
         // an attention stops the load within a few hundred rows; the caller rolls the
         // batch back as for any error
-        if n % crate::table_io::CANCEL_EVERY_ROWS == 0 {
+        if n.is_multiple_of(crate::table_io::CANCEL_EVERY_ROWS) {
             ctx.check_cancel()?;
         }
         if !source.next_row(&mut row)? {

@@ -460,7 +460,7 @@ impl RowLoopWatch<'_> {
     #[inline]
     fn tick(&self, n: &mut u64) -> SqlResult<()> {
         *n += 1;
-        if *n % CANCEL_EVERY_ROWS != 0 {
+        if !n.is_multiple_of(CANCEL_EVERY_ROWS) {
             return Ok(());
         }
         if let Some(p) = self.progress {
