@@ -11,7 +11,8 @@
 //!   editor keeps between lines with rustyline's `buffer-redux` feature).
 //! - Output streams: the table sink flushes each message and result set when stdout is a
 //!   terminal; a statement running longer than 2 s without output shows a progress line on
-//!   standard error (when that is a terminal).
+//!   standard error (when that is a terminal), with a bar when the statement publishes its
+//!   total (`Session::progress_handle`: BULK INSERT, index builds, table rewrites).
 //! - History holds whole batches (with their GO line), saved after each batch; Tab completes
 //!   keywords and the names of the session's databases, objects and columns.
 
@@ -214,19 +215,39 @@ impl Progress {
         }
     }
 
-    fn show(&self, elapsed: Duration) {
+    fn show(&self, elapsed: Duration, known: Option<(u64, u64)>) {
         let _g = self.draw.lock();
         let rows = self.rows.load(Ordering::Relaxed);
+        let bar = known
+            .map(|(done, total)| progress_bar(done, total))
+            .unwrap_or_default();
         let mut e = std::io::stderr().lock();
         let _ = write!(
             e,
-            "\r\x1b[2K-- running {:.1} s, {rows} row{} so far (Ctrl-C cancels)",
+            "\r\x1b[2K-- running {:.1} s, {rows} row{} so far{bar} (Ctrl-C cancels)",
             elapsed.as_secs_f64(),
             if rows == 1 { "" } else { "s" }
         );
         let _ = e.flush();
         self.shown.store(true, Ordering::Relaxed);
     }
+}
+
+/// Cells of the progress bar.
+const BAR_WIDTH: u64 = 30;
+
+/// ` [#####.....]  42%` for a statement that published `(done, total)` (BULK INSERT bytes,
+/// rows of an index build or rewrite). Drawn by hand: one line of ASCII needs no crate.
+fn progress_bar(done: u64, total: u64) -> String {
+    let total = total.max(1);
+    let done = done.min(total);
+    let filled = (done as u128 * BAR_WIDTH as u128 / total as u128) as usize;
+    let pct = done as u128 * 100 / total as u128;
+    format!(
+        " [{}{}] {pct:>3}%",
+        "#".repeat(filled),
+        ".".repeat(BAR_WIDTH as usize - filled)
+    )
 }
 
 /// Runs the batch; meanwhile a thread draws the progress line on standard error (a terminal
@@ -243,6 +264,7 @@ fn run_with_progress(
     }
     let done = Arc::new(AtomicBool::new(false));
     let start = Instant::now();
+    let meter = runner.session.progress_handle();
     let p = progress.clone();
     let d = done.clone();
     let ticker = std::thread::spawn(move || {
@@ -254,7 +276,7 @@ fn run_with_progress(
             }
             let events = p.events.load(Ordering::Relaxed);
             if start.elapsed() >= PROGRESS_AFTER && events == seen {
-                p.show(start.elapsed());
+                p.show(start.elapsed(), meter.get());
             }
             seen = events;
         }
@@ -479,6 +501,23 @@ impl Helper for ShellHelper {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_bar_fills_with_the_done_share() {
+        assert_eq!(progress_bar(0, 200), format!(" [{}]   0%", ".".repeat(30)));
+        assert_eq!(
+            progress_bar(100, 200),
+            format!(" [{}{}]  50%", "#".repeat(15), ".".repeat(15))
+        );
+        assert_eq!(
+            progress_bar(900, 200),
+            format!(" [{}] 100%", "#".repeat(30))
+        );
+        assert_eq!(
+            progress_bar(u64::MAX, u64::MAX),
+            format!(" [{}] 100%", "#".repeat(30))
+        );
+    }
 
     #[test]
     fn a_paste_splits_into_lines() {

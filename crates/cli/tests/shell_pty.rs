@@ -425,3 +425,32 @@ fn sqlcmd_commands_in_the_shell() {
         "the :r line and its GO are one history entry:\n{hist}"
     );
 }
+
+/// A BULK INSERT running past the 2 s threshold shows the progress line with a bar (it knows
+/// its total: the data file's size), the bar moves, and Ctrl-C cancels the load with nothing
+/// loaded.
+#[test]
+fn a_long_bulk_insert_shows_a_progress_bar() {
+    // big enough to run well past 2 s in a debug build (about 45 MB)
+    let rows = 2_000_000u32;
+    let mut sh = Shell::start_with(&[], |dir| {
+        let mut text = String::with_capacity(rows as usize * 24);
+        for i in 0..rows {
+            text.push_str(&format!("{i},bulk row {i}\n"));
+        }
+        std::fs::write(dir.join("big.txt"), text).expect("write data file");
+    });
+    sh.expect("type :help for help", Duration::from_secs(30));
+    sh.batch(&["CREATE TABLE b (id int NOT NULL, note varchar(40) NOT NULL)"]);
+    sh.batch(&[
+        "BULK INSERT b FROM 'big.txt' WITH (FIELDTERMINATOR = ',', ROWTERMINATOR = '0x0a')",
+    ]);
+    sh.expect("-- running ", Duration::from_secs(30));
+    sh.expect(" 0 rows so far [", Duration::from_secs(5));
+    sh.expect("% (Ctrl-C cancels)", Duration::from_secs(5));
+    // the next tick redraws it further along
+    sh.expect("#", Duration::from_secs(10));
+    sh.interrupt();
+    sh.batch(&["SELECT 'loaded=' + CAST(COUNT(*) AS varchar(12)) FROM b"]);
+    sh.expect("loaded=0", Duration::from_secs(20));
+}

@@ -8,6 +8,7 @@
 //! * [`ids`] — identifiers that cross layers (`PageId`, `Lsn`, `ObjectId`).
 //! * [`stack`] — stack growth for recursion over user-shaped trees (no stack overflow).
 //! * [`cancel`] — the cancel flag of a running request (SQL Server's attention).
+//! * [`progress`] — `(done, total)` of the running statement, for the shell's progress bar.
 //! * [`waits`] — the process-wide wait statistics registry behind `sys.dm_os_wait_stats`.
 //!
 //! What does not belong here: anything that knows SQL types (see `types`) or pages (`storage`).
@@ -15,9 +16,11 @@
 pub mod cancel;
 pub mod errors;
 pub mod ids;
+pub mod progress;
 pub mod stack;
 pub mod waits;
 
 pub use cancel::CancelToken;
 pub use errors::{SqlError, SqlResult};
 pub use ids::{FileId, Lsn, ObjectId, PageId, TxnId};
+pub use progress::{ProgressGuard, ProgressMeter};

@@ -389,6 +389,8 @@ struct Loader {
     /// previous row, to verify the promise (4819).
     order: Vec<(usize, bool, types::Collation)>,
     prev_key: Vec<Value>,
+    /// BULK INSERT publishes the bytes consumed here (the file size is its total).
+    progress: Option<common::ProgressMeter>,
 }
 
 /// `ERRORFILE`: rejected rows as they were in the data file, and `<name>.Error.Txt` with one
@@ -543,6 +545,7 @@ impl Loader {
             row_len: 0,
             order: Vec::new(),
             prev_key: Vec::new(),
+            progress: None,
             opts,
         };
         // a UTF-8 byte order mark is not data
@@ -762,6 +765,9 @@ impl Loader {
     fn consume(&mut self) {
         self.reader.start += self.row_len;
         self.row_len = 0;
+        if let Some(p) = &self.progress {
+            p.set_done(self.reader.base + self.reader.start as u64);
+        }
     }
 
     /// Converts the current row's fields into `row`; on failure the (column, kind).
@@ -1281,6 +1287,10 @@ impl Session {
             .collect();
         let mut loader = Loader::open(&b.file, opts, fields)?;
         loader.order = order;
+        // the shell's progress bar: bytes of the data file consumed so far
+        let file_len = std::fs::metadata(&b.file).map(|m| m.len()).unwrap_or(0);
+        let _progress = self.progress.start(file_len);
+        loader.progress = Some(self.progress.clone());
         let per_batch = loader.opts.batch_size > 0 && self.trancount == 0;
         let mut total = 0u64;
         let result = loop {

@@ -1733,8 +1733,19 @@ impl Session {
             return Ok(());
         }
         let db = h.def.name.clone();
+        let cancel = self.cancel.clone();
+        let progress = self.progress.clone();
+        // the total for the shell's bar: a slot count, which reads no records
+        let rows = exec::table_io::TableStore::open(h.store.clone(), table.clone())
+            .and_then(|s| s.count_slots())
+            .unwrap_or(0);
+        let _progress = progress.start(rows);
+        let watch = exec::table_io::RowLoopWatch {
+            cancel: Some(&cancel),
+            progress: Some(&progress),
+        };
         let txn = self.txn_for(&db)?;
-        exec::table_io::build_index(&h.store, txn, table, pos)
+        exec::table_io::build_index_watched(&h.store, txn, table, pos, watch)
     }
 
     /// Moves a table's rows into new storage organised as `new` describes (a clustered index
@@ -1772,7 +1783,9 @@ impl Session {
         } else {
             let src = exec::table_io::TableStore::open(h.store.clone(), old.clone())?;
             let mut rows: Vec<Vec<Value>> = Vec::new();
+            let cancel = self.cancel.clone();
             src.for_each_row(&mut |row, _| {
+                cancel.check()?;
                 let mut r: Vec<Value> = map
                     .iter()
                     .map(|m| m.and_then(|i| row.get(i).cloned()).unwrap_or(Value::Null))
@@ -1786,6 +1799,7 @@ impl Session {
                 Ok(())
             })?;
             for r in rows.iter_mut() {
+                self.cancel.check()?;
                 for (i, e) in computed {
                     let Some(col) = new.columns.get(*i) else {
                         continue;
@@ -1799,16 +1813,23 @@ impl Session {
             }
             Some(rows)
         };
+        let cancel = self.cancel.clone();
+        let progress = self.progress.clone();
+        let watch = exec::table_io::RowLoopWatch {
+            cancel: Some(&cancel),
+            progress: Some(&progress),
+        };
         let txn = self.txn_for(&db)?;
         exec::table_io::create_table_storage(&h.store, txn, &mut new)?;
         let new = Arc::new(new);
         match rows {
             None => {
-                exec::table_io::copy_rows(&h.store, txn, old, &new, map)?;
+                exec::table_io::copy_rows_watched(&h.store, txn, old, &new, map, watch)?;
             }
             Some(rows) => {
                 let mut dst = exec::table_io::TableStore::open(h.store.clone(), new.clone())?;
                 for r in rows {
+                    cancel.check()?;
                     dst.insert_row(txn, &r)?;
                 }
             }

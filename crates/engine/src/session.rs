@@ -240,6 +240,9 @@ pub struct Session {
     /// The lock owner of the session's current transaction (a fresh one after each commit
     /// or rollback, README "Locks").
     pub(crate) lock_owner: crate::locks::OwnerId,
+    /// `(done, total)` of the running statement when it knows its total (BULK INSERT bytes,
+    /// rows a rebuild copies), read by the shell's progress bar (`progress_handle`).
+    pub(crate) progress: common::ProgressMeter,
 }
 
 /// Counters at the start of the current batch (`sys.dm_exec_requests`).
@@ -306,6 +309,7 @@ impl Session {
             cancel: common::CancelToken::new(),
             principal: Default::default(),
             lock_owner: engine_locks.new_owner(),
+            progress: common::ProgressMeter::new(),
         }
     }
 
@@ -314,6 +318,12 @@ impl Session {
     /// RPC clears it; after `execute_batch` returns it tells whether the batch was cancelled.
     pub fn cancel_handle(&self) -> common::CancelToken {
         self.cancel.clone()
+    }
+
+    /// The session's progress meter: while a statement with a known total runs (BULK INSERT,
+    /// an index build or table rewrite) `get()` is `Some((done, total))`; any thread may read it.
+    pub fn progress_handle(&self) -> common::ProgressMeter {
+        self.progress.clone()
     }
 
     /// The engine this session belongs to.

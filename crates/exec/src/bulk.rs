@@ -68,7 +68,15 @@ pub fn bulk_insert_batch(
         .any(|c| matches!(c, InsertColumn::Computed(_)));
     let mut row = vec![Value::Null; table.columns.len()];
     let mut n = 0u64;
-    while source.next_row(&mut row)? {
+    loop {
+        // an attention stops the load within a few hundred rows; the caller rolls the
+        // batch back as for any error
+        if n.is_multiple_of(crate::table_io::CANCEL_EVERY_ROWS) {
+            ctx.check_cancel()?;
+        }
+        if !source.next_row(&mut row)? {
+            break;
+        }
         for (c, ic) in target.columns.iter().enumerate() {
             match ic {
                 InsertColumn::Source(_) => {

@@ -65,6 +65,12 @@ impl<'e> ExecCtx<'e> {
     /// page by scans, per row by the loops that can spin without reading pages (nested loops
     /// inner side, table functions, recursive CTE levels, the plan's driving loop), so a
     /// cancel stops any plan within milliseconds.
+    /// The request's cancel flag, for loops below exec that poll it themselves (the COUNT(*)
+    /// slot-count path in storage).
+    pub fn cancel_token(&self) -> Option<&common::CancelToken> {
+        self.cancel.as_ref()
+    }
+
     #[inline]
     pub fn check_cancel(&self) -> SqlResult<()> {
         match &self.cancel {

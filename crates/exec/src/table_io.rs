@@ -351,6 +351,19 @@ impl TableStore {
         }
     }
 
+    /// Number of rows from the pages' slot counts (records are not read): cheap enough to size
+    /// a progress bar before a full pass.
+    pub fn count_slots(&self) -> SqlResult<u64> {
+        if let Some(heap) = &self.heap {
+            heap.scan()?.count()
+        } else if let Some((_, bt)) = &self.clustered {
+            bt.range(Bound::Unbounded, Bound::Unbounded, ScanDirection::Forward)?
+                .count()
+        } else {
+            Ok(0)
+        }
+    }
+
     /// Calls `f(row, locator)` for every row in storage order.
     pub fn for_each_row(&self, f: &mut RowVisitor<'_>) -> SqlResult<()> {
         let mut batch = RowBatch::new();
@@ -467,6 +480,52 @@ pub fn build_index(
     table: &Arc<TableDef>,
     pos: usize,
 ) -> SqlResult<()> {
+    build_index_watched(db, txn, table, pos, RowLoopWatch::default())
+}
+
+/// How many rows a row-at-a-time DDL loop (index build, table rewrite) processes between two
+/// polls of its cancel token: a relaxed load per row would do, but this keeps the check out of
+/// the profile while still stopping within a few milliseconds.
+pub const CANCEL_EVERY_ROWS: u64 = 256;
+
+/// What a long row loop outside a plan (index build, table rewrite) reports to and hears
+/// from its session: the cancel flag it polls and the progress meter it publishes rows to.
+#[derive(Clone, Copy, Default)]
+pub struct RowLoopWatch<'a> {
+    pub cancel: Option<&'a common::CancelToken>,
+    pub progress: Option<&'a common::ProgressMeter>,
+}
+
+impl RowLoopWatch<'_> {
+    /// Counts one row (`n`); every [`CANCEL_EVERY_ROWS`] rows polls the cancel flag and
+    /// publishes `n` as done.
+    #[inline]
+    fn tick(&self, n: &mut u64) -> SqlResult<()> {
+        *n += 1;
+        if !n.is_multiple_of(CANCEL_EVERY_ROWS) {
+            return Ok(());
+        }
+        if let Some(p) = self.progress {
+            p.set_done(*n);
+        }
+        match self.cancel {
+            Some(c) => c.check(),
+            None => Ok(()),
+        }
+    }
+}
+
+/// [`build_index`] that stops with the attention error once `watch.cancel` is set (the
+/// caller's statement rollback then removes the half-built index) and publishes the rows read
+/// to `watch.progress` (whose total the caller set).
+pub fn build_index_watched(
+    db: &Arc<Database>,
+    txn: &mut Txn,
+    table: &Arc<TableDef>,
+    pos: usize,
+    watch: RowLoopWatch<'_>,
+) -> SqlResult<()> {
+    let mut polled = 0u64;
     let ix = table
         .indexes
         .get(pos)
@@ -492,6 +551,7 @@ pub fn build_index(
     let mut key = Vec::new();
     let mut val = Vec::new();
     store.for_each_row(&mut |row, locator| {
+        watch.tick(&mut polled)?;
         key.clear();
         encode_index_key(table, &ix, row, &mut key)?;
         if !ix.unique {
@@ -530,9 +590,29 @@ pub fn copy_rows(
     to: &Arc<TableDef>,
     map: &[Option<usize>],
 ) -> SqlResult<u64> {
+    copy_rows_watched(db, txn, from, to, map, RowLoopWatch::default())
+}
+
+/// [`copy_rows`] that stops with the attention error once `watch.cancel` is set; once the
+/// rows are read it starts `watch.progress` with their number and publishes the rows written.
+pub fn copy_rows_watched(
+    db: &Arc<Database>,
+    txn: &mut Txn,
+    from: &Arc<TableDef>,
+    to: &Arc<TableDef>,
+    map: &[Option<usize>],
+    watch: RowLoopWatch<'_>,
+) -> SqlResult<u64> {
+    let mut polled = 0u64;
     let src = TableStore::open(db.clone(), from.clone())?;
     let mut rows: Vec<Vec<Value>> = Vec::new();
+    // reading: no known total yet, so only the cancel flag is polled
+    let reading = RowLoopWatch {
+        progress: None,
+        ..watch
+    };
     src.for_each_row(&mut |row, _| {
+        reading.tick(&mut polled)?;
         rows.push(
             map.iter()
                 .map(|m| m.and_then(|i| row.get(i).cloned()).unwrap_or(Value::Null))
@@ -542,7 +622,10 @@ pub fn copy_rows(
     })?;
     let mut dst = TableStore::open(db.clone(), to.clone())?;
     let n = rows.len() as u64;
+    let _progress = watch.progress.map(|p| p.start(n));
+    polled = 0;
     for r in rows {
+        watch.tick(&mut polled)?;
         dst.insert_row(txn, &r)?;
     }
     Ok(n)

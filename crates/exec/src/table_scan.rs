@@ -214,7 +214,7 @@ impl Operator for TableScan<'_> {
         self.deferred = None;
     }
 
-    fn count_rows(&mut self, _ctx: &mut ExecCtx) -> SqlResult<Option<u64>> {
+    fn count_rows(&mut self, ctx: &mut ExecCtx) -> SqlResult<Option<u64>> {
         // counting from slot arrays reads rows without their locks
         if self.predicate.is_some() || self.locker.as_ref().is_some_and(|l| l.rows_need_locks()) {
             return Ok(None);
@@ -222,9 +222,10 @@ impl Operator for TableScan<'_> {
         let packed = self.packed_width();
         let mut n = (self.rows.len() / packed).saturating_sub(self.pos) as u64;
         if self.more {
+            let cancel = ctx.cancel_token();
             n += match &mut self.cursor {
-                Cursor::Heap(s) => s.count()?,
-                Cursor::BTree(s) => s.count()?,
+                Cursor::Heap(s) => s.count_cancellable(cancel)?,
+                Cursor::BTree(s) => s.count_cancellable(cancel)?,
                 Cursor::None => 0,
             };
         }

@@ -498,8 +498,13 @@ impl HeapScan {
     /// Counts the rows not returned yet from the pages' slot arrays (records are not read)
     /// and ends the scan.
     pub fn count(&mut self) -> SqlResult<u64> {
+        self.count_cancellable(None)
+    }
+    /// [`Self::count`] that stops with the attention error once `cancel` is set.
+    pub fn count_cancellable(&mut self, cancel: Option<&common::CancelToken>) -> SqlResult<u64> {
         let m = self.db.meta(self.id.0)?;
-        self.io.attribute(0, || self.scan.count(&self.db, &m))
+        self.io
+            .attribute(0, || self.scan.count(&self.db, &m, cancel))
     }
 }
 
@@ -653,8 +658,13 @@ impl BTreeScan {
     /// Counts the entries left in the range (whole leaves by their slot count; values are
     /// not read) and ends the scan.
     pub fn count(&mut self) -> SqlResult<u64> {
+        self.count_cancellable(None)
+    }
+    /// [`Self::count`] that stops with the attention error once `cancel` is set.
+    pub fn count_cancellable(&mut self, cancel: Option<&common::CancelToken>) -> SqlResult<u64> {
         let m = self.db.meta(self.id.0)?;
-        self.io.attribute(0, || self.scan.count(&self.db, &m))
+        self.io
+            .attribute(0, || self.scan.count(&self.db, &m, cancel))
     }
 }
 

@@ -66,6 +66,13 @@ fn heap_visit_and_count() {
     assert_eq!(want.len(), 3000 - 3000_usize.div_ceil(7));
     assert_eq!(visits_heap(&mut heap.scan().unwrap()), want);
     assert_eq!(heap.scan().unwrap().count().unwrap(), want.len() as u64);
+    // a cancelled request stops the slot-count path with the attention error (3617)
+    let cancel = common::CancelToken::new();
+    let n = heap.scan().unwrap().count_cancellable(Some(&cancel));
+    assert_eq!(n.unwrap(), want.len() as u64);
+    cancel.cancel();
+    let e = heap.scan().unwrap().count_cancellable(Some(&cancel));
+    assert!(e.is_err_and(|e| e.is_attention()));
     // count after a partial visit counts the rest only; mixing with next_batch continues
     let mut s = heap.scan().unwrap();
     let mut seen = 0u64;
@@ -145,6 +152,13 @@ fn btree_visit_and_count() {
             assert_eq!(got, want, "{lo:?} {hi:?} {dir:?}");
             let n = bt.range(lo, hi, dir).unwrap().count().unwrap();
             assert_eq!(n, want.len() as u64, "{lo:?} {hi:?} {dir:?}");
+            let cancel = common::CancelToken::new();
+            cancel.cancel();
+            let e = bt
+                .range(lo, hi, dir)
+                .unwrap()
+                .count_cancellable(Some(&cancel));
+            assert!(e.is_err_and(|e| e.is_attention()), "{lo:?} {hi:?} {dir:?}");
             // partially consumed, then counted
             let mut s = bt.range(lo, hi, dir).unwrap();
             let mut seen = 0u64;

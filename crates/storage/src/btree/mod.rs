@@ -671,8 +671,8 @@ enum Sink<'a, 'b> {
     Batch(&'a mut RowBatch),
     /// Calls the visitor on the latched leaf (one leaf per call; a LOB value ends the call).
     Visit(&'a mut Visitor<'b>),
-    /// Counts to the end of the range.
-    Count(u64),
+    /// Counts to the end of the range, polling the cancel token (if any) at each leaf.
+    Count(u64, Option<&'a common::CancelToken>),
 }
 
 /// The in-row value of a leaf entry; None for a LOB reference.
@@ -773,17 +773,23 @@ impl Scan {
         }
     }
 
-    /// Counts the entries left in the range without reading values, and ends the scan.
-    pub fn count(&mut self, db: &Inner, m: &ObjMeta) -> SqlResult<u64> {
+    /// Counts the entries left in the range without reading values, and ends the scan; stops
+    /// with the attention error once `cancel` is set (polled per leaf).
+    pub fn count(
+        &mut self,
+        db: &Inner,
+        m: &ObjMeta,
+        cancel: Option<&common::CancelToken>,
+    ) -> SqlResult<u64> {
         if self.done {
             return Ok(0);
         }
         match self.dir {
             ScanDirection::Forward => {
-                let mut sink = Sink::Count(0);
+                let mut sink = Sink::Count(0, cancel);
                 self.forward(db, m, &mut sink)?;
                 Ok(match sink {
-                    Sink::Count(n) => n,
+                    Sink::Count(n, _) => n,
                     _ => 0,
                 })
             }
@@ -791,6 +797,9 @@ impl Scan {
                 let mut out = RowBatch::new();
                 let mut n = 0u64;
                 loop {
+                    if let Some(c) = cancel {
+                        c.check()?;
+                    }
                     out.clear();
                     let more = self.backward(db, m, &mut out)?;
                     n += out.len() as u64;
@@ -889,7 +898,10 @@ impl Scan {
             let mut got: Option<usize> = None;
             let mut lob: Option<(Vec<u8>, Vec<u8>)> = None;
             let mut from = start;
-            if let Sink::Count(c) = sink {
+            if let Sink::Count(c, cancel) = sink {
+                if let Some(t) = cancel {
+                    t.check()?;
+                }
                 // whole leaf inside the range: count slots without reading entries
                 if n > start {
                     let lastk = leaf_key(page::rec_checked(&g, pid, n - 1)?)
@@ -922,7 +934,7 @@ impl Scan {
                             break;
                         }
                     },
-                    Sink::Count(c) => *c += 1,
+                    Sink::Count(c, _) => *c += 1,
                 }
                 got = Some(i);
             }
@@ -947,7 +959,7 @@ impl Scan {
                     }
                     return Ok(true);
                 }
-                if !matches!(sink, Sink::Count(_)) {
+                if !matches!(sink, Sink::Count(..)) {
                     return Ok(true);
                 }
             }

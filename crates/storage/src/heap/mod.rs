@@ -362,10 +362,19 @@ impl Scan {
     }
 
     /// Counts the rows not visited yet (slot array only: records are neither read nor
-    /// copied) and ends the scan.
-    pub fn count(&mut self, db: &Inner, m: &ObjMeta) -> SqlResult<u64> {
+    /// copied) and ends the scan; stops with the attention error once `cancel` is set (polled
+    /// per page).
+    pub fn count(
+        &mut self,
+        db: &Inner,
+        m: &ObjMeta,
+        cancel: Option<&common::CancelToken>,
+    ) -> SqlResult<u64> {
         let mut n = 0u64;
         while let Some((k, start)) = self.next_page(db)? {
+            if let Some(c) = cancel {
+                c.check()?;
+            }
             let pid = self.pages[k];
             let g = db.pool.read(pid)?;
             if !scanned_page_has_rows(&g, pid, m)? {
