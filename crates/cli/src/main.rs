@@ -4,7 +4,7 @@
 //! latchkey [--data DIR] [-d DATABASE] [-i FILE[,FILE]...]... [-Q TEXT | -q TEXT] [-o FILE]
 //!          [-v NAME=VALUE...] [-b] [-e] [-I] [-x] [-W] [-s SEP] [-h N] [-w N] [-y N] [-Y N]
 //!          [-t SECONDS] [--format table|csv|jsonl] [-?]
-//! latchkey serve            (reserved: the TDS server is not implemented yet)
+//! latchkey serve [--port 1433] [--listen ADDR] [--tls-cert F --tls-key F]   (the TDS server)
 //! ```
 //!
 //! The flags are sqlcmd's where they overlap (see crates/cli/README.md). Batches are separated
@@ -19,6 +19,7 @@ mod login;
 mod output;
 mod runner;
 mod script;
+mod serve;
 mod shell;
 mod termwidth;
 mod vars;
@@ -131,8 +132,8 @@ struct Args {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Run the TDS server (not implemented yet).
-    Serve,
+    /// Run the TDS server (`latchkey serve --help` for the options).
+    Serve(serve::ServeArgs),
     /// Copy rows between a table or query and a data file, as the bcp utility does
     /// (`latchkey bcp TABLE out FILE -c`; `latchkey bcp --help` for the options).
     #[command(disable_help_flag = true)]
@@ -306,9 +307,13 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let args = Args::parse();
-    if let Some(Command::Serve) = args.command {
-        eprintln!("latchkey serve: the TDS server is not yet implemented");
-        return ExitCode::from(2);
+    if let Some(Command::Serve(serve_args)) = &args.command {
+        ignore_file_size_signal();
+        let config = EngineConfig {
+            read_latency_ms: args.io_latency_ms.map(|ms| ms.min(10_000)),
+            ..EngineConfig::default()
+        };
+        return serve::run(serve_args, &data_dir(args.data.clone()), config);
     }
     if let Some(Command::Bcp { args: bcp_args }) = &args.command {
         return bcp::run(bcp_args, &data_dir(args.data.clone()));

@@ -853,3 +853,34 @@ impl Catalog for Session {
         cat.schema_by_id(id).map(|s| s.name.clone())
     }
 }
+
+impl Session {
+    /// `sp_reset_connection` (the TDS RESETCONNECTION status bit of a pooled connection's next
+    /// request): rolls back the open transaction unless `keep_transaction`
+    /// (RESETCONNECTIONSKIPTRAN), drops the session's #temp tables, and restores the SET
+    /// options, variables, error state and the login's database.
+    pub fn reset_connection(&mut self, keep_transaction: bool, database: &str) {
+        if !keep_transaction {
+            self.trancount = 0;
+            self.tran_name = None;
+            if !self.txns.is_empty() {
+                let _ = self.abort_all();
+            }
+        }
+        if self.trancount == 0 {
+            self.drop_temp_tables();
+        }
+        self.options = SessionOptions::default();
+        self.frames = vec![Frame::default()];
+        self.caught.clear();
+        self.try_depth = 0;
+        self.modules.clear();
+        self.rowcount = 0;
+        self.error = 0;
+        self.last_identity = None;
+        self.scope_identity = None;
+        if self.engine.database(database).is_some() {
+            self.database = database.to_string();
+        }
+    }
+}

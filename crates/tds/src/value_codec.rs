@@ -331,7 +331,8 @@ fn encode_payload(out: &mut Vec<u8>, ti: &TypeInfo, v: &Value) -> TdsResult<()> 
         }
         (DataType::SmallDateTime, Value::SmallDateTime { days, ticks }) => {
             check_ticks(*ticks, "smalldatetime")?;
-            let mut minutes = (ticks + TICKS_PER_MIN / 2) / TICKS_PER_MIN;
+            // SQL Server rounds seconds >= 29.999 up to the next minute.
+            let mut minutes = (ticks + 30 * datetime::TICKS_PER_SEC - 10_000) / TICKS_PER_MIN;
             let mut days = *days;
             if minutes >= 1440 {
                 minutes -= 1440;

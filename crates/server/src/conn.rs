@@ -1,0 +1,673 @@
+//! One connection: the handshake (PRELOGIN, TLS, LOGIN7, authentication, LOGINACK) and then the
+//! request loop. States: `PreLogin` → (`TlsHandshake`) → `Login` → `LoggedIn` (requests) →
+//! closed. The session thread runs requests; the reader thread (spawned after login) feeds it
+//! whole messages through a channel and turns attention packets into cancels.
+
+use std::io::{self, Write};
+use std::net::{Shutdown, SocketAddr, TcpStream};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+
+use common::SqlError;
+use engine::{CollectSink, Session};
+use tds::batch::{SqlBatch, TmMessage, TmRequest};
+use tds::login7::{self, Login7};
+use tds::packet::{self, ptype, Assembled, Message, MessageReader, PacketWriter};
+use tds::prelogin::{encryption, PreLogin};
+use tds::tokens::{self, cur_cmd, done_status, token, Done, EnvChange, LoginAck, MessageToken};
+
+use crate::sink::{message_token, TdsSink, SERVER_NAME};
+use crate::transport::{ReadHalf, SharedTls, WriteHalf};
+use crate::Shared;
+
+/// SQL Server 2019 RTM (15.0.2000): PRELOGIN VERSION and LOGINACK's program version.
+const PRODUCT_VERSION: [u8; 4] = [15, 0, 0x07, 0xD0];
+/// The largest handshake message (PRELOGIN, LOGIN7) accepted before login.
+const MAX_HANDSHAKE_MESSAGE: usize = 128 * 1024;
+/// SQL_Latin1_General_CP1_CI_AS.
+const COLLATION: [u8; 5] = [0x09, 0x04, 0xD0, 0x00, 0x34];
+const TDS72: u32 = 0x7209_0002;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Encryption {
+    None,
+    /// Only LOGIN7 travels encrypted.
+    LoginOnly,
+    Full,
+}
+
+fn protocol(msg: impl Into<String>) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, msg.into())
+}
+
+/// Reads one whole message from `r`.
+fn read_message<R: io::Read>(r: &mut R, max: usize) -> io::Result<Message> {
+    let mut asm = MessageReader::new(max);
+    loop {
+        let (h, p) = packet::read_packet(r, packet::MAX_PACKET_SIZE)?
+            .ok_or_else(|| io::Error::from(io::ErrorKind::UnexpectedEof))?;
+        match asm.push(&h, &p).map_err(packet::to_io)? {
+            Assembled::Message(m) => return Ok(m),
+            Assembled::Partial | Assembled::Ignored => {}
+        }
+    }
+}
+
+/// Serves one accepted connection until it closes.
+pub(crate) fn serve(sock: TcpStream, peer: SocketAddr, id: u64, sh: &Arc<Shared>) {
+    match handshake(sock, peer, id, sh) {
+        Ok(Some(c)) => c.run(),
+        Ok(None) => {}
+        Err(e) => {
+            if e.kind() != io::ErrorKind::UnexpectedEof {
+                sh.log
+                    .line(&format!("connection from {peer} closed during login: {e}"));
+            }
+        }
+    }
+}
+
+struct Connection {
+    sh: Arc<Shared>,
+    id: u64,
+    sock: TcpStream,
+    tls: Option<SharedTls>,
+    session: Session,
+    /// The login's database (restored by a connection reset).
+    login_database: String,
+    packet_size: usize,
+    /// The transaction descriptor of the open transaction (0: none), echoed by the client.
+    descriptor: u64,
+    next_descriptor: u64,
+    /// Attentions already answered by the DONE of the request they cancelled.
+    attentions_answered: u32,
+}
+
+fn handshake(
+    mut sock: TcpStream,
+    peer: SocketAddr,
+    id: u64,
+    sh: &Arc<Shared>,
+) -> io::Result<Option<Connection>> {
+    let first = read_message(&mut sock, MAX_HANDSHAKE_MESSAGE)?;
+    let mut enc = Encryption::None;
+    let login_msg = match first.ptype {
+        ptype::PRELOGIN => {
+            let pre = PreLogin::parse(&first.payload).map_err(packet::to_io)?;
+            let client = pre.encryption.unwrap_or(encryption::OFF);
+            let answer = match (&sh.config.tls, client) {
+                (None, _) | (_, encryption::NOT_SUP) => encryption::NOT_SUP,
+                (Some(_), encryption::OFF) => {
+                    enc = Encryption::LoginOnly;
+                    encryption::OFF
+                }
+                (Some(_), _) => {
+                    enc = Encryption::Full;
+                    encryption::ON
+                }
+            };
+            let reply = PreLogin {
+                version: Some((PRODUCT_VERSION, 0)),
+                encryption: Some(answer),
+                instance: Some(Vec::new()),
+                thread_id: None,
+                mars: Some(0),
+                trace_id: None,
+                fed_auth_required: pre.fed_auth_required.map(|_| 0),
+                nonce: None,
+            };
+            let bytes = packet::encode_message(
+                ptype::TABULAR_RESULT,
+                0,
+                &reply.encode(),
+                packet::DEFAULT_PACKET_SIZE,
+            );
+            sock.write_all(&bytes)?;
+            if client == encryption::REQ || client == encryption::ON {
+                if sh.config.tls.is_none() {
+                    // The client requires encryption the server cannot give: it closes.
+                    return Ok(None);
+                }
+            }
+            None
+        }
+        ptype::LOGIN7 => Some(first),
+        other => {
+            return Err(protocol(format!(
+                "first packet of type {other:#04x} (expected PRELOGIN or LOGIN7)"
+            )))
+        }
+    };
+    let mut tls: Option<SharedTls> = None;
+    if let (Some(cfg), true) = (&sh.config.tls, enc != Encryption::None) {
+        let conn = crate::tls::handshake(&mut sock, cfg)?;
+        tls = Some(Arc::new(Mutex::new(conn)));
+    }
+    let login_msg = match login_msg {
+        Some(m) => m,
+        None => {
+            let mut r = ReadHalf::new(&sock, tls.clone())?;
+            read_message(&mut r, MAX_HANDSHAKE_MESSAGE)?
+        }
+    };
+    if enc == Encryption::LoginOnly {
+        tls = None;
+    }
+    if login_msg.ptype != ptype::LOGIN7 {
+        return Err(protocol(format!(
+            "packet of type {:#04x} where LOGIN7 was expected",
+            login_msg.ptype
+        )));
+    }
+    let login = Login7::parse(&login_msg.payload).map_err(packet::to_io)?;
+    let mut w = WriteHalf::new(&sock, tls.clone())?;
+    let mut pw = PacketWriter::new(ptype::TABULAR_RESULT, packet::DEFAULT_PACKET_SIZE, 0);
+    let fail = |pw: &mut PacketWriter, w: &mut WriteHalf, reason: &str, extra: Option<SqlError>| {
+        sh.log.line(&format!(
+            "Login failed for user '{}'. Reason: {reason} [CLIENT: {}]",
+            login.user_name,
+            peer.ip()
+        ));
+        if let Some(e) = extra {
+            tokens::error(pw.buf(), &message_token(&e));
+        }
+        let e = login_failed(&login.user_name);
+        tokens::error(pw.buf(), &message_token(&e));
+        tokens::done(
+            pw.buf(),
+            token::DONE,
+            &Done {
+                status: done_status::ERROR,
+                cur_cmd: 0,
+                row_count: 0,
+            },
+        );
+        let _ = pw.finish(w);
+    };
+    if login.tds_version < TDS72 {
+        fail(
+            &mut pw,
+            &mut w,
+            &format!("TDS version {:#010x} is older than 7.2", login.tds_version),
+            None,
+        );
+        return Ok(None);
+    }
+    if login.option_flags2 & login7::OPTION2_INTEGRATED_SECURITY != 0 || !login.sspi.is_empty() {
+        fail(
+            &mut pw,
+            &mut w,
+            "Windows authentication is not supported; use a SQL Server login",
+            None,
+        );
+        return Ok(None);
+    }
+    if let Err(reason) = authenticate(sh, &login.user_name, &login.password) {
+        fail(&mut pw, &mut w, &reason, None);
+        return Ok(None);
+    }
+    let mut session = Session::new(sh.engine.clone());
+    session.set_login(&login.user_name);
+    if !login.database.is_empty() {
+        let mut c = CollectSink::new();
+        session.execute_batch(
+            &format!("USE [{}]", login.database.replace(']', "]]")),
+            &mut c,
+        );
+        if !c.errors().is_empty() {
+            let e = SqlError::custom(
+                4060,
+                11,
+                1,
+                format!(
+                    "Cannot open database \"{}\" requested by the login. The login failed.",
+                    login.database
+                ),
+            );
+            fail(
+                &mut pw,
+                &mut w,
+                &format!(
+                    "Failed to open the explicitly specified database '{}'.",
+                    login.database
+                ),
+                Some(e),
+            );
+            return Ok(None);
+        }
+    }
+    let requested = login.packet_size as usize;
+    let packet_size = if requested == 0 {
+        packet::DEFAULT_PACKET_SIZE
+    } else {
+        requested.clamp(packet::MIN_PACKET_SIZE, packet::MAX_PACKET_SIZE)
+    };
+    let database = session.database().to_string();
+    let b = pw.buf();
+    tokens::env_change(
+        b,
+        &EnvChange::Database {
+            new: database.clone(),
+            old: "master".into(),
+        },
+    );
+    tokens::info(
+        b,
+        &info(
+            5701,
+            2,
+            &format!("Changed database context to '{database}'."),
+        ),
+    );
+    tokens::env_change(
+        b,
+        &EnvChange::SqlCollation {
+            new: COLLATION.to_vec(),
+            old: Vec::new(),
+        },
+    );
+    tokens::env_change(
+        b,
+        &EnvChange::Language {
+            new: "us_english".into(),
+            old: String::new(),
+        },
+    );
+    tokens::info(b, &info(5703, 1, "Changed language setting to us_english."));
+    tokens::login_ack(
+        b,
+        &LoginAck {
+            interface: tokens::INTERFACE_TSQL,
+            tds_version: login.tds_version.min(login7::TDS74),
+            prog_name: "Microsoft SQL Server".into(),
+            prog_version: PRODUCT_VERSION,
+        },
+    );
+    if login.option_flags3 & login7::OPTION3_EXTENSION != 0 {
+        // UTF8_SUPPORT is acknowledged as "not supported": latchkey's collation is Latin1.
+        let acks: Vec<(u8, Vec<u8>)> = login
+            .feature(login7::feature::UTF8_SUPPORT)
+            .map(|_| vec![(login7::feature::UTF8_SUPPORT, vec![0])])
+            .unwrap_or_default();
+        tokens::feature_ext_ack(b, &acks);
+    }
+    tokens::env_change(
+        b,
+        &EnvChange::PacketSize {
+            new: packet_size as u32,
+            old: packet::DEFAULT_PACKET_SIZE as u32,
+        },
+    );
+    tokens::done(b, token::DONE, &Done::default());
+    pw.finish(&mut w)?;
+    sh.set_cancel(id, session.cancel_handle());
+    Ok(Some(Connection {
+        sh: sh.clone(),
+        id,
+        sock,
+        tls,
+        session,
+        login_database: database,
+        packet_size,
+        descriptor: 0,
+        next_descriptor: 1,
+        attentions_answered: 0,
+    }))
+}
+
+fn info(number: i32, state: u8, text: &str) -> MessageToken {
+    MessageToken {
+        number,
+        state,
+        class: 0,
+        text: text.into(),
+        server: SERVER_NAME.into(),
+        procedure: String::new(),
+        line: 0,
+    }
+}
+
+/// Msg 18456: the only thing a client learns about a failed login.
+fn login_failed(user: &str) -> SqlError {
+    SqlError::custom(18456, 14, 1, format!("Login failed for user '{user}'."))
+}
+
+/// Checks a SQL Server login. `Err`: the reason, for the error log only.
+fn authenticate(sh: &Shared, user: &str, password: &str) -> Result<(), String> {
+    sh.authenticate(user, password)
+}
+
+/// What the reader thread hands the session thread.
+enum Incoming {
+    Message(Message),
+    Attention,
+    Closed(Option<io::Error>),
+}
+
+fn reader_loop(
+    mut r: ReadHalf,
+    max_message: usize,
+    cancel: common::CancelToken,
+    tx: mpsc::Sender<Incoming>,
+) {
+    let mut asm = MessageReader::new(max_message);
+    loop {
+        let (h, p) = match packet::read_packet(&mut r, packet::MAX_PACKET_SIZE) {
+            Ok(Some(x)) => x,
+            Ok(None) => {
+                let _ = tx.send(Incoming::Closed(None));
+                return;
+            }
+            Err(e) => {
+                cancel.cancel();
+                let _ = tx.send(Incoming::Closed(Some(e)));
+                return;
+            }
+        };
+        if h.ptype == ptype::ATTENTION {
+            // An attention (also a zero-length one) cancels whatever runs; a message being
+            // reassembled is abandoned.
+            cancel.cancel();
+            asm = MessageReader::new(max_message);
+            if tx.send(Incoming::Attention).is_err() {
+                return;
+            }
+            continue;
+        }
+        match asm.push(&h, &p) {
+            Ok(Assembled::Message(m)) => {
+                if tx.send(Incoming::Message(m)).is_err() {
+                    return;
+                }
+            }
+            Ok(_) => {}
+            Err(e) => {
+                cancel.cancel();
+                let _ = tx.send(Incoming::Closed(Some(packet::to_io(e))));
+                return;
+            }
+        }
+    }
+}
+
+impl Connection {
+    fn run(mut self) {
+        let (tx, rx) = mpsc::channel();
+        let reader = match ReadHalf::new(&self.sock, self.tls.clone()) {
+            Ok(r) => r,
+            Err(_) => return,
+        };
+        let cancel = self.session.cancel_handle();
+        let max = self.sh.config.max_message_bytes;
+        let rt = std::thread::Builder::new()
+            .name(format!("tds-read-{}", self.id))
+            .spawn(move || reader_loop(reader, max, cancel, tx));
+        if rt.is_err() {
+            return;
+        }
+        let mut w = match WriteHalf::new(&self.sock, self.tls.clone()) {
+            Ok(w) => w,
+            Err(_) => return,
+        };
+        let spid = self.session.spid().clamp(0, u16::MAX as i32) as u16;
+        let mut pw = PacketWriter::new(ptype::TABULAR_RESULT, self.packet_size, spid);
+        while let Ok(inc) = rx.recv() {
+            match inc {
+                Incoming::Closed(e) => {
+                    if let Some(e) = e {
+                        self.sh
+                            .log
+                            .line(&format!("spid {spid}: connection closed: {e}"));
+                    }
+                    break;
+                }
+                Incoming::Attention => {
+                    if self.attentions_answered > 0 {
+                        self.attentions_answered -= 1;
+                        continue;
+                    }
+                    pw.buf().clear();
+                    tokens::done(
+                        pw.buf(),
+                        token::DONE,
+                        &Done {
+                            status: done_status::ATTN,
+                            cur_cmd: 0,
+                            row_count: 0,
+                        },
+                    );
+                    if pw.finish(&mut w).is_err() {
+                        break;
+                    }
+                }
+                Incoming::Message(m) => {
+                    let r = catch_unwind(AssertUnwindSafe(|| self.request(&m, &mut pw, &mut w)));
+                    match r {
+                        Ok(Ok(())) => {}
+                        Ok(Err(e)) => {
+                            self.sh
+                                .log
+                                .line(&format!("spid {spid}: closing connection: {e}"));
+                            break;
+                        }
+                        Err(p) => {
+                            let what = p
+                                .downcast_ref::<&str>()
+                                .map(|s| s.to_string())
+                                .or_else(|| p.downcast_ref::<String>().cloned())
+                                .unwrap_or_default();
+                            self.sh.log.line(&format!(
+                                "spid {spid}: a request panicked ({what}); its transaction is rolled back and the connection closed"
+                            ));
+                            self.panicked(&mut pw, &mut w);
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        let _ = self.sock.shutdown(Shutdown::Both);
+        // Dropping the session rolls back its transaction and drops its #temp tables.
+    }
+
+    /// After a panic: a severity-20 error ends the connection.
+    fn panicked(&mut self, pw: &mut PacketWriter, w: &mut WriteHalf) {
+        pw.buf().clear();
+        let e = SqlError::custom(
+            3624,
+            20,
+            1,
+            "A system assertion check has failed. Check the SQL Server error log for details. Typically, an assertion failure is caused by a software bug or data corruption. To check for database corruption, consider running DBCC CHECKDB.",
+        );
+        tokens::error(pw.buf(), &message_token(&e));
+        tokens::done(
+            pw.buf(),
+            token::DONE,
+            &Done {
+                status: done_status::ERROR | done_status::SRVERROR,
+                cur_cmd: 0,
+                row_count: 0,
+            },
+        );
+        let _ = pw.finish(w);
+    }
+
+    fn request(&mut self, m: &Message, pw: &mut PacketWriter, w: &mut WriteHalf) -> io::Result<()> {
+        let reset = m.reset_connection() || m.reset_connection_skip_tran();
+        if reset {
+            let keep = m.reset_connection_skip_tran() && !m.reset_connection();
+            let before = self.session.trancount();
+            self.session
+                .reset_connection(keep, &self.login_database.clone());
+            if before > 0 && self.session.trancount() == 0 {
+                self.descriptor = 0;
+            }
+        }
+        let db_before = self.session.database().to_string();
+        let tran_before = self.session.trancount();
+        let cancel = self.session.cancel_handle();
+        let mut sink = TdsSink::new(pw, w, cancel.clone());
+        if reset {
+            tokens::env_change(sink.buf(), &EnvChange::ResetConnectionAck);
+        }
+        sink.in_xact = tran_before > 0;
+        let mut rollback_hint = false;
+        let mut cmd = cur_cmd::NONE;
+        match m.ptype {
+            ptype::SQL_BATCH => {
+                let b = SqlBatch::parse(&m.payload).map_err(packet::to_io)?;
+                if self.sh.config.panic_hook_batch.as_deref() == Some(b.text.as_str()) {
+                    panic!("test hook: panic inside a request");
+                }
+                rollback_hint = b.text.to_ascii_lowercase().contains("rollback");
+                self.session.execute_batch(&b.text, &mut sink);
+            }
+            ptype::RPC => {
+                sink.in_proc = true;
+                cmd = cur_cmd::EXECUTE;
+                crate::rpc::handle(&mut self.session, &m.payload, &mut sink)?;
+            }
+            ptype::TRANSACTION_MANAGER => {
+                let t = TmMessage::parse(&m.payload).map_err(packet::to_io)?;
+                return self.transaction_manager(t.request, sink);
+            }
+            other => {
+                return Err(protocol(format!("unexpected packet type {other:#04x}")));
+            }
+        }
+        self.env_changes(&mut sink, &db_before, tran_before, rollback_hint);
+        let attention = cancel.is_cancelled() && sink.broken.is_none();
+        if attention {
+            self.attentions_answered += 1;
+        }
+        sink.in_xact = self.session.trancount() > 0;
+        sink.final_done(attention, cmd);
+        if let Some(e) = sink.broken.take() {
+            return Err(e);
+        }
+        pw.finish(w)
+    }
+
+    /// ENVCHANGE tokens for what the request changed: the database (USE) and the transaction
+    /// (begin: a new descriptor; end: commit or rollback of the old one).
+    fn env_changes<W: Write>(
+        &mut self,
+        sink: &mut TdsSink<'_, W>,
+        db_before: &str,
+        tran_before: u32,
+        rollback_hint: bool,
+    ) {
+        let db = self.session.database();
+        if db != db_before {
+            tokens::env_change(
+                sink.buf(),
+                &EnvChange::Database {
+                    new: db.to_string(),
+                    old: db_before.to_string(),
+                },
+            );
+        }
+        let after = self.session.trancount();
+        if tran_before == 0 && after > 0 {
+            self.descriptor = self.next_descriptor;
+            self.next_descriptor += 1;
+            tokens::env_change(sink.buf(), &EnvChange::BeginTransaction(self.descriptor));
+        } else if tran_before > 0 && after == 0 {
+            let d = std::mem::take(&mut self.descriptor);
+            let e = if rollback_hint || sink.any_error {
+                EnvChange::RollbackTransaction(d)
+            } else {
+                EnvChange::CommitTransaction(d)
+            };
+            tokens::env_change(sink.buf(), &e);
+        }
+    }
+
+    /// A transaction-manager request: run as the T-SQL statement it stands for, answered with
+    /// the ENVCHANGE of the transaction and DONE.
+    fn transaction_manager<W: Write>(
+        &mut self,
+        req: TmRequest,
+        mut sink: TdsSink<'_, W>,
+    ) -> io::Result<()> {
+        let quote = |n: &str| format!("[{}]", n.replace(']', "]]"));
+        let iso = |level: u8| -> Option<&'static str> {
+            use tds::batch::isolation as i;
+            Some(match level {
+                i::READ_UNCOMMITTED => "READ UNCOMMITTED",
+                i::READ_COMMITTED => "READ COMMITTED",
+                i::REPEATABLE_READ => "REPEATABLE READ",
+                i::SERIALIZABLE => "SERIALIZABLE",
+                i::SNAPSHOT => "SNAPSHOT",
+                _ => return None,
+            })
+        };
+        let begin = |level: u8, name: &str| {
+            let mut s = String::new();
+            if let Some(l) = iso(level) {
+                s.push_str(&format!("SET TRANSACTION ISOLATION LEVEL {l}; "));
+            }
+            s.push_str("BEGIN TRANSACTION");
+            if !name.is_empty() {
+                s.push(' ');
+                s.push_str(&quote(name));
+            }
+            s
+        };
+        let (end_sql, begin_new, rollback) = match &req {
+            TmRequest::Begin { isolation, name } => (begin(*isolation, name), None, false),
+            TmRequest::Commit { name, begin_new } => (
+                format!(
+                    "COMMIT TRANSACTION {}",
+                    if name.is_empty() {
+                        String::new()
+                    } else {
+                        quote(name)
+                    }
+                ),
+                begin_new.clone(),
+                false,
+            ),
+            TmRequest::Rollback { name, begin_new } => (
+                format!(
+                    "ROLLBACK TRANSACTION {}",
+                    if name.is_empty() {
+                        String::new()
+                    } else {
+                        quote(name)
+                    }
+                ),
+                begin_new.clone(),
+                true,
+            ),
+            TmRequest::Save { name } => (format!("SAVE TRANSACTION {}", quote(name)), None, false),
+            TmRequest::Unsupported(t) => {
+                let e = SqlError::custom(
+                    40517,
+                    16,
+                    1,
+                    format!("Keyword or statement option 'transaction manager request {t}' is not supported in this version of SQL Server."),
+                );
+                sink.error(&e);
+                sink.final_done(false, 0);
+                return sink.pw.finish(sink.out);
+            }
+        };
+        let db_before = self.session.database().to_string();
+        let tran_before = self.session.trancount();
+        self.session.execute_batch(&end_sql, &mut sink);
+        self.env_changes(&mut sink, &db_before, tran_before, rollback);
+        if let Some((level, name)) = begin_new {
+            let before = self.session.trancount();
+            self.session.execute_batch(&begin(level, &name), &mut sink);
+            self.env_changes(&mut sink, &db_before, before, false);
+        }
+        sink.in_xact = self.session.trancount() > 0;
+        sink.final_done(false, 0);
+        if let Some(e) = sink.broken.take() {
+            return Err(e);
+        }
+        sink.pw.finish(sink.out)
+    }
+}

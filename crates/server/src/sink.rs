@@ -1,0 +1,208 @@
+//! The token stream of one request: an `EventSink` that writes COLMETADATA / ROW / DONE / INFO /
+//! ERROR tokens into the response's packet writer and sends a packet each time one is full, so
+//! result sets stream instead of being buffered.
+
+use std::io::Write;
+
+use common::SqlError;
+use engine::{EventSink, InfoMessage, OutColumn};
+use tds::packet::PacketWriter;
+use tds::rows::{self, ColumnMeta};
+use tds::tokens::{self, cur_cmd, done_status, token, Done, MessageToken};
+use types::Value;
+
+/// The server name in INFO / ERROR tokens (@@SERVERNAME).
+pub(crate) const SERVER_NAME: &str = "latchkey";
+
+pub(crate) struct TdsSink<'a, W: Write> {
+    pub(crate) pw: &'a mut PacketWriter,
+    pub(crate) out: &'a mut W,
+    /// Inside an RPC: statement DONEs are DONEINPROC.
+    pub(crate) in_proc: bool,
+    cols: Vec<ColumnMeta>,
+    /// An error since the last DONE (its ERROR bit).
+    pub(crate) error_pending: bool,
+    /// Any error in the request.
+    pub(crate) any_error: bool,
+    /// Writing to the client failed: the request is cancelled and the connection closes.
+    pub(crate) broken: Option<std::io::Error>,
+    cancel: common::CancelToken,
+    /// Whether the transaction is open, for the INXACT bit (refreshed by the caller).
+    pub(crate) in_xact: bool,
+}
+
+impl<'a, W: Write> TdsSink<'a, W> {
+    pub(crate) fn new(
+        pw: &'a mut PacketWriter,
+        out: &'a mut W,
+        cancel: common::CancelToken,
+    ) -> Self {
+        TdsSink {
+            pw,
+            out,
+            in_proc: false,
+            cols: Vec::new(),
+            error_pending: false,
+            any_error: false,
+            broken: None,
+            cancel,
+            in_xact: false,
+        }
+    }
+
+    /// Sends full packets; a failed write cancels the running request.
+    fn flush_full(&mut self) {
+        if self.broken.is_some() {
+            self.pw.buf().clear();
+            return;
+        }
+        if let Err(e) = self.pw.flush_full(self.out) {
+            self.broken = Some(e);
+            self.cancel.cancel();
+        }
+    }
+
+    pub(crate) fn buf(&mut self) -> &mut Vec<u8> {
+        self.pw.buf()
+    }
+
+    fn statement_done(&mut self, count: Option<u64>, cmd: u16) {
+        let mut status = done_status::MORE;
+        if let Some(_c) = count {
+            status |= done_status::COUNT;
+        }
+        if self.error_pending {
+            status |= done_status::ERROR;
+            self.error_pending = false;
+        }
+        if self.in_xact {
+            status |= done_status::INXACT;
+        }
+        let tok = if self.in_proc {
+            token::DONEINPROC
+        } else {
+            token::DONE
+        };
+        tokens::done(
+            self.pw.buf(),
+            tok,
+            &Done {
+                status,
+                cur_cmd: cmd,
+                row_count: count.unwrap_or(0),
+            },
+        );
+        self.flush_full();
+    }
+
+    /// The request's last token: DONE (batch) or DONEPROC (RPC), with ATTN when cancelled.
+    pub(crate) fn final_done(&mut self, attention: bool, cmd: u16) {
+        let mut status = done_status::FINAL;
+        if self.error_pending || (attention && self.any_error) {
+            status |= done_status::ERROR;
+        }
+        if attention {
+            status |= done_status::ATTN;
+        }
+        if self.in_xact {
+            status |= done_status::INXACT;
+        }
+        let tok = if self.in_proc {
+            token::DONEPROC
+        } else {
+            token::DONE
+        };
+        tokens::done(
+            self.pw.buf(),
+            tok,
+            &Done {
+                status,
+                cur_cmd: cmd,
+                row_count: 0,
+            },
+        );
+    }
+
+    pub(crate) fn sql_error(&mut self, err: &SqlError) {
+        self.error(err);
+    }
+}
+
+pub(crate) fn message_token(err: &SqlError) -> MessageToken {
+    MessageToken {
+        number: err.number,
+        state: err.state,
+        class: err.severity,
+        text: err.message.clone(),
+        server: SERVER_NAME.into(),
+        procedure: err.procedure.clone(),
+        line: err.line as i32,
+    }
+}
+
+impl<W: Write> EventSink for TdsSink<'_, W> {
+    fn result_start(&mut self, columns: &[OutColumn]) {
+        self.cols = columns
+            .iter()
+            .map(|c| ColumnMeta::new(c.name.clone(), &c.data_type, true))
+            .collect();
+        rows::write_colmetadata(self.pw.buf(), &self.cols);
+        self.flush_full();
+    }
+
+    fn row(&mut self, row: &[Value]) {
+        if self.broken.is_some() {
+            return;
+        }
+        if let Err(e) = rows::write_row(self.pw.buf(), &self.cols, row) {
+            // A value the codec cannot represent: the statement fails as a conversion would.
+            self.error(&SqlError::custom(
+                0,
+                16,
+                1,
+                format!("A result value could not be sent: {e}"),
+            ));
+            self.cancel.cancel();
+            return;
+        }
+        if self.pw.buffered() >= self.pw.packet_size() {
+            self.flush_full();
+        }
+    }
+
+    fn result_end(&mut self, rows: u64, incomplete: bool, show_count: bool) {
+        self.cols.clear();
+        if incomplete {
+            // The error event follows and its statement's DONE carries the ERROR bit.
+            return;
+        }
+        self.statement_done(show_count.then_some(rows), cur_cmd::SELECT);
+    }
+
+    fn row_count(&mut self, count: u64) {
+        self.statement_done(Some(count), cur_cmd::NONE);
+    }
+
+    fn message(&mut self, msg: &InfoMessage) {
+        tokens::info(
+            self.pw.buf(),
+            &MessageToken {
+                number: msg.number,
+                state: msg.state,
+                class: msg.severity,
+                text: msg.text.clone(),
+                server: SERVER_NAME.into(),
+                procedure: String::new(),
+                line: 1,
+            },
+        );
+        self.flush_full();
+    }
+
+    fn error(&mut self, err: &SqlError) {
+        tokens::error(self.pw.buf(), &message_token(err));
+        self.error_pending = true;
+        self.any_error = true;
+        self.flush_full();
+    }
+}

@@ -1,0 +1,122 @@
+//! TLS setup: the certificate (given, or self-signed and generated into the data directory on
+//! first start) and the handshake carried inside PRELOGIN packets ([MS-TDS] 3.2.5.2: until the
+//! handshake completes, TLS records travel as the payload of packets of type 0x12; after it,
+//! TLS records carry the TDS packets).
+
+use std::io;
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use rustls::ServerConfig;
+use tds::packet::{self, ptype};
+
+/// The files generated on first start, inside the data directory.
+pub const GENERATED_CERT: &str = "latchkey-cert.pem";
+pub const GENERATED_KEY: &str = "latchkey-key.pem";
+
+/// Loads `cert`/`key` (PEM) into a rustls server configuration.
+pub fn load(cert: &Path, key: &Path) -> Result<Arc<ServerConfig>, String> {
+    let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(cert)
+        .map_err(|e| format!("cannot read certificate {}: {e}", cert.display()))?
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("cannot parse certificate {}: {e}", cert.display()))?;
+    if certs.is_empty() {
+        return Err(format!("no certificate in {}", cert.display()));
+    }
+    let key = PrivateKeyDer::from_pem_file(key)
+        .map_err(|e| format!("cannot read private key {}: {e}", key.display()))?;
+    let mut cfg =
+        ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+            .with_safe_default_protocol_versions()
+            .map_err(|e| format!("TLS configuration: {e}"))?
+            .with_no_client_auth()
+            .with_single_cert(certs, key)
+            .map_err(|e| format!("TLS certificate: {e}"))?;
+    // TLS 1.3 session tickets would follow the handshake outside PRELOGIN packets, where a
+    // client that considers the handshake over does not expect them.
+    cfg.send_tls13_tickets = 0;
+    Ok(Arc::new(cfg))
+}
+
+/// The generated self-signed certificate of `data_dir` (created when missing): paths of the
+/// certificate and key.
+pub fn ensure_self_signed(data_dir: &Path) -> Result<(PathBuf, PathBuf), String> {
+    let cert = data_dir.join(GENERATED_CERT);
+    let key = data_dir.join(GENERATED_KEY);
+    if cert.exists() && key.exists() {
+        return Ok((cert, key));
+    }
+    let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "localhost".into());
+    let names = vec!["localhost".to_string(), "127.0.0.1".to_string(), host];
+    let ck = rcgen::generate_simple_self_signed(names)
+        .map_err(|e| format!("cannot generate a certificate: {e}"))?;
+    std::fs::write(&cert, ck.cert.pem())
+        .map_err(|e| format!("cannot write {}: {e}", cert.display()))?;
+    write_private(&key, ck.key_pair.serialize_pem().as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", key.display()))?;
+    Ok((cert, key))
+}
+
+fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)?;
+    f.write_all(bytes)
+}
+
+/// Runs the TLS handshake with records wrapped in PRELOGIN packets.
+pub(crate) fn handshake(
+    sock: &mut TcpStream,
+    cfg: &Arc<ServerConfig>,
+) -> io::Result<rustls::ServerConnection> {
+    let mut conn = rustls::ServerConnection::new(cfg.clone()).map_err(io::Error::other)?;
+    let mut out = Vec::new();
+    while conn.is_handshaking() {
+        if conn.wants_write() {
+            send_wrapped(&mut conn, sock, &mut out)?;
+            continue;
+        }
+        let (h, payload) = packet::read_packet(sock, packet::MAX_PACKET_SIZE)?
+            .ok_or_else(|| io::Error::from(io::ErrorKind::UnexpectedEof))?;
+        if h.ptype != ptype::PRELOGIN {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("packet type {:#04x} during the TLS handshake", h.ptype),
+            ));
+        }
+        let mut rd = &payload[..];
+        while !rd.is_empty() {
+            conn.read_tls(&mut rd)?;
+            conn.process_new_packets()
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+        }
+    }
+    // TLS 1.2: the server's last flight (ChangeCipherSpec, Finished) is still handshake.
+    if conn.wants_write() {
+        send_wrapped(&mut conn, sock, &mut out)?;
+    }
+    Ok(conn)
+}
+
+fn send_wrapped(
+    conn: &mut rustls::ServerConnection,
+    sock: &mut TcpStream,
+    out: &mut Vec<u8>,
+) -> io::Result<()> {
+    use std::io::Write;
+    out.clear();
+    while conn.wants_write() {
+        conn.write_tls(out)?;
+    }
+    let msg = packet::encode_message(ptype::PRELOGIN, 0, out, packet::DEFAULT_PACKET_SIZE);
+    sock.write_all(&msg)?;
+    sock.flush()
+}
