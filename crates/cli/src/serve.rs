@@ -53,7 +53,10 @@ pub fn run(args: &ServeArgs, data: &Path, config: EngineConfig) -> ExitCode {
     let engine = match Engine::open(data, config) {
         Ok(e) => e,
         Err(e) => {
-            eprintln!("latchkey serve: cannot open data directory {}: {e}", data.display());
+            eprintln!(
+                "latchkey serve: cannot open data directory {}: {e}",
+                data.display()
+            );
             return ExitCode::from(1);
         }
     };
@@ -64,7 +67,11 @@ pub fn run(args: &ServeArgs, data: &Path, config: EngineConfig) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    log.line(&format!("{} starting, data directory {}", engine::VERSION_STRING, data.display()));
+    log.line(&format!(
+        "{} starting, data directory {}",
+        engine::VERSION_STRING,
+        data.display()
+    ));
     let (cert, key) = match (&args.tls_cert, &args.tls_key) {
         (Some(c), Some(k)) => (c.clone(), k.clone()),
         _ => match server::tls::ensure_self_signed(data) {
