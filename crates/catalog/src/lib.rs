@@ -15,6 +15,7 @@
 //! What does NOT belong here: the storage of catalog rows (engine, in each database's
 //! `catalog_btree`), row formats (exec), name binding rules (plan).
 
+pub mod security;
 pub mod serial;
 
 use std::sync::Arc;
@@ -525,6 +526,43 @@ impl SchemaObject {
     }
 }
 
+/// A permission a statement needs on an object it uses (`sys.database_permissions`
+/// permission_name), checked by [`Catalog::check_access`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Access {
+    Select,
+    Insert,
+    Update,
+    Delete,
+    Execute,
+    Alter,
+}
+
+impl Access {
+    /// The permission's name as SQL Server spells it in Msg 229 and the catalog views.
+    pub fn name(self) -> &'static str {
+        match self {
+            Access::Select => "SELECT",
+            Access::Insert => "INSERT",
+            Access::Update => "UPDATE",
+            Access::Delete => "DELETE",
+            Access::Execute => "EXECUTE",
+            Access::Alter => "ALTER",
+        }
+    }
+}
+
+/// One use of an object by a statement: what the binder records for the permission check.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ObjectAccess {
+    pub database: String,
+    pub object_id: ObjectId,
+    pub access: Access,
+    /// The innermost view whose query referenced the object (database, view id): ownership
+    /// chaining skips the check when the view and the object have the same owner.
+    pub via: Option<(String, ObjectId)>,
+}
+
 /// The metadata interface the binder and optimizer see. Implemented by `engine::Session`
 /// (over the per-database catalog caches). Methods beyond the first three have defaults so the
 /// trait can grow without breaking implementors.
@@ -539,6 +577,12 @@ pub trait Catalog {
     /// views (`sys.objects`, `INFORMATION_SCHEMA.COLUMNS`, ...). `Ok(None)` = no such object
     /// (the binder raises 208).
     fn resolve_table(&self, name: &QualifiedName) -> SqlResult<Option<TableRef>>;
+
+    /// Checks that the session may use an object as the statement does (Msg 229 when not).
+    /// The binder calls it once per recorded use after binding a statement. Default: allowed.
+    fn check_access(&self, _access: &ObjectAccess) -> SqlResult<()> {
+        Ok(())
+    }
 
     /// Resolves a procedure or function.
     fn resolve_module(&self, _name: &QualifiedName) -> SqlResult<Option<Arc<ModuleDef>>> {

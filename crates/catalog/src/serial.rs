@@ -31,6 +31,12 @@ pub enum ObjectKind {
     /// A server configuration value set by sp_configure, in master (key id =
     /// configuration_id), value = decimal text.
     Config = b'C',
+    /// A login (master only; key id = principal_id; `security::encode_login`).
+    Login = b'L',
+    /// A database user or role (key id = principal_id; `security::encode_principal`).
+    Principal = b'U',
+    /// The database's permission rows (key id 0; `security::encode_permissions`).
+    Permissions = b'G',
 }
 
 impl ObjectKind {
@@ -46,6 +52,9 @@ impl ObjectKind {
             b'I' => ObjectKind::Identity,
             b'D' => ObjectKind::Database,
             b'C' => ObjectKind::Config,
+            b'L' => ObjectKind::Login,
+            b'U' => ObjectKind::Principal,
+            b'G' => ObjectKind::Permissions,
             _ => return None,
         })
     }

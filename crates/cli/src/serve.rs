@@ -34,22 +34,7 @@ extern "C" fn on_stop_signal(_: libc::c_int) {
     STOP.store(true, Ordering::SeqCst);
 }
 
-/// sa's password from the environment, as SQL Server's container image takes it.
-fn sa_password() -> Option<String> {
-    ["MSSQL_SA_PASSWORD", "LATCHKEY_SA_PASSWORD"]
-        .iter()
-        .find_map(|v| std::env::var(v).ok().filter(|p| !p.is_empty()))
-}
-
 pub fn run(args: &ServeArgs, data: &Path, config: EngineConfig) -> ExitCode {
-    let sa = sa_password();
-    if sa.is_none() {
-        eprintln!(
-            "ERROR: The system administrator password is not set: set the MSSQL_SA_PASSWORD \
-             (or LATCHKEY_SA_PASSWORD) environment variable."
-        );
-        return ExitCode::from(1);
-    }
     let engine = match Engine::open(data, config) {
         Ok(e) => e,
         Err(e) => {
@@ -60,6 +45,12 @@ pub fn run(args: &ServeArgs, data: &Path, config: EngineConfig) -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    // sa gets the password of the environment at the first start (kept afterwards); without
+    // one and with sa still passwordless the server refuses to start, as SQL Server's image.
+    if let Err(e) = engine.provision_sa(engine::security::sa_password_from_env().as_deref()) {
+        eprintln!("ERROR: {}", e.message);
+        return ExitCode::from(1);
+    }
     let log = match ErrorLog::open(&server::errorlog_path(data)) {
         Ok(l) => l,
         Err(e) => {
@@ -92,7 +83,6 @@ pub fn run(args: &ServeArgs, data: &Path, config: EngineConfig) -> ExitCode {
     log.line(&format!("TLS certificate {}", cert.display()));
     let mut cfg = ServerConfig::new(SocketAddr::new(args.listen, args.port));
     cfg.tls = Some(tls);
-    cfg.sa_password = sa;
     let srv = match Server::bind(engine, cfg, log.clone()) {
         Ok(s) => s,
         Err(e) => {

@@ -47,6 +47,8 @@ pub struct DbCatalog {
     /// Server configuration values set by sp_configure, by configuration_id (master only;
     /// config.rs).
     pub configs: std::collections::BTreeMap<i32, i64>,
+    /// Logins (master only), users, roles and permissions (security/).
+    pub security: crate::security::DbSecurity,
 }
 
 fn key_of(schema: &str, name: &str) -> (String, String) {
@@ -91,6 +93,7 @@ impl DbCatalog {
             next_type_id: 257,
             databases: Vec::new(),
             configs: std::collections::BTreeMap::new(),
+            security: Default::default(),
         }
     }
 
@@ -147,6 +150,9 @@ impl DbCatalog {
                         }
                     }
                     ObjectKind::Database => cat.databases.push(serial::decode_database(v)?),
+                    ObjectKind::Login | ObjectKind::Principal | ObjectKind::Permissions => {
+                        cat.security.load_row(kind, v)?
+                    }
                     ObjectKind::Config => {
                         let text = std::str::from_utf8(v).unwrap_or("");
                         if let Ok(n) = text.parse::<i64>() {

@@ -295,6 +295,7 @@ impl Session {
             | K::AlterIndex(_)
             | K::CreateStatistics(_)
             | K::UpdateStatistics(_) => {
+                self.check_ddl_permission(crate::security::ddl_permission(&s.kind))?;
                 self.autocommit(|me| me.exec_ddl(s, sink))?;
                 self.error = 0;
             }
@@ -326,6 +327,7 @@ impl Session {
             }
             K::Use(db) => {
                 let h = self.db(&db.value)?;
+                self.check_database_access(&h)?;
                 self.database = h.def.name.clone();
                 self.engine.sessions.set_database(self.spid, &self.database);
                 crate::dbcat::bump_schema_generation();
@@ -539,12 +541,11 @@ impl Session {
             K::Unsupported { keyword, text } if keyword == "RECONFIGURE" => {
                 crate::config::reconfigure(&self.engine, text, self.trancount)?
             }
-            K::Unsupported { keyword, .. } => {
-                // Permissions statements succeed silently: the only login is sysadmin.
-                if !matches!(keyword.as_str(), "GRANT" | "DENY" | "REVOKE") {
-                    return Err(SqlError::unsupported(keyword));
-                }
+            K::Security { stmt, .. } => {
+                self.autocommit(|me| me.exec_security(stmt))?;
+                self.error = 0;
             }
+            K::Unsupported { keyword, .. } => return Err(SqlError::unsupported(keyword)),
         }
         Ok(Flow::Normal)
     }

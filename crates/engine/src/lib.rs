@@ -45,6 +45,7 @@ pub mod render;
 mod repair;
 mod rowcount;
 mod run;
+pub mod security;
 pub mod sequence;
 pub mod server;
 pub mod session;
@@ -61,6 +62,7 @@ pub use events::{CollectSink, Event, EventSink, InfoMessage, OutColumn};
 /// The reserved keywords, for clients that complete names (the shell): the cli reaches the
 /// parser only through the engine (common/tests/layering.rs).
 pub use parser::reserved_keywords;
+pub use security::{AuthenticatedLogin, LoginFailure, LoginFailureReason, SaProvisioning};
 pub use server::{DbHandle, Engine, EngineConfig};
 pub use session::{Session, SessionOptions};
 

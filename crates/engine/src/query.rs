@@ -671,6 +671,9 @@ impl ExecEnv for Session {
         if let Some(r) = self.trigger_function(name, args) {
             return r.map(Some);
         }
+        if let Some(v) = self.principal_function(name, args)? {
+            return Ok(Some(v));
+        }
         self.session_function(name, args)
     }
 

@@ -821,6 +821,12 @@ impl Session {
         if self.modules.len() >= 32 {
             return Err(SqlError::new(217, &[&32]));
         }
+        self.check_object_access(&catalog::ObjectAccess {
+            database: h.def.name.clone(),
+            object_id: module.object_id,
+            access: catalog::Access::Execute,
+            via: None,
+        })?;
         let key = (h.def.name.clone(), module.object_id);
         let display = module_display_name(&module.name);
         let (prog, params, cache) = match self.proc_cache.get_mut(&key) {
@@ -915,6 +921,7 @@ impl Session {
             values.push(crate::interp::convert_value(value, &t)?);
         }
         self.modules.push(display.clone());
+        self.principal.chain.push(key.clone());
         let saved_scope_identity = self.scope_identity.take();
         let trancount = self.trancount;
         let saved_options = self.options.clone();
@@ -931,6 +938,7 @@ impl Session {
         // SET options changed inside a procedure revert when it returns.
         self.options = saved_options;
         self.modules.pop();
+        self.principal.chain.pop();
         self.scope_identity = saved_scope_identity;
         if let Some(e) = self.proc_cache.get_mut(&key) {
             if Arc::ptr_eq(&e.prog, &prog) {
@@ -964,6 +972,12 @@ impl Session {
         if self.modules.len() >= 32 {
             return Err(SqlError::new(217, &[&32]));
         }
+        self.check_object_access(&catalog::ObjectAccess {
+            database: h.def.name.clone(),
+            object_id: module.object_id,
+            access: catalog::Access::Execute,
+            via: None,
+        })?;
         let key = (h.def.name.clone(), module.object_id);
         let (prog, params, cache) = match self.proc_cache.get_mut(&key) {
             Some(e) if e.text == module.text => (e.prog.clone(), e.params.clone(), e.cache.take()),
@@ -1030,6 +1044,7 @@ impl Session {
             None => RunCache::for_program(&prog),
         };
         self.modules.push(display.clone());
+        self.principal.chain.push(key.clone());
         self.function_depth += 1;
         let saved = self.function_result.take();
         let mut sink = crate::events::CollectSink::default();
@@ -1040,6 +1055,7 @@ impl Session {
         let result = std::mem::replace(&mut self.function_result, saved);
         self.function_depth -= 1;
         self.modules.pop();
+        self.principal.chain.pop();
         if let Some(e) = self.proc_cache.get_mut(&key) {
             if Arc::ptr_eq(&e.prog, &prog) {
                 e.cache = Some(rc);
@@ -1182,7 +1198,11 @@ impl Session {
             };
             let n = values.len();
             let prog = entry.prog.clone();
+            // dynamic SQL breaks the ownership chain of the module that runs it (SQL Server's
+            // rule): its statements are checked against the session's own permissions
+            let chain = std::mem::take(&mut me.principal.chain);
             let (r, frame) = me.run_program(&prog, &mut entry.rc, values, sink);
+            me.principal.chain = chain;
             if let Some(k) = key {
                 me.plan_cache.put(k, entry);
             }

@@ -123,6 +123,7 @@ impl Engine {
                 true,
             )
             .map_err(|e| name_open_error(e, "master"))?;
+        crate::security::bootstrap(&engine)?;
         let configured = master.cat.read().configs.clone();
         crate::config::load_at_start(
             &engine,

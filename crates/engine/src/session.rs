@@ -229,6 +229,8 @@ pub struct Session {
     /// Set by another thread to cancel the running request (an attention); polled by the
     /// interpreter and exec (`cancel_handle`, README "Cancellation").
     pub(crate) cancel: common::CancelToken,
+    /// The login's sid and sysadmin flag, and the module ownership chain (security/).
+    pub(crate) principal: crate::security::SessionPrincipal,
 }
 
 /// Counters at the start of the current batch (`sys.dm_exec_requests`).
@@ -292,6 +294,7 @@ impl Session {
             trig: Default::default(),
             grant_percent: None,
             cancel: common::CancelToken::new(),
+            principal: Default::default(),
         }
     }
 
@@ -314,7 +317,8 @@ impl Session {
         &self.login
     }
 
-    /// Sets the login the session runs as (a sysadmin, as every session is).
+    /// Sets the login the session runs as, as a sysadmin (the embedded command line's
+    /// operating-system user). A server uses [`Session::set_authenticated_login`].
     pub fn set_login(&mut self, login: &str) {
         self.login = login.to_string();
         self.engine.sessions.set_login(self.spid, login);
@@ -793,6 +797,10 @@ impl Catalog for Session {
             Some((_, SchemaObject::View(v))) => Some(TableRef::View(v)),
             _ => None,
         })
+    }
+
+    fn check_access(&self, access: &catalog::ObjectAccess) -> SqlResult<()> {
+        self.check_object_access(access)
     }
 
     fn resolve_module(&self, name: &QualifiedName) -> SqlResult<Option<Arc<ModuleDef>>> {

@@ -745,6 +745,8 @@ pub fn system_view(
         (true, other) => {
             if let Some(v) = crate::files::sys_view(session, other)? {
                 v
+            } else if let Some(v) = crate::security::security_view(session, &cat, other)? {
+                v
             } else if let Some(v) = crate::sysviews_more::catalog_sys_view(session, &objs, &schema_id, other)? {
                 v
             } else {

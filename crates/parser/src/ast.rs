@@ -1600,12 +1600,123 @@ pub enum StatementKind {
         kind: ExternalKind,
         name: ObjectName,
     },
-    /// Statements recognised but not modelled (GRANT, DENY, REVOKE, ...): first keyword
+    /// Logins, users, roles and permissions, with the statement's source text.
+    Security {
+        stmt: Box<SecurityStatement>,
+        text: String,
+    },
+    /// Statements recognised but not modelled (RECONFIGURE, KILL, ...): first keyword
     /// upper-cased and the statement's source text.
     Unsupported {
         keyword: String,
         text: String,
     },
+}
+
+/// `CREATE/ALTER/DROP LOGIN | USER | ROLE`, `ALTER SERVER ROLE`, `GRANT | DENY | REVOKE`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SecurityStatement {
+    CreateLogin {
+        name: Ident,
+        /// `FROM WINDOWS | EXTERNAL | CERTIFICATE | ASYMMETRIC` (upper-cased first word).
+        source: Option<String>,
+        options: Vec<PrincipalOption>,
+    },
+    AlterLogin {
+        name: Ident,
+        action: AlterLoginAction,
+    },
+    DropLogin {
+        name: Ident,
+    },
+    CreateUser {
+        name: Ident,
+        login: Option<Ident>,
+        without_login: bool,
+        options: Vec<PrincipalOption>,
+    },
+    AlterUser {
+        name: Ident,
+        options: Vec<PrincipalOption>,
+    },
+    DropUser {
+        name: Ident,
+        if_exists: bool,
+    },
+    CreateRole {
+        name: Ident,
+        authorization: Option<Ident>,
+    },
+    /// `ALTER ROLE` (`server: false`) or `ALTER SERVER ROLE`.
+    AlterRole {
+        name: Ident,
+        action: RoleAction,
+        server: bool,
+    },
+    DropRole {
+        name: Ident,
+        if_exists: bool,
+    },
+    Permission(Box<PermissionStatement>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum AlterLoginAction {
+    Enable,
+    Disable,
+    Options(Vec<PrincipalOption>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum RoleAction {
+    AddMember(Ident),
+    DropMember(Ident),
+    Rename(Ident),
+}
+
+/// `NAME = value [HASHED | MUST_CHANGE | UNLOCK ...]` of CREATE/ALTER LOGIN/USER.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PrincipalOption {
+    /// Upper-cased option name (`PASSWORD`, `DEFAULT_DATABASE`, `CHECK_POLICY`, `SID` ...).
+    pub name: String,
+    pub value: PrincipalValue,
+    /// Upper-cased words after the value (`HASHED`, `MUST_CHANGE`, `UNLOCK`).
+    pub flags: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum PrincipalValue {
+    Text(String),
+    /// `0x...` as written.
+    Binary(String),
+    On,
+    Off,
+    Name(String),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PermissionAction {
+    Grant,
+    Deny,
+    Revoke,
+}
+
+/// `GRANT | DENY | REVOKE perms [ON [class::]securable] TO|FROM principals ...`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PermissionStatement {
+    pub action: PermissionAction,
+    /// Upper-cased permission names (`SELECT`, `VIEW DEFINITION`, `ALL PRIVILEGES`).
+    pub permissions: Vec<String>,
+    /// A column list was given (column permissions).
+    pub has_columns: bool,
+    /// `OBJECT`, `SCHEMA`, `DATABASE` ... of `class::name`, upper-cased.
+    pub class: Option<String>,
+    pub securable: Option<ObjectName>,
+    pub principals: Vec<Ident>,
+    pub with_grant_option: bool,
+    pub grant_option_for: bool,
+    pub cascade: bool,
+    pub as_principal: Option<Ident>,
 }
 
 /// Which external object a `CREATE/DROP EXTERNAL ...` names.

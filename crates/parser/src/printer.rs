@@ -2149,7 +2149,7 @@ impl Display for StatementKind {
             S::DropExternal { kind, name } => {
                 write!(f, "DROP EXTERNAL {} {name}", external_kind(*kind))
             }
-            S::Unsupported { text, .. } => f.write_str(text),
+            S::Unsupported { text, .. } | S::Security { text, .. } => f.write_str(text),
         }
     }
 }

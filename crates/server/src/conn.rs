@@ -10,7 +10,7 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 
 use common::SqlError;
-use engine::{CollectSink, Session};
+use engine::{CollectSink, EventSink, Session};
 use tds::batch::{SqlBatch, TmMessage, TmRequest};
 use tds::login7::{self, Login7};
 use tds::packet::{self, ptype, Assembled, Message, MessageReader, PacketWriter};
@@ -26,7 +26,7 @@ const PRODUCT_VERSION: [u8; 4] = [15, 0, 0x07, 0xD0];
 /// The largest handshake message (PRELOGIN, LOGIN7) accepted before login.
 const MAX_HANDSHAKE_MESSAGE: usize = 128 * 1024;
 /// SQL_Latin1_General_CP1_CI_AS.
-const COLLATION: [u8; 5] = [0x09, 0x04, 0xD0, 0x00, 0x34];
+const COLLATION: [u8; 5] = tds::types::DEFAULT_COLLATION;
 const TDS72: u32 = 0x7209_0002;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -82,6 +82,7 @@ struct Connection {
     next_descriptor: u64,
     /// Attentions already answered by the DONE of the request they cancelled.
     attentions_answered: u32,
+    prepared: crate::rpc::Prepared,
 }
 
 fn handshake(
@@ -164,11 +165,16 @@ fn handshake(
     let mut w = WriteHalf::new(&sock, tls.clone())?;
     let mut pw = PacketWriter::new(ptype::TABULAR_RESULT, packet::DEFAULT_PACKET_SIZE, 0);
     let fail = |pw: &mut PacketWriter, w: &mut WriteHalf, reason: &str, extra: Option<SqlError>| {
-        sh.log.line(&format!(
-            "Login failed for user '{}'. Reason: {reason} [CLIENT: {}]",
-            login.user_name,
-            peer.ip()
-        ));
+        let line = if reason.starts_with("Error: 18456") {
+            format!("{reason} [CLIENT: {}]", peer.ip())
+        } else {
+            format!(
+                "Error: 18456, Severity: 14, State: 1. Login failed for user '{}'. Reason: {reason} [CLIENT: {}]",
+                login.user_name,
+                peer.ip()
+            )
+        };
+        sh.log.line(&line);
         if let Some(e) = extra {
             tokens::error(pw.buf(), &message_token(&e));
         }
@@ -203,12 +209,25 @@ fn handshake(
         );
         return Ok(None);
     }
-    if let Err(reason) = authenticate(sh, &login.user_name, &login.password) {
-        fail(&mut pw, &mut w, &reason, None);
+    let auth = match sh.engine.authenticate(&login.user_name, &login.password) {
+        Ok(a) => a,
+        Err(f) => {
+            fail(&mut pw, &mut w, &f.log_text(), None);
+            return Ok(None);
+        }
+    };
+    let mut session = Session::new(sh.engine.clone());
+    if let Err(e) = session.set_authenticated_login(&auth) {
+        let reason = format!("Cannot open the login's default database: {e}");
+        let e4064 = SqlError::custom(
+            4064,
+            11,
+            1,
+            "Cannot open user default database. Login failed.",
+        );
+        fail(&mut pw, &mut w, &reason, Some(e4064));
         return Ok(None);
     }
-    let mut session = Session::new(sh.engine.clone());
-    session.set_login(&login.user_name);
     if !login.database.is_empty() {
         let mut c = CollectSink::new();
         session.execute_batch(
@@ -313,6 +332,7 @@ fn handshake(
         descriptor: 0,
         next_descriptor: 1,
         attentions_answered: 0,
+        prepared: Default::default(),
     }))
 }
 
@@ -331,11 +351,6 @@ fn info(number: i32, state: u8, text: &str) -> MessageToken {
 /// Msg 18456: the only thing a client learns about a failed login.
 fn login_failed(user: &str) -> SqlError {
     SqlError::custom(18456, 14, 1, format!("Login failed for user '{user}'."))
-}
-
-/// Checks a SQL Server login. `Err`: the reason, for the error log only.
-fn authenticate(sh: &Shared, user: &str, password: &str) -> Result<(), String> {
-    sh.authenticate(user, password)
 }
 
 /// What the reader thread hands the session thread.
@@ -467,8 +482,11 @@ impl Connection {
                 }
             }
         }
-        let _ = self.sock.shutdown(Shutdown::Both);
-        // Dropping the session rolls back its transaction and drops its #temp tables.
+        // Dropping the session rolls back its transaction and drops its #temp tables; that is
+        // done before the socket closes so a client that saw the close sees the rollback.
+        let sock = self.sock;
+        drop(self.session);
+        let _ = sock.shutdown(Shutdown::Both);
     }
 
     /// After a panic: a severity-20 error ends the connection.
@@ -526,7 +544,7 @@ impl Connection {
             ptype::RPC => {
                 sink.in_proc = true;
                 cmd = cur_cmd::EXECUTE;
-                crate::rpc::handle(&mut self.session, &m.payload, &mut sink)?;
+                crate::rpc::handle(&mut self.session, &mut self.prepared, &m.payload, &mut sink)?;
             }
             ptype::TRANSACTION_MANAGER => {
                 let t = TmMessage::parse(&m.payload).map_err(packet::to_io)?;

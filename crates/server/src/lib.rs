@@ -34,8 +34,6 @@ pub struct ServerConfig {
     /// panic stays inside its connection). Never set by `latchkey serve`.
     #[doc(hidden)]
     pub panic_hook_batch: Option<String>,
-    /// sa's password (`MSSQL_SA_PASSWORD`), checked until the engine authenticates logins.
-    pub sa_password: Option<String>,
 }
 
 impl ServerConfig {
@@ -45,7 +43,6 @@ impl ServerConfig {
             tls: None,
             max_message_bytes: 256 << 20,
             panic_hook_batch: None,
-            sa_password: None,
         }
     }
 }
@@ -62,18 +59,6 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
-    /// Checks a login's password. `Err`: the reason (for the error log only).
-    pub(crate) fn authenticate(&self, user: &str, password: &str) -> Result<(), String> {
-        if !user.eq_ignore_ascii_case("sa") {
-            return Err("Could not find a login matching the name provided.".into());
-        }
-        match &self.config.sa_password {
-            Some(p) if p == password => Ok(()),
-            Some(_) => Err("Password did not match that for the login provided.".into()),
-            None => Err("The login has no password set.".into()),
-        }
-    }
-
     pub(crate) fn set_cancel(&self, id: u64, token: common::CancelToken) {
         if let Ok(mut m) = self.conns.lock() {
             if let Some(e) = m.get_mut(&id) {

@@ -122,10 +122,6 @@ impl<'a, W: Write> TdsSink<'a, W> {
             },
         );
     }
-
-    pub(crate) fn sql_error(&mut self, err: &SqlError) {
-        self.error(err);
-    }
 }
 
 pub(crate) fn message_token(err: &SqlError) -> MessageToken {

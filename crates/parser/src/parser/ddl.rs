@@ -173,7 +173,11 @@ impl<'a> Parser<'a> {
                     Err(self.error_here())
                 }
             }
-            "USER" | "LOGIN" | "ROLE" | "SYNONYM" | "ASSEMBLY" | "FULLTEXT" | "XML" | "SPATIAL"
+            "USER" | "LOGIN" | "ROLE" if mode == CreateMode::Create => {
+                self.pos -= 1;
+                self.parse_security_statement()
+            }
+            "SYNONYM" | "ASSEMBLY" | "FULLTEXT" | "XML" | "SPATIAL"
             | "CERTIFICATE" | "MASTER" | "CREDENTIAL" | "QUEUE" | "SERVICE" | "EVENT"
             | "AGGREGATE" | "RULE" | "DEFAULT"
                 if mode == CreateMode::Create =>
@@ -1010,7 +1014,11 @@ impl<'a> Parser<'a> {
                 }
                 return Ok(StatementKind::DropIndex { if_exists, targets });
             }
-            "USER" | "LOGIN" | "ROLE" | "ASSEMBLY" | "CERTIFICATE" | "RULE" | "DEFAULT" => {
+            "USER" | "LOGIN" | "ROLE" => {
+                self.pos -= 1;
+                return self.parse_security_statement();
+            }
+            "ASSEMBLY" | "CERTIFICATE" | "RULE" | "DEFAULT" => {
                 self.pos -= 1;
                 return Ok(self.parse_unsupported_from_here());
             }
@@ -1118,7 +1126,15 @@ impl<'a> Parser<'a> {
                 self.pos += 1;
                 self.parse_create_trigger(CreateMode::Alter, 0)
             }
-            "USER" | "LOGIN" | "ROLE" | "SCHEMA" | "AUTHORIZATION" | "SERVER" | "ASSEMBLY"
+            "USER" | "LOGIN" | "ROLE" => {
+                self.pos -= 1;
+                self.parse_security_statement()
+            }
+            "SERVER" if self.kw_at(1, "ROLE") => {
+                self.pos -= 1;
+                self.parse_security_statement()
+            }
+            "SCHEMA" | "AUTHORIZATION" | "SERVER" | "ASSEMBLY"
             | "CERTIFICATE" | "MASTER" | "CREDENTIAL" | "QUEUE" | "SERVICE" | "EVENT"
             | "RESOURCE" | "AVAILABILITY" | "ENDPOINT" | "FULLTEXT" | "PARTITION" | "MESSAGE"
             | "XML" | "SYMMETRIC" | "ASYMMETRIC" | "DATABASE_SCOPED" => {

@@ -13,6 +13,7 @@ mod for_clause;
 mod pivot;
 mod proc;
 mod query;
+mod security;
 
 use crate::ast::*;
 use crate::lexer::{self, Tok, Token};
@@ -701,7 +702,8 @@ impl<'a> Parser<'a> {
             }
             "FETCH" => self.parse_fetch(),
             "BULK" if self.kw_at(1, "INSERT") => self.parse_bulk_insert(),
-            "GRANT" | "DENY" | "REVOKE" | "RECONFIGURE" | "KILL" | "SHUTDOWN" | "BACKUP"
+            "GRANT" | "DENY" | "REVOKE" => self.parse_security_statement(),
+            "RECONFIGURE" | "KILL" | "SHUTDOWN" | "BACKUP"
             | "RESTORE" | "BULK" | "REVERT" | "SETUSER" | "ENABLE" | "DISABLE" => {
                 Ok(self.parse_unsupported())
             }

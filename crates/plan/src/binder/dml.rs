@@ -100,6 +100,7 @@ impl Binder<'_> {
         name: &ast::ObjectName,
     ) -> SqlResult<BoundStatement> {
         let table = self.resolve_target_table(name)?;
+        self.record_access(&table.database, table.object_id, catalog::Access::Insert);
         let identity_insert = self.env.identity_insert(table.object_id);
         let identity_col = table.identity().map(|(i, _)| i);
         // target columns in source order
@@ -340,6 +341,7 @@ impl Binder<'_> {
                         ast::DmlTarget::Variable(v) => ast::ObjectName::single(v.clone()),
                     };
                     let t = self.resolve_target_table(&tname)?;
+                    self.record_access(&t.database, t.object_id, catalog::Access::Insert);
                     let map: Vec<usize> = if cols.is_empty() {
                         (0..t.columns.len())
                             .filter(|&i| t.columns[i].identity.is_none())
@@ -653,6 +655,10 @@ impl Binder<'_> {
         let r = (|| {
             let (mut plan, scope, table, offset) =
                 self.bind_dml_source(&u.target, &u.hints, &u.from)?;
+            if u.selection.is_none() && u.from.is_empty() {
+                self.forget_select(table.object_id);
+            }
+            self.record_access(&table.database, table.object_id, catalog::Access::Update);
             *self.dml_locators.borrow_mut() = false;
             self.set_scope(scope);
             if let Some(w) = &u.selection {
@@ -717,6 +723,10 @@ impl Binder<'_> {
         let r = (|| {
             let (mut plan, scope, table, offset) =
                 self.bind_dml_source(&d.target, &d.hints, &d.from)?;
+            if d.selection.is_none() && d.from.is_empty() {
+                self.forget_select(table.object_id);
+            }
+            self.record_access(&table.database, table.object_id, catalog::Access::Delete);
             *self.dml_locators.borrow_mut() = false;
             self.set_scope(scope);
             if let Some(w) = &d.selection {
@@ -762,6 +772,7 @@ impl Binder<'_> {
                 e
             }
         })?;
+        self.record_access(&table.database, table.object_id, catalog::Access::Alter);
         Ok(Statement::Truncate { table })
     }
 }

@@ -166,6 +166,9 @@ impl Binder<'_> {
             "USER_ID",
             "SUSER_ID",
             "SUSER_SID",
+            "PWDCOMPARE",
+            "PWDENCRYPT",
+            "LOGINPROPERTY",
             "OBJECTPROPERTY",
             "OBJECTPROPERTYEX",
             "DATABASE_PRINCIPAL_ID",
@@ -488,6 +491,9 @@ impl Binder<'_> {
             ),
             "CURRENT_TRANSACTION_ID" => (F::Named, DataType::BigInt),
             "SUSER_SID" => (F::Named, DataType::VarBinary(Some(85))),
+            "PWDCOMPARE" => (F::Named, DataType::Int),
+            "PWDENCRYPT" => (F::Named, DataType::VarBinary(Some(256))),
+            "LOGINPROPERTY" => (F::Named, DataType::NVarChar(Some(256))),
             "CONTEXT_INFO" => (F::Named, DataType::VarBinary(Some(128))),
             "SESSIONPROPERTY" | "OBJECTPROPERTYEX" | "CONNECTIONPROPERTY" => {
                 (F::Named, DataType::NVarChar(Some(128)))

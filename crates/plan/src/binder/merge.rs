@@ -22,6 +22,14 @@ impl Binder<'_> {
 
     fn bind_merge_inner(&self, m: &ast::Merge) -> SqlResult<MergePlan<LogicalOp>> {
         let table = self.resolve_target_table(&m.target)?;
+        for c in &m.clauses {
+            let access = match c.action {
+                ast::MergeAction::Update(_) => catalog::Access::Update,
+                ast::MergeAction::Delete => catalog::Access::Delete,
+                ast::MergeAction::Insert { .. } => catalog::Access::Insert,
+            };
+            self.record_access(&table.database, table.object_id, access);
+        }
         let target_ref = ast::TableRef::Table {
             name: m.target.clone(),
             alias: m.target_alias.clone(),

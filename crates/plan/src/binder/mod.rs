@@ -73,7 +73,7 @@ pub fn bind_statement(stmt: &ast::Statement, env: &dyn BindEnv) -> SqlResult<Bou
             "bind_statement: not a query or DML statement",
         )),
     };
-    r.map_err(|e| e.at_line(stmt.line))
+    b.checked(r).map_err(|e| e.at_line(stmt.line))
 }
 
 /// Binds a MERGE statement (`stmt.kind` must be `Merge`); optimize it with
@@ -85,9 +85,9 @@ pub fn bind_merge(
     let ast::StatementKind::Merge(m) = &stmt.kind else {
         return Err(SqlError::internal("bind_merge: not a MERGE statement"));
     };
-    Binder::new(env)
-        .bind_merge(m)
-        .map_err(|e| e.at_line(stmt.line))
+    let b = Binder::new(env);
+    let r = b.bind_merge(m);
+    b.checked(r).map_err(|e| e.at_line(stmt.line))
 }
 
 /// For inserting rows produced outside a query plan (`INSERT ... EXEC`, table-valued
@@ -176,7 +176,7 @@ pub fn bind_scalar(expr: &ast::Expr, env: &dyn BindEnv) -> SqlResult<ScalarExpr>
     b.push_level(Scope::default(), true);
     let r = b.bind_expr(expr, &mut ExprCtx::plain());
     b.pop_level();
-    r
+    b.checked(r)
 }
 
 /// One table visible in a scope.
@@ -292,6 +292,10 @@ pub(crate) struct Binder<'e> {
     pub expansions: std::cell::Cell<u32>,
     /// While a view's query is bound: the ANSI_NULLS the view was created with.
     pub view_ansi_nulls: std::cell::Cell<Option<bool>>,
+    /// Objects the statement uses and how, checked once binding succeeds ([`Binder::checked`]).
+    pub accesses: RefCell<Vec<catalog::ObjectAccess>>,
+    /// Views being expanded (innermost last): (database, view id), for ownership chaining.
+    pub view_chain: RefCell<Vec<(String, common::ObjectId)>>,
 }
 
 /// Most view / CTE references one statement may expand. Each reference is bound again, so a
@@ -314,7 +318,41 @@ impl<'e> Binder<'e> {
             tvf_frames: RefCell::new(Vec::new()),
             expansions: std::cell::Cell::new(0),
             view_ansi_nulls: std::cell::Cell::new(None),
+            accesses: RefCell::new(Vec::new()),
+            view_chain: RefCell::new(Vec::new()),
         }
+    }
+
+    /// Records that the statement uses an object (checked by [`Binder::checked`]).
+    pub fn record_access(&self, database: &str, object_id: common::ObjectId, access: catalog::Access) {
+        let via = self.view_chain.borrow().last().cloned();
+        let a = catalog::ObjectAccess {
+            database: database.to_string(),
+            object_id,
+            access,
+            via,
+        };
+        let mut v = self.accesses.borrow_mut();
+        if !v.contains(&a) {
+            v.push(a);
+        }
+    }
+
+    /// Forgets the SELECT recorded for a DML target read only to locate its rows (an UPDATE
+    /// or DELETE without WHERE or FROM needs no SELECT permission).
+    pub fn forget_select(&self, object_id: common::ObjectId) {
+        self.accesses.borrow_mut().retain(|a| {
+            !(a.object_id == object_id && a.access == catalog::Access::Select && a.via.is_none())
+        });
+    }
+
+    /// `r` once every recorded use passes the session's permission check.
+    pub fn checked<T>(&self, r: SqlResult<T>) -> SqlResult<T> {
+        let v = r?;
+        for a in self.accesses.borrow().iter() {
+            self.env.check_access(a)?;
+        }
+        Ok(v)
     }
 
     /// ANSI_NULLS for what is being bound: the view's while inside one, else the session's.

@@ -1143,6 +1143,7 @@ impl Binder<'_> {
         };
         match r {
             CatRef::Table(def) => {
+                self.record_access(&def.database, def.object_id, catalog::Access::Select);
                 let th = table_hints(hints);
                 check_index_hints(&th, &def)?;
                 let with_locator = *self.dml_locators.borrow();
@@ -1211,6 +1212,7 @@ impl Binder<'_> {
                 ))
             }
             CatRef::View(v) => {
+                self.record_access(&v.database, v.object_id, catalog::Access::Select);
                 {
                     let mut d = self.view_depth.borrow_mut();
                     *d += 1;
@@ -1239,7 +1241,13 @@ impl Binder<'_> {
 
     fn bind_view(&self, v: &catalog::ViewDef) -> SqlResult<(LogicalOp, Vec<String>)> {
         self.count_expansion()?;
-        common::stack::grow(|| self.bind_view_unguarded(v))
+        // objects the view's query names are checked through the view (ownership chaining)
+        self.view_chain
+            .borrow_mut()
+            .push((v.database.clone(), v.object_id));
+        let r = common::stack::grow(|| self.bind_view_unguarded(v));
+        self.view_chain.borrow_mut().pop();
+        r
     }
 
     fn bind_view_unguarded(&self, v: &catalog::ViewDef) -> SqlResult<(LogicalOp, Vec<String>)> {

@@ -1,0 +1,373 @@
+//! The protocol at the byte level with the `tds` codec as the client: LOGIN7 as the first packet
+//! (jTDS), packet-size negotiation, the reset-connection bit, prepared statements over RPC,
+//! transaction-manager requests with their descriptors, and a zero-length attention.
+
+mod support;
+
+use std::io::Write;
+use std::net::TcpStream;
+
+use support::{TestServer, SA_PASSWORD};
+use tds::batch::{AllHeaders, SqlBatch, TmMessage, TmRequest};
+use tds::login7::{Login7, TDS74};
+use tds::packet::{self, ptype, status, Assembled, MessageReader};
+use tds::rows::{self, ColumnMeta};
+use tds::rpc::{proc_id, RpcParam, RpcProc, RpcRequest};
+use tds::tokens::{self, done_status, token, EnvChange, Token};
+use tds::types::TypeInfo;
+use types::{DataType, Value};
+
+#[derive(Debug)]
+enum Item {
+    Token(Token),
+    Columns,
+    Row(Vec<Value>),
+    ReturnValue(u16, Value),
+}
+
+struct Client {
+    sock: TcpStream,
+    packet_size: usize,
+    descriptor: u64,
+    /// Largest packet seen in responses.
+    largest_packet: usize,
+}
+
+impl Client {
+    fn send(&mut self, ty: u8, st: u8, payload: &[u8]) {
+        let m = packet::encode_message(ty, st, payload, self.packet_size);
+        self.sock.write_all(&m).unwrap();
+    }
+
+    fn response(&mut self) -> Vec<Item> {
+        let mut asm = MessageReader::new(64 << 20);
+        let msg = loop {
+            let (h, p) = packet::read_packet(&mut self.sock, 32767)
+                .unwrap()
+                .expect("eof");
+            self.largest_packet = self.largest_packet.max(h.length as usize);
+            if let Assembled::Message(m) = asm.push(&h, &p).unwrap() {
+                break m;
+            }
+        };
+        let b = &msg.payload[..];
+        let mut pos = 0;
+        let mut cols: Vec<ColumnMeta> = Vec::new();
+        let mut items = Vec::new();
+        while pos < b.len() {
+            let mut rest = &b[pos + 1..];
+            let before = rest.len();
+            match b[pos] {
+                token::COLMETADATA => {
+                    cols = rows::read_colmetadata(&mut rest).unwrap();
+                    items.push(Item::Columns);
+                }
+                token::ROW => items.push(Item::Row(rows::read_row(&mut rest, &cols).unwrap())),
+                token::NBCROW => {
+                    items.push(Item::Row(rows::read_nbcrow(&mut rest, &cols).unwrap()))
+                }
+                token::RETURNVALUE => {
+                    let r = rows::read_returnvalue(&mut rest).unwrap();
+                    items.push(Item::ReturnValue(r.ordinal, r.value));
+                }
+                _ => {
+                    let (t, end) = tokens::decode(b, pos).unwrap().expect("known token");
+                    if let Token::EnvChange(EnvChange::BeginTransaction(d)) = &t {
+                        self.descriptor = *d;
+                    }
+                    if let Token::EnvChange(EnvChange::PacketSize { new, .. }) = &t {
+                        self.packet_size = *new as usize;
+                    }
+                    items.push(Item::Token(t));
+                    pos = end;
+                    continue;
+                }
+            }
+            pos += 1 + before - rest.len();
+        }
+        items
+    }
+
+    fn batch(&mut self, text: &str, st: u8) -> Vec<Item> {
+        let b = SqlBatch {
+            headers: AllHeaders {
+                transaction_descriptor: self.descriptor,
+                outstanding_requests: 1,
+            },
+            text: text.into(),
+        };
+        self.send(ptype::SQL_BATCH, st, &b.encode());
+        self.response()
+    }
+
+    fn rpc(&mut self, req: RpcRequest) -> Vec<Item> {
+        let mut out = Vec::new();
+        tds::batch::encode_all_headers(
+            &AllHeaders {
+                transaction_descriptor: self.descriptor,
+                outstanding_requests: 1,
+            },
+            &mut out,
+        );
+        tds::rpc::write_rpc(&mut out, &req).unwrap();
+        self.send(ptype::RPC, 0, &out);
+        self.response()
+    }
+}
+
+fn rows_of(items: &[Item]) -> Vec<Vec<Value>> {
+    items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Row(r) => Some(r.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn errors_of(items: &[Item]) -> Vec<i32> {
+    items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Token(Token::Error(m)) => Some(m.number),
+            _ => None,
+        })
+        .collect()
+}
+
+fn param(name: &str, dt: DataType, v: Value, output: bool) -> RpcParam {
+    RpcParam {
+        name: name.into(),
+        output,
+        by_default: false,
+        type_info: TypeInfo::for_data_type(&dt),
+        value: v,
+    }
+}
+
+/// Logs in with LOGIN7 as the very first packet and a 512-byte packet size.
+fn login(s: &TestServer) -> Client {
+    let sock = TcpStream::connect(s.addr).unwrap();
+    let mut c = Client {
+        sock,
+        packet_size: 4096,
+        descriptor: 0,
+        largest_packet: 0,
+    };
+    let l = Login7 {
+        tds_version: TDS74,
+        packet_size: 512,
+        user_name: "sa".into(),
+        password: SA_PASSWORD.into(),
+        app_name: "raw".into(),
+        database: "master".into(),
+        ..Default::default()
+    };
+    c.send(ptype::LOGIN7, 0, &l.encode());
+    let items = c.response();
+    assert!(
+        items
+            .iter()
+            .any(|i| matches!(i, Item::Token(Token::LoginAck(a)) if a.tds_version == TDS74)),
+        "{items:?}"
+    );
+    assert_eq!(c.packet_size, 512, "ENVCHANGE packet size: {items:?}");
+    c
+}
+
+#[test]
+fn login7_first_packet_size_and_streamed_rows() {
+    let s = TestServer::start();
+    let mut c = login(&s);
+    let items = c.batch(
+        "SELECT TOP 300 CAST(value AS int) AS v, REPLICATE('x', 40) AS pad FROM GENERATE_SERIES(1, 300)",
+        0,
+    );
+    let rows = rows_of(&items);
+    assert_eq!(rows.len(), 300, "{:?}", errors_of(&items));
+    assert_eq!(rows[299][0], Value::Int(300));
+    assert!(
+        c.largest_packet <= 512,
+        "packets of the negotiated size: {}",
+        c.largest_packet
+    );
+    // The final DONE has no MORE bit and the row count of the SELECT is on a DONE with COUNT.
+    let dones: Vec<_> = items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Token(Token::Done(token::DONE, d)) => Some(*d),
+            _ => None,
+        })
+        .collect();
+    assert!(dones
+        .iter()
+        .any(|d| d.status & done_status::COUNT != 0 && d.row_count == 300));
+    assert_eq!(dones.last().unwrap().status & done_status::MORE, 0);
+}
+
+#[test]
+fn reset_connection_drops_temp_tables_and_restores_options_and_database() {
+    let s = TestServer::start();
+    let mut c = login(&s);
+    let items = c.batch(
+        "CREATE DATABASE other; CREATE TABLE #t (a int); SET NOCOUNT ON; USE other",
+        0,
+    );
+    assert!(errors_of(&items).is_empty(), "{items:?}");
+    assert!(
+        items.iter().any(|i| matches!(i, Item::Token(Token::EnvChange(EnvChange::Database { new, .. })) if new == "other")),
+        "ENVCHANGE database after USE: {items:?}"
+    );
+    let items = c.batch(
+        "SELECT OBJECT_ID('tempdb..#t'), DB_NAME(), @@OPTIONS & 512",
+        status::RESET_CONNECTION,
+    );
+    assert!(
+        matches!(
+            items.first(),
+            Some(Item::Token(Token::EnvChange(EnvChange::ResetConnectionAck)))
+        ),
+        "{items:?}"
+    );
+    assert_eq!(
+        rows_of(&items),
+        vec![vec![
+            Value::Null,
+            Value::NVarChar("master".into()),
+            Value::Int(0)
+        ]]
+    );
+}
+
+#[test]
+fn prepared_statements_over_rpc() {
+    let s = TestServer::start();
+    let mut c = login(&s);
+    let items = c.rpc(RpcRequest {
+        proc: RpcProc::Id(proc_id::SP_PREPARE),
+        option_flags: 0,
+        params: vec![
+            param("@handle", DataType::Int, Value::Null, true),
+            param(
+                "@params",
+                DataType::NVarChar(Some(100)),
+                Value::NVarChar("@a int, @b int OUTPUT".into()),
+                false,
+            ),
+            param(
+                "@stmt",
+                DataType::NVarChar(Some(100)),
+                Value::NVarChar("SELECT @a * 2 AS d; SET @b = @a + 1".into()),
+                false,
+            ),
+        ],
+    });
+    let handle = items
+        .iter()
+        .find_map(|i| match i {
+            Item::ReturnValue(0, Value::Int(h)) => Some(*h),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("handle: {items:?}"));
+    let items = c.rpc(RpcRequest {
+        proc: RpcProc::Id(proc_id::SP_EXECUTE),
+        option_flags: 0,
+        params: vec![
+            param("", DataType::Int, Value::Int(handle), false),
+            param("", DataType::Int, Value::Int(20), false),
+            param("", DataType::Int, Value::Null, true),
+        ],
+    });
+    assert_eq!(rows_of(&items), vec![vec![Value::Int(40)]], "{items:?}");
+    assert!(
+        items
+            .iter()
+            .any(|i| matches!(i, Item::ReturnValue(2, Value::Int(21)))),
+        "OUTPUT value as RETURNVALUE: {items:?}"
+    );
+    assert!(items
+        .iter()
+        .any(|i| matches!(i, Item::Token(Token::ReturnStatus(0)))));
+    assert!(matches!(
+        items.last(),
+        Some(Item::Token(Token::Done(token::DONEPROC, _)))
+    ));
+    let items = c.rpc(RpcRequest {
+        proc: RpcProc::Id(proc_id::SP_UNPREPARE),
+        option_flags: 0,
+        params: vec![param("", DataType::Int, Value::Int(handle), false)],
+    });
+    assert!(errors_of(&items).is_empty());
+    let items = c.rpc(RpcRequest {
+        proc: RpcProc::Id(proc_id::SP_EXECUTE),
+        option_flags: 0,
+        params: vec![param("", DataType::Int, Value::Int(handle), false)],
+    });
+    assert_eq!(errors_of(&items), vec![8179]);
+}
+
+#[test]
+fn transaction_manager_requests_carry_descriptors() {
+    let s = TestServer::start();
+    let mut c = login(&s);
+    c.batch("CREATE TABLE t (a int)", 0);
+    let tm = |c: &mut Client, r: TmRequest| {
+        let m = TmMessage {
+            headers: AllHeaders {
+                transaction_descriptor: c.descriptor,
+                outstanding_requests: 1,
+            },
+            request: r,
+        };
+        c.send(ptype::TRANSACTION_MANAGER, 0, &m.encode());
+        c.response()
+    };
+    let items = tm(
+        &mut c,
+        TmRequest::Begin {
+            isolation: 0,
+            name: String::new(),
+        },
+    );
+    assert!(c.descriptor != 0, "{items:?}");
+    let d = c.descriptor;
+    c.batch(
+        "INSERT t VALUES (1); SAVE TRANSACTION s; INSERT t VALUES (2)",
+        0,
+    );
+    let items = tm(
+        &mut c,
+        TmRequest::Rollback {
+            name: "s".into(),
+            begin_new: None,
+        },
+    );
+    assert!(errors_of(&items).is_empty(), "{items:?}");
+    let items = tm(
+        &mut c,
+        TmRequest::Commit {
+            name: String::new(),
+            begin_new: None,
+        },
+    );
+    assert!(
+        items.iter().any(|i| matches!(i, Item::Token(Token::EnvChange(EnvChange::CommitTransaction(x))) if *x == d)),
+        "{items:?}"
+    );
+    let items = c.batch("SELECT COUNT(*), @@TRANCOUNT FROM t", 0);
+    assert_eq!(rows_of(&items), vec![vec![Value::Int(1), Value::Int(0)]]);
+}
+
+#[test]
+fn zero_length_attention_while_idle_is_answered_with_done_attn() {
+    let s = TestServer::start();
+    let mut c = login(&s);
+    c.send(ptype::ATTENTION, 0, &[]);
+    let items = c.response();
+    assert!(
+        matches!(items.as_slice(), [Item::Token(Token::Done(token::DONE, d))] if d.status & done_status::ATTN != 0),
+        "{items:?}"
+    );
+    let items = c.batch("SELECT 7", 0);
+    assert_eq!(rows_of(&items), vec![vec![Value::Int(7)]]);
+}
