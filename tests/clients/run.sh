@@ -31,6 +31,8 @@ if [ -z "$BIN" ]; then
 fi
 [ -x "$BIN" ] || { echo "clients: no latchkey binary (build it, or give --bin)" >&2; exit 1; }
 
+# one client's whole session may take this long (a hang is a failure, not a stuck CI)
+CLIENT_TIMEOUT=${LK_CLIENT_TIMEOUT:-120}
 ALL="pytds pymssql pyodbc-freetds mssql-python go-mssqldb tedious mssql-jdbc tsql"
 wanted() { [ -z "$ONLY" ] || [[ ",$ONLY," == *",$1,"* ]]; }
 
@@ -142,11 +144,11 @@ run_client() { # name: runs its session, its output in the log
   export LK_CLIENT=${n//-/_}
   case $n in
     pytds|pymssql|pyodbc-freetds|mssql-python)
-      (cd "$HERE/python" && timeout 300 "$WORK/venv/bin/python" "${LK_CLIENT}_session.py") ;;
-    go-mssqldb) timeout 300 "$WORK/go-session" ;;
-    tedious) (cd "$HERE/tedious" && timeout 300 node session.js) ;;
-    mssql-jdbc) timeout 300 java -cp "$WORK/jdbc:$JDBC_JAR" Session ;;
-    tsql) timeout 300 bash "$HERE/tsql/session.sh" ;;
+      (cd "$HERE/python" && timeout $CLIENT_TIMEOUT "$WORK/venv/bin/python" "${LK_CLIENT}_session.py") ;;
+    go-mssqldb) timeout $CLIENT_TIMEOUT "$WORK/go-session" ;;
+    tedious) (cd "$HERE/tedious" && timeout $CLIENT_TIMEOUT node session.js) ;;
+    mssql-jdbc) timeout $CLIENT_TIMEOUT java -cp "$WORK/jdbc:$JDBC_JAR" Session ;;
+    tsql) timeout $CLIENT_TIMEOUT bash "$HERE/tsql/session.sh" ;;
   esac
 }
 for n in $ALL; do
@@ -166,7 +168,7 @@ for n in $ALL; do
     echo "client $n: passed (${counts:-no count})"; passed=$((passed + 1))
   else
     echo "client $n: FAILED (exit $rc; ${counts:-no count}; log $log)"; failed=$((failed + 1))
-    grep -E "^  FAIL|Error|error" "$log" | head -n 15 | sed 's/^/    /'
+    grep -E "^  FAIL|Traceback|Exception" "$log" | head -n 15 | cut -c1-240 | sed 's/^/    /'
   fi
 done
 if [ $up -eq 1 ] && ! kill -0 "$SERVER" 2>/dev/null; then
