@@ -98,8 +98,14 @@ pub fn run(args: &ServeArgs, data: &Path, config: EngineConfig) -> ExitCode {
     eprintln!("latchkey serve: listening on {addr}");
     // SAFETY: the handler only stores to an atomic (async-signal-safe).
     unsafe {
-        libc::signal(libc::SIGTERM, on_stop_signal as libc::sighandler_t);
-        libc::signal(libc::SIGINT, on_stop_signal as libc::sighandler_t);
+        libc::signal(
+            libc::SIGTERM,
+            on_stop_signal as extern "C" fn(libc::c_int) as libc::sighandler_t,
+        );
+        libc::signal(
+            libc::SIGINT,
+            on_stop_signal as extern "C" fn(libc::c_int) as libc::sighandler_t,
+        );
     }
     let stop = srv.shutdown_handle();
     std::thread::spawn(move || loop {

@@ -125,11 +125,9 @@ fn handshake(
                 packet::DEFAULT_PACKET_SIZE,
             );
             sock.write_all(&bytes)?;
-            if client == encryption::REQ || client == encryption::ON {
-                if sh.config.tls.is_none() {
-                    // The client requires encryption the server cannot give: it closes.
-                    return Ok(None);
-                }
+            if (client == encryption::REQ || client == encryption::ON) && sh.config.tls.is_none() {
+                // The client requires encryption the server cannot give: it closes.
+                return Ok(None);
             }
             None
         }

@@ -56,6 +56,8 @@ pub(crate) struct Shared {
     /// Live connections: socket (to shut down) and the cancel flag of their session.
     pub(crate) conns: Mutex<HashMap<u64, (TcpStream, Option<common::CancelToken>)>>,
     pub(crate) next_conn: AtomicU64,
+    /// The listener's address (the shutdown wakes `accept` by connecting to it).
+    local_addr: Mutex<SocketAddr>,
 }
 
 impl Shared {
@@ -68,7 +70,7 @@ impl Shared {
     }
 }
 
-/// A bound server. `run` serves until `shutdown` is called (from a signal handler thread or a
+/// A bound server. `run` serves until `shutdown` is called (from a signal watcher thread or a
 /// test).
 pub struct Server {
     listener: TcpListener,
@@ -82,13 +84,20 @@ pub struct ShutdownHandle(Arc<Shared>);
 impl ShutdownHandle {
     pub fn shutdown(&self) {
         self.0.shutting_down.store(true, Ordering::SeqCst);
+        // Wake the blocking accept with a connection of our own.
+        if let Ok(mut a) = self.0.local_addr.lock().map(|a| *a) {
+            if a.ip().is_unspecified() {
+                a.set_ip(std::net::Ipv4Addr::LOCALHOST.into());
+            }
+            let _ = TcpStream::connect_timeout(&a, Duration::from_secs(1));
+        }
     }
 }
 
 impl Server {
     pub fn bind(engine: Arc<Engine>, config: ServerConfig, log: ErrorLog) -> io::Result<Server> {
         let listener = TcpListener::bind(config.listen)?;
-        listener.set_nonblocking(true)?;
+        let local_addr = Mutex::new(listener.local_addr()?);
         Ok(Server {
             listener,
             shared: Arc::new(Shared {
@@ -98,6 +107,7 @@ impl Server {
                 shutting_down: AtomicBool::new(false),
                 conns: Mutex::new(HashMap::new()),
                 next_conn: AtomicU64::new(1),
+                local_addr,
             }),
         })
     }
@@ -116,9 +126,10 @@ impl Server {
         let mut threads: Vec<JoinHandle<()>> = Vec::new();
         let shared = self.shared;
         while !shared.shutting_down.load(Ordering::SeqCst) {
+            // A blocking accept: polling would add its interval to every connection's setup.
             match self.listener.accept() {
+                Ok(_) if shared.shutting_down.load(Ordering::SeqCst) => break,
                 Ok((sock, peer)) => {
-                    let _ = sock.set_nonblocking(false);
                     let _ = sock.set_nodelay(true);
                     let id = shared.next_conn.fetch_add(1, Ordering::Relaxed);
                     if let Ok(c) = sock.try_clone() {
@@ -142,9 +153,6 @@ impl Server {
                             .line(&format!("cannot start a connection thread: {e}")),
                     }
                     threads.retain(|t| !t.is_finished());
-                }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    std::thread::sleep(Duration::from_millis(20));
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => {

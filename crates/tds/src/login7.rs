@@ -66,7 +66,7 @@ pub struct Login7 {
 
 /// Decodes UTF-16LE (UCS-2 as clients send it); unpaired surrogates become U+FFFD.
 pub fn ucs2_decode(b: &[u8]) -> TdsResult<String> {
-    if b.len() % 2 != 0 {
+    if !b.len().is_multiple_of(2) {
         return Err(TdsError::Malformed(
             "UCS-2 string of odd byte length".into(),
         ));

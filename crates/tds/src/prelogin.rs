@@ -81,12 +81,9 @@ impl PreLogin {
                     let end = data.iter().position(|&c| c == 0).unwrap_or(data.len());
                     p.instance = Some(data[..end].to_vec());
                 }
-                option::THREADID => {
-                    // Some clients send an empty THREADID.
-                    if data.len() >= 4 {
-                        p.thread_id =
-                            Some(u32::from_be_bytes([data[0], data[1], data[2], data[3]]));
-                    }
+                // Some clients send an empty THREADID.
+                option::THREADID if data.len() >= 4 => {
+                    p.thread_id = Some(u32::from_be_bytes([data[0], data[1], data[2], data[3]]));
                 }
                 option::MARS => p.mars = Some(fixed(1)?[0]),
                 option::TRACEID => p.trace_id = Some(data.to_vec()),
