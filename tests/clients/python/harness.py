@@ -133,6 +133,10 @@ class Driver:
     def connect(self, tls=False, autocommit=True):
         raise NotImplementedError
 
+    def binary(self, value):
+        """DB-API's Binary(): how the driver wants bytes bound as varbinary."""
+        return value
+
     def error_number(self, exc):
         raise NotImplementedError
 
@@ -201,8 +205,9 @@ def run_session(driver):
             if name in driver.skip_round_trip:
                 print(f"  skip param {name}: {driver.skip_round_trip[name]}")
                 continue
+            bound = driver.binary(value) if isinstance(value, bytes) else value
             try:
-                got = scalar(conn, f"SELECT {driver.marker}", (value,))
+                got = scalar(conn, f"SELECT {driver.marker}", (bound,))
             except Exception as e:  # noqa: BLE001
                 c.check(f"param {name}", False, f"{type(e).__name__}: {e}")
                 continue

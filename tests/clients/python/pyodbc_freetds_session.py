@@ -7,6 +7,9 @@ import sys
 import pyodbc
 
 import harness
+
+# uniqueidentifier as uuid.UUID (pyodbc's default is str)
+pyodbc.native_uuid = True
 from harness import HOST, PASSWORD, PORT, USER, obj
 
 

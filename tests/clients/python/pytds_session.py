@@ -24,6 +24,10 @@ class PytdsDriver(harness.Driver):
             disable_connect_retry=True, **kw,
         )
 
+    def binary(self, value):
+        # pytds binds plain bytes as text; DB-API's Binary() makes them varbinary
+        return pytds.Binary(value)
+
     def error_number(self, exc):
         return getattr(exc, "number", None)
 
