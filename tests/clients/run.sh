@@ -164,6 +164,9 @@ for n in $ALL; do
   run_client "$n" >"$log" 2>&1
   rc=$?
   counts=$(grep -E "^[a-z-]+: [0-9]+ passed, [0-9]+ failed" "$log" | tail -n 1 | sed 's/^[^:]*: //')
+  if [ $rc -eq 0 ] && [ -z "$counts" ]; then
+    rc=1  # a session that ended without its summary line did not pass
+  fi
   if [ $rc -eq 0 ]; then
     echo "client $n: passed (${counts:-no count})"; passed=$((passed + 1))
   else

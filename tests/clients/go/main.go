@@ -134,7 +134,7 @@ func resultSets(ctx context.Context, c *checks, db *sql.DB) {
 				c.check("several result sets: scan", false, err.Error())
 				return
 			}
-			set = append(set, fmt.Sprint(vals...))
+			set = append(set, strings.TrimSpace(fmt.Sprintln(vals...)))
 		}
 		sets = append(sets, set)
 		if !rows.NextResultSet() {

@@ -125,6 +125,9 @@ class Driver:
     name = "driver"
     marker = "?"
     tls = True
+    # whether the driver's exceptions carry the SQL Server message number (mssql-python's
+    # carry the SQLSTATE and the text only)
+    error_numbers = True
     # some drivers cannot bind every Python type: names in ROUND_TRIP to leave out, with why
     skip_round_trip = {}
     # and some decode a server type into another Python type: name -> converter
@@ -242,7 +245,8 @@ def run_session(driver):
                 scalar(conn, sql)
                 c.check(f"error {number}", False, "no error raised")
             except Exception as e:  # noqa: BLE001
-                c.equal(f"error {number}: number", driver.error_number(e), number)
+                if driver.error_numbers:
+                    c.equal(f"error {number}: number", driver.error_number(e), number)
                 c.check(f"error {number}: message", text in str(e), f"{text!r} not in {str(e)!r}")
         c.equal("connection usable after errors", scalar(conn, "SELECT 3"), 3)
 

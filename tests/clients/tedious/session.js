@@ -50,7 +50,23 @@ function run(conn, sql, params = [], how = 'execSql') {
   });
 }
 
-const close = (conn) => new Promise((resolve) => { conn.on('end', resolve); conn.close(); });
+const close = (conn) => new Promise((resolve) => {
+  if (conn.closed) { resolve(); return; }
+  conn.on('end', resolve);
+  conn.close();
+  setTimeout(resolve, 2000);
+});
+
+// If the event loop drains while a promise waits on an event that never comes, Node exits
+// with status 0 without running the summary: count that as a failure, never as a pass.
+let summarized = false;
+process.on('exit', () => {
+  if (!summarized) {
+    console.log(`tedious: ${passed} passed, ${failed.length + 1} failed`);
+    console.log('tedious: failed: the session ended before its summary (a request never completed)');
+    process.exitCode = 1;
+  }
+});
 
 async function main() {
   console.log(`tedious: ${env('LK_HOST', '127.0.0.1')}:${env('LK_PORT', '1433')}`);
@@ -182,6 +198,7 @@ async function main() {
 }
 
 main().catch((e) => check('session', false, String(e))).finally(() => {
+  summarized = true;
   console.log(`tedious: ${passed} passed, ${failed.length} failed`);
   if (failed.length) console.log(`tedious: failed: ${failed.join(', ')}`);
   process.exit(failed.length ? 1 : 0);
