@@ -156,7 +156,8 @@ async function main() {
 
   // transactions through the transaction-manager request (beginTransaction etc.)
   try {
-    const tx = (fn, ...a) => new Promise((res, rej) => conn[fn](...a, (err) => (err ? rej(err) : res())));
+    // tedious takes the callback first: beginTransaction(callback, name)
+    const tx = (fn, ...a) => new Promise((res, rej) => conn[fn]((err) => (err ? rej(err) : res()), ...a));
     await tx('beginTransaction', 'lk');
     await run(conn, `INSERT INTO ${obj('t')} (id, v) VALUES (1, N'rolled back')`);
     await tx('rollbackTransaction');
