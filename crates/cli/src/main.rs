@@ -4,6 +4,9 @@
 //! latchkey [--data DIR] [-d DATABASE] [-i FILE[,FILE]...]... [-Q TEXT | -q TEXT] [-o FILE]
 //!          [-v NAME=VALUE...] [-b] [-e] [-I] [-x] [-W] [-s SEP] [-h N] [-w N] [-y N] [-Y N]
 //!          [-t SECONDS] [--format table|csv|jsonl] [-?]
+//! latchkey -S HOST[,PORT] -U LOGIN [-P PASSWORD] [-N] [-C] [the flags above, less --data]
+//!                           (the same runner, batches over TDS to a running server)
+//! latchkey stress -S HOST[,PORT] -U LOGIN -P PASSWORD -n N -r R (-Q TEXT | -i FILE)
 //! latchkey serve [--port 1433] [--listen ADDR] [--tls-cert F --tls-key F]   (the TDS server)
 //! ```
 //!
@@ -17,10 +20,12 @@ mod bcp;
 mod csv_out;
 mod login;
 mod output;
+mod remote;
 mod runner;
 mod script;
 mod serve;
 mod shell;
+mod stress;
 mod termwidth;
 mod vars;
 
@@ -113,6 +118,22 @@ struct Args {
     /// Query timeout in seconds (0: none): a longer batch is cancelled.
     #[arg(short = 't', value_name = "SECONDS")]
     timeout: Option<u64>,
+    /// Server to run the batches on over TDS: host[,port] (sqlcmd -S); without it the engine
+    /// runs in this process on --data.
+    #[arg(short = 'S', value_name = "SERVER")]
+    server: Option<String>,
+    /// SQL Server login for -S (sqlcmd -U).
+    #[arg(short = 'U', value_name = "LOGIN", requires = "server")]
+    user: Option<String>,
+    /// Password for -U (sqlcmd -P; default: $SQLCMDPASSWORD).
+    #[arg(short = 'P', value_name = "PASSWORD", requires = "server")]
+    password: Option<String>,
+    /// Encrypt the whole connection (-S); without it only the login is encrypted.
+    #[arg(short = 'N', requires = "server")]
+    encrypt: bool,
+    /// Trust the server's certificate without checking it (sqlcmd -C).
+    #[arg(short = 'C', requires = "server")]
+    trust_server_certificate: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
@@ -134,6 +155,9 @@ struct Args {
 enum Command {
     /// Run the TDS server (`latchkey serve --help` for the options).
     Serve(serve::ServeArgs),
+    /// Load test over TDS, as ostress does: -n connections each run the batch -r times
+    /// (`latchkey stress -S host,port -U sa -P pw -n 300 -r 100 -Q "EXEC dbo.p"`).
+    Stress(stress::StressArgs),
     /// Copy rows between a table or query and a data file, as the bcp utility does
     /// (`latchkey bcp TABLE out FILE -c`; `latchkey bcp --help` for the options).
     #[command(disable_help_flag = true)]
@@ -300,7 +324,7 @@ fn main() -> ExitCode {
     // subcommand: `latchkey bcp -?` is bcp's own usage)
     if std::env::args()
         .skip(1)
-        .take_while(|a| a != "bcp" && a != "serve")
+        .take_while(|a| a != "bcp" && a != "serve" && a != "stress")
         .any(|a| a == "-?")
     {
         let _ = Args::command().print_help();
@@ -314,6 +338,9 @@ fn main() -> ExitCode {
             ..EngineConfig::default()
         };
         return serve::run(serve_args, &data_dir(args.data.clone()), config);
+    }
+    if let Some(Command::Stress(stress_args)) = &args.command {
+        return stress::run(stress_args);
     }
     if let Some(Command::Bcp { args: bcp_args }) = &args.command {
         return bcp::run(bcp_args, &data_dir(args.data.clone()));
@@ -342,18 +369,37 @@ fn main() -> ExitCode {
         None => Box::new(std::io::stdout()),
     };
     let data = data_dir(args.data.clone());
-    let config = EngineConfig {
-        read_latency_ms: args.io_latency_ms.map(|ms| ms.min(10_000)),
-        ..EngineConfig::default()
-    };
-    let engine = match Engine::open(&data, config) {
-        Ok(e) => e,
-        Err(e) => {
-            eprintln!(
-                "latchkey: cannot open data directory {}: {e}",
-                data.display()
-            );
-            return ExitCode::from(1);
+    let session = match &args.server {
+        // -S: batches go over TDS to a running server; -d is the login's database
+        Some(server) => match remote::connect(&remote::RemoteOptions {
+            server,
+            user: args.user.as_deref(),
+            password: args.password.as_deref(),
+            database: args.database.as_deref(),
+            encrypt: args.encrypt,
+            trust_server_certificate: args.trust_server_certificate,
+        }) {
+            Ok(r) => remote::Backend::Remote(Box::new(r)),
+            Err(msg) => {
+                eprintln!("{msg}");
+                return ExitCode::from(1);
+            }
+        },
+        None => {
+            let config = EngineConfig {
+                read_latency_ms: args.io_latency_ms.map(|ms| ms.min(10_000)),
+                ..EngineConfig::default()
+            };
+            match Engine::open(&data, config) {
+                Ok(e) => Session::new(e).into(),
+                Err(e) => {
+                    eprintln!(
+                        "latchkey: cannot open data directory {}: {e}",
+                        data.display()
+                    );
+                    return ExitCode::from(1);
+                }
+            }
         }
     };
     let sink: Box<dyn BatchSink> = match args.format {
@@ -361,18 +407,18 @@ fn main() -> ExitCode {
         Format::Table => Box::new(TableSink::new(out, table_options(&args), streaming)),
         Format::Csv => Box::new(CsvSink::new(out)),
     };
-    let mut runner = Runner {
-        session: Session::new(engine),
-        sink,
-    };
-    if args.format != Format::Jsonl {
-        // the jsonl contract (ENGINE_INTERFACE.md) is jdbc_user's session; people get their own
-        runner.session.set_login(&login::os_login());
-    }
-    if let Some(db) = &args.database {
-        if let Err(msg) = use_database(&mut runner.session, db) {
-            eprintln!("{msg}");
-            return ExitCode::from(1);
+    let mut runner = Runner { session, sink };
+    if let Some(local) = runner.session.local_mut() {
+        if args.format != Format::Jsonl {
+            // the jsonl contract (ENGINE_INTERFACE.md) is jdbc_user's session; people get
+            // their own
+            local.set_login(&login::os_login());
+        }
+        if let Some(db) = &args.database {
+            if let Err(msg) = use_database(local, db) {
+                eprintln!("{msg}");
+                return ExitCode::from(1);
+            }
         }
     }
     let code = if args.format == Format::Jsonl {

@@ -4,11 +4,12 @@ use std::io::{BufRead, Write};
 
 use common::SqlError;
 use engine::render::value_text;
-use engine::{EventSink, InfoMessage, OutColumn, Session};
+use engine::{EventSink, InfoMessage, OutColumn};
 use types::{DataType, Value};
 
 use crate::csv_out::CsvSink;
 use crate::output::{JsonlSink, TableSink};
+use crate::remote::Backend;
 
 /// If `line` is a batch separator, its repeat count. `strict` (jsonl stdin): exactly `GO`
 /// (case-insensitive, a trailing `\r` ignored); otherwise sqlcmd rules (`GO`, `GO n`, spaces).
@@ -33,7 +34,8 @@ pub(crate) fn go_line(line: &str, strict: bool) -> Option<u32> {
 }
 
 pub(crate) struct Runner {
-    pub(crate) session: Session,
+    /// The engine in this process, or a server over TDS (`-S`).
+    pub(crate) session: Backend,
     pub(crate) sink: Box<dyn BatchSink>,
 }
 

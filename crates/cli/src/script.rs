@@ -530,7 +530,7 @@ mod tests {
     fn runner(dir: &Path) -> Runner {
         let engine = Engine::open(dir, EngineConfig::default()).expect("open engine");
         Runner {
-            session: Session::new(engine),
+            session: Session::new(engine).into(),
             sink: Box::new(TableSink::new(
                 Box::new(std::io::sink()),
                 TableOptions::default(),

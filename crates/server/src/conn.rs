@@ -447,6 +447,9 @@ impl Connection {
                     if pw.finish(&mut w).is_err() {
                         break;
                     }
+                    // answered: the flag the reader set for it must not cancel (or mark with
+                    // ATTN) the next request, whose DONE would then swallow a later attention
+                    self.session.cancel_handle().reset();
                 }
                 Incoming::Message(m) => {
                     let r = catch_unwind(AssertUnwindSafe(|| self.request(&m, &mut pw, &mut w)));

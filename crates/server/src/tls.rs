@@ -30,7 +30,10 @@ pub fn load(cert: &Path, key: &Path) -> Result<Arc<ServerConfig>, String> {
         .map_err(|e| format!("cannot read private key {}: {e}", key.display()))?;
     let mut cfg =
         ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
-            .with_safe_default_protocol_versions()
+            // TLS 1.2 only, as SQL Server for TDS 7.x ([MS-TDS]: TLS 1.3 comes with TDS 8's
+            // strict encryption): FreeTDS (GnuTLS) and mssql-jdbc stall after a TLS 1.3
+            // handshake carried in PRELOGIN packets
+            .with_protocol_versions(&[&rustls::version::TLS12])
             .map_err(|e| format!("TLS configuration: {e}"))?
             .with_no_client_auth()
             .with_single_cert(certs, key)

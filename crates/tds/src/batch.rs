@@ -144,12 +144,15 @@ pub struct TmMessage {
     pub request: TmRequest,
 }
 
-/// B_VARCHAR: a byte of UCS-2 character count, then the characters.
+/// A transaction name: a byte giving the length in BYTES (B_VARBYTE), then UCS-2. Not a
+/// B_VARCHAR (character count): SQL Server, tedious and Microsoft's own drivers send
+/// `name.len() * 2` there (fix by the clients helper: tedious' named transactions were refused
+/// as "truncated B_VARCHAR").
 fn b_varchar(b: &[u8], pos: &mut usize) -> TdsResult<String> {
-    let n = *b.get(*pos).ok_or(TdsError::Truncated("B_VARCHAR"))? as usize * 2;
+    let n = *b.get(*pos).ok_or(TdsError::Truncated("transaction name"))? as usize;
     let s = b
         .get(*pos + 1..*pos + 1 + n)
-        .ok_or(TdsError::Truncated("B_VARCHAR"))?;
+        .ok_or(TdsError::Truncated("transaction name"))?;
     *pos += 1 + n;
     ucs2_decode(s)
 }
@@ -157,9 +160,9 @@ fn b_varchar(b: &[u8], pos: &mut usize) -> TdsResult<String> {
 fn put_b_varchar(s: &str, out: &mut Vec<u8>) {
     let mut v = Vec::new();
     ucs2_encode(s, &mut v);
-    let n = (v.len() / 2).min(255);
+    let n = (v.len() / 2).min(127) * 2;
     out.push(n as u8);
-    out.extend_from_slice(&v[..n * 2]);
+    out.extend_from_slice(&v[..n]);
 }
 
 impl TmMessage {
@@ -324,5 +327,24 @@ mod tests {
                 let _ = TmMessage::parse(&enc[..cut]);
             }
         }
+    }
+
+    #[test]
+    fn transaction_names_carry_their_length_in_bytes() {
+        // TM_BEGIN_XACT as tedious sends it for beginTransaction(cb, 'lk'): isolation 0, then
+        // 0x04 (bytes) and "lk" in UCS-2
+        let mut b = Vec::new();
+        encode_all_headers(&AllHeaders::default(), &mut b);
+        b.extend_from_slice(&tm::BEGIN_XACT.to_le_bytes());
+        b.extend_from_slice(&[0, 4, b'l', 0, b'k', 0]);
+        let m = TmMessage::parse(&b).expect("parse");
+        assert_eq!(
+            m.request,
+            TmRequest::Begin {
+                isolation: 0,
+                name: "lk".into()
+            }
+        );
+        assert_eq!(m.encode(), b);
     }
 }
