@@ -82,13 +82,12 @@ pub(crate) const THROW_MARK: &str = "\u{1}throw";
 impl Session {
     /// Runs one batch, emitting its events into `sink` (ENGINE_INTERFACE.md).
     pub fn execute_batch(&mut self, text: &str, sink: &mut dyn EventSink) {
+        if self.live.is_killed() {
+            self.report_killed(sink);
+            return;
+        }
         self.cancel.reset();
-        self.request = Some(crate::session::RequestInfo {
-            start: std::time::Instant::now(),
-            start_time: std::time::SystemTime::now(),
-            cpu_us: crate::run::thread_cpu_us(),
-            io: self.io_totals(),
-        });
+        let _live = self.begin_request(text);
         let mut key = if self.showplan_on() || self.parseonly_on() {
             None
         } else {
@@ -159,13 +158,12 @@ impl Session {
         params: Vec<(String, DataType, Value)>,
         sink: &mut dyn EventSink,
     ) -> Vec<Value> {
+        if self.live.is_killed() {
+            self.report_killed(sink);
+            return Vec::new();
+        }
         self.cancel.reset();
-        self.request = Some(crate::session::RequestInfo {
-            start: std::time::Instant::now(),
-            start_time: std::time::SystemTime::now(),
-            cpu_us: crate::run::thread_cpu_us(),
-            io: self.io_totals(),
-        });
+        let _live = self.begin_request(text);
         let params = params
             .into_iter()
             .map(|(n, data_type, value)| (n, crate::session::Variable { data_type, value }))
@@ -185,6 +183,7 @@ impl Session {
         if let Err(e) = r {
             self.report_batch_abort(e, sink);
         }
+        self.report_killed(sink);
         if self.doomed && self.trancount > 0 {
             self.trancount = 0;
             let _ = self.abort_all();
@@ -516,6 +515,7 @@ impl Session {
                     let now = server_ticks_of_day();
                     (ticks - now).rem_euclid(TICKS_PER_DAY)
                 };
+                let _wait = common::waits::begin(common::waits::WaitType::WAITFOR);
                 self.cancel
                     .sleep(std::time::Duration::from_nanos(wait as u64 * 100))?;
             }
@@ -533,6 +533,9 @@ impl Session {
             K::Unsupported { keyword, text }
                 if matches!(keyword.as_str(), "ENABLE" | "DISABLE")
                     && self.autocommit(|me| me.enable_disable_trigger(keyword, text))? => {}
+            K::Unsupported { keyword, text } if keyword == "KILL" => {
+                self.kill_statement(text, sink)?
+            }
             K::Unsupported { keyword, text } if keyword == "REMOVE" => {
                 return Err(crate::files::remove_file_unsupported(text))
             }
@@ -640,7 +643,11 @@ impl Session {
                         "QUOTED_IDENTIFIER" => self.options.quoted_identifier = on,
                         "ARITHABORT" => self.options.arithabort = on,
                         "XACT_ABORT" => self.options.xact_abort = on,
-                        "STATISTICS IO" => self.options.statistics_io = on,
+                        "STATISTICS IO" => {
+                            self.options.statistics_io = on;
+                            // this thread's per-object counters (server.rs statistics_io_lines)
+                            storage::objio::set_thread_collect(on);
+                        }
                         "STATISTICS TIME" => self.options.statistics_time = on,
                         "IMPLICIT_TRANSACTIONS" => self.options.implicit_transactions = on,
                         "ANSI_DEFAULTS" => {

@@ -35,6 +35,7 @@ mod external;
 mod files;
 mod interp;
 mod limits;
+mod live;
 mod names;
 mod noops;
 mod openrowset;
@@ -53,6 +54,7 @@ mod sysfuncs;
 mod sysprocs;
 pub mod sysviews;
 mod sysviews_more;
+mod sysviews_sessions;
 mod trigger;
 mod tvf;
 
@@ -63,6 +65,7 @@ pub use events::{CollectSink, Event, EventSink, InfoMessage, OutColumn};
 pub use parser::reserved_keywords;
 pub use server::{DbHandle, Engine, EngineConfig};
 pub use session::{Session, SessionOptions};
+pub use sysprocs::{ConnectionInfo, SessionEntry};
 
 /// `@@VERSION`.
 pub const VERSION_STRING: &str = concat!(

@@ -216,8 +216,6 @@ pub struct Session {
     pub(crate) proc_cache: HashMap<(String, ObjectId), crate::run::ProcEntry>,
     /// Compiled ad-hoc batches and parameterised statements (plan_cache.rs).
     pub(crate) plan_cache: crate::plan_cache::PlanCache,
-    /// The running request (batch) for `sys.dm_exec_requests`.
-    pub(crate) request: Option<RequestInfo>,
     /// Scalar function nesting (RETURN expr yields a value) and the value returned.
     pub(crate) function_depth: u32,
     pub(crate) function_result: Option<Value>,
@@ -229,38 +227,19 @@ pub struct Session {
     /// Set by another thread to cancel the running request (an attention); polled by the
     /// interpreter and exec (`cancel_handle`, README "Cancellation").
     pub(crate) cancel: common::CancelToken,
-}
-
-/// Counters at the start of the current batch (`sys.dm_exec_requests`).
-#[derive(Clone, Debug)]
-pub struct RequestInfo {
-    pub start: std::time::Instant,
-    /// Wall-clock start, formatted only when `sys.dm_exec_requests` is read.
-    pub start_time: std::time::SystemTime,
-    pub cpu_us: u64,
-    /// Summed over all databases: logical reads, physical reads, page writes.
-    pub io: (u64, u64, u64),
-}
-
-impl Session {
-    /// Buffer pool counters summed over all databases (logical, physical reads, writes).
-    pub(crate) fn io_totals(&self) -> (u64, u64, u64) {
-        let mut t = (0, 0, 0);
-        for h in self.engine.databases() {
-            let s = h.store.io_stats();
-            t.0 += s.logical_reads;
-            t.1 += s.physical_reads;
-            t.2 += s.files.iter().map(|f| f.num_of_writes).sum::<u64>();
-        }
-        t
-    }
+    /// What other sessions see of this one (live.rs, sysprocs/sessions.rs).
+    pub(crate) live: Arc<crate::sysprocs::SessionEntry>,
+    /// Set when binding resolved a `sys` view: its rows are materialized into the plan, so
+    /// the plan must not be cached (a DMV read twice must show the second moment).
+    pub(crate) bind_volatile: std::cell::Cell<bool>,
 }
 
 impl Session {
     /// A new session on `engine` (current database `master`).
     pub fn new(engine: Arc<Engine>) -> Session {
         let spid = engine.next_spid();
-        engine.sessions.register(spid, DEFAULT_LOGIN);
+        let cancel = common::CancelToken::new();
+        let live = engine.sessions.register(spid, DEFAULT_LOGIN, cancel.clone());
         Session {
             engine,
             spid,
@@ -286,12 +265,13 @@ impl Session {
             temp_counter: 0,
             proc_cache: HashMap::new(),
             plan_cache: Default::default(),
-            request: None,
             function_depth: 0,
             function_result: None,
             trig: Default::default(),
             grant_percent: None,
-            cancel: common::CancelToken::new(),
+            cancel,
+            live,
+            bind_volatile: std::cell::Cell::new(false),
         }
     }
 
@@ -781,6 +761,7 @@ impl Catalog for Session {
             {
                 let (db, _) = self.resolve_parts(name);
                 if let Some(v) = crate::sysviews::system_view(self, &db, schema, &name.name)? {
+                    self.bind_volatile.set(true);
                     return Ok(Some(TableRef::Virtual(Arc::new(v))));
                 }
                 if schema.eq_ignore_ascii_case("INFORMATION_SCHEMA") {
