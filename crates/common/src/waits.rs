@@ -250,11 +250,7 @@ impl TaskWaits {
         Some(CurrentWait {
             wait_type: WAIT_TYPES.get(c as usize - 1)?,
             wait_time_ms: now_us().saturating_sub(since) / 1000,
-            resource: self
-                .resource
-                .lock()
-                .map(|r| r.clone())
-                .unwrap_or_default(),
+            resource: self.resource.lock().map(|r| r.clone()).unwrap_or_default(),
             blocking_session: self.blocking_session.load(Relaxed),
         })
     }

@@ -141,7 +141,15 @@ impl Session {
             }
         };
         let prog = entry.prog.clone();
-        let (r, _) = self.run_program(&prog, &mut entry.rc, Vec::new(), sink);
+        let r = match self
+            .contain_panic(|me| me.run_program(&prog, &mut entry.rc, Vec::new(), sink).0)
+        {
+            Ok(r) => r,
+            Err(e) => {
+                key = None; // its run caches may be half-written
+                Err(e)
+            }
+        };
         if let Some(k) = key {
             self.plan_cache.put(k, entry);
         }
@@ -168,7 +176,9 @@ impl Session {
             .into_iter()
             .map(|(n, data_type, value)| (n, crate::session::Variable { data_type, value }))
             .collect();
-        let r = self.run_dynamic(text, params, sink);
+        let r = self
+            .contain_panic(|me| me.run_dynamic(text, params, sink))
+            .and_then(|r| r);
         let out = r.as_ref().cloned().unwrap_or_default();
         self.finish_request(r.map(|_| ()), sink);
         out

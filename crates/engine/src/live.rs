@@ -245,3 +245,46 @@ pub(crate) fn check_kill_permission(session: &Session) -> SqlResult<()> {
     let _ = session;
     Ok(())
 }
+
+impl Session {
+    /// Runs a request's body so that a panic in it (a latchkey bug) ends only this request
+    /// (DESIGN principle 6): the panic becomes Msg 8630 for this session, its transaction is
+    /// rolled back and its variable frames reset; other sessions and the process go on.
+    /// Latches and pins are guards, so unwinding released them.
+    pub(crate) fn contain_panic<T>(
+        &mut self,
+        body: impl FnOnce(&mut Session) -> T,
+    ) -> Result<T, SqlError> {
+        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            if std::mem::take(&mut self.inject_panic) {
+                panic!("panic injected by a test (Session::inject_panic_for_tests)");
+            }
+            body(self)
+        }));
+        match run {
+            Ok(v) => Ok(v),
+            Err(payload) => {
+                let what = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "unknown panic".into());
+                self.trancount = 0;
+                let _ = self.abort_all();
+                self.frames.truncate(1);
+                self.plan_cache = Default::default();
+                self.proc_cache.clear();
+                Err(SqlError::internal(format!(
+                    "the request failed unexpectedly and was rolled back ({what})"
+                )))
+            }
+        }
+    }
+
+    /// Makes the next request panic inside [`Session::contain_panic`] (tests of panic
+    /// isolation; nothing else sets it).
+    #[doc(hidden)]
+    pub fn inject_panic_for_tests(&mut self) {
+        self.inject_panic = true;
+    }
+}

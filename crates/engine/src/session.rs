@@ -232,6 +232,8 @@ pub struct Session {
     /// Set when binding resolved a `sys` view: its rows are materialized into the plan, so
     /// the plan must not be cached (a DMV read twice must show the second moment).
     pub(crate) bind_volatile: std::cell::Cell<bool>,
+    /// The next request panics (`inject_panic_for_tests`, live.rs `contain_panic`).
+    pub(crate) inject_panic: bool,
 }
 
 impl Session {
@@ -239,7 +241,9 @@ impl Session {
     pub fn new(engine: Arc<Engine>) -> Session {
         let spid = engine.next_spid();
         let cancel = common::CancelToken::new();
-        let live = engine.sessions.register(spid, DEFAULT_LOGIN, cancel.clone());
+        let live = engine
+            .sessions
+            .register(spid, DEFAULT_LOGIN, cancel.clone());
         Session {
             engine,
             spid,
@@ -272,6 +276,7 @@ impl Session {
             cancel,
             live,
             bind_volatile: std::cell::Cell::new(false),
+            inject_panic: false,
         }
     }
 

@@ -534,13 +534,21 @@ fn waiting_tasks(session: &Session) -> SqlResult<Rows> {
             big(ms),
             s(ty),
             Value::Null,
-            if blocker > 0 { task(blocker) } else { Value::Null },
+            if blocker > 0 {
+                task(blocker)
+            } else {
+                Value::Null
+            },
             if blocker > 0 {
                 small(blocker as i64)
             } else {
                 Value::Null
             },
-            if blocker > 0 { Value::Int(0) } else { Value::Null },
+            if blocker > 0 {
+                Value::Int(0)
+            } else {
+                Value::Null
+            },
             if resource.is_empty() {
                 Value::Null
             } else {

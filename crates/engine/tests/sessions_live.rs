@@ -213,7 +213,9 @@ fn killing_an_idle_session_runs_its_kill_action_and_rolls_back_its_transaction()
 
     let closed = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let c = closed.clone();
-    b.set_kill_action(Box::new(move || c.store(true, std::sync::atomic::Ordering::SeqCst)));
+    b.set_kill_action(Box::new(move || {
+        c.store(true, std::sync::atomic::Ordering::SeqCst)
+    }));
     run(&mut a, &format!("KILL {}", b.spid()));
     assert!(closed.load(std::sync::atomic::Ordering::SeqCst));
     assert!(b.is_killed());
@@ -263,7 +265,10 @@ fn statistics_io_shows_only_the_sessions_own_reads() {
     });
     for _ in 0..20 {
         let busy = stats(&mut a);
-        assert_eq!(busy, alone, "another session's reads leaked into STATISTICS IO");
+        assert_eq!(
+            busy, alone,
+            "another session's reads leaked into STATISTICS IO"
+        );
     }
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     assert!(reader.join().expect("reader") > 0);
@@ -280,10 +285,7 @@ fn a_running_request_shows_its_own_reads_live() {
     );
     let b = Session::new(e.clone());
     let spid_b = b.spid();
-    let h = spawn_batch(
-        b,
-        "SELECT COUNT(*) FROM big; WAITFOR DELAY '00:00:10'",
-    );
+    let h = spawn_batch(b, "SELECT COUNT(*) FROM big; WAITFOR DELAY '00:00:10'");
     let row = wait_for_row(
         &mut a,
         &format!(
@@ -428,4 +430,33 @@ fn connection_info_from_the_server_is_shown() {
             ],
         ]
     );
+}
+
+#[test]
+fn a_panic_in_a_request_is_an_error_of_that_session_only() {
+    let (_dir, e) = open("live-panic", EngineConfig::default());
+    let mut a = Session::new(e.clone());
+    let mut b = Session::new(e.clone());
+    run(&mut a, "CREATE TABLE t (id int)");
+    run(&mut a, "BEGIN TRAN; INSERT t VALUES (1)");
+    a.inject_panic_for_tests();
+    let mut sink = CollectSink::default();
+    a.execute_batch("SELECT 1", &mut sink);
+    assert!(sink.result_sets().is_empty());
+    let errs = sink.errors();
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    assert_eq!(errs[0].number, 8630);
+    // the session goes on, its transaction rolled back; the other session never noticed
+    assert_eq!(run(&mut a, "SELECT @@TRANCOUNT")[0][0], Value::Int(0));
+    assert_eq!(run(&mut b, "SELECT COUNT(*) FROM t")[0][0], Value::Int(0));
+    assert_eq!(run(&mut a, "SELECT 2")[0][0], Value::Int(2));
+    // the RPC path too
+    a.inject_panic_for_tests();
+    let mut sink = CollectSink::default();
+    a.execute_parameterized(
+        "SELECT @p",
+        vec![("@p".into(), types::DataType::Int, Value::Int(3))],
+        &mut sink,
+    );
+    assert_eq!(sink.errors()[0].number, 8630);
 }

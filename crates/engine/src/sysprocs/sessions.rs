@@ -394,7 +394,10 @@ mod who {
                     (true, Some(_)) => "suspended",
                     (true, None) => "runnable",
                 };
-                let cmd = if running {
+                let cmd = if e.spid == me {
+                    // the caller's row: sp_who's own query, as SQL Server shows it
+                    "SELECT"
+                } else if running {
                     e.command()
                 } else {
                     "AWAITING COMMAND"

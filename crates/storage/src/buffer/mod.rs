@@ -43,8 +43,8 @@ const MAX_RUN: usize = 64;
 /// `BuildHasher` of the page table.
 pub type PidHash = std::hash::BuildHasherDefault<PidHasher>;
 
-use common::{PageId, SqlError, SqlResult};
 use common::waits::WaitType;
+use common::{PageId, SqlError, SqlResult};
 use parking_lot::{Mutex, RwLock, RwLockReadGuard, RwLockUpgradableReadGuard, RwLockWriteGuard};
 
 use crate::file::DataFile;
@@ -409,7 +409,12 @@ impl<'a> Pin<'a> {
     }
     /// Exclusive latch. Read-only access here: changes go through `mtr::Mtr` (wal/README W2).
     pub fn ex(&self) -> SqlResult<ExGuard<'_>> {
-        let g = take_latch(self.frame(), LatchMode::Ex, |l| l.try_write(), |l| l.write());
+        let g = take_latch(
+            self.frame(),
+            LatchMode::Ex,
+            |l| l.try_write(),
+            |l| l.write(),
+        );
         self.pool.check_valid(self.idx, &g, self.pid)?;
         Ok(ExGuard { g })
     }
