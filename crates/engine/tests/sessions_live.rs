@@ -399,12 +399,10 @@ fn connection_info_from_the_server_is_shown() {
     b.set_client_info(info);
     let rows = run(
         &mut a,
-        &format!(
-            "SELECT c.session_id, c.net_transport, c.client_net_address, c.client_tcp_port, \
-             s.host_name, s.program_name, s.client_interface_name \
-             FROM sys.dm_exec_connections c JOIN sys.dm_exec_sessions s \
-             ON s.session_id = c.session_id ORDER BY c.session_id"
-        ),
+        "SELECT c.session_id, c.net_transport, c.client_net_address, c.client_tcp_port, \
+         s.host_name, s.program_name, s.client_interface_name \
+         FROM sys.dm_exec_connections c JOIN sys.dm_exec_sessions s \
+         ON s.session_id = c.session_id ORDER BY c.session_id",
     );
     let rows: Vec<Vec<String>> = rows.iter().map(|r| r.iter().map(text).collect()).collect();
     assert_eq!(
