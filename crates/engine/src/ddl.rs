@@ -355,6 +355,8 @@ impl Session {
             };
         }
         let table = Arc::new(table);
+        // other sessions' access to the new table waits until this transaction ends
+        self.lock_schema(&h, table.object_id)?;
         {
             let txn = self.txn_for(&db)?;
             h.cat
@@ -987,6 +989,7 @@ impl Session {
                     format!("Could not drop object '{}' because it is referenced by a FOREIGN KEY constraint '{fk}'.", q.display()),
                 ));
             }
+            self.lock_schema(&h, t.object_id)?;
             self.drop_table_by_id(&db, t.object_id)?;
             // Triggers on the table go with it.
             let trig: Vec<ObjectId> = h
@@ -1348,6 +1351,7 @@ impl Session {
         let Some((h, SchemaObject::Table(t))) = self.find_object(&q)? else {
             return Err(SqlError::invalid_object(&q.display()));
         };
+        self.lock_schema(&h, t.object_id)?;
         let mut table = (*t).clone();
         let db = h.def.name.clone();
         let tree = h.store.catalog_btree()?;

@@ -581,6 +581,12 @@ impl Session {
         match (&r, sp) {
             (Ok(_), _) => self.end_statement(true)?,
             (Err(_), None) => self.end_statement(false)?,
+            (Err(e), Some(_)) if e.number == 1205 => {
+                // the deadlock victim's whole transaction is rolled back, so the other
+                // transactions in the cycle get its locks
+                self.trancount = 0;
+                self.abort_all()?;
+            }
             (Err(_), Some(marks)) => {
                 if self.options.xact_abort && self.try_depth > 0 {
                     // Inside TRY the transaction becomes uncommittable (XACT_STATE() = -1);
@@ -717,7 +723,9 @@ impl Session {
                     None
                 };
             }
-            ast::SetOption::TransactionIsolation(_) => {}
+            ast::SetOption::TransactionIsolation(l) => {
+                self.options.isolation = crate::locks::IsolationLevel::from_ast(l);
+            }
             ast::SetOption::Value { option, value } => {
                 let word = match value {
                     ast::Expr::Column(n) => Value::VarChar(n.name_str().to_string()),
@@ -728,6 +736,12 @@ impl Session {
                     "ROWCOUNT" => self.options.rowcount = num()?,
                     "DATEFIRST" => self.options.datefirst = num()? as i32,
                     "LOCK_TIMEOUT" => self.options.lock_timeout = num()?,
+                    "DEADLOCK_PRIORITY" => {
+                        self.options.deadlock_priority = crate::locks::parse_deadlock_priority(
+                            &crate::render::value_text(&word, &DataType::VarChar(None))
+                                .unwrap_or_default(),
+                        )?
+                    }
                     "TEXTSIZE" => self.options.textsize = num()?,
                     "DATEFORMAT" => {
                         self.options.dateformat =
@@ -841,6 +855,18 @@ impl Session {
             }
             "CHECKIDENT" => return self.checkident(d, sink),
             "SQLPERF" => crate::sysfuncs::dbcc_sqlperf(&d.args)?,
+            "USEROPTIONS" => {
+                let col = |n: &str| crate::events::OutColumn {
+                    name: n.into(),
+                    data_type: DataType::NVarChar(Some(128)),
+                };
+                let rows = crate::locks::user_options(&self.options);
+                sink.result_start(&[col("Set Option"), col("Value")]);
+                for (k, v) in &rows {
+                    sink.row(&[Value::NVarChar(k.to_string()), Value::NVarChar(v.clone())]);
+                }
+                sink.result_end(rows.len() as u64, false, !self.options.nocount);
+            }
             other => return Err(SqlError::unsupported(format!("DBCC {other}"))),
         }
         if !d.options.iter().any(|o| o == "NO_INFOMSGS") {

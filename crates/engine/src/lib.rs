@@ -36,6 +36,7 @@ mod files;
 mod interp;
 mod limits;
 mod live;
+pub mod locks;
 mod names;
 mod noops;
 mod openrowset;

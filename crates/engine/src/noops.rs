@@ -74,12 +74,9 @@ pub(crate) fn check_set_on_off(option: &str, on: bool) -> SqlResult<()> {
 }
 
 /// `SET <option> value` options (other than ROWCOUNT, DATEFIRST, DATEFORMAT, LANGUAGE,
-/// LOCK_TIMEOUT, TEXTSIZE, which the session keeps): `word` is the value as text.
+/// LOCK_TIMEOUT, DEADLOCK_PRIORITY, TEXTSIZE, which the session keeps): `word` is the value as text.
 pub(crate) fn check_set_value(option: &str, word: &str) -> SqlResult<()> {
     match option {
-        // latchkey detects no deadlocks (sessions wait with LOCK_TIMEOUT), so no victim is
-        // ever chosen and the priority never matters; accepted as SQL Server accepts it.
-        "DEADLOCK_PRIORITY" => Ok(()),
         // 0 is "no limit", the default; a real limit would refuse expensive plans.
         "QUERY_GOVERNOR_COST_LIMIT" if word.trim() == "0" => Ok(()),
         "QUERY_GOVERNOR_COST_LIMIT" => Err(SqlError::unsupported("SET QUERY_GOVERNOR_COST_LIMIT")),

@@ -557,6 +557,51 @@ impl plan::BindEnv for Session {
 }
 
 impl ExecEnv for Session {
+    fn table_locker(
+        &mut self,
+        table: &TableDef,
+        hints: &[String],
+        access: exec::locking::TableAccess,
+    ) -> SqlResult<Option<Box<dyn exec::locking::TableLocker>>> {
+        // tempdb's tables are the session's own (#temp, table variables) or global temporary
+        // tables: not locked (README "Locks")
+        if table.is_temp || catalog::name_eq(&table.database, "tempdb") {
+            return Ok(None);
+        }
+        let h = self.db(&table.database)?;
+        let locker = crate::locks::table_locker(
+            &self.engine.locks,
+            self.lock_request(),
+            self.options.isolation,
+            h.def.database_id,
+            table,
+            hints,
+            access,
+        )?;
+        // The plan was bound before the object lock was granted: a DDL of another session
+        // (holding Sch-M) may have dropped or rebuilt the table meanwhile. Its storage is
+        // then not the plan's; the statement fails rather than read freed pages.
+        let same = match h.cat.read().objects.get(&table.object_id) {
+            Some(SchemaObject::Table(now)) => {
+                now.storage == table.storage
+                    && now.indexes.len() == table.indexes.len()
+                    && now
+                        .indexes
+                        .iter()
+                        .zip(&table.indexes)
+                        .all(|(a, b)| a.storage_id == b.storage_id)
+            }
+            _ => false,
+        };
+        if !same {
+            return Err(SqlError::invalid_object(&format!(
+                "{}.{}",
+                table.schema, table.name
+            )));
+        }
+        Ok(locker)
+    }
+
     fn cancel_token(&self) -> Option<common::CancelToken> {
         Some(self.cancel.clone())
     }

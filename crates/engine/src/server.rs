@@ -72,6 +72,8 @@ pub struct Engine {
     settings: crate::config::Settings,
     /// External data sources, file formats and tables of every database (external.rs).
     pub(crate) external: crate::external::Registry,
+    /// The lock manager shared by every session (locks/, README "Locks").
+    pub(crate) locks: Arc<crate::locks::LockManager>,
     /// One engine per data directory (storage README "Directory lock"), held while open.
     _lock: storage::dirlock::DirLock,
 }
@@ -80,6 +82,13 @@ pub const MASTER_ID: i32 = 1;
 pub const TEMPDB_ID: i32 = 2;
 
 impl Engine {
+    /// The lock manager: `sys.dm_tran_locks` ([`crate::locks::LockManager::snapshot`]) and the
+    /// waiting requests ([`crate::locks::LockManager::waiting_requests`]: spid, wait type, wait
+    /// ms, blocking spid, resource) for `sys.dm_exec_requests` / `sys.dm_os_waiting_tasks`.
+    pub fn lock_manager(&self) -> &Arc<crate::locks::LockManager> {
+        &self.locks
+    }
+
     /// Opens (creating on first use) the data directory: master, a fresh tempdb, and every
     /// registered user database. The directory is locked first (a second process gets Msg
     /// 5120 before any file is touched); damage in master refuses to start, damage in a user
@@ -109,6 +118,7 @@ impl Engine {
             ),
             config,
             external: Default::default(),
+            locks: Default::default(),
             _lock: lock,
         });
         let master = engine

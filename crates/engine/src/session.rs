@@ -43,6 +43,10 @@ pub struct SessionOptions {
     pub dateformat: String,
     pub language: String,
     pub lock_timeout: i64,
+    /// `SET TRANSACTION ISOLATION LEVEL` (locks/).
+    pub isolation: crate::locks::IsolationLevel,
+    /// `SET DEADLOCK_PRIORITY`: -10..10.
+    pub deadlock_priority: i32,
     pub textsize: i64,
     /// `SET IDENTITY_INSERT t ON`: (database, object id).
     pub identity_insert: Option<(String, ObjectId)>,
@@ -72,6 +76,8 @@ impl Default for SessionOptions {
             dateformat: "mdy".into(),
             language: "us_english".into(),
             lock_timeout: -1,
+            isolation: Default::default(),
+            deadlock_priority: 0,
             textsize: 2_147_483_647,
             identity_insert: None,
             flags: HashMap::new(),
@@ -234,6 +240,9 @@ pub struct Session {
     pub(crate) bind_volatile: std::cell::Cell<bool>,
     /// The next request panics (`inject_panic_for_tests`, live.rs `contain_panic`).
     pub(crate) inject_panic: bool,
+    /// The lock owner of the session's current transaction (a fresh one after each commit
+    /// or rollback, README "Locks").
+    pub(crate) lock_owner: crate::locks::OwnerId,
 }
 
 impl Session {
@@ -244,6 +253,7 @@ impl Session {
         let live = engine
             .sessions
             .register(spid, DEFAULT_LOGIN, cancel.clone());
+        let engine_locks = engine.locks.clone();
         Session {
             engine,
             spid,
@@ -277,6 +287,7 @@ impl Session {
             live,
             bind_volatile: std::cell::Cell::new(false),
             inject_panic: false,
+            lock_owner: engine_locks.new_owner(),
         }
     }
 
@@ -378,6 +389,7 @@ impl Session {
         self.savepoints.clear();
         self.temp_tables_at_begin = None;
         self.doomed = false;
+        self.release_locks();
         match first_err {
             Some(e) => Err(e),
             None => Ok(()),
@@ -398,11 +410,50 @@ impl Session {
         if let Some(names) = self.temp_tables_at_begin.take() {
             self.temp_tables = names;
         }
-        self.reload_touched()?;
+        let reloaded = self.reload_touched();
+        // the undo (rows and catalog cache) ran under the transaction's locks; only now may
+        // others see what it restored
+        self.release_locks();
+        reloaded?;
         match first_err {
             Some(e) => Err(e),
             None => Ok(()),
         }
+    }
+
+    /// Releases every lock of the transaction that ended and starts a new lock owner.
+    pub(crate) fn release_locks(&mut self) {
+        self.engine.locks.release_all(self.lock_owner);
+        self.lock_owner = self.engine.locks.new_owner();
+    }
+
+    /// Who asks for a lock now (locks/): this transaction, its priority and lock timeout.
+    pub(crate) fn lock_request(&self) -> crate::locks::LockRequest {
+        crate::locks::LockRequest {
+            owner: self.lock_owner,
+            spid: self.spid,
+            priority: self.options.deadlock_priority,
+            timeout_ms: self.options.lock_timeout,
+            cancel: Some(self.cancel.clone()),
+        }
+    }
+
+    /// Sch-M on a table a DDL statement creates, alters or drops, to the end of the
+    /// transaction: other sessions' reads and writes of it wait (README "Locks"; tempdb is
+    /// not locked).
+    pub(crate) fn lock_schema(&mut self, h: &DbHandle, object_id: ObjectId) -> SqlResult<()> {
+        if h.def.database_id == crate::server::TEMPDB_ID {
+            return Ok(());
+        }
+        let res = crate::locks::Resource::Object {
+            db: h.def.database_id,
+            object: object_id,
+        };
+        self.engine
+            .locks
+            .acquire(&self.lock_request(), res, crate::locks::LockMode::SchM)
+            .map(|_| ())
+            .map_err(|e| crate::locks::lock_error(e, self.spid))
     }
 
     fn reload_touched(&mut self) -> SqlResult<()> {
@@ -725,7 +776,10 @@ impl Session {
         let at_begin = self.temp_tables_at_begin.take();
         let trancount = std::mem::replace(&mut self.trancount, 0);
         let doomed = std::mem::replace(&mut self.doomed, false);
+        let owner = std::mem::replace(&mut self.lock_owner, self.engine.locks.new_owner());
         let r = self.autocommit(f);
+        self.engine.locks.release_all(self.lock_owner);
+        self.lock_owner = owner;
         // the statement's own txns ended in autocommit; put the transaction back
         self.txns = txns;
         self.savepoints = savepoints;
@@ -743,6 +797,7 @@ impl Drop for Session {
             let _ = self.abort_all();
         }
         self.drop_temp_tables();
+        self.engine.locks.release_all(self.lock_owner);
         self.engine.sessions.unregister(self.spid);
     }
 }

@@ -562,6 +562,55 @@ pub fn catalog_sys_view(
                 .collect();
             (c, rows)
         }
+        "dm_tran_locks" => {
+            let c = columns(&[
+                "resource_type nvarchar(60)",
+                "resource_subtype nvarchar(60)",
+                "resource_database_id int",
+                "resource_description nvarchar(256)",
+                "resource_associated_entity_id bigint",
+                "resource_lock_partition int",
+                "request_mode nvarchar(60)",
+                "request_type nvarchar(60)",
+                "request_status nvarchar(60)",
+                "request_reference_count smallint",
+                "request_lifetime int",
+                "request_session_id int",
+                "request_exec_context_id int",
+                "request_request_id int",
+                "request_owner_type nvarchar(60)",
+                "request_owner_id bigint",
+                "request_owner_lockspace_id nvarchar(32)",
+            ])?;
+            let rows = session
+                .engine
+                .locks
+                .snapshot()
+                .into_iter()
+                .map(|l| {
+                    vec![
+                        s(l.resource.type_name()),
+                        s(""),
+                        Value::Int(l.resource.database()),
+                        s(&l.resource.description()),
+                        Value::BigInt(l.resource.entity_id()),
+                        Value::Int(0),
+                        s(l.mode.name()),
+                        s("LOCK"),
+                        s(l.status),
+                        Value::SmallInt(1),
+                        Value::Int(0),
+                        Value::Int(l.spid),
+                        Value::Int(0),
+                        Value::Int(0),
+                        s("TRANSACTION"),
+                        Value::BigInt(l.owner as i64),
+                        s(&format!("0x{:016X}:Def", l.owner)),
+                    ]
+                })
+                .collect();
+            (c, rows)
+        }
         "all_views" => {
             let mut c = objects_columns();
             c.extend(columns(&[
@@ -725,6 +774,7 @@ const SYSTEM_VIEW_NAMES: &[&str] = &[
     "dm_os_wait_stats",
     "dm_os_waiting_tasks",
     "dm_tran_active_transactions",
+    "dm_tran_locks",
     "dm_tran_session_transactions",
     "filegroups",
     "filetable_system_defined_objects",

@@ -56,12 +56,22 @@ pub(crate) struct LockWaiter {
     pub resource: String,
 }
 
-/// The lock manager's current waiters. The one seam between the session DMVs and the lock
-/// manager: until the lock manager lands, lock waits are seen only through the wait slot
-/// (`common::waits::begin_on` with the blocker), and this list is empty.
+/// The lock manager's current waiters (the one seam between the session DMVs and the lock
+/// manager, `LockManager::waiting_requests`).
 pub(crate) fn lock_waiters(session: &Session) -> Vec<LockWaiter> {
-    let _ = session;
-    Vec::new()
+    session
+        .engine()
+        .locks
+        .waiting_requests()
+        .into_iter()
+        .map(|w| LockWaiter {
+            spid: w.spid,
+            wait_type: w.wait_type,
+            wait_ms: w.wait_ms,
+            blocking_spid: w.blocking_spid.unwrap_or(0),
+            resource: w.resource,
+        })
+        .collect()
 }
 
 /// `blocking_session_id` of a session: the holder named by its current wait.
@@ -236,7 +246,7 @@ fn exec_sessions(session: &Session) -> SqlResult<Rows> {
             b(o.ansi_padding),
             b(o.ansi_nulls),
             b(o.concat_null_yields_null),
-            small(e.isolation_level.load(Relaxed) as i64),
+            small(o.isolation.code() as i64),
             Value::Int(o.lock_timeout.clamp(-1, i32::MAX as i64) as i32),
             Value::Int(0),
             Value::BigInt(row_count),
@@ -405,7 +415,7 @@ fn exec_requests(session: &Session) -> SqlResult<Rows> {
             b(o.ansi_padding),
             b(o.ansi_nulls),
             b(o.concat_null_yields_null),
-            small(e.isolation_level.load(Relaxed) as i64),
+            small(o.isolation.code() as i64),
             Value::Int(o.lock_timeout.clamp(-1, i32::MAX as i64) as i32),
             Value::Int(0),
             Value::BigInt(row_count),

@@ -458,3 +458,38 @@ fn a_panic_in_a_request_is_an_error_of_that_session_only() {
     );
     assert_eq!(sink.errors()[0].number, 8630);
 }
+
+#[test]
+fn a_lock_wait_shows_its_blocker() {
+    let (_dir, e) = open("live-lock-wait", EngineConfig::default());
+    let mut a = Session::new(e.clone());
+    let mut holder = Session::new(e.clone());
+    let waiter = Session::new(e.clone());
+    let (spid_h, spid_w) = (holder.spid(), waiter.spid());
+    run(
+        &mut a,
+        "CREATE TABLE t (id int PRIMARY KEY, v int); INSERT t VALUES (1, 10)",
+    );
+    run(&mut holder, "BEGIN TRAN; UPDATE t SET v = 99 WHERE id = 1");
+    let h = spawn_batch(waiter, "SELECT v FROM t WHERE id = 1");
+    let row = wait_for_row(
+        &mut a,
+        &format!(
+            "SELECT wait_type, blocking_session_id, status FROM sys.dm_exec_requests \
+             WHERE session_id = {spid_w} AND wait_type LIKE 'LCK_M_%'"
+        ),
+    );
+    assert_eq!(int(&row[1]), spid_h as i64, "{row:?}");
+    assert_eq!(text(&row[2]), "suspended");
+    let w = run(
+        &mut a,
+        &format!(
+            "SELECT blocking_session_id FROM sys.dm_os_waiting_tasks WHERE session_id = {spid_w}"
+        ),
+    );
+    assert_eq!(int(&w[0][0]), spid_h as i64);
+    run(&mut holder, "ROLLBACK");
+    let (_w, sink, _) = h.join().expect("waiter");
+    assert!(sink.errors().is_empty(), "{:?}", sink.errors());
+    assert_eq!(sink.result_sets()[0][0][0], Value::Int(10));
+}

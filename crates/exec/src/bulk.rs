@@ -20,7 +20,6 @@ use types::Value;
 use crate::context::ExecCtx;
 use crate::dml::{check_foreign_keys, check_row, to_column, DmlAction, DmlChanges, Images};
 use crate::eval::eval;
-use crate::table_io::TableStore;
 use crate::ExecEnv;
 
 /// What a bulk load writes into and how (bound once per statement).
@@ -55,7 +54,7 @@ pub fn bulk_insert_batch(
     let mut ctx = ExecCtx::new(env);
     let table = &target.table;
     let db = ctx.env.storage(&table.database)?;
-    let mut store = TableStore::open(db.clone(), table.clone())?;
+    let mut store = crate::table_io::open_for_write(&mut ctx, db.clone(), table)?;
     let dbname = table.database.clone();
     let identity = table.identity().map(|(c, _)| c);
     let mut images = if target.fire_triggers {

@@ -624,7 +624,7 @@ fn insert_rows_from(
     action: Option<&str>,
 ) -> SqlResult<u64> {
     let db = ctx.env.storage(&table.database)?;
-    let mut store = TableStore::open(db, table.clone())?;
+    let mut store = crate::table_io::open_for_write(ctx, db, table)?;
     insert_rows_into(
         &mut store, table, rows, columns, checks, out, ctx, stmt, action,
     )
@@ -753,7 +753,7 @@ pub fn update(
     let rows = spool(input, ctx)?;
     let ncols = table.columns.len();
     let db = ctx.env.storage(&table.database)?;
-    let mut store = TableStore::open(db.clone(), table.clone())?;
+    let mut store = crate::table_io::open_for_write(ctx, db.clone(), table)?;
     let mut out = Output::new(output);
     let dbname = table.database.clone();
     let mut images = Images::new(table, ctx);
@@ -834,7 +834,7 @@ pub fn delete(
     let mut out = Output::new(output);
     let ncols = table.columns.len();
     let db = ctx.env.storage(&table.database)?;
-    let mut store = TableStore::open(db.clone(), table.clone())?;
+    let mut store = crate::table_io::open_for_write(ctx, db.clone(), table)?;
     let dbname = table.database.clone();
     let mut images = Images::new(table, ctx);
     atomically(ctx, &dbname, &mut |ctx| {

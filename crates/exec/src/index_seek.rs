@@ -12,6 +12,7 @@ use types::Value;
 
 use crate::context::ExecCtx;
 use crate::eval::{eval, eval_pred};
+use crate::locking::{TableAccess, TableLocker};
 use crate::operator::Operator;
 use crate::row_format::{encode_key_value, nc_locator};
 use crate::table_io::TableStore;
@@ -31,6 +32,9 @@ pub struct IndexSeek<'p> {
     pos: usize,
     more: bool,
     row: Vec<Value>,
+    /// Row locks (exec README "Locks"); asked for once, at the first open.
+    locker: Option<Box<dyn TableLocker>>,
+    locker_asked: bool,
 }
 
 impl<'p> IndexSeek<'p> {
@@ -53,6 +57,8 @@ impl<'p> IndexSeek<'p> {
             pos: 0,
             more: false,
             row: Vec::new(),
+            locker: None,
+            locker_asked: false,
         }
     }
 
@@ -142,6 +148,18 @@ fn as_ref(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {
 
 impl Operator for IndexSeek<'_> {
     fn open(&mut self, ctx: &mut ExecCtx) -> SqlResult<()> {
+        // the object lock first: a DDL holding Sch-M may change the storage meanwhile
+        if !self.locker_asked {
+            self.locker_asked = true;
+            let access = if self.source.with_locator {
+                TableAccess::Target
+            } else {
+                TableAccess::Read
+            };
+            self.locker =
+                ctx.env
+                    .table_locker(&self.source.table, &self.source.hints.all, access)?;
+        }
         if self.store.is_none() {
             let db = ctx.env.storage(&self.source.table.database)?;
             self.store = Some(TableStore::open(db, self.source.table.clone())?);
@@ -197,6 +215,45 @@ impl Operator for IndexSeek<'_> {
                 self.pos += 1;
                 self.row.clear();
                 let locator: Vec<u8>;
+                let locked = match &mut self.locker {
+                    Some(l) if l.rows_need_locks() => Some(l),
+                    _ => None,
+                };
+                if let Some(l) = locked {
+                    // lock the row, then read it as the lock protects it (no latch is held
+                    // here: the batch is a copy)
+                    locator = if clustered {
+                        self.batch.key(i).to_vec()
+                    } else {
+                        nc_locator(self.batch.record(i))?.to_vec()
+                    };
+                    if !l.lock_row(&locator)? {
+                        continue;
+                    }
+                    let Some(rec) = store.fetch(&locator)? else {
+                        l.row_read(&locator, false);
+                        continue;
+                    };
+                    store.format.decode_needed(
+                        &rec,
+                        self.source.needed.as_deref(),
+                        &mut self.row,
+                    )?;
+                    if self.source.with_locator {
+                        self.row.push(Value::VarBinary(locator.clone()));
+                    }
+                    let pass = match self.predicate {
+                        Some(p) => eval_pred(p, &self.row, ctx)?,
+                        None => true,
+                    };
+                    if let Some(l) = &mut self.locker {
+                        l.row_read(&locator, pass);
+                    }
+                    if !pass {
+                        continue;
+                    }
+                    return Ok(true);
+                }
                 if clustered {
                     store
                         .format

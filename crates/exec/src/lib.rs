@@ -20,6 +20,7 @@ pub mod context;
 pub mod eval;
 pub mod hll;
 pub mod index_check;
+pub mod locking;
 pub mod operator;
 pub mod row_format;
 pub mod spill;
@@ -143,6 +144,16 @@ pub trait ExecEnv {
     /// ([`ExecCtx::check_cancel`]); `None`: this execution cannot be cancelled.
     fn cancel_token(&self) -> Option<common::CancelToken> {
         None
+    }
+    /// The locks of one access to `table` (`hints`: its table hints, upper case, as
+    /// `plan::TableHints::all` keeps them). `None`: nothing to lock (the default, and tempdb).
+    fn table_locker(
+        &mut self,
+        _table: &TableDef,
+        _hints: &[String],
+        _access: locking::TableAccess,
+    ) -> SqlResult<Option<Box<dyn locking::TableLocker>>> {
+        Ok(None)
     }
 }
 

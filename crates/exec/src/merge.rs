@@ -20,7 +20,6 @@ use crate::dml::{
     spool, to_column, DmlAction, Images, Output, VecRows,
 };
 use crate::eval::{eval, eval_pred};
-use crate::table_io::TableStore;
 use crate::RowSink;
 
 fn err_8672() -> SqlError {
@@ -80,7 +79,7 @@ pub(crate) fn merge(
         None => None,
     };
     let db = ctx.env.storage(&table.database)?;
-    let mut store = TableStore::open(db.clone(), table.clone())?;
+    let mut store = crate::table_io::open_for_write(ctx, db.clone(), table)?;
     let mut out = Output::new(plan.output.as_ref());
     let dbname = table.database.clone();
     let mut upd_images = Images::new(table, ctx);

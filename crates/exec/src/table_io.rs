@@ -11,6 +11,7 @@ use plan::catalog;
 use storage::{BTree, Database, Heap, ObjId, Rid, RowBatch, ScanDirection, Txn};
 use types::Value;
 
+use crate::locking::TableLocker;
 use crate::row_format::{encode_index_key, key_value_text, nc_locator, nc_value, RowFormat};
 
 /// Callback receiving `(row values, locator)`.
@@ -34,6 +35,8 @@ pub struct TableStore {
     /// statement's final state: `UPDATE p SET id = id + 1` succeeds over keys 1, 2, 3).
     defer_unique: bool,
     deferred: Vec<Deferred>,
+    /// Locks the rows this store writes (exec README "Locks"); None: no locking.
+    locker: Option<Box<dyn TableLocker>>,
 }
 
 /// A write parked by a unique-key collision during a statement (see `defer_unique`).
@@ -95,7 +98,20 @@ impl TableStore {
             valbuf: Vec::new(),
             defer_unique: false,
             deferred: Vec::new(),
+            locker: None,
         })
+    }
+
+    /// Makes every row write take an exclusive row lock first (`ExecEnv::table_locker`).
+    pub fn set_locker(&mut self, locker: Option<Box<dyn TableLocker>>) {
+        self.locker = locker;
+    }
+
+    fn lock_for_write(&mut self, locator: &[u8]) -> SqlResult<()> {
+        match &mut self.locker {
+            Some(l) => l.lock_row_for_write(locator),
+            None => Ok(()),
+        }
     }
 
     /// Checks unique keys at the end of the statement instead of row by row: collisions are
@@ -171,7 +187,10 @@ impl TableStore {
     pub fn insert_row(&mut self, txn: &mut Txn, row: &[Value]) -> SqlResult<Vec<u8>> {
         let rec = self.format.encode(row)?.to_vec();
         let locator = if let Some(heap) = &self.heap {
-            heap.insert(txn, &rec)?.to_bytes().to_vec()
+            let rid = heap.insert(txn, &rec)?.to_bytes().to_vec();
+            // a RID is known only once the row is stored: locked right after
+            self.lock_for_write(&rid)?;
+            rid
         } else if let Some((pos, bt)) = &self.clustered {
             let ix = &self.table.indexes[*pos];
             self.keybuf.clear();
@@ -179,6 +198,9 @@ impl TableStore {
             if !ix.unique {
                 let uniq = next_uniquifier(bt, &self.keybuf)?;
                 self.keybuf.extend_from_slice(&uniq.to_be_bytes());
+            }
+            if let Some(l) = &mut self.locker {
+                l.lock_row_for_write(&self.keybuf)?;
             }
             if !bt.insert(txn, &self.keybuf, &rec)? {
                 if self.defer_unique {
@@ -238,6 +260,7 @@ impl TableStore {
 
     /// Deletes the row at `locator` whose current values are `row` (index entries included).
     pub fn delete_row(&mut self, txn: &mut Txn, locator: &[u8], row: &[Value]) -> SqlResult<()> {
+        self.lock_for_write(locator)?;
         for k in 0..self.nonclustered.len() {
             self.delete_nc(txn, k, row, locator)?;
         }
@@ -276,6 +299,7 @@ impl TableStore {
         old: &[Value],
         new: &[Value],
     ) -> SqlResult<Vec<u8>> {
+        self.lock_for_write(locator)?;
         if let Some(heap) = self.heap.clone() {
             let rid = Rid::from_bytes(locator).ok_or_else(|| SqlError::internal("bad RID"))?;
             for k in 0..self.nonclustered.len() {
@@ -284,6 +308,9 @@ impl TableStore {
             let rec = self.format.encode(new)?.to_vec();
             let nrid = heap.update(txn, rid, &rec)?;
             let nloc = nrid.to_bytes().to_vec();
+            if nloc != locator {
+                self.lock_for_write(&nloc)?;
+            }
             for k in 0..self.nonclustered.len() {
                 self.insert_nc(txn, k, new, &nloc)?;
             }
@@ -359,6 +386,21 @@ impl TableStore {
         }
         Ok(())
     }
+}
+
+/// Opens `table`'s storage for a statement that writes it: every row written is locked
+/// exclusively first (the engine's locker for [`crate::locking::TableAccess::Write`]).
+pub fn open_for_write(
+    ctx: &mut crate::ExecCtx,
+    db: Arc<Database>,
+    table: &Arc<TableDef>,
+) -> SqlResult<TableStore> {
+    let mut store = TableStore::open(db, table.clone())?;
+    store.set_locker(
+        ctx.env
+            .table_locker(table, &[], crate::locking::TableAccess::Write)?,
+    );
+    Ok(store)
 }
 
 /// Next uniquifier for a duplicate clustering key prefix (0 when the key is new).

@@ -17,6 +17,7 @@ use types::Value;
 
 use crate::context::ExecCtx;
 use crate::eval::eval_pred;
+use crate::locking::{TableAccess, TableLocker};
 use crate::operator::Operator;
 use crate::row_format::RowFormat;
 use crate::table_io::TableStore;
@@ -55,6 +56,9 @@ pub struct TableScan<'p> {
     /// The other columns to decode, only for rows that pass the predicate (late
     /// materialization).
     late_cols: Vec<usize>,
+    /// Row locks (exec README "Locks"); asked for once, at the first open.
+    locker: Option<Box<dyn TableLocker>>,
+    locker_asked: bool,
 }
 
 impl<'p> TableScan<'p> {
@@ -80,6 +84,8 @@ impl<'p> TableScan<'p> {
             pred_on_page: predicate.is_some_and(latch_safe),
             cols: Vec::new(),
             late_cols: Vec::new(),
+            locker: None,
+            locker_asked: false,
         }
         .with_columns()
     }
@@ -111,6 +117,18 @@ impl<'p> TableScan<'p> {
 
 impl Operator for TableScan<'_> {
     fn open(&mut self, ctx: &mut ExecCtx) -> SqlResult<()> {
+        // the object lock first: a DDL holding Sch-M may change the storage meanwhile
+        if !self.locker_asked {
+            self.locker_asked = true;
+            let access = if self.source.with_locator {
+                TableAccess::Target
+            } else {
+                TableAccess::Read
+            };
+            self.locker =
+                ctx.env
+                    .table_locker(&self.source.table, &self.source.hints.all, access)?;
+        }
         if self.store.is_none() {
             let db = ctx.env.storage(&self.source.table.database)?;
             self.store = Some(TableStore::open(db, self.source.table.clone())?);
@@ -197,7 +215,8 @@ impl Operator for TableScan<'_> {
     }
 
     fn count_rows(&mut self, _ctx: &mut ExecCtx) -> SqlResult<Option<u64>> {
-        if self.predicate.is_some() {
+        // counting from slot arrays reads rows without their locks
+        if self.predicate.is_some() || self.locker.as_ref().is_some_and(|l| l.rows_need_locks()) {
             return Ok(None);
         }
         let packed = self.packed_width();
@@ -243,8 +262,12 @@ impl TableScan<'_> {
         }
         let scratch = &mut self.scratch;
         let rows = &mut self.rows;
+        let locker = match &mut self.locker {
+            Some(l) if l.rows_need_locks() => Some(l),
+            _ => None,
+        };
         let null_test = pred.and_then(|p| null_test(p, format.types().len()));
-        let mut add = |rec: &[u8], loc: &dyn Fn() -> Vec<u8>| -> SqlResult<()> {
+        let mut add = |rec: &[u8], loc: &dyn Fn() -> Vec<u8>| -> SqlResult<bool> {
             // one parsed view serves the predicate columns and the late ones; none at all when
             // no column is read (COUNT(*))
             let view = if cols.is_empty() && late.is_empty() && null_test.is_none() {
@@ -256,7 +279,7 @@ impl TableScan<'_> {
                 // `col IS [NOT] NULL`: answered from the record; nothing is decoded for rows
                 // that fail it
                 if RowFormat::is_null_in(view, c)? == negated {
-                    return Ok(());
+                    return Ok(false);
                 }
                 format.decode_cols_from(view, cols, scratch)?;
                 format.decode_cols_from(view, late, scratch)?;
@@ -264,7 +287,7 @@ impl TableScan<'_> {
                     scratch[width - 1] = Value::VarBinary(loc());
                 }
                 push_row(rows, scratch, cols, late, with_locator, width, packed);
-                return Ok(());
+                return Ok(true);
             }
             if let Some(view) = &view {
                 format.decode_cols_from(view, cols, scratch)?;
@@ -274,18 +297,51 @@ impl TableScan<'_> {
             }
             if let Some(p) = pred {
                 if !eval_pred(p, scratch, ctx)? {
-                    return Ok(());
+                    return Ok(false);
                 }
             }
             if let Some(view) = &view {
                 format.decode_cols_from(view, late, scratch)?;
             }
             push_row(rows, scratch, cols, late, with_locator, width, packed);
-            Ok(())
+            Ok(true)
         };
+        if let Some(l) = locker {
+            // Locked path: copy the page's rows under the latch, release it, then lock each
+            // row and read it again as its lock protects it (never wait while latched).
+            let mut page: Vec<Vec<u8>> = Vec::new();
+            let more = match &mut self.cursor {
+                Cursor::Heap(s) => s.visit_next(&mut |_, rid| {
+                    page.push(rid.to_bytes().to_vec());
+                    Ok(())
+                })?,
+                Cursor::BTree(s) => s.visit_next(&mut |key, _| {
+                    page.push(key.to_vec());
+                    Ok(())
+                })?,
+                Cursor::None => false,
+            };
+            for loc in page {
+                if !l.lock_row(&loc)? {
+                    continue;
+                }
+                let Some(rec) = store.fetch(&loc)? else {
+                    l.row_read(&loc, false);
+                    continue;
+                };
+                let r = add(&rec, &|| loc.clone());
+                l.row_read(&loc, matches!(r, Ok(true)));
+                r?;
+            }
+            return Ok(more);
+        }
         match &mut self.cursor {
-            Cursor::Heap(s) => s.visit_next(&mut |rec, rid| add(rec, &|| rid.to_bytes().to_vec())),
-            Cursor::BTree(s) => s.visit_next(&mut |key, rec| add(rec, &|| key.to_vec())),
+            Cursor::Heap(s) => {
+                s.visit_next(&mut |rec, rid| add(rec, &|| rid.to_bytes().to_vec()).map(|_| ()))
+            }
+            Cursor::BTree(s) => {
+                s.visit_next(&mut |key, rec| add(rec, &|| key.to_vec()).map(|_| ()))
+            }
             Cursor::None => Ok(false),
         }
     }

@@ -212,8 +212,6 @@ pub struct SessionEntry {
     pub tran_begin_us: AtomicU64,
     /// `@@ROWCOUNT` of the last statement.
     pub row_count: AtomicI64,
-    /// `transaction_isolation_level` (1 READ UNCOMMITTED .. 5 SNAPSHOT).
-    pub isolation_level: AtomicU8,
     /// The SET options as of the last SET statement (other sessions' DMV columns).
     pub options: Mutex<crate::session::SessionOptions>,
     /// Totals of the finished requests (`sys.dm_exec_sessions`).
@@ -302,7 +300,6 @@ impl SessionRegistry {
             tran_id: AtomicU64::new(0),
             tran_begin_us: AtomicU64::new(0),
             row_count: AtomicI64::new(0),
-            isolation_level: AtomicU8::new(2),
             options: Mutex::new(Default::default()),
             cpu_ms: AtomicU64::new(0),
             reads: AtomicU64::new(0),

@@ -1,0 +1,38 @@
+//! Exec's side of locking (exec README, "Locks"): the engine's lock manager is reached through
+//! [`TableLocker`], one per table access, handed out by [`crate::ExecEnv::table_locker`].
+//!
+//! Protocol: a scan never waits for a lock while it holds a page latch. Rows are locked
+//! after the latch is released (the page's rows are collected first, then each is locked and
+//! fetched again, so what the statement sees is the row as its lock protects it). Writers
+//! lock a row exclusively before they change it (a heap insert: right after, since its RID is
+//! known only then).
+
+use common::SqlResult;
+
+/// How a statement uses a table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TableAccess {
+    /// A read (SELECT, a subquery, the source of an INSERT ... SELECT).
+    Read,
+    /// The scan that finds the rows an UPDATE, DELETE or MERGE changes: rows are locked for
+    /// update (U) and kept, so no other writer changes them before this statement does.
+    Target,
+    /// Rows written (INSERT, and the writes of UPDATE / DELETE / MERGE / BULK INSERT).
+    Write,
+}
+
+/// The locks of one table access in one statement.
+pub trait TableLocker {
+    /// Must rows be locked now? Checked per page; false on the fast path (no other
+    /// transaction can be writing the table, or the isolation level takes no row locks).
+    fn rows_need_locks(&self) -> bool;
+    /// Locks a row before it is read (the locator: heap RID or clustered key bytes), waiting
+    /// as the session's LOCK_TIMEOUT allows. `Ok(false)`: skip the row (READPAST).
+    fn lock_row(&mut self, locator: &[u8]) -> SqlResult<bool>;
+    /// The row was read; `qualified`: it passed the statement's predicate. A READ COMMITTED
+    /// reader releases its row lock here, an UPDATE's scan the lock of a row it will not
+    /// change.
+    fn row_read(&mut self, locator: &[u8], qualified: bool);
+    /// Locks a row exclusively before it is inserted, changed or deleted.
+    fn lock_row_for_write(&mut self, locator: &[u8]) -> SqlResult<()>;
+}
