@@ -82,13 +82,12 @@ pub(crate) const THROW_MARK: &str = "\u{1}throw";
 impl Session {
     /// Runs one batch, emitting its events into `sink` (ENGINE_INTERFACE.md).
     pub fn execute_batch(&mut self, text: &str, sink: &mut dyn EventSink) {
+        if self.live.is_killed() {
+            self.report_killed(sink);
+            return;
+        }
         self.cancel.reset();
-        self.request = Some(crate::session::RequestInfo {
-            start: std::time::Instant::now(),
-            start_time: std::time::SystemTime::now(),
-            cpu_us: crate::run::thread_cpu_us(),
-            io: self.io_totals(),
-        });
+        let _live = self.begin_request(text);
         let mut key = if self.showplan_on() || self.parseonly_on() {
             None
         } else {
@@ -142,7 +141,15 @@ impl Session {
             }
         };
         let prog = entry.prog.clone();
-        let (r, _) = self.run_program(&prog, &mut entry.rc, Vec::new(), sink);
+        let r = match self
+            .contain_panic(|me| me.run_program(&prog, &mut entry.rc, Vec::new(), sink).0)
+        {
+            Ok(r) => r,
+            Err(e) => {
+                key = None; // its run caches may be half-written
+                Err(e)
+            }
+        };
         if let Some(k) = key {
             self.plan_cache.put(k, entry);
         }
@@ -159,18 +166,19 @@ impl Session {
         params: Vec<(String, DataType, Value)>,
         sink: &mut dyn EventSink,
     ) -> Vec<Value> {
+        if self.live.is_killed() {
+            self.report_killed(sink);
+            return Vec::new();
+        }
         self.cancel.reset();
-        self.request = Some(crate::session::RequestInfo {
-            start: std::time::Instant::now(),
-            start_time: std::time::SystemTime::now(),
-            cpu_us: crate::run::thread_cpu_us(),
-            io: self.io_totals(),
-        });
+        let _live = self.begin_request(text);
         let params = params
             .into_iter()
             .map(|(n, data_type, value)| (n, crate::session::Variable { data_type, value }))
             .collect();
-        let r = self.run_dynamic(text, params, sink);
+        let r = self
+            .contain_panic(|me| me.run_dynamic(text, params, sink))
+            .and_then(|r| r);
         let out = r.as_ref().cloned().unwrap_or_default();
         self.finish_request(r.map(|_| ()), sink);
         out
@@ -185,6 +193,7 @@ impl Session {
         if let Err(e) = r {
             self.report_batch_abort(e, sink);
         }
+        self.report_killed(sink);
         if self.doomed && self.trancount > 0 {
             self.trancount = 0;
             let _ = self.abort_all();
@@ -520,6 +529,7 @@ impl Session {
                     let now = server_ticks_of_day();
                     (ticks - now).rem_euclid(TICKS_PER_DAY)
                 };
+                let _wait = common::waits::begin(common::waits::WaitType::WAITFOR);
                 self.cancel
                     .sleep(std::time::Duration::from_nanos(wait as u64 * 100))?;
             }
@@ -537,6 +547,9 @@ impl Session {
             K::Unsupported { keyword, text }
                 if matches!(keyword.as_str(), "ENABLE" | "DISABLE")
                     && self.autocommit(|me| me.enable_disable_trigger(keyword, text))? => {}
+            K::Unsupported { keyword, text } if keyword == "KILL" => {
+                self.kill_statement(text, sink)?
+            }
             K::Unsupported { keyword, text } if keyword == "RECONFIGURE" => {
                 crate::config::reconfigure(&self.engine, text, self.trancount)?
             }
@@ -646,7 +659,11 @@ impl Session {
                         "QUOTED_IDENTIFIER" => self.options.quoted_identifier = on,
                         "ARITHABORT" => self.options.arithabort = on,
                         "XACT_ABORT" => self.options.xact_abort = on,
-                        "STATISTICS IO" => self.options.statistics_io = on,
+                        "STATISTICS IO" => {
+                            self.options.statistics_io = on;
+                            // this thread's per-object counters (server.rs statistics_io_lines)
+                            storage::objio::set_thread_collect(on);
+                        }
                         "STATISTICS TIME" => self.options.statistics_time = on,
                         "IMPLICIT_TRANSACTIONS" => self.options.implicit_transactions = on,
                         "ANSI_DEFAULTS" => {

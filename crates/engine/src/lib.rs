@@ -35,6 +35,7 @@ mod external;
 mod files;
 mod interp;
 mod limits;
+mod live;
 pub mod locks;
 mod names;
 mod noops;
@@ -55,6 +56,7 @@ mod sysfuncs;
 mod sysprocs;
 pub mod sysviews;
 mod sysviews_more;
+mod sysviews_sessions;
 mod trigger;
 mod tvf;
 
@@ -66,6 +68,7 @@ pub use parser::reserved_keywords;
 pub use security::{AuthenticatedLogin, LoginFailure, LoginFailureReason, SaProvisioning};
 pub use server::{DbHandle, Engine, EngineConfig};
 pub use session::{Session, SessionOptions};
+pub use sysprocs::{ConnectionInfo, SessionEntry};
 
 /// `@@VERSION`.
 pub const VERSION_STRING: &str = concat!(

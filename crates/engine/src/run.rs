@@ -186,7 +186,9 @@ impl Session {
             } else {
                 None
             };
+            self.publish_statement(n);
             let r = self.run_node(n, rc, sink);
+            self.publish_after_statement(n);
             if let Some(st) = stats {
                 self.stat_end(st, n, sink);
             }
@@ -494,6 +496,7 @@ impl Session {
             }
             _ => {}
         }
+        self.bind_volatile.set(false);
         let bound = plan::bind_scalar(&e.ast, self)?;
         let bound = optimizer::optimize_scalar(bound, self)?;
         let c = {
@@ -501,8 +504,10 @@ impl Session {
             compile::lower(bound, &|n| frame.and_then(|f| f.slot(n)))
         };
         let v = self.eval_c(&c);
-        if let Some(slot) = rc.exprs.get_mut(e.id) {
-            *slot = Some((gen, c));
+        if !self.bind_volatile.get() {
+            if let Some(slot) = rc.exprs.get_mut(e.id) {
+                *slot = Some((gen, c));
+            }
         }
         v
     }
@@ -744,9 +749,10 @@ impl Session {
         let (plan, is_dml) = match cached {
             Some(c) => c,
             None => {
+                self.bind_volatile.set(false);
                 let (p, dml) = self.plan_statement(s)?;
                 let p = Arc::new(p);
-                if !recompile {
+                if !recompile && !self.bind_volatile.get() {
                     if let Some(slot) = rc.plans.get_mut(id) {
                         *slot = Some((gen, p.clone(), dml));
                     }

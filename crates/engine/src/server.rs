@@ -410,39 +410,40 @@ impl Engine {
 
 // ---------------------------------------------------------------- SET STATISTICS IO
 
-/// Per-object I/O counters of every open database (taken before a statement).
-pub(crate) type IoSnapshot = Vec<(i32, Vec<(storage::ObjId, storage::ObjectIo)>)>;
+/// This thread's per-object I/O counters (taken before a statement): ((database's object
+/// map id, storage object id), counters). Per thread, so per session (storage objio.rs).
+pub(crate) type IoSnapshot = Vec<((u64, u64), storage::ObjectIo)>;
 
 impl Engine {
-    /// Snapshot of the per-object I/O counters of every database.
+    /// Snapshot of this thread's per-object I/O counters (turns their collection on).
     pub(crate) fn object_io_snapshot(&self) -> IoSnapshot {
-        self.databases()
-            .into_iter()
-            .map(|h| (h.def.database_id, h.store.object_io()))
-            .collect()
+        storage::objio::set_thread_collect(true);
+        let mut v = storage::objio::thread_object_io();
+        v.sort_unstable_by_key(|(k, _)| *k);
+        v
     }
 
-    /// SQL Server's STATISTICS IO lines for the tables whose storage was read since
-    /// `before`: one per table (heap or clustered index plus its nonclustered indexes), in
-    /// storage creation order.
+    /// SQL Server's STATISTICS IO lines for the tables whose storage this thread (the
+    /// session's request) read since `before`: one per table (heap or clustered index plus
+    /// its nonclustered indexes), in storage creation order. Other sessions' reads are not in
+    /// them.
     pub(crate) fn statistics_io_lines(&self, before: &IoSnapshot) -> Vec<String> {
+        let now = storage::objio::thread_object_io();
         let mut lines = Vec::new();
         for h in self.databases() {
-            let old = before
-                .iter()
-                .find(|(id, _)| *id == h.def.database_id)
-                .map(|(_, v)| v.as_slice())
-                .unwrap_or(&[]);
-            let now = h.store.object_io();
+            let map_id = h.store.obj_io_id();
             let mut touched: Vec<(u64, storage::ObjectIo)> = Vec::new();
-            for (obj, io) in now {
-                let prev = old
-                    .binary_search_by_key(&obj, |(o, _)| *o)
-                    .map(|i| old[i].1)
+            for ((m, obj), io) in &now {
+                if *m != map_id {
+                    continue;
+                }
+                let prev = before
+                    .binary_search_by_key(&(*m, *obj), |(k, _)| *k)
+                    .map(|i| before[i].1)
                     .unwrap_or_default();
                 let d = io.since(&prev);
                 if !d.is_zero() {
-                    touched.push((obj.0, d));
+                    touched.push((*obj, d));
                 }
             }
             if touched.is_empty() {

@@ -222,8 +222,6 @@ pub struct Session {
     pub(crate) proc_cache: HashMap<(String, ObjectId), crate::run::ProcEntry>,
     /// Compiled ad-hoc batches and parameterised statements (plan_cache.rs).
     pub(crate) plan_cache: crate::plan_cache::PlanCache,
-    /// The running request (batch) for `sys.dm_exec_requests`.
-    pub(crate) request: Option<RequestInfo>,
     /// Scalar function nesting (RETURN expr yields a value) and the value returned.
     pub(crate) function_depth: u32,
     pub(crate) function_result: Option<Value>,
@@ -237,6 +235,13 @@ pub struct Session {
     pub(crate) cancel: common::CancelToken,
     /// The login's sid and sysadmin flag, and the module ownership chain (security/).
     pub(crate) principal: crate::security::SessionPrincipal,
+    /// What other sessions see of this one (live.rs, sysprocs/sessions.rs).
+    pub(crate) live: Arc<crate::sysprocs::SessionEntry>,
+    /// Set when binding resolved a `sys` view: its rows are materialized into the plan, so
+    /// the plan must not be cached (a DMV read twice must show the second moment).
+    pub(crate) bind_volatile: std::cell::Cell<bool>,
+    /// The next request panics (`inject_panic_for_tests`, live.rs `contain_panic`).
+    pub(crate) inject_panic: bool,
     /// The lock owner of the session's current transaction (a fresh one after each commit
     /// or rollback, README "Locks").
     pub(crate) lock_owner: crate::locks::OwnerId,
@@ -245,36 +250,14 @@ pub struct Session {
     pub(crate) progress: common::ProgressMeter,
 }
 
-/// Counters at the start of the current batch (`sys.dm_exec_requests`).
-#[derive(Clone, Debug)]
-pub struct RequestInfo {
-    pub start: std::time::Instant,
-    /// Wall-clock start, formatted only when `sys.dm_exec_requests` is read.
-    pub start_time: std::time::SystemTime,
-    pub cpu_us: u64,
-    /// Summed over all databases: logical reads, physical reads, page writes.
-    pub io: (u64, u64, u64),
-}
-
-impl Session {
-    /// Buffer pool counters summed over all databases (logical, physical reads, writes).
-    pub(crate) fn io_totals(&self) -> (u64, u64, u64) {
-        let mut t = (0, 0, 0);
-        for h in self.engine.databases() {
-            let s = h.store.io_stats();
-            t.0 += s.logical_reads;
-            t.1 += s.physical_reads;
-            t.2 += s.files.iter().map(|f| f.num_of_writes).sum::<u64>();
-        }
-        t
-    }
-}
-
 impl Session {
     /// A new session on `engine` (current database `master`).
     pub fn new(engine: Arc<Engine>) -> Session {
         let spid = engine.next_spid();
-        engine.sessions.register(spid, DEFAULT_LOGIN);
+        let cancel = common::CancelToken::new();
+        let live = engine
+            .sessions
+            .register(spid, DEFAULT_LOGIN, cancel.clone());
         let engine_locks = engine.locks.clone();
         Session {
             engine,
@@ -301,12 +284,14 @@ impl Session {
             temp_counter: 0,
             proc_cache: HashMap::new(),
             plan_cache: Default::default(),
-            request: None,
             function_depth: 0,
             function_result: None,
             trig: Default::default(),
             grant_percent: None,
-            cancel: common::CancelToken::new(),
+            cancel,
+            live,
+            bind_volatile: std::cell::Cell::new(false),
+            inject_panic: false,
             principal: Default::default(),
             lock_owner: engine_locks.new_owner(),
             progress: common::ProgressMeter::new(),
@@ -850,6 +835,7 @@ impl Catalog for Session {
             {
                 let (db, _) = self.resolve_parts(name);
                 if let Some(v) = crate::sysviews::system_view(self, &db, schema, &name.name)? {
+                    self.bind_volatile.set(true);
                     return Ok(Some(TableRef::Virtual(Arc::new(v))));
                 }
                 if schema.eq_ignore_ascii_case("INFORMATION_SCHEMA") {

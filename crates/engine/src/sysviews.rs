@@ -263,58 +263,6 @@ pub fn system_view(
             objects_columns(),
             objs.iter().filter(|o| matches!(o, SchemaObject::Sequence(_))).map(|o| object_row(o, schema_id(o.schema()), 0)).collect(),
         ),
-        (true, "dm_exec_requests") => {
-            drop(objs);
-            let c = vec![
-                col("session_id", DataType::SmallInt, false),
-                col("request_id", DataType::Int, false),
-                col("start_time", DataType::DateTime, false),
-                col("status", DataType::NVarChar(Some(30)), false),
-                col("command", DataType::NVarChar(Some(32)), false),
-                col("database_id", DataType::SmallInt, false),
-                col("user_id", DataType::Int, false),
-                col("blocking_session_id", DataType::SmallInt, true),
-                col("wait_type", DataType::NVarChar(Some(60)), true),
-                col("wait_time", DataType::Int, false),
-                col("open_transaction_count", DataType::Int, false),
-                col("transaction_isolation_level", DataType::SmallInt, false),
-                col("cpu_time", DataType::Int, false),
-                col("total_elapsed_time", DataType::Int, false),
-                col("reads", DataType::BigInt, false),
-                col("writes", DataType::BigInt, false),
-                col("logical_reads", DataType::BigInt, false),
-                col("row_count", DataType::BigInt, false),
-                col("nest_level", DataType::Int, false),
-            ];
-            let mut rows = Vec::new();
-            if let Some(r) = session.request.clone() {
-                let now = session.io_totals();
-                let cpu_ms = crate::run::thread_cpu_us().saturating_sub(r.cpu_us) / 1000;
-                let db_id = session.current_db().map(|h| h.def.database_id).unwrap_or(1);
-                rows.push(vec![
-                    Value::SmallInt(session.spid() as i16),
-                    Value::Int(0),
-                    dt(&crate::ddl::datetime_text(r.start_time)),
-                    s("running"),
-                    s("SELECT"),
-                    Value::SmallInt(db_id as i16),
-                    Value::Int(1),
-                    Value::SmallInt(0),
-                    Value::Null,
-                    Value::Int(0),
-                    Value::Int(session.trancount() as i32),
-                    Value::SmallInt(session.options.isolation.code()),
-                    Value::Int(cpu_ms.min(i32::MAX as u64) as i32),
-                    Value::Int(r.start.elapsed().as_millis().min(i32::MAX as u128) as i32),
-                    Value::BigInt(now.1.saturating_sub(r.io.1) as i64),
-                    Value::BigInt(now.2.saturating_sub(r.io.2) as i64),
-                    Value::BigInt(now.0.saturating_sub(r.io.0) as i64),
-                    Value::BigInt(session.rowcount),
-                    Value::Int(session.modules.len() as i32),
-                ]);
-            }
-            (c, rows)
-        }
         (true, "sql_modules") | (true, "all_sql_modules") => {
             let c = vec![
                 col("object_id", DataType::Int, false),
@@ -743,7 +691,9 @@ pub fn system_view(
         }
         (true, "key_constraints") => crate::sysprocs::key_constraints(&objs, &schema_id)?,
         (true, other) => {
-            if let Some(v) = crate::files::sys_view(session, other)? {
+            if let Some(v) = crate::sysviews_sessions::sys_view(session, other)? {
+                v
+            } else if let Some(v) = crate::files::sys_view(session, other)? {
                 v
             } else if let Some(v) = crate::security::security_view(session, &cat, other)? {
                 v

@@ -217,7 +217,7 @@ const INDEX_COLS: &[&str] = &[
     "allow_page_locks bit",
 ];
 
-fn columns(spec: &[&str]) -> SqlResult<Vec<ColumnDef>> {
+pub(crate) fn columns(spec: &[&str]) -> SqlResult<Vec<ColumnDef>> {
     spec.iter()
         .map(|c| {
             let (name, t) = c.split_once(' ').unwrap_or((c, "int"));
@@ -611,72 +611,6 @@ pub fn catalog_sys_view(
                 .collect();
             (c, rows)
         }
-        "dm_exec_sessions" => {
-            let c = columns(&[
-                "session_id smallint",
-                "login_time datetime",
-                "host_name nvarchar(128)",
-                "program_name nvarchar(128)",
-                "host_process_id int",
-                "client_interface_name nvarchar(32)",
-                "login_name nvarchar(128)",
-                "status nvarchar(30)",
-                "cpu_time int",
-                "memory_usage int",
-                "total_elapsed_time int",
-                "last_request_start_time datetime",
-                "reads bigint",
-                "writes bigint",
-                "logical_reads bigint",
-                "is_user_process bit",
-                "text_size int",
-                "language nvarchar(128)",
-                "date_first smallint",
-                "quoted_identifier bit",
-                "arithabort bit",
-                "ansi_warnings bit",
-                "ansi_nulls bit",
-                "transaction_isolation_level smallint",
-                "lock_timeout int",
-                "row_count bigint",
-                "database_id smallint",
-                "open_transaction_count int",
-            ])?;
-            let o = &session.options;
-            let io = session.io_totals();
-            let db_id = session.current_db().map(|h| h.def.database_id).unwrap_or(1);
-            let row = vec![
-                Value::SmallInt(session.spid() as i16),
-                dt("2024-01-01 00:00:00.000"),
-                s("localhost"),
-                s("latchkey"),
-                Value::Int(std::process::id() as i32),
-                s("latchkey"),
-                s(session.login()),
-                s("running"),
-                Value::Int(0),
-                Value::Int(0),
-                Value::Int(0),
-                dt("2024-01-01 00:00:00.000"),
-                Value::BigInt(io.1 as i64),
-                Value::BigInt(io.2 as i64),
-                Value::BigInt(io.0 as i64),
-                b(true),
-                Value::Int(o.textsize as i32),
-                s(&o.language),
-                Value::SmallInt(o.datefirst as i16),
-                b(true),
-                b(true),
-                b(o.ansi_warnings),
-                b(o.ansi_nulls),
-                Value::SmallInt(o.isolation.code()),
-                Value::Int(o.lock_timeout as i32),
-                Value::BigInt(session.rowcount),
-                Value::SmallInt(db_id as i16),
-                Value::Int(session.trancount() as i32),
-            ];
-            (c, vec![row])
-        }
         "all_views" => {
             let mut c = objects_columns();
             c.extend(columns(&[
@@ -829,14 +763,19 @@ const SYSTEM_VIEW_NAMES: &[&str] = &[
     "database_recovery_status",
     "databases",
     "default_constraints",
+    "dm_exec_connections",
     "dm_exec_requests",
+    "dm_exec_session_wait_stats",
     "dm_exec_sessions",
     "dm_io_virtual_file_stats",
     "dm_hadr_cluster",
     "dm_hadr_database_replica_states",
     "dm_os_spinlock_stats",
     "dm_os_wait_stats",
+    "dm_os_waiting_tasks",
+    "dm_tran_active_transactions",
     "dm_tran_locks",
+    "dm_tran_session_transactions",
     "filegroups",
     "filetable_system_defined_objects",
     "filetables",
@@ -905,6 +844,9 @@ mod tests {
         assert_eq!(c.rows.len(), 1);
         assert_eq!(c.columns[0].data_type, DataType::NVarChar(Some(128)));
         assert!(more_sys_view("objects").unwrap().is_none());
+        for n in crate::sysviews_sessions::VIEW_NAMES {
+            assert!(SYSTEM_VIEW_NAMES.contains(n), "{n} missing");
+        }
         for (n, _) in EMPTY_VIEWS {
             assert!(
                 SYSTEM_VIEW_NAMES.contains(n),

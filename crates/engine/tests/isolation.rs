@@ -181,7 +181,7 @@ fn dirty_read_under_read_uncommitted_and_nolock() {
     assert_eq!(b.run("SELECT v FROM t WHERE id = 1").int(), 99);
     // the level shows in sys.dm_exec_sessions
     assert_eq!(
-        b.run("SELECT transaction_isolation_level FROM sys.dm_exec_sessions")
+        b.run("SELECT transaction_isolation_level FROM sys.dm_exec_sessions WHERE session_id = @@SPID")
             .int(),
         1
     );
@@ -561,7 +561,7 @@ fn dbcc_useroptions_shows_the_isolation_level() {
         Value::NVarChar("serializable".into())
     );
     assert_eq!(
-        a.run("SELECT transaction_isolation_level FROM sys.dm_exec_sessions")
+        a.run("SELECT transaction_isolation_level FROM sys.dm_exec_sessions WHERE session_id = @@SPID")
             .int(),
         4
     );

@@ -442,3 +442,22 @@ fn login_without_user_cannot_use_database() {
     // a logged-in login cannot be dropped
     assert_eq!(errors(&mut admin, "DROP LOGIN visitor")[0].0, 15434);
 }
+
+/// KILL needs sysadmin (SQL Server: ALTER ANY CONNECTION): a plain login gets Msg 6102 and the
+/// target session is untouched; sysadmin may kill it.
+#[test]
+fn kill_needs_sysadmin() {
+    let dir = TempDir::new("security-kill");
+    let engine = open(&dir);
+    let mut admin = Session::new(engine.clone());
+    run(
+        &mut admin,
+        "CREATE LOGIN plain WITH PASSWORD = 'Plain!Passw0rd', CHECK_POLICY = OFF",
+    );
+    let mut plain = login_session(&engine, "plain", "Plain!Passw0rd");
+    let victim = Session::new(engine.clone());
+    let denied = errors(&mut plain, &format!("KILL {}", victim.spid()));
+    assert_eq!(denied.len(), 1, "{denied:?}");
+    assert_eq!(denied[0].0, 6102, "{denied:?}");
+    assert!(errors(&mut admin, &format!("KILL {}", victim.spid())).is_empty());
+}

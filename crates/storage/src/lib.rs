@@ -51,7 +51,7 @@ pub mod wal;
 pub use check::Finding;
 use db::{Ctx, Inner, TxnState};
 pub use file::FileGrowth;
-pub use objio::ObjectIo;
+pub use objio::{ObjectIo, ThreadIo, ThreadIoTotals};
 
 /// Storage configuration.
 #[derive(Clone, Debug)]
@@ -299,6 +299,11 @@ impl Database {
     /// Per-object I/O counters since the database was opened (objects touched through a
     /// `Heap`/`BTree` handle only), sorted by object id. Diff two snapshots with
     /// `ObjectIo::since` for one statement (SET STATISTICS IO).
+    /// The id of this database's object counters in a thread's collected counters
+    /// (`objio::thread_object_io`).
+    pub fn obj_io_id(&self) -> u64 {
+        self.inner.obj_io.id()
+    }
     pub fn object_io(&self) -> Vec<(ObjId, ObjectIo)> {
         self.inner
             .obj_io

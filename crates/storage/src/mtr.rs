@@ -332,7 +332,10 @@ impl<'a> Mtr<'a> {
         });
         SPANS.with(|c| *c.borrow_mut() = spans);
         match res {
-            Ok(l) => Ok(Some(l)),
+            Ok(l) => {
+                crate::objio::note_write(nchanged as u64);
+                Ok(Some(l))
+            }
             Err(e) => {
                 // restore before images: the change was never logged
                 for p in self.pages.iter_mut().flatten() {

@@ -24,7 +24,8 @@ use crate::session::Session;
 
 pub(crate) use keys::key_constraints;
 pub(crate) use serverprop::server_property;
-pub use sessions::SessionRegistry;
+pub(crate) use sessions::{cpu_clock_us, from_unix_us, thread_cpu_clock, unix_us};
+pub use sessions::{ConnectionInfo, LiveRequest, SessionEntry, SessionRegistry, COMMANDS};
 
 /// A system procedure: its name and its parameters in declaration order.
 struct ProcSpec {

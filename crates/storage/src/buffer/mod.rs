@@ -43,6 +43,7 @@ const MAX_RUN: usize = 64;
 /// `BuildHasher` of the page table.
 pub type PidHash = std::hash::BuildHasherDefault<PidHasher>;
 
+use common::waits::WaitType;
 use common::{PageId, SqlError, SqlResult};
 use parking_lot::{Mutex, RwLock, RwLockReadGuard, RwLockUpgradableReadGuard, RwLockWriteGuard};
 
@@ -88,6 +89,67 @@ struct Frame {
     /// A write of this frame is in flight (buffer/README B7: one writer per frame at a time,
     /// otherwise an older copy could land on disk after a newer one).
     writing: AtomicBool,
+    /// The page is being read into the frame (its EX latch is the "page I/O latch", B3): a
+    /// thread that waits for the latch now records PAGEIOLATCH_*, not PAGELATCH_* (B11).
+    loading: AtomicBool,
+}
+
+/// The latch a caller asks for, naming its wait types (buffer/README B11).
+#[derive(Clone, Copy)]
+enum LatchMode {
+    Sh,
+    Up,
+    Ex,
+}
+
+impl LatchMode {
+    fn io_wait(self) -> WaitType {
+        match self {
+            LatchMode::Sh => WaitType::PAGEIOLATCH_SH,
+            LatchMode::Up => WaitType::PAGEIOLATCH_UP,
+            LatchMode::Ex => WaitType::PAGEIOLATCH_EX,
+        }
+    }
+    fn latch_wait(self) -> WaitType {
+        match self {
+            LatchMode::Sh => WaitType::PAGELATCH_SH,
+            LatchMode::Up => WaitType::PAGELATCH_UP,
+            LatchMode::Ex => WaitType::PAGELATCH_EX,
+        }
+    }
+}
+
+/// UP -> EX: immediate when no SH holder is left, else a timed PAGELATCH_EX wait (B11).
+fn upgrade_timed(g: RwLockUpgradableReadGuard<'_, FrameData>) -> RwLockWriteGuard<'_, FrameData> {
+    match RwLockUpgradableReadGuard::try_upgrade(g) {
+        Ok(w) => w,
+        Err(g) => {
+            let _wait = common::waits::begin(WaitType::PAGELATCH_EX);
+            RwLockUpgradableReadGuard::upgrade(g)
+        }
+    }
+}
+
+/// Takes a frame latch: `try_latch` first (the uncontended path costs nothing more), else
+/// waits with `latch`, timing the wait as PAGEIOLATCH_* when the holder is loading the page
+/// and PAGELATCH_* otherwise (buffer/README B11).
+#[inline]
+fn take_latch<'l, G>(
+    f: &'l Frame,
+    mode: LatchMode,
+    try_latch: impl FnOnce(&'l RwLock<FrameData>) -> Option<G>,
+    latch: impl FnOnce(&'l RwLock<FrameData>) -> G,
+) -> G {
+    if let Some(g) = try_latch(&f.latch) {
+        return g;
+    }
+    let ty = if f.loading.load(Acquire) {
+        mode.io_wait()
+    } else {
+        mode.latch_wait()
+    };
+    let _wait = common::waits::begin(ty);
+    latch(&f.latch)
 }
 
 struct Table {
@@ -255,7 +317,7 @@ impl Drop for PageWrite<'_> {
 impl<'a> PageUp<'a> {
     /// Upgrades UP to EX (waits for SH holders to leave).
     pub fn upgrade(mut self) -> PageWrite<'a> {
-        let g = self.g.take().map(RwLockUpgradableReadGuard::upgrade);
+        let g = self.g.take().map(upgrade_timed);
         let w = PageWrite {
             pool: self.pool,
             idx: self.idx,
@@ -319,30 +381,40 @@ impl<'p> UpGuard<'p> {
     /// UP -> EX (waits for SH holders to leave).
     pub fn upgrade(self) -> ExGuard<'p> {
         ExGuard {
-            g: RwLockUpgradableReadGuard::upgrade(self.g),
+            g: upgrade_timed(self.g),
         }
     }
 }
 
 impl<'a> Pin<'a> {
-    fn frame_lock(&self) -> &'a RwLock<FrameData> {
-        &self.pool.frames[self.idx].latch
+    fn frame(&self) -> &'a Frame {
+        &self.pool.frames[self.idx]
     }
     /// Shared latch.
     pub fn sh(&self) -> SqlResult<ShGuard<'_>> {
-        let g = self.frame_lock().read();
+        let g = take_latch(self.frame(), LatchMode::Sh, |l| l.try_read(), |l| l.read());
         self.pool.check_valid(self.idx, &g, self.pid)?;
         Ok(ShGuard { g })
     }
     /// Update latch (compatible with SH, exclusive against UP and EX).
     pub fn up(&self) -> SqlResult<UpGuard<'_>> {
-        let g = self.frame_lock().upgradable_read();
+        let g = take_latch(
+            self.frame(),
+            LatchMode::Up,
+            |l| l.try_upgradable_read(),
+            |l| l.upgradable_read(),
+        );
         self.pool.check_valid(self.idx, &g, self.pid)?;
         Ok(UpGuard { g })
     }
     /// Exclusive latch. Read-only access here: changes go through `mtr::Mtr` (wal/README W2).
     pub fn ex(&self) -> SqlResult<ExGuard<'_>> {
-        let g = self.frame_lock().write();
+        let g = take_latch(
+            self.frame(),
+            LatchMode::Ex,
+            |l| l.try_write(),
+            |l| l.write(),
+        );
         self.pool.check_valid(self.idx, &g, self.pid)?;
         Ok(ExGuard { g })
     }
@@ -383,6 +455,7 @@ impl BufferPool {
                 dirty: AtomicBool::new(false),
                 refbit: AtomicBool::new(false),
                 writing: AtomicBool::new(false),
+                loading: AtomicBool::new(false),
             });
         }
         BufferPool {
@@ -484,8 +557,9 @@ impl BufferPool {
         None
     }
 
-    /// Pins `pid`, loading it if needed. Returns the frame index (pinned).
-    fn fix(&self, pid: PageId, new_page: bool) -> SqlResult<usize> {
+    /// Pins `pid`, loading it if needed (the read is timed as `mode`'s PAGEIOLATCH wait).
+    /// Returns the frame index (pinned).
+    fn fix(&self, pid: PageId, new_page: bool, mode: LatchMode) -> SqlResult<usize> {
         if !pid.is_valid() {
             return Err(SqlError::corrupt_page(
                 "invalid page id",
@@ -541,9 +615,13 @@ impl BufferPool {
                 g.valid = true;
                 return Ok(i);
             }
-            let res = file
-                .read_pages(pid.page, &mut g.buf[..])
-                .and_then(|_| page::verify(&g.buf, pid).map_err(|d| io_corrupt(pid, &d, file)));
+            f.loading.store(true, Release);
+            let res = {
+                let _wait = common::waits::begin(mode.io_wait());
+                file.read_pages(pid.page, &mut g.buf[..])
+            }
+            .and_then(|_| page::verify(&g.buf, pid).map_err(|d| io_corrupt(pid, &d, file)));
+            f.loading.store(false, Release);
             self.physical_reads.fetch_add(1, Relaxed);
             crate::objio::note_physical();
             match res {
@@ -584,7 +662,7 @@ impl BufferPool {
 
     /// Pins `pid` (loading it if needed) without latching it.
     pub fn pin(&self, pid: PageId) -> SqlResult<Pin<'_>> {
-        let idx = self.fix(pid, false)?;
+        let idx = self.fix(pid, false, LatchMode::Sh)?;
         Ok(Pin {
             pool: self,
             idx,
@@ -599,6 +677,8 @@ impl BufferPool {
     fn fix_latched<'a, G>(
         &'a self,
         pid: PageId,
+        mode: LatchMode,
+        try_latch: impl Fn(&'a RwLock<FrameData>) -> Option<G>,
         latch: impl Fn(&'a RwLock<FrameData>) -> G,
     ) -> SqlResult<(usize, G)>
     where
@@ -606,8 +686,8 @@ impl BufferPool {
     {
         let mut retried = false;
         loop {
-            let idx = self.fix(pid, false)?;
-            let g = latch(&self.frames[idx].latch);
+            let idx = self.fix(pid, false, mode)?;
+            let g = take_latch(&self.frames[idx], mode, &try_latch, &latch);
             match self.check_valid(idx, &g, pid) {
                 Ok(()) => return Ok((idx, g)),
                 Err(e) => {
@@ -624,7 +704,7 @@ impl BufferPool {
 
     /// SH latch on `pid`.
     pub fn read(&self, pid: PageId) -> SqlResult<PageRead<'_>> {
-        let (idx, g) = self.fix_latched(pid, |l| l.read())?;
+        let (idx, g) = self.fix_latched(pid, LatchMode::Sh, |l| l.try_read(), |l| l.read())?;
         Ok(PageRead {
             pool: self,
             idx,
@@ -635,7 +715,12 @@ impl BufferPool {
 
     /// UP latch on `pid`.
     pub fn read_up(&self, pid: PageId) -> SqlResult<PageUp<'_>> {
-        let (idx, g) = self.fix_latched(pid, |l| l.upgradable_read())?;
+        let (idx, g) = self.fix_latched(
+            pid,
+            LatchMode::Up,
+            |l| l.try_upgradable_read(),
+            |l| l.upgradable_read(),
+        )?;
         Ok(PageUp {
             pool: self,
             idx,
@@ -646,7 +731,7 @@ impl BufferPool {
 
     /// EX latch on `pid`.
     pub fn write(&self, pid: PageId) -> SqlResult<PageWrite<'_>> {
-        let (idx, g) = self.fix_latched(pid, |l| l.write())?;
+        let (idx, g) = self.fix_latched(pid, LatchMode::Ex, |l| l.try_write(), |l| l.write())?;
         Ok(PageWrite {
             pool: self,
             idx,
@@ -657,7 +742,7 @@ impl BufferPool {
 
     /// EX latch on a freshly allocated page: not read from disk, zero-filled.
     pub fn write_new(&self, pid: PageId) -> SqlResult<PageWrite<'_>> {
-        let idx = self.fix(pid, true)?;
+        let idx = self.fix(pid, true, LatchMode::Ex)?;
         let mut g = self.frames[idx].latch.write();
         g.buf.fill(0);
         g.valid = true;
@@ -832,6 +917,7 @@ impl BufferPool {
                 f.dirty.store(false, Release);
                 g.valid = false;
                 g.pid = pid;
+                f.loading.store(true, Release);
                 t.map.insert(pid, i);
                 t.owner[i] = Some(pid);
                 reserved.push((pid.page, i, g));
@@ -847,7 +933,12 @@ impl BufferPool {
                 end += 1;
             }
             let npages = (reserved[end].0 - start + 1) as usize;
-            let res = file.read_pages(start, &mut buf[..npages * PAGE_SIZE]);
+            let res = {
+                // a scan's synchronous read-ahead is a wait of its session; the background
+                // read-ahead threads wait for nobody (buffer/README B11)
+                let _wait = common::waits::begin_if_bound(WaitType::PAGEIOLATCH_SH);
+                file.read_pages(start, &mut buf[..npages * PAGE_SIZE])
+            };
             for (page_no, _i, g) in reserved[k..=end].iter_mut() {
                 let off = (*page_no - start) as usize * PAGE_SIZE;
                 if res.is_err() {
@@ -865,6 +956,7 @@ impl BufferPool {
         let mut bad = Vec::new();
         let mut idxs = Vec::with_capacity(reserved.len());
         for (_, i, g) in reserved {
+            self.frames[i].loading.store(false, Release);
             if !g.valid {
                 bad.push((g.pid, i));
             }

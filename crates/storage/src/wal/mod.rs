@@ -915,12 +915,17 @@ impl Log {
     /// Group commit: returns once every record starting at or before `lsn` is durable.
     pub fn flush_to(&self, lsn: u64) -> SqlResult<()> {
         let mut s = self.state.lock();
+        // WRITELOG: timed only once the caller has to wait for the log (not when durable)
+        let mut _wait: Option<common::waits::Wait> = None;
         loop {
             if s.failed {
                 return Err(bad_log("log is unavailable after a write failure"));
             }
             if s.flushed > lsn || s.flushed == s.next {
                 return Ok(());
+            }
+            if _wait.is_none() {
+                _wait = Some(common::waits::begin(common::waits::WaitType::WRITELOG));
             }
             if s.flushing {
                 self.cond.wait(&mut s);
