@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Real SQL Server clients, unmodified, against `latchkey serve` (tests/clients/README.md).
 #
-#   tests/clients/run.sh [--bin PATH] [--only NAME[,NAME...]] [--keep]
+#   tests/clients/run.sh [--bin PATH] [--only NAME[,NAME...]] [--keep] [--baseline FILE]
+#
+# --baseline FILE ("client passed-checks" lines): a client with failing checks whose number of
+# passing checks is still at least its baseline is a known gap, not a CI failure; fewer passing
+# checks than the baseline fails (as the conformance counts do).
 #
 # Installs each client from its registry (PyPI, npm, Maven Central, the Go module proxy,
 # Debian), starts one server on 127.0.0.1 with a certificate made here, runs each client's
@@ -16,12 +20,14 @@ WORK=$TARGET/clients
 BIN=""
 ONLY=""
 KEEP=0
+BASELINE=""
 while [ $# -gt 0 ]; do
   case $1 in
     --bin) BIN=$2; shift 2 ;;
     --only) ONLY=$2; shift 2 ;;
     --keep) KEEP=1; shift ;;
-    *) echo "usage: $0 [--bin PATH] [--only NAME,...] [--keep]" >&2; exit 2 ;;
+    --baseline) BASELINE=$2; shift 2 ;;
+    *) echo "usage: $0 [--bin PATH] [--only NAME,...] [--keep] [--baseline FILE]" >&2; exit 2 ;;
   esac
 done
 if [ -z "$BIN" ]; then
@@ -138,7 +144,13 @@ if [ $up -ne 1 ]; then
 fi
 
 # --- the sessions -------------------------------------------------------------------------------
-passed=0; failed=0; skipped=0
+passed=0; failed=0; skipped=0; known=0
+# the passing-check count a client must keep (--baseline FILE: "name count" lines)
+baseline_of() {
+  if [ -n "$BASELINE" ] && [ -f "$BASELINE" ]; then
+    awk -v n="$1" '$1 == n { print $2 }' "$BASELINE"
+  fi
+}
 run_client() { # name: runs its session, its output in the log
   local n=$1
   export LK_CLIENT=${n//-/_}
@@ -167,15 +179,25 @@ for n in $ALL; do
   if [ $rc -eq 0 ] && [ -z "$counts" ]; then
     rc=1  # a session that ended without its summary line did not pass
   fi
-  if [ $rc -eq 0 ]; then
+  got=$(printf '%s' "$counts" | sed -n 's/^\([0-9]*\) passed.*/\1/p')
+  # a session killed by its timeout has no summary line: count the checks it passed
+  [ -n "$got" ] || got=$(grep -c '^  ok ' "$log")
+  listed=$(baseline_of "$n"); floor=${listed:-0}
+  if [ $rc -eq 0 ] && [ "$got" -ge "$floor" ]; then
     echo "client $n: passed (${counts:-no count})"; passed=$((passed + 1))
+  elif [ -n "$listed" ] && [ "$got" -ge "$floor" ]; then
+    # a known gap (tests/clients/README.md status table): not a regression while the count of
+    # passing checks holds; a drop below the baseline fails like a conformance count
+    echo "client $n: known failures (${counts:-no count}; baseline $floor passed; log $log)"
+    known=$((known + 1))
   else
-    echo "client $n: FAILED (exit $rc; ${counts:-no count}; log $log)"; failed=$((failed + 1))
+    echo "client $n: FAILED (exit $rc; ${counts:-no count}; baseline $floor; log $log)"; failed=$((failed + 1))
     grep -E "^  FAIL|Traceback|Exception" "$log" | head -n 15 | cut -c1-240 | sed 's/^/    /'
   fi
+  [ -n "$listed" ] && [ "$got" -gt "$floor" ] && echo "    ($n: $got passed > baseline $floor: raise it in $BASELINE)"
 done
 if [ $up -eq 1 ] && ! kill -0 "$SERVER" 2>/dev/null; then
   echo "clients: the server exited during the sessions (see $WORK/logs/server.log)"; failed=$((failed + 1))
 fi
-echo "clients: $passed passed, $failed failed, $skipped skipped"
+echo "clients: $passed passed, $known with known failures at their baseline, $failed failed, $skipped skipped"
 [ $failed -eq 0 ]
