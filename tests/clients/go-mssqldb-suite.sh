@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # go-mssqldb's own test suite (the module at the version tests/clients/go pins) against a
-# running server: prints how many of its tests pass. Not part of run.sh (it takes minutes).
+# running server: prints how many of its tests pass. run.sh runs it when its baseline lists go-mssqldb-upstream.
 #
 #   tests/clients/go-mssqldb-suite.sh HOST PORT USER PASSWORD [go test flags...]
 #

@@ -196,6 +196,17 @@ for n in $ALL; do
   fi
   [ -n "$listed" ] && [ "$got" -gt "$floor" ] && echo "    ($n: $got passed > baseline $floor: raise it in $BASELINE)"
 done
+# go-mssqldb's own test suite, counted against its baseline ("go-mssqldb-upstream N")
+suite_floor=$(baseline_of go-mssqldb-upstream)
+if [ -n "$suite_floor" ] && wanted go-mssqldb && [ -z "${SKIP[go-mssqldb]:-}" ] && [ $up -eq 1 ]; then
+  line=$(bash "$HERE/go-mssqldb-suite.sh" "$LK_HOST" "$PORT" "$LK_USER" "$LK_PASSWORD" | tail -n 1)
+  suite_pass=$(printf '%s' "$line" | sed -n 's/^go-mssqldb upstream: \([0-9]*\) passed.*/\1/p')
+  if [ "${suite_pass:-0}" -ge "$suite_floor" ]; then
+    echo "$line; baseline $suite_floor"
+  else
+    echo "$line; BELOW baseline $suite_floor"; failed=$((failed + 1))
+  fi
+fi
 if [ $up -eq 1 ] && ! kill -0 "$SERVER" 2>/dev/null; then
   echo "clients: the server exited during the sessions (see $WORK/logs/server.log)"; failed=$((failed + 1))
 fi
