@@ -571,6 +571,8 @@ impl Session {
         if self.doomed {
             return Err(SqlError::new(3930, &[]));
         }
+        // lock escalation counts one statement's row locks (locks/manager.rs)
+        self.engine.locks.statement_started(self.lock_owner);
         let sp = if self.trancount > 0 {
             // Statement atomicity inside an explicit transaction: roll back only the statement.
             Some(self.mark())

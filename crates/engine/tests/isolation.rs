@@ -475,8 +475,25 @@ fn e_waiting(e: &Arc<Engine>) -> Vec<engine::locks::WaitingRequest> {
 fn row_locks_escalate_to_the_object() {
     let (_d, _e, a, b) = setup("escalation");
     let spid_a = a.run("SELECT @@SPID").int();
+    // 6,100 single-row statements in one transaction: each statement holds few locks, so
+    // nothing escalates (SQL Server counts per statement)
     a.run(
         "BEGIN TRAN; DECLARE @i int = 100; WHILE @i < 6200 BEGIN INSERT t VALUES (@i, @i); SET @i += 1; END",
+    )
+    .ok();
+    let n = a
+        .run(&format!(
+            "SELECT COUNT(*) FROM sys.dm_tran_locks WHERE request_session_id = {spid_a}"
+        ))
+        .int();
+    assert!(
+        n > 6000,
+        "{n} locks: a transaction of small statements must not escalate"
+    );
+    a.run("ROLLBACK").ok();
+    // one statement taking 6,100 row locks escalates to an object X lock
+    a.run(
+        "BEGIN TRAN; INSERT t SELECT n, n FROM (SELECT TOP (6100) 99 + ROW_NUMBER() OVER (ORDER BY (SELECT NULL)) AS n FROM master..spt_values x CROSS JOIN master..spt_values y) s",
     )
     .ok();
     let n = a

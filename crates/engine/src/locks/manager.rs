@@ -103,8 +103,12 @@ struct OwnerState {
     spid: i32,
     priority: i32,
     held: HashMap<Resource, LockMode>,
-    /// Row locks held per object (escalation).
+    /// Row locks held per object.
     rows: HashMap<(i32, i32), u32>,
+    /// Row locks the current statement acquired and still holds, per object: SQL Server
+    /// escalates when one statement holds 5,000 on one object, not a transaction of many
+    /// small statements (`statement_started` clears it).
+    stmt_rows: HashMap<(i32, i32), u32>,
     waiting: Option<(Resource, LockMode, Instant)>,
     victim: bool,
 }
@@ -205,6 +209,7 @@ impl Inner {
             priority: req.priority,
             held: HashMap::new(),
             rows: HashMap::new(),
+            stmt_rows: HashMap::new(),
             waiting: None,
             victim: false,
         });
@@ -223,6 +228,7 @@ impl Inner {
                 (self.owners.get_mut(&owner), res.parent_object())
             {
                 *o.rows.entry((db, object)).or_default() += 1;
+                *o.stmt_rows.entry((db, object)).or_default() += 1;
             }
         }
         self.note_mode(&res, old, Some(mode));
@@ -236,6 +242,9 @@ impl Inner {
                 (self.owners.get_mut(&owner), res.parent_object())
             {
                 if let Some(n) = o.rows.get_mut(&(db, object)) {
+                    *n = n.saturating_sub(1);
+                }
+                if let Some(n) = o.stmt_rows.get_mut(&(db, object)) {
                     *n = n.saturating_sub(1);
                 }
             }
@@ -577,7 +586,7 @@ impl LockManager {
         let n = g
             .owners
             .get(&owner)
-            .and_then(|o| o.rows.get(&(db, object)).copied())
+            .and_then(|o| o.stmt_rows.get(&(db, object)).copied())
             .unwrap_or(0);
         if n < ESCALATION_THRESHOLD || !(n - ESCALATION_THRESHOLD).is_multiple_of(ESCALATION_RETRY)
         {
@@ -628,6 +637,15 @@ impl LockManager {
         }
     }
 
+    /// A new statement of `owner`'s transaction begins: escalation counts its row locks from
+    /// zero (locks already held stay held).
+    pub fn statement_started(&self, owner: OwnerId) {
+        let mut g = self.inner.lock();
+        if let Some(o) = g.owners.get_mut(&owner) {
+            o.stmt_rows.clear();
+        }
+    }
+
     /// Releases one lock if `owner` holds it in exactly `mode` (a READ COMMITTED row lock
     /// released as the scan passes the row; a stronger mode taken since stays).
     pub fn release_if(&self, owner: OwnerId, res: &Resource, mode: LockMode) {
@@ -652,6 +670,7 @@ impl LockManager {
                 priority: o.priority,
                 held: HashMap::new(),
                 rows: HashMap::new(),
+                stmt_rows: HashMap::new(),
                 waiting: None,
                 victim: false,
             },
