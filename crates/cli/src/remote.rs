@@ -38,6 +38,16 @@ impl Backend {
         }
     }
 
+    /// The running statement's `(done, total)` for the shell's progress bar. Over TDS the
+    /// server does not report progress (SQL Server neither), so the meter stays empty and the
+    /// shell shows elapsed time only.
+    pub(crate) fn progress_handle(&self) -> common::ProgressMeter {
+        match self {
+            Backend::Local(s) => s.progress_handle(),
+            Backend::Remote(_) => common::ProgressMeter::new(),
+        }
+    }
+
     /// Names for the shell's completion (none over TDS: completing must not run SQL).
     pub(crate) fn completion_names(&self) -> Vec<String> {
         match self {
