@@ -12,7 +12,13 @@ pub const WAIT_TYPES: &[&str] = &[
     "ASYNC_NETWORK_IO",
     "CXPACKET",
     "IO_COMPLETION",
+    "LCK_M_IS",
+    "LCK_M_IU",
+    "LCK_M_IX",
     "LCK_M_S",
+    "LCK_M_SCH_M",
+    "LCK_M_SCH_S",
+    "LCK_M_SIX",
     "LCK_M_U",
     "LCK_M_X",
     "PAGEIOLATCH_EX",
@@ -38,7 +44,7 @@ const ZERO: Counters = Counters {
     signal_ms: AtomicU64::new(0),
 };
 
-static STATS: [Counters; 12] = [ZERO; 12];
+static STATS: [Counters; WAIT_TYPES.len()] = [ZERO; WAIT_TYPES.len()];
 
 /// One row of `sys.dm_os_wait_stats`.
 #[derive(Clone, Debug, PartialEq, Eq)]
