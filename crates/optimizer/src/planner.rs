@@ -990,6 +990,11 @@ impl<'o> Planner<'o> {
                 columns,
             ));
         }
+        if hint == Some(JoinHint::Merge) && self.enabled("JoinToMerge") {
+            // exec's Merge Join is inner-only: a MERGE JOIN hint on any other join has no
+            // plan here, which SQL Server reports as Msg 8622 (never a silent hash join)
+            return Err(common::SqlError::new(8622, &[]));
+        }
         let e = lphys.est_rows.max(rphys.est_rows);
         let mut n = self.node(
             PhysKind::HashJoin {
