@@ -38,6 +38,15 @@ impl Backend {
         }
     }
 
+    /// The running statement's progress (the engine's meter; over TDS a meter nothing
+    /// advances: the server does not report progress).
+    pub(crate) fn progress_handle(&self) -> common::ProgressMeter {
+        match self {
+            Backend::Local(s) => s.progress_handle(),
+            Backend::Remote(_) => common::ProgressMeter::new(),
+        }
+    }
+
     /// Names for the shell's completion (none over TDS: completing must not run SQL).
     pub(crate) fn completion_names(&self) -> Vec<String> {
         match self {
