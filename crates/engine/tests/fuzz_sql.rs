@@ -230,7 +230,7 @@ fn run_step(s: &mut Session, step: &Step, r: &mut Rng, stats: &mut Stats) -> Res
                 if q.nondeterministic {
                     continue;
                 }
-                // Merge Join is inner-only: a MERGE JOIN hint over an outer or semi join has
+                // Merge Join has no full outer form: a MERGE JOIN hint over a FULL join has
                 // no plan (Msg 8622, as SQL Server when no plan satisfies the hints)
                 if alt_sql.ends_with("OPTION (MERGE JOIN)") && alt.error_numbers() == [8622] {
                     continue;
@@ -490,7 +490,7 @@ fn finding_full_join_under_loop_hint() {
     let q = "SELECT x.id, y.id FROM t1 AS x FULL JOIN t2 AS y ON x.a = y.a";
     let plain = answers(&mut s, q);
     assert_eq!(plain.sets[0].len(), 4, "{:?}", plain.sets);
-    // MERGE JOIN: exec's Merge Join is inner-only, so no plan satisfies the hint (8622)
+    // MERGE JOIN: exec's Merge Join has no full outer form, so no plan satisfies the hint (8622)
     let merge = exec(&mut s, &format!("{q} OPTION (MERGE JOIN)")).expect("no panic");
     assert_eq!(merge.error_numbers(), [8622], "{:?}", merge.errors);
     for hint in ["LOOP JOIN", "HASH JOIN"] {
