@@ -48,3 +48,15 @@ OPTION (MERGE JOIN);
 GO
 SELECT id, v FROM ma ORDER BY id;
 GO
+-- NULL keys under a merge join: never matched, so kept by LEFT / NOT EXISTS, and NOT IN's NULL
+-- rule still holds
+CREATE TABLE na (id int, v int);
+CREATE TABLE nb (id int, w int);
+INSERT na VALUES (1, 10), (2, NULL), (3, 30), (4, 40);
+INSERT nb VALUES (1, 10), (2, NULL), (3, 31);
+GO
+SELECT id FROM na WHERE v NOT IN (SELECT w FROM nb) ORDER BY id OPTION (MERGE JOIN);
+SELECT id FROM na WHERE v NOT IN (SELECT w FROM nb WHERE w IS NOT NULL) ORDER BY id OPTION (MERGE JOIN);
+SELECT id FROM na WHERE NOT EXISTS (SELECT 1 FROM nb WHERE nb.w = na.v) ORDER BY id OPTION (MERGE JOIN);
+SELECT na.id, nb.id AS nb_id FROM na LEFT JOIN nb ON na.v = nb.w ORDER BY na.id OPTION (MERGE JOIN);
+GO
