@@ -265,6 +265,7 @@ impl Session {
 
     pub(crate) fn exec_stmt(&mut self, s: &Statement, sink: &mut dyn EventSink) -> SqlResult<Flow> {
         use StatementKind as K;
+        self.begin_implicit_transaction(&s.kind);
         match &s.kind {
             K::Select(_) | K::Insert(_) | K::Update(_) | K::Delete(_) | K::Merge(_) => {
                 self.autocommit(|me| me.run_query_statement(s, sink))?;
@@ -668,12 +669,16 @@ impl Session {
                         }
                         "STATISTICS TIME" => self.options.statistics_time = on,
                         "IMPLICIT_TRANSACTIONS" => self.options.implicit_transactions = on,
+                        "CURSOR_CLOSE_ON_COMMIT" => self.options.cursor_close_on_commit = on,
                         "ANSI_DEFAULTS" => {
                             self.options.ansi_nulls = on;
                             self.options.ansi_padding = on;
                             self.options.ansi_warnings = on;
                             self.options.ansi_null_dflt_on = on;
                             self.options.quoted_identifier = on;
+                            // SET ANSI_DEFAULTS' list also holds these two (SQL Server docs)
+                            self.options.implicit_transactions = on;
+                            self.options.cursor_close_on_commit = on;
                         }
                         other => crate::noops::check_set_on_off(other, on)?,
                     }

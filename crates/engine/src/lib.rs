@@ -33,6 +33,7 @@ mod ddl_type;
 pub mod events;
 mod external;
 mod files;
+mod implicit_tran;
 mod interp;
 mod limits;
 mod live;

@@ -492,6 +492,9 @@ impl Session {
         if o.implicit_transactions {
             bits |= 2;
         }
+        if o.cursor_close_on_commit {
+            bits |= 4;
+        }
         if o.ansi_warnings {
             bits |= 8;
         }

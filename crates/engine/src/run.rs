@@ -370,6 +370,7 @@ impl Session {
             } if matches!(&stmt.kind, StatementKind::Insert(i) if matches!(i.source, ast::InsertSource::Exec(_))) =>
             {
                 let _ = (plan, recompile);
+                self.begin_implicit_transaction(&stmt.kind);
                 self.insert_exec(stmt, sink)?;
                 self.error = 0;
             }
@@ -379,6 +380,7 @@ impl Session {
                 recompile,
             } => {
                 let recompile = *recompile;
+                self.begin_implicit_transaction(&stmt.kind);
                 let read_only = matches!(&stmt.kind, StatementKind::Select(q)
                     if matches!(&q.body, ast::QueryBody::Select(s) if s.into.is_none()));
                 if self.doomed && read_only {

@@ -37,6 +37,9 @@ pub struct SessionOptions {
     pub arithabort: bool,
     pub xact_abort: bool,
     pub implicit_transactions: bool,
+    /// `SET CURSOR_CLOSE_ON_COMMIT`: recorded and reported (@@OPTIONS 4, DBCC USEROPTIONS);
+    /// latchkey has no T-SQL cursors for it to close (DECLARE CURSOR raises 40517).
+    pub cursor_close_on_commit: bool,
     /// `SET ROWCOUNT n` (0 = no limit).
     pub rowcount: i64,
     pub datefirst: i32,
@@ -71,6 +74,7 @@ impl Default for SessionOptions {
             arithabort: true,
             xact_abort: false,
             implicit_transactions: false,
+            cursor_close_on_commit: false,
             rowcount: 0,
             datefirst: 7,
             dateformat: "mdy".into(),

@@ -163,3 +163,59 @@ fn a_full_cache_evicts_old_entries_and_keeps_working() {
     drop(s);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn another_session_logging_in_keeps_this_sessions_plans() {
+    let (mut s, dir) = session("login");
+    run(
+        &mut s,
+        "CREATE TABLE t (id int PRIMARY KEY, b int); INSERT t VALUES (1, 10);
+         CREATE LOGIN pc_user WITH PASSWORD = 'Str0ng!Passw0rd', CHECK_POLICY = OFF",
+    );
+    run(&mut s, "SELECT b FROM t WHERE id = 1");
+    let (_, hits0, _) = s.plan_cache_stats();
+    // a login only concerns the session that logs in: plans of other sessions stay valid
+    let auth = s
+        .engine()
+        .authenticate("pc_user", "Str0ng!Passw0rd")
+        .expect("login");
+    let other = Session::for_login(s.engine().clone(), &auth).expect("session");
+    let out = run(&mut s, "SELECT b FROM t WHERE id = 1");
+    assert_eq!(first_value(&out), Value::Int(10));
+    let (_, hits, _) = s.plan_cache_stats();
+    assert_eq!(
+        hits - hits0,
+        1,
+        "the cached plan must survive another session's login"
+    );
+    drop(other);
+    drop(s);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn logging_in_drops_the_sessions_own_plans() {
+    let (mut s, dir) = session("relogin");
+    run(
+        &mut s,
+        "CREATE TABLE t (id int PRIMARY KEY, b int); INSERT t VALUES (1, 10);
+         CREATE LOGIN pc_low WITH PASSWORD = 'Str0ng!Passw0rd', CHECK_POLICY = OFF",
+    );
+    run(&mut s, "SELECT b FROM t WHERE id = 1");
+    let auth = s
+        .engine()
+        .authenticate("pc_low", "Str0ng!Passw0rd")
+        .expect("login");
+    s.set_authenticated_login(&auth).expect("login");
+    // the plan bound (and permission-checked) as sysadmin must not run for pc_low
+    let mut sink = CollectSink::default();
+    s.execute_batch("SELECT b FROM t WHERE id = 1", &mut sink);
+    assert_eq!(
+        sink.errors().first().map(|e| e.number),
+        Some(229),
+        "{:?}",
+        sink.errors()
+    );
+    drop(s);
+    let _ = std::fs::remove_dir_all(dir);
+}

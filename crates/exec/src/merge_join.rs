@@ -1,4 +1,5 @@
-//! Merge Join (inner) over inputs sorted ascending on the join keys. Both inputs stream in
+//! Merge Join (inner, left outer, left semi, left anti semi) over inputs sorted ascending on the
+//! join keys; a left row without a match comes out NULL-extended (outer) or alone (anti semi). Both inputs stream in
 //! key order; the run of right rows sharing the current key is kept (a `RowBuffer`: in memory
 //! within the operator budget, a work file past it) and joined with every left row of that
 //! key. Rows with a NULL key never match.
@@ -26,6 +27,9 @@ pub struct MergeJoin<'p> {
     left_keys: &'p [ScalarExpr],
     right_keys: &'p [ScalarExpr],
     residual: Option<&'p ScalarExpr>,
+    right_arity: usize,
+    /// Whether some right row joined the current left row.
+    matched: bool,
     /// The current left row.
     lrow: Vec<Value>,
     /// The first right row past the run, with its key (None: right input exhausted).
@@ -51,7 +55,7 @@ impl<'p> MergeJoin<'p> {
         right_keys: &'p [ScalarExpr],
         residual: Option<&'p ScalarExpr>,
         _left_arity: usize,
-        _right_arity: usize,
+        right_arity: usize,
     ) -> Self {
         MergeJoin {
             left,
@@ -60,6 +64,8 @@ impl<'p> MergeJoin<'p> {
             left_keys,
             right_keys,
             residual,
+            right_arity,
+            matched: false,
             lrow: Vec::new(),
             rnext: None,
             run: RowBuffer::new(RUN_OBJECT),
@@ -89,6 +95,29 @@ impl<'p> MergeJoin<'p> {
         self.run_pos = 0;
         self.run_reader = self.run.file_reader()?;
         Ok(())
+    }
+
+    /// After the current left row met all its candidates: its row when the join kind returns
+    /// unmatched left rows (into `out`).
+    fn unmatched_left(&mut self) -> bool {
+        if self.matched {
+            return false;
+        }
+        match self.kind {
+            JoinKind::LeftOuter => {
+                self.out.clear();
+                self.out.extend_from_slice(&self.lrow);
+                self.out
+                    .extend(std::iter::repeat_n(Value::Null, self.right_arity));
+                true
+            }
+            JoinKind::LeftAntiSemi => {
+                self.out.clear();
+                self.out.extend_from_slice(&self.lrow);
+                true
+            }
+            _ => false,
+        }
     }
 
     /// The next row of the run for the current left row, into `rbuf`; false at its end.
@@ -128,8 +157,13 @@ fn cmp(a: &[Value], b: &[Value]) -> Ordering {
 
 impl Operator for MergeJoin<'_> {
     fn open(&mut self, ctx: &mut ExecCtx) -> SqlResult<()> {
-        if self.kind != JoinKind::Inner {
-            return Err(SqlError::internal("merge join supports inner joins only"));
+        if !matches!(
+            self.kind,
+            JoinKind::Inner | JoinKind::LeftOuter | JoinKind::LeftSemi | JoinKind::LeftAntiSemi
+        ) {
+            return Err(SqlError::internal(
+                "merge join cannot run right/full outer joins",
+            ));
         }
         self.run = RowBuffer::new(RUN_OBJECT);
         self.run_key = None;
@@ -153,9 +187,23 @@ impl Operator for MergeJoin<'_> {
                             continue;
                         }
                     }
-                    return Ok(true);
+                    self.matched = true;
+                    match self.kind {
+                        JoinKind::LeftSemi => {
+                            self.in_run = false;
+                            self.out.truncate(self.lrow.len());
+                            return Ok(true);
+                        }
+                        // one match settles it: the rest of the run is not read
+                        JoinKind::LeftAntiSemi => self.in_run = false,
+                        _ => return Ok(true),
+                    }
+                    continue;
                 }
                 self.in_run = false;
+                if self.unmatched_left() {
+                    return Ok(true);
+                }
             }
             if !self.left.next(ctx)? {
                 self.out.clear();
@@ -163,8 +211,12 @@ impl Operator for MergeJoin<'_> {
             }
             self.lrow.clear();
             self.lrow.extend_from_slice(self.left.row());
+            self.matched = false;
             let lkey = keys_of(self.left_keys, &self.lrow, ctx)?;
             if lkey.iter().any(Value::is_null) {
+                if self.unmatched_left() {
+                    return Ok(true);
+                }
                 continue;
             }
             if self
@@ -186,6 +238,9 @@ impl Operator for MergeJoin<'_> {
                 }
             }
             if !matches!(&self.rnext, Some((_, k)) if cmp(k, &lkey) == Ordering::Equal) {
+                if self.unmatched_left() {
+                    return Ok(true);
+                }
                 continue;
             }
             while let Some((row, k)) = self.rnext.take() {

@@ -934,7 +934,11 @@ impl<'o> Planner<'o> {
                 columns,
             ));
         }
-        if hint == Some(JoinHint::Merge) && kind == JoinKind::Inner && self.enabled("JoinToMerge") {
+        let merge_kind = matches!(
+            kind,
+            JoinKind::Inner | JoinKind::LeftOuter | JoinKind::LeftSemi | JoinKind::LeftAntiSemi
+        );
+        if hint == Some(JoinHint::Merge) && merge_kind && self.enabled("JoinToMerge") {
             let sort = |p: &mut Self, input: PhysOp, keys: &[ScalarExpr]| {
                 let cols = input.columns.clone();
                 let e = input.est_rows;
@@ -989,6 +993,11 @@ impl<'o> Planner<'o> {
                 },
                 columns,
             ));
+        }
+        if hint == Some(JoinHint::Merge) && self.enabled("JoinToMerge") {
+            // exec's Merge Join has no right/full outer form: a MERGE JOIN hint on those has
+            // no plan here, which SQL Server reports as Msg 8622 (never a silent hash join)
+            return Err(common::SqlError::new(8622, &[]));
         }
         let e = lphys.est_rows.max(rphys.est_rows);
         let mut n = self.node(

@@ -395,6 +395,7 @@ pub(crate) fn user_options(o: &crate::session::SessionOptions) -> Vec<(&'static 
         ("concat_null_yields_null", o.concat_null_yields_null),
         ("xact_abort", o.xact_abort),
         ("nocount", o.nocount),
+        ("cursor_close_on_commit", o.cursor_close_on_commit),
         ("implicit_transactions", o.implicit_transactions),
     ] {
         if on {

@@ -136,6 +136,18 @@ mod tests {
     use super::*;
 
     #[test]
+    fn every_mode_waits_under_a_reported_wait_type() {
+        // A wait type missing from common::waits is silently dropped by `record`.
+        for m in ALL_MODES {
+            assert!(
+                common::waits::WAIT_TYPES.contains(&m.wait_type()),
+                "{} not in WAIT_TYPES",
+                m.wait_type()
+            );
+        }
+    }
+
+    #[test]
     fn matrix_is_symmetric() {
         for a in ALL_MODES {
             for b in ALL_MODES {

@@ -46,7 +46,11 @@ impl Session {
         self.engine.sessions.set_login(self.spid, &login.name);
         self.principal.sid = login.sid.clone();
         self.principal.sysadmin = login.sysadmin;
-        crate::dbcat::bump_schema_generation();
+        // Bound plans carry this session's permission checks (the binder checks at bind
+        // time and a cached plan is not re-checked), so the session's own caches go; other
+        // sessions' plans do not depend on this principal and stay.
+        self.plan_cache.clear();
+        self.proc_cache.clear();
         let db = if login.default_database.is_empty() {
             "master"
         } else {

@@ -11,6 +11,8 @@ use crate::scalar::ScalarExpr;
 
 impl Binder<'_> {
     pub fn bind_merge(&self, m: &ast::Merge) -> SqlResult<MergePlan<LogicalOp>> {
+        // OPTION (HASH|LOOP|MERGE JOIN) applies to the source-target join like any other
+        self.apply_query_options(&m.options)?;
         self.push_ctes(&m.with);
         self.push_level(super::Scope::default(), false);
         let r = self.bind_merge_inner(m);
