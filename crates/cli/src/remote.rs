@@ -38,6 +38,15 @@ impl Backend {
         }
     }
 
+    /// The progress counters the shell's meter reads: the engine's own; over TDS a fresh
+    /// meter that stays at zero (the server reports no progress mid-batch).
+    pub(crate) fn progress_handle(&self) -> common::ProgressMeter {
+        match self {
+            Backend::Local(s) => s.progress_handle(),
+            Backend::Remote(_) => common::ProgressMeter::new(),
+        }
+    }
+
     /// Names for the shell's completion (none over TDS: completing must not run SQL).
     pub(crate) fn completion_names(&self) -> Vec<String> {
         match self {
