@@ -912,16 +912,30 @@ impl Log {
         s.next
     }
 
-    /// Group commit: returns once every record starting at or before `lsn` is durable.
+    /// Group commit: returns once every record starting at or before `lsn` is durable. A call
+    /// that had to write or wait for the write is one WRITELOG wait in `sys.dm_os_wait_stats`.
     pub fn flush_to(&self, lsn: u64) -> SqlResult<()> {
+        let start = std::time::Instant::now();
+        let waited = self.flush_to_waited(lsn)?;
+        if waited {
+            let ms = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
+            common::waits::record("WRITELOG", ms, 0);
+        }
+        Ok(())
+    }
+
+    /// [`Log::flush_to`]; true if the records were not durable yet on entry.
+    fn flush_to_waited(&self, lsn: u64) -> SqlResult<bool> {
         let mut s = self.state.lock();
+        let mut waited = false;
         loop {
             if s.failed {
                 return Err(bad_log("log is unavailable after a write failure"));
             }
             if s.flushed > lsn || s.flushed == s.next {
-                return Ok(());
+                return Ok(waited);
             }
+            waited = true;
             if s.flushing {
                 self.cond.wait(&mut s);
                 continue;
