@@ -82,7 +82,9 @@ pub(crate) const THROW_MARK: &str = "\u{1}throw";
 impl Session {
     /// Runs one batch, emitting its events into `sink` (ENGINE_INTERFACE.md).
     pub fn execute_batch(&mut self, text: &str, sink: &mut dyn EventSink) {
-        self.cancel.reset();
+        if !self.caller_resets_cancel {
+            self.cancel.reset();
+        }
         self.request = Some(crate::session::RequestInfo {
             start: std::time::Instant::now(),
             start_time: std::time::SystemTime::now(),
@@ -159,7 +161,9 @@ impl Session {
         params: Vec<(String, DataType, Value)>,
         sink: &mut dyn EventSink,
     ) -> Vec<Value> {
-        self.cancel.reset();
+        if !self.caller_resets_cancel {
+            self.cancel.reset();
+        }
         self.request = Some(crate::session::RequestInfo {
             start: std::time::Instant::now(),
             start_time: std::time::SystemTime::now(),

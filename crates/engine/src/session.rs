@@ -235,6 +235,10 @@ pub struct Session {
     /// Set by another thread to cancel the running request (an attention); polled by the
     /// interpreter and exec (`cancel_handle`, README "Cancellation").
     pub(crate) cancel: common::CancelToken,
+    /// The caller clears `cancel` itself between requests (the TDS server: an attention that
+    /// arrives before the request starts executing must still cancel it), so a new batch or
+    /// RPC does not.
+    pub(crate) caller_resets_cancel: bool,
     /// The login's sid and sysadmin flag, and the module ownership chain (security/).
     pub(crate) principal: crate::security::SessionPrincipal,
     /// The lock owner of the session's current transaction (a fresh one after each commit
@@ -307,6 +311,7 @@ impl Session {
             trig: Default::default(),
             grant_percent: None,
             cancel: common::CancelToken::new(),
+            caller_resets_cancel: false,
             principal: Default::default(),
             lock_owner: engine_locks.new_owner(),
             progress: common::ProgressMeter::new(),
@@ -318,6 +323,12 @@ impl Session {
     /// RPC clears it; after `execute_batch` returns it tells whether the batch was cancelled.
     pub fn cancel_handle(&self) -> common::CancelToken {
         self.cancel.clone()
+    }
+
+    /// With `true` a new batch or RPC leaves the cancel flag as it is: the caller resets it
+    /// once a cancel has been answered (the TDS server's attention protocol).
+    pub fn set_caller_resets_cancel(&mut self, on: bool) {
+        self.caller_resets_cancel = on;
     }
 
     /// The session's progress meter: while a statement with a known total runs (BULK INSERT,

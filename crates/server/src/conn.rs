@@ -407,6 +407,9 @@ fn reader_loop(
 impl Connection {
     fn run(mut self) {
         let (tx, rx) = mpsc::channel();
+        // The flag is cleared here once an attention is answered, not when a request starts:
+        // an attention that arrives before its request begins executing must still cancel it.
+        self.session.set_caller_resets_cancel(true);
         let reader = ReadHalf::new(&self.sock, self.tls.clone());
         let cancel = self.session.cancel_handle();
         let max = self.sh.config.max_message_bytes;
@@ -432,6 +435,8 @@ impl Connection {
                 Incoming::Attention => {
                     if self.attentions_answered > 0 {
                         self.attentions_answered -= 1;
+                        // the request's DONE answered it: its flag must not cancel the next one
+                        self.session.cancel_handle().reset();
                         continue;
                     }
                     pw.buf().clear();
@@ -558,6 +563,10 @@ impl Connection {
         }
         sink.in_xact = self.session.trancount() > 0;
         sink.final_done(attention, cmd);
+        if !attention && sink.self_cancelled {
+            // the sink's own cancel (no attention marker follows) must not cancel the next one
+            cancel.reset();
+        }
         if let Some(e) = sink.broken.take() {
             return Err(e);
         }

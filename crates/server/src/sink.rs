@@ -110,7 +110,9 @@ impl<'a, W: Write> TdsSink<'a, W> {
         if self.in_xact {
             status |= done_status::INXACT;
         }
-        let tok = if self.in_proc {
+        // The acknowledgement of an attention is a DONE token with ATTN also after an RPC:
+        // tedious and mssql-jdbc look for it on DONE only ([MS-TDS] 2.2.1.7).
+        let tok = if self.in_proc && !attention {
             token::DONEPROC
         } else {
             token::DONE

@@ -433,3 +433,82 @@ fn login_to_a_missing_database_is_4060_then_18456() {
         .iter()
         .any(|i| matches!(i, Item::Token(Token::LoginAck(_)))));
 }
+
+/// Reads one whole response message as raw token bytes, failing after `limit`.
+fn raw_response_within(c: &mut Client, limit: std::time::Duration) -> Vec<u8> {
+    c.sock.set_read_timeout(Some(limit)).unwrap();
+    let mut all = Vec::new();
+    loop {
+        let (h, p) = packet::read_packet(&mut c.sock, 32767)
+            .unwrap()
+            .expect("eof");
+        all.extend_from_slice(&p);
+        if h.status & status::EOM != 0 {
+            break;
+        }
+    }
+    c.sock.set_read_timeout(None).unwrap();
+    all
+}
+
+fn send_executesql(c: &mut Client, text: &str) {
+    let mut out = Vec::new();
+    tds::batch::encode_all_headers(
+        &AllHeaders {
+            transaction_descriptor: c.descriptor,
+            outstanding_requests: 1,
+        },
+        &mut out,
+    );
+    let req = RpcRequest {
+        proc: RpcProc::Id(proc_id::SP_EXECUTESQL),
+        option_flags: 0,
+        params: vec![param(
+            "@stmt",
+            DataType::NVarChar(Some(100)),
+            Value::NVarChar(text.into()),
+            false,
+        )],
+    };
+    tds::rpc::write_rpc(&mut out, &req).unwrap();
+    c.send(ptype::RPC, 0, &out);
+}
+
+/// Clients (tedious, mssql-jdbc) take only a DONE token (0xFD) with ATTN as the acknowledgement,
+/// never a DONEPROC: an attention during an RPC must end its response with one.
+fn assert_ends_with_done_attn(msg: &[u8]) {
+    assert!(msg.len() >= 13, "{msg:?}");
+    let done = &msg[msg.len() - 13..];
+    assert_eq!(done[0], token::DONE, "{msg:?}");
+    let st = u16::from_le_bytes([done[1], done[2]]);
+    assert_ne!(st & done_status::ATTN, 0, "{done:?}");
+}
+
+#[test]
+fn attention_during_rpc_waitfor_is_answered_with_done_attn() {
+    let s = TestServer::start();
+    let mut c = login(&s);
+    send_executesql(&mut c, "WAITFOR DELAY '00:00:30'");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    c.send(ptype::ATTENTION, 0, &[]);
+    let msg = raw_response_within(&mut c, std::time::Duration::from_secs(5));
+    assert_ends_with_done_attn(&msg);
+    let items = c.batch("SELECT 7", 0);
+    assert_eq!(rows_of(&items), vec![vec![Value::Int(7)]]);
+}
+
+#[test]
+fn attention_sent_right_behind_an_rpc_cancels_it() {
+    let s = TestServer::start();
+    let mut c = login(&s);
+    for _ in 0..5 {
+        // The attention may reach the server before the request starts executing: it must
+        // still cancel that request, not be forgotten until the 30 s wait is over.
+        send_executesql(&mut c, "WAITFOR DELAY '00:00:30'");
+        c.send(ptype::ATTENTION, 0, &[]);
+        let msg = raw_response_within(&mut c, std::time::Duration::from_secs(5));
+        assert_ends_with_done_attn(&msg);
+        let items = c.batch("SELECT 7", 0);
+        assert_eq!(rows_of(&items), vec![vec![Value::Int(7)]]);
+    }
+}
