@@ -38,6 +38,14 @@ impl Backend {
         }
     }
 
+    /// The running statement's progress counters (a meter that never moves over TDS).
+    pub(crate) fn progress_handle(&self) -> common::ProgressMeter {
+        match self {
+            Backend::Local(s) => s.progress_handle(),
+            Backend::Remote(_) => common::ProgressMeter::new(),
+        }
+    }
+
     /// Names for the shell's completion (none over TDS: completing must not run SQL).
     pub(crate) fn completion_names(&self) -> Vec<String> {
         match self {
