@@ -80,8 +80,6 @@ struct Connection {
     /// The transaction descriptor of the open transaction (0: none), echoed by the client.
     descriptor: u64,
     next_descriptor: u64,
-    /// Attentions already answered by the DONE of the request they cancelled.
-    attentions_answered: u32,
     prepared: crate::rpc::Prepared,
 }
 
@@ -329,7 +327,6 @@ fn handshake(
         packet_size,
         descriptor: 0,
         next_descriptor: 1,
-        attentions_answered: 0,
         prepared: Default::default(),
     }))
 }
@@ -433,12 +430,10 @@ impl Connection {
                     break;
                 }
                 Incoming::Attention => {
-                    if self.attentions_answered > 0 {
-                        self.attentions_answered -= 1;
-                        // the request's DONE answered it: its flag must not cancel the next one
-                        self.session.cancel_handle().reset();
-                        continue;
-                    }
+                    // The acknowledgement is a message of its own, after the response of the
+                    // request it cancelled (which ends normally): tedious reads the ack from the
+                    // message after the one under way when it cancelled; go-mssqldb, pytds and
+                    // mssql-jdbc read on until it comes.
                     pw.buf().clear();
                     tokens::done(
                         pw.buf(),
@@ -555,16 +550,12 @@ impl Connection {
             }
         }
         self.env_changes(&mut sink, &db_before, tran_before, rollback_hint);
-        // Only a cancel from the reader thread is an attention (it queued a marker that this
-        // DONE answers); the sink's own cancel is not.
-        let attention = cancel.is_cancelled() && sink.broken.is_none() && !sink.self_cancelled;
-        if attention {
-            self.attentions_answered += 1;
-        }
+        // A cancel from the reader thread (an attention) is answered by its marker in `run`;
+        // the sink's own cancel has no marker and must not cancel the next request.
+        let attention = cancel.is_cancelled() && !sink.self_cancelled;
         sink.in_xact = self.session.trancount() > 0;
         sink.final_done(attention, cmd);
-        if !attention && sink.self_cancelled {
-            // the sink's own cancel (no attention marker follows) must not cancel the next one
+        if sink.self_cancelled {
             cancel.reset();
         }
         if let Some(e) = sink.broken.take() {

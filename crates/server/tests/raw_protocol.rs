@@ -399,11 +399,13 @@ fn attention_while_rows_stream_ends_the_result_with_done_attn() {
         }
     }
     assert!(started.elapsed() < std::time::Duration::from_secs(20));
-    // The message ends with a DONE (13 bytes) carrying ATTN.
+    // The result ends with a plain DONE; the acknowledgement follows as its own message.
     let done = &last[last.len() - 13..];
     assert_eq!(done[0], token::DONE);
-    let st = u16::from_le_bytes([done[1], done[2]]);
-    assert_ne!(st & done_status::ATTN, 0, "{done:?}");
+    let ack = raw_response_within(&mut c, std::time::Duration::from_secs(5));
+    assert_eq!(ack[0], token::DONE, "{ack:?}");
+    let st = u16::from_le_bytes([ack[1], ack[2]]);
+    assert_ne!(st & done_status::ATTN, 0, "{ack:?}");
     let items = c.batch("SELECT 7", 0);
     assert_eq!(rows_of(&items), vec![vec![Value::Int(7)]]);
 }
@@ -474,14 +476,24 @@ fn send_executesql(c: &mut Client, text: &str) {
     c.send(ptype::RPC, 0, &out);
 }
 
-/// Clients (tedious, mssql-jdbc) take only a DONE token (0xFD) with ATTN as the acknowledgement,
-/// never a DONEPROC: an attention during an RPC must end its response with one.
-fn assert_ends_with_done_attn(msg: &[u8]) {
-    assert!(msg.len() >= 13, "{msg:?}");
-    let done = &msg[msg.len() - 13..];
-    assert_eq!(done[0], token::DONE, "{msg:?}");
+/// The acknowledgement of an attention is a message of its own holding one DONE with ATTN,
+/// after the cancelled request's response (tedious reads it from the next message).
+fn assert_response_then_done_attn(c: &mut Client) {
+    let limit = std::time::Duration::from_secs(5);
+    let first = raw_response_within(c, limit);
+    assert!(first.len() >= 13, "{first:?}");
+    let done = &first[first.len() - 13..];
+    assert!(
+        done[0] == token::DONE || done[0] == token::DONEPROC,
+        "{first:?}"
+    );
     let st = u16::from_le_bytes([done[1], done[2]]);
-    assert_ne!(st & done_status::ATTN, 0, "{done:?}");
+    assert_eq!(st & done_status::ATTN, 0, "ATTN only in the ack: {done:?}");
+    let ack = raw_response_within(c, limit);
+    assert_eq!(ack.len(), 13, "{ack:?}");
+    assert_eq!(ack[0], token::DONE, "{ack:?}");
+    let st = u16::from_le_bytes([ack[1], ack[2]]);
+    assert_ne!(st & done_status::ATTN, 0, "{ack:?}");
 }
 
 #[test]
@@ -491,8 +503,7 @@ fn attention_during_rpc_waitfor_is_answered_with_done_attn() {
     send_executesql(&mut c, "WAITFOR DELAY '00:00:30'");
     std::thread::sleep(std::time::Duration::from_millis(300));
     c.send(ptype::ATTENTION, 0, &[]);
-    let msg = raw_response_within(&mut c, std::time::Duration::from_secs(5));
-    assert_ends_with_done_attn(&msg);
+    assert_response_then_done_attn(&mut c);
     let items = c.batch("SELECT 7", 0);
     assert_eq!(rows_of(&items), vec![vec![Value::Int(7)]]);
 }
@@ -506,8 +517,7 @@ fn attention_sent_right_behind_an_rpc_cancels_it() {
         // still cancel that request, not be forgotten until the 30 s wait is over.
         send_executesql(&mut c, "WAITFOR DELAY '00:00:30'");
         c.send(ptype::ATTENTION, 0, &[]);
-        let msg = raw_response_within(&mut c, std::time::Duration::from_secs(5));
-        assert_ends_with_done_attn(&msg);
+        assert_response_then_done_attn(&mut c);
         let items = c.batch("SELECT 7", 0);
         assert_eq!(rows_of(&items), vec![vec![Value::Int(7)]]);
     }
