@@ -239,6 +239,9 @@ pub struct Session {
     /// arrives before the request starts executing must still cancel it), so a new batch or
     /// RPC does not.
     pub(crate) caller_resets_cancel: bool,
+    /// How the last transaction that was not a statement's own autocommit one ended: `true`
+    /// committed, `false` rolled back (`take_transaction_end`, the server's ENVCHANGE 9/10).
+    pub(crate) last_tran_end: Option<bool>,
     /// The login's sid and sysadmin flag, and the module ownership chain (security/).
     pub(crate) principal: crate::security::SessionPrincipal,
     /// The lock owner of the session's current transaction (a fresh one after each commit
@@ -312,6 +315,7 @@ impl Session {
             grant_percent: None,
             cancel: common::CancelToken::new(),
             caller_resets_cancel: false,
+            last_tran_end: None,
             principal: Default::default(),
             lock_owner: engine_locks.new_owner(),
             progress: common::ProgressMeter::new(),
@@ -329,6 +333,13 @@ impl Session {
     /// once a cancel has been answered (the TDS server's attention protocol).
     pub fn set_caller_resets_cancel(&mut self, on: bool) {
         self.caller_resets_cancel = on;
+    }
+
+    /// How the last user transaction ended since the previous call (`Some(true)` committed,
+    /// `Some(false)` rolled back), and forgets it: the TDS server reads it after a request that
+    /// took @@TRANCOUNT to 0 to send ENVCHANGE 9 (commit) or 10 (rollback) as SQL Server does.
+    pub fn take_transaction_end(&mut self) -> Option<bool> {
+        self.last_tran_end.take()
     }
 
     /// The session's progress meter: while a statement with a known total runs (BULK INSERT,
@@ -419,6 +430,7 @@ impl Session {
     /// Commits every open txn (T2/T3).
     pub(crate) fn commit_all(&mut self) -> SqlResult<()> {
         let txns = std::mem::take(&mut self.txns);
+        self.last_tran_end = Some(true);
         let mut first_err = None;
         for (_, t) in txns {
             if let Err(e) = t.commit() {
@@ -439,6 +451,7 @@ impl Session {
     /// Aborts every open txn and reloads touched catalogs (T3/T4).
     pub(crate) fn abort_all(&mut self) -> SqlResult<()> {
         let txns = std::mem::take(&mut self.txns);
+        self.last_tran_end = Some(false);
         let mut first_err = None;
         for (_, t) in txns {
             if let Err(e) = t.abort() {
@@ -586,11 +599,15 @@ impl Session {
         if self.trancount > 0 {
             return Ok(());
         }
-        if ok {
+        // a statement's own transaction is not a user transaction's end (ENVCHANGE 9/10)
+        let user_end = self.last_tran_end;
+        let r = if ok {
             self.commit_all()
         } else {
             self.abort_all()
-        }
+        };
+        self.last_tran_end = user_end;
+        r
     }
 
     /// Marks the catalog of `database` as changed by the open txn (T4).

@@ -519,6 +519,8 @@ impl Connection {
         }
         let db_before = self.session.database().to_string();
         let tran_before = self.session.trancount();
+        // forget how an earlier transaction ended (env_changes reads this request's outcome)
+        self.session.take_transaction_end();
         let cancel = self.session.cancel_handle();
         let mut sink = TdsSink::new(pw, w, cancel.clone());
         if reset {
@@ -590,10 +592,15 @@ impl Connection {
             tokens::env_change(sink.buf(), &EnvChange::BeginTransaction(self.descriptor));
         } else if tran_before > 0 && after == 0 {
             let d = std::mem::take(&mut self.descriptor);
-            let e = if rollback_hint || sink.any_error {
-                EnvChange::RollbackTransaction(d)
-            } else {
+            // the engine says how the transaction ended; the batch text is only a fallback
+            let committed = self
+                .session
+                .take_transaction_end()
+                .unwrap_or(!(rollback_hint || sink.any_error));
+            let e = if committed {
                 EnvChange::CommitTransaction(d)
+            } else {
+                EnvChange::RollbackTransaction(d)
             };
             tokens::env_change(sink.buf(), &e);
         }

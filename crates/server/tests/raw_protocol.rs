@@ -522,3 +522,33 @@ fn attention_sent_right_behind_an_rpc_cancels_it() {
         assert_eq!(rows_of(&items), vec![vec![Value::Int(7)]]);
     }
 }
+
+fn tran_end_of(items: &[Item]) -> Option<&'static str> {
+    items.iter().find_map(|i| match i {
+        Item::Token(Token::EnvChange(EnvChange::CommitTransaction(_))) => Some("commit"),
+        Item::Token(Token::EnvChange(EnvChange::RollbackTransaction(_))) => Some("rollback"),
+        _ => None,
+    })
+}
+
+#[test]
+fn envchange_commit_or_rollback_follows_what_the_engine_did() {
+    let s = TestServer::start();
+    let mut c = login(&s);
+    c.batch("CREATE TABLE te (a int)", 0);
+    // COMMIT followed by an error in the same batch: still a commit.
+    c.batch("BEGIN TRAN; INSERT te VALUES (1)", 0);
+    let items = c.batch("COMMIT; SELECT 1/0", 0);
+    assert_eq!(errors_of(&items), vec![8134]);
+    assert_eq!(tran_end_of(&items), Some("commit"), "{items:?}");
+    // The word "rollback" in a batch that commits.
+    c.batch("BEGIN TRAN; INSERT te VALUES (2)", 0);
+    let items = c.batch("IF 1 = 0 PRINT 'rollback'; COMMIT", 0);
+    assert_eq!(tran_end_of(&items), Some("commit"), "{items:?}");
+    // A rollback by XACT_ABORT, no ROLLBACK in the text.
+    c.batch("SET XACT_ABORT ON; BEGIN TRAN; INSERT te VALUES (3)", 0);
+    let items = c.batch("SELECT 1/0", 0);
+    assert_eq!(tran_end_of(&items), Some("rollback"), "{items:?}");
+    let items = c.batch("SET XACT_ABORT OFF; SELECT COUNT(*) FROM te", 0);
+    assert_eq!(rows_of(&items), vec![vec![Value::Int(2)]]);
+}
