@@ -86,7 +86,9 @@ impl Session {
             self.report_killed(sink);
             return;
         }
-        self.cancel.reset();
+        if !self.caller_resets_cancel {
+            self.cancel.reset();
+        }
         let _live = self.begin_request(text);
         let mut key = if self.showplan_on() || self.parseonly_on() {
             None
@@ -170,7 +172,9 @@ impl Session {
             self.report_killed(sink);
             return Vec::new();
         }
-        self.cancel.reset();
+        if !self.caller_resets_cancel {
+            self.cancel.reset();
+        }
         let _live = self.begin_request(text);
         let params = params
             .into_iter()

@@ -237,6 +237,13 @@ pub struct Session {
     /// Set by another thread to cancel the running request (an attention); polled by the
     /// interpreter and exec (`cancel_handle`, README "Cancellation").
     pub(crate) cancel: common::CancelToken,
+    /// The caller clears `cancel` itself between requests (the TDS server: an attention that
+    /// arrives before the request starts executing must still cancel it), so a new batch or
+    /// RPC does not.
+    pub(crate) caller_resets_cancel: bool,
+    /// How the last transaction that was not a statement's own autocommit one ended: `true`
+    /// committed, `false` rolled back (`take_transaction_end`, the server's ENVCHANGE 9/10).
+    pub(crate) last_tran_end: Option<bool>,
     /// The login's sid and sysadmin flag, and the module ownership chain (security/).
     pub(crate) principal: crate::security::SessionPrincipal,
     /// What other sessions see of this one (live.rs, sysprocs/sessions.rs).
@@ -296,6 +303,8 @@ impl Session {
             live,
             bind_volatile: std::cell::Cell::new(false),
             inject_panic: false,
+            caller_resets_cancel: false,
+            last_tran_end: None,
             principal: Default::default(),
             lock_owner: engine_locks.new_owner(),
             progress: common::ProgressMeter::new(),
@@ -307,6 +316,19 @@ impl Session {
     /// RPC clears it; after `execute_batch` returns it tells whether the batch was cancelled.
     pub fn cancel_handle(&self) -> common::CancelToken {
         self.cancel.clone()
+    }
+
+    /// With `true` a new batch or RPC leaves the cancel flag as it is: the caller resets it
+    /// once a cancel has been answered (the TDS server's attention protocol).
+    pub fn set_caller_resets_cancel(&mut self, on: bool) {
+        self.caller_resets_cancel = on;
+    }
+
+    /// How the last user transaction ended since the previous call (`Some(true)` committed,
+    /// `Some(false)` rolled back), and forgets it: the TDS server reads it after a request that
+    /// took @@TRANCOUNT to 0 to send ENVCHANGE 9 (commit) or 10 (rollback) as SQL Server does.
+    pub fn take_transaction_end(&mut self) -> Option<bool> {
+        self.last_tran_end.take()
     }
 
     /// The session's progress meter: while a statement with a known total runs (BULK INSERT,
@@ -397,6 +419,7 @@ impl Session {
     /// Commits every open txn (T2/T3).
     pub(crate) fn commit_all(&mut self) -> SqlResult<()> {
         let txns = std::mem::take(&mut self.txns);
+        self.last_tran_end = Some(true);
         let mut first_err = None;
         for (_, t) in txns {
             if let Err(e) = t.commit() {
@@ -417,6 +440,7 @@ impl Session {
     /// Aborts every open txn and reloads touched catalogs (T3/T4).
     pub(crate) fn abort_all(&mut self) -> SqlResult<()> {
         let txns = std::mem::take(&mut self.txns);
+        self.last_tran_end = Some(false);
         let mut first_err = None;
         for (_, t) in txns {
             if let Err(e) = t.abort() {
@@ -564,11 +588,15 @@ impl Session {
         if self.trancount > 0 {
             return Ok(());
         }
-        if ok {
+        // a statement's own transaction is not a user transaction's end (ENVCHANGE 9/10)
+        let user_end = self.last_tran_end;
+        let r = if ok {
             self.commit_all()
         } else {
             self.abort_all()
-        }
+        };
+        self.last_tran_end = user_end;
+        r
     }
 
     /// Marks the catalog of `database` as changed by the open txn (T4).

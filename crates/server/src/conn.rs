@@ -80,8 +80,6 @@ struct Connection {
     /// The transaction descriptor of the open transaction (0: none), echoed by the client.
     descriptor: u64,
     next_descriptor: u64,
-    /// Attentions already answered by the DONE of the request they cancelled.
-    attentions_answered: u32,
     prepared: crate::rpc::Prepared,
 }
 
@@ -329,7 +327,6 @@ fn handshake(
         packet_size,
         descriptor: 0,
         next_descriptor: 1,
-        attentions_answered: 0,
         prepared: Default::default(),
     }))
 }
@@ -407,6 +404,9 @@ fn reader_loop(
 impl Connection {
     fn run(mut self) {
         let (tx, rx) = mpsc::channel();
+        // The flag is cleared here once an attention is answered, not when a request starts:
+        // an attention that arrives before its request begins executing must still cancel it.
+        self.session.set_caller_resets_cancel(true);
         let reader = ReadHalf::new(&self.sock, self.tls.clone());
         let cancel = self.session.cancel_handle();
         let max = self.sh.config.max_message_bytes;
@@ -430,10 +430,10 @@ impl Connection {
                     break;
                 }
                 Incoming::Attention => {
-                    if self.attentions_answered > 0 {
-                        self.attentions_answered -= 1;
-                        continue;
-                    }
+                    // The acknowledgement is a message of its own, after the response of the
+                    // request it cancelled (which ends normally): tedious reads the ack from the
+                    // message after the one under way when it cancelled; go-mssqldb, pytds and
+                    // mssql-jdbc read on until it comes.
                     pw.buf().clear();
                     tokens::done(
                         pw.buf(),
@@ -519,6 +519,8 @@ impl Connection {
         }
         let db_before = self.session.database().to_string();
         let tran_before = self.session.trancount();
+        // forget how an earlier transaction ended (env_changes reads this request's outcome)
+        self.session.take_transaction_end();
         let cancel = self.session.cancel_handle();
         let mut sink = TdsSink::new(pw, w, cancel.clone());
         if reset {
@@ -550,14 +552,14 @@ impl Connection {
             }
         }
         self.env_changes(&mut sink, &db_before, tran_before, rollback_hint);
-        // Only a cancel from the reader thread is an attention (it queued a marker that this
-        // DONE answers); the sink's own cancel is not.
-        let attention = cancel.is_cancelled() && sink.broken.is_none() && !sink.self_cancelled;
-        if attention {
-            self.attentions_answered += 1;
-        }
+        // A cancel from the reader thread (an attention) is answered by its marker in `run`;
+        // the sink's own cancel has no marker and must not cancel the next request.
+        let attention = cancel.is_cancelled() && !sink.self_cancelled;
         sink.in_xact = self.session.trancount() > 0;
         sink.final_done(attention, cmd);
+        if sink.self_cancelled {
+            cancel.reset();
+        }
         if let Some(e) = sink.broken.take() {
             return Err(e);
         }
@@ -590,10 +592,15 @@ impl Connection {
             tokens::env_change(sink.buf(), &EnvChange::BeginTransaction(self.descriptor));
         } else if tran_before > 0 && after == 0 {
             let d = std::mem::take(&mut self.descriptor);
-            let e = if rollback_hint || sink.any_error {
-                EnvChange::RollbackTransaction(d)
-            } else {
+            // the engine says how the transaction ended; the batch text is only a fallback
+            let committed = self
+                .session
+                .take_transaction_end()
+                .unwrap_or(!(rollback_hint || sink.any_error));
+            let e = if committed {
                 EnvChange::CommitTransaction(d)
+            } else {
+                EnvChange::RollbackTransaction(d)
             };
             tokens::env_change(sink.buf(), &e);
         }

@@ -98,14 +98,13 @@ impl<'a, W: Write> TdsSink<'a, W> {
         self.flush_full();
     }
 
-    /// The request's last token: DONE (batch) or DONEPROC (RPC), with ATTN when cancelled.
-    pub(crate) fn final_done(&mut self, attention: bool, cmd: u16) {
+    /// The request's last token: DONE (batch) or DONEPROC (RPC). A request cut short by an
+    /// attention carries ERROR when it raised one; ATTN itself goes in the separate
+    /// acknowledgement message (conn.rs).
+    pub(crate) fn final_done(&mut self, cancelled: bool, cmd: u16) {
         let mut status = done_status::FINAL;
-        if self.error_pending || (attention && self.any_error) {
+        if self.error_pending || (cancelled && self.any_error) {
             status |= done_status::ERROR;
-        }
-        if attention {
-            status |= done_status::ATTN;
         }
         if self.in_xact {
             status |= done_status::INXACT;

@@ -399,11 +399,13 @@ fn attention_while_rows_stream_ends_the_result_with_done_attn() {
         }
     }
     assert!(started.elapsed() < std::time::Duration::from_secs(20));
-    // The message ends with a DONE (13 bytes) carrying ATTN.
+    // The result ends with a plain DONE; the acknowledgement follows as its own message.
     let done = &last[last.len() - 13..];
     assert_eq!(done[0], token::DONE);
-    let st = u16::from_le_bytes([done[1], done[2]]);
-    assert_ne!(st & done_status::ATTN, 0, "{done:?}");
+    let ack = raw_response_within(&mut c, std::time::Duration::from_secs(5));
+    assert_eq!(ack[0], token::DONE, "{ack:?}");
+    let st = u16::from_le_bytes([ack[1], ack[2]]);
+    assert_ne!(st & done_status::ATTN, 0, "{ack:?}");
     let items = c.batch("SELECT 7", 0);
     assert_eq!(rows_of(&items), vec![vec![Value::Int(7)]]);
 }
@@ -432,4 +434,121 @@ fn login_to_a_missing_database_is_4060_then_18456() {
     assert!(!items
         .iter()
         .any(|i| matches!(i, Item::Token(Token::LoginAck(_)))));
+}
+
+/// Reads one whole response message as raw token bytes, failing after `limit`.
+fn raw_response_within(c: &mut Client, limit: std::time::Duration) -> Vec<u8> {
+    c.sock.set_read_timeout(Some(limit)).unwrap();
+    let mut all = Vec::new();
+    loop {
+        let (h, p) = packet::read_packet(&mut c.sock, 32767)
+            .unwrap()
+            .expect("eof");
+        all.extend_from_slice(&p);
+        if h.status & status::EOM != 0 {
+            break;
+        }
+    }
+    c.sock.set_read_timeout(None).unwrap();
+    all
+}
+
+fn send_executesql(c: &mut Client, text: &str) {
+    let mut out = Vec::new();
+    tds::batch::encode_all_headers(
+        &AllHeaders {
+            transaction_descriptor: c.descriptor,
+            outstanding_requests: 1,
+        },
+        &mut out,
+    );
+    let req = RpcRequest {
+        proc: RpcProc::Id(proc_id::SP_EXECUTESQL),
+        option_flags: 0,
+        params: vec![param(
+            "@stmt",
+            DataType::NVarChar(Some(100)),
+            Value::NVarChar(text.into()),
+            false,
+        )],
+    };
+    tds::rpc::write_rpc(&mut out, &req).unwrap();
+    c.send(ptype::RPC, 0, &out);
+}
+
+/// The acknowledgement of an attention is a message of its own holding one DONE with ATTN,
+/// after the cancelled request's response (tedious reads it from the next message).
+fn assert_response_then_done_attn(c: &mut Client) {
+    let limit = std::time::Duration::from_secs(5);
+    let first = raw_response_within(c, limit);
+    assert!(first.len() >= 13, "{first:?}");
+    let done = &first[first.len() - 13..];
+    assert!(
+        done[0] == token::DONE || done[0] == token::DONEPROC,
+        "{first:?}"
+    );
+    let st = u16::from_le_bytes([done[1], done[2]]);
+    assert_eq!(st & done_status::ATTN, 0, "ATTN only in the ack: {done:?}");
+    let ack = raw_response_within(c, limit);
+    assert_eq!(ack.len(), 13, "{ack:?}");
+    assert_eq!(ack[0], token::DONE, "{ack:?}");
+    let st = u16::from_le_bytes([ack[1], ack[2]]);
+    assert_ne!(st & done_status::ATTN, 0, "{ack:?}");
+}
+
+#[test]
+fn attention_during_rpc_waitfor_is_answered_with_done_attn() {
+    let s = TestServer::start();
+    let mut c = login(&s);
+    send_executesql(&mut c, "WAITFOR DELAY '00:00:30'");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    c.send(ptype::ATTENTION, 0, &[]);
+    assert_response_then_done_attn(&mut c);
+    let items = c.batch("SELECT 7", 0);
+    assert_eq!(rows_of(&items), vec![vec![Value::Int(7)]]);
+}
+
+#[test]
+fn attention_sent_right_behind_an_rpc_cancels_it() {
+    let s = TestServer::start();
+    let mut c = login(&s);
+    for _ in 0..5 {
+        // The attention may reach the server before the request starts executing: it must
+        // still cancel that request, not be forgotten until the 30 s wait is over.
+        send_executesql(&mut c, "WAITFOR DELAY '00:00:30'");
+        c.send(ptype::ATTENTION, 0, &[]);
+        assert_response_then_done_attn(&mut c);
+        let items = c.batch("SELECT 7", 0);
+        assert_eq!(rows_of(&items), vec![vec![Value::Int(7)]]);
+    }
+}
+
+fn tran_end_of(items: &[Item]) -> Option<&'static str> {
+    items.iter().find_map(|i| match i {
+        Item::Token(Token::EnvChange(EnvChange::CommitTransaction(_))) => Some("commit"),
+        Item::Token(Token::EnvChange(EnvChange::RollbackTransaction(_))) => Some("rollback"),
+        _ => None,
+    })
+}
+
+#[test]
+fn envchange_commit_or_rollback_follows_what_the_engine_did() {
+    let s = TestServer::start();
+    let mut c = login(&s);
+    c.batch("CREATE TABLE te (a int)", 0);
+    // COMMIT followed by an error in the same batch: still a commit.
+    c.batch("BEGIN TRAN; INSERT te VALUES (1)", 0);
+    let items = c.batch("COMMIT; SELECT 1/0", 0);
+    assert_eq!(errors_of(&items), vec![8134]);
+    assert_eq!(tran_end_of(&items), Some("commit"), "{items:?}");
+    // The word "rollback" in a batch that commits.
+    c.batch("BEGIN TRAN; INSERT te VALUES (2)", 0);
+    let items = c.batch("IF 1 = 0 PRINT 'rollback'; COMMIT", 0);
+    assert_eq!(tran_end_of(&items), Some("commit"), "{items:?}");
+    // A rollback by XACT_ABORT, no ROLLBACK in the text.
+    c.batch("SET XACT_ABORT ON; BEGIN TRAN; INSERT te VALUES (3)", 0);
+    let items = c.batch("SELECT 1/0", 0);
+    assert_eq!(tran_end_of(&items), Some("rollback"), "{items:?}");
+    let items = c.batch("SET XACT_ABORT OFF; SELECT COUNT(*) FROM te", 0);
+    assert_eq!(rows_of(&items), vec![vec![Value::Int(2)]]);
 }

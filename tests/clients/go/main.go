@@ -294,8 +294,13 @@ func cancel(ctx context.Context, c *checks, db *sql.DB) {
 		return
 	}
 	defer conn.Close()
-	cctx, stop := context.WithTimeout(ctx, time.Second)
+	// A cancel, not a deadline: go-mssqldb marks a connection bad after any
+	// context.DeadlineExceeded (it satisfies net.Error, see checkBadConn), whatever the server
+	// answers; after a plain cancel the connection stays usable once the server acknowledges
+	// the attention, which is what this checks.
+	cctx, stop := context.WithCancel(ctx)
 	defer stop()
+	time.AfterFunc(time.Second, stop)
 	start := time.Now()
 	_, err = conn.ExecContext(cctx, "WAITFOR DELAY '00:00:20'")
 	elapsed := time.Since(start)
