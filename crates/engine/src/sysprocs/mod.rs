@@ -1,5 +1,6 @@
 //! System stored procedures (`sp_help`, `sp_helptext`, `sp_helpindex`, `sp_helpdb`,
-//! `sp_columns`, `sp_tables`, `sp_spaceused`, `sp_rename`, `sp_who`, `sp_who2`), the session
+//! `sp_columns`, `sp_tables`, `sp_spaceused`, `sp_rename`, `sp_who`, `sp_who2`,
+//! `sp_datatype_info`, `sp_datatype_info_100`), the session
 //! registry behind `sp_who`, `SERVERPROPERTY` and `sys.key_constraints`.
 //!
 //! Each procedure answers with SQL Server's result-set shapes (column names, types and order
@@ -14,6 +15,7 @@ mod rename;
 mod serverprop;
 mod sessions;
 mod space;
+mod typeinfo;
 
 use common::{SqlError, SqlResult};
 use parser::ast;
@@ -91,6 +93,14 @@ const PROCS: &[ProcSpec] = &[
     ProcSpec {
         name: "sp_who2",
         params: &["@loginame"],
+    },
+    ProcSpec {
+        name: "sp_datatype_info",
+        params: &["@data_type", "@ODBCVer"],
+    },
+    ProcSpec {
+        name: "sp_datatype_info_100",
+        params: &["@data_type", "@ODBCVer"],
     },
 ];
 
@@ -174,6 +184,8 @@ impl Session {
             "sp_rename" => self.sp_rename(&args, sink)?,
             "sp_who" => self.sp_who(&args, sink, false)?,
             "sp_who2" => self.sp_who(&args, sink, true)?,
+            "sp_datatype_info" => self.sp_datatype_info(&args, sink, true)?,
+            "sp_datatype_info_100" => self.sp_datatype_info(&args, sink, false)?,
             _ => return Ok(None),
         };
         Ok(Some(status))
