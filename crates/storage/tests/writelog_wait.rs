@@ -32,7 +32,11 @@ fn durable_commit_counts_one_writelog_wait() {
     let mut t = db.begin().unwrap();
     assert!(bt.insert(&mut t, b"k1", b"v").unwrap());
     t.commit_lazy().unwrap();
-    assert_eq!(writelog_count(), before, "a lazy commit does not wait for the log");
+    assert_eq!(
+        writelog_count(),
+        before,
+        "a lazy commit does not wait for the log"
+    );
 
     let mut t = db.begin().unwrap();
     assert!(bt.insert(&mut t, b"k2", b"v").unwrap());
