@@ -23,6 +23,10 @@ def conn_str(tls):
 
 class PyodbcFreeTdsDriver(harness.Driver):
     name = "pyodbc-freetds"
+    # pyodbc binds datetime.time as an ODBC TIME_STRUCT, which has no fraction field: the
+    # microseconds are dropped in the client (pyodbc params.cpp GetTimeInfo), against SQL
+    # Server as well, so the round trip cannot hold whatever the server does
+    skip_round_trip = {"time": "pyodbc's TIME_STRUCT has no fraction (dropped in the client)"}
     marker = "?"
 
     def connect(self, tls=False, autocommit=True):
