@@ -42,6 +42,15 @@ const CANCELED: &str = "Query was canceled by user.";
 /// A statement running this long without output shows the progress line.
 const PROGRESS_AFTER: Duration = Duration::from_secs(2);
 
+/// [`PROGRESS_AFTER`], or `LATCHKEY_PROGRESS_AFTER_MS` when set (tests that need the line on a
+/// fast machine; a user who wants it sooner or later).
+fn progress_after() -> Duration {
+    std::env::var("LATCHKEY_PROGRESS_AFTER_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .map_or(PROGRESS_AFTER, Duration::from_millis)
+}
+
 /// `:help` in the shell: these keys, then the sqlcmd commands (`script::HELP`).
 const SHELL_KEYS: &str = "\
 latchkey shell: type T-SQL; a line with GO runs the batch typed so far. The sqlcmd commands
@@ -264,6 +273,7 @@ fn run_with_progress(
     }
     let done = Arc::new(AtomicBool::new(false));
     let start = Instant::now();
+    let after = progress_after();
     let meter = runner.session.progress_handle();
     let p = progress.clone();
     let d = done.clone();
@@ -275,7 +285,7 @@ fn run_with_progress(
                 break;
             }
             let events = p.events.load(Ordering::Relaxed);
-            if start.elapsed() >= PROGRESS_AFTER && events == seen {
+            if start.elapsed() >= after && events == seen {
                 p.show(start.elapsed(), meter.get());
             }
             seen = events;

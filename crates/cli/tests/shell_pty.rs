@@ -37,6 +37,15 @@ impl Shell {
     /// The shell with extra command-line arguments, run in its data directory (where `setup`
     /// may write files first).
     fn start_with(args: &[&str], setup: impl FnOnce(&std::path::Path)) -> Shell {
+        Shell::start_with_env(args, &[], setup)
+    }
+
+    /// [`Shell::start_with`] with extra environment variables for the shell.
+    fn start_with_env(
+        args: &[&str],
+        env: &[(&str, &str)],
+        setup: impl FnOnce(&std::path::Path),
+    ) -> Shell {
         let dir = tempfile::tempdir().expect("tempdir");
         setup(dir.path());
         let (mut master, mut slave) = (0, 0);
@@ -66,6 +75,7 @@ impl Shell {
             .args(args)
             .current_dir(dir.path())
             .env("TERM", "xterm")
+            .envs(env.iter().copied())
             .stdin(Stdio::from(slave.try_clone().expect("dup")))
             .stdout(Stdio::from(slave.try_clone().expect("dup")))
             .stderr(Stdio::from(slave));
@@ -426,14 +436,15 @@ fn sqlcmd_commands_in_the_shell() {
     );
 }
 
-/// A BULK INSERT running past the 2 s threshold shows the progress line with a bar (it knows
-/// its total: the data file's size), the bar moves, and Ctrl-C cancels the load with nothing
-/// loaded.
+/// A BULK INSERT running past the progress threshold shows the progress line with a bar (it
+/// knows its total: the data file's size), the bar moves, and Ctrl-C cancels the load with
+/// nothing loaded. The threshold is lowered to 300 ms (LATCHKEY_PROGRESS_AFTER_MS): at the
+/// default 2 s an idle machine loaded the whole file between the first draw and the next tick.
 #[test]
 fn a_long_bulk_insert_shows_a_progress_bar() {
-    // big enough to run well past 2 s in a debug build (about 45 MB)
+    // runs for seconds in a debug build (about 45 MB), several 500 ms ticks past 300 ms
     let rows = 2_000_000u32;
-    let mut sh = Shell::start_with(&[], |dir| {
+    let mut sh = Shell::start_with_env(&[], &[("LATCHKEY_PROGRESS_AFTER_MS", "300")], |dir| {
         let mut text = String::with_capacity(rows as usize * 24);
         for i in 0..rows {
             text.push_str(&format!("{i},bulk row {i}\n"));
