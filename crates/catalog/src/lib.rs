@@ -17,6 +17,7 @@
 
 pub mod security;
 pub mod serial;
+pub mod statistics;
 
 use std::sync::Arc;
 
@@ -630,6 +631,26 @@ pub trait Catalog {
     /// `SCHEMA_NAME(id)` in the current database.
     fn schema_name(&self, _id: i32) -> Option<String> {
         None
+    }
+
+    /// The table's current row count as the optimizer should assume it (SQL Server's
+    /// `sys.partitions.rows`): cheap, no scan per compile. None = unknown (the optimizer then
+    /// guesses from the statistics or a default).
+    fn table_rows(&self, _table: &TableDef) -> Option<u64> {
+        None
+    }
+
+    /// The table's statistics objects (index statistics, auto-created and user-created ones),
+    /// built ones with their data. The optimizer picks the object whose leading column a
+    /// predicate reads. Implementations may auto-create or auto-update statistics here
+    /// (`AUTO_CREATE_STATISTICS` / `AUTO_UPDATE_STATISTICS`) for the `columns` the optimizer
+    /// asks about (ordinals of predicate / join / grouping columns; empty = only existing).
+    fn statistics(
+        &self,
+        _table: &TableDef,
+        _columns: &[usize],
+    ) -> Vec<Arc<statistics::StatisticsObject>> {
+        Vec::new()
     }
 }
 

@@ -10,6 +10,8 @@ fn top(input: &PhysOp, n: i64) -> PhysOp {
     PhysOp {
         columns: input.columns.clone(),
         est_rows: input.est_rows.min(n as f64),
+        cost: input.cost,
+        node_id: 0,
         kind: PhysKind::Top {
             input: Box::new(input.clone()),
             spec: TopSpec {

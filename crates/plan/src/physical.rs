@@ -161,7 +161,29 @@ pub enum PhysKind {
 pub struct PhysOp {
     pub kind: PhysKind,
     pub columns: Vec<ColumnMeta>,
+    /// Rows per execution the optimizer expects (after any row goal).
     pub est_rows: f64,
+    /// The optimizer's cost figures (showplan's EstimateIO / EstimateCPU / TotalSubtreeCost).
+    pub cost: OpCost,
+    /// Node id, unique within the statement's plan (showplan `NodeId`, actual-plan counters,
+    /// the memo dump). 0 until the optimizer numbers the finished plan.
+    pub node_id: u32,
+}
+
+/// Estimated costs of one operator, in SQL Server's unitless cost units.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct OpCost {
+    /// This operator's own I/O cost per execution.
+    pub io: f64,
+    /// This operator's own CPU cost per execution.
+    pub cpu: f64,
+    /// This operator's cost plus its children's, for all its expected executions.
+    pub subtree: f64,
+    /// How many times the optimizer expects the operator to run (inner side of nested loops).
+    pub executions: f64,
+    /// The estimate without a row goal (`EstimateRowsWithoutRowGoal`), when a row goal
+    /// lowered `est_rows`.
+    pub rows_without_row_goal: Option<f64>,
 }
 
 /// How one column of an inserted row is produced.
@@ -279,6 +301,8 @@ impl PhysOp {
             kind,
             columns,
             est_rows,
+            cost: OpCost::default(),
+            node_id: 0,
         }
     }
 
