@@ -10,57 +10,145 @@ use plan::*;
 
 /// True if any expression in the tree (subquery plans included) reads a parameter slot.
 pub(crate) fn op_uses_params(op: &LogicalOp) -> bool {
-    common::stack::grow(|| op_uses_params_unguarded(op))
+    let mut found = false;
+    for_each_expr(
+        op,
+        &mut |x| found = found || expr_uses_params(x),
+        &mut |_| {},
+    );
+    found
 }
 
-fn op_uses_params_unguarded(op: &LogicalOp) -> bool {
-    let e = |x: &ScalarExpr| expr_uses_params(x);
-    let keys = |v: &[SortKey]| v.iter().any(|k| expr_uses_params(&k.expr));
+/// Calls `f` on every expression `op`'s operators hold (not descending into the expressions)
+/// and `bind` on every parameter slot an Apply among them fills.
+fn for_each_expr(op: &LogicalOp, f: &mut dyn FnMut(&ScalarExpr), bind: &mut dyn FnMut(usize)) {
+    common::stack::grow(|| for_each_expr_unguarded(op, f, bind))
+}
+
+fn for_each_expr_unguarded(
+    op: &LogicalOp,
+    f: &mut dyn FnMut(&ScalarExpr),
+    bind: &mut dyn FnMut(usize),
+) {
+    let keys = |v: &[SortKey], f: &mut dyn FnMut(&ScalarExpr)| v.iter().for_each(|k| f(&k.expr));
     match op {
-        LogicalOp::Get(_) | LogicalOp::VirtualGet { .. } | LogicalOp::WorkTable { .. } => false,
-        LogicalOp::Values { rows, .. } => rows.iter().flatten().any(e),
-        LogicalOp::TableFunction { args, .. } => args.iter().any(e),
-        LogicalOp::Filter { input, predicate } => e(predicate) || op_uses_params(input),
-        LogicalOp::Project { input, exprs, .. } => exprs.iter().any(e) || op_uses_params(input),
+        LogicalOp::Get(_) | LogicalOp::VirtualGet { .. } | LogicalOp::WorkTable { .. } => {}
+        LogicalOp::Values { rows, .. } => rows.iter().flatten().for_each(f),
+        LogicalOp::TableFunction { args, .. } => args.iter().for_each(f),
+        LogicalOp::Filter { input, predicate } => {
+            f(predicate);
+            for_each_expr(input, f, bind)
+        }
+        LogicalOp::Project { input, exprs, .. } => {
+            exprs.iter().for_each(&mut *f);
+            for_each_expr(input, f, bind)
+        }
         LogicalOp::Join {
             left, right, on, ..
-        } => on.as_ref().is_some_and(e) || op_uses_params(left) || op_uses_params(right),
+        } => {
+            on.iter().for_each(&mut *f);
+            for_each_expr(left, f, bind);
+            for_each_expr(right, f, bind)
+        }
         LogicalOp::Apply {
             outer,
             inner,
             params,
             ..
-        } => params.iter().any(|(_, x)| e(x)) || op_uses_params(outer) || op_uses_params(inner),
+        } => {
+            for (slot, x) in params {
+                bind(*slot);
+                f(x);
+            }
+            for_each_expr(outer, f, bind);
+            for_each_expr(inner, f, bind)
+        }
         LogicalOp::Aggregate {
             input,
             group_by,
             aggs,
             ..
         } => {
-            group_by.iter().any(e)
-                || aggs
-                    .iter()
-                    .any(|a| a.args.iter().any(e) || keys(&a.order_by))
-                || op_uses_params(input)
+            group_by.iter().for_each(&mut *f);
+            for a in aggs {
+                a.args.iter().for_each(&mut *f);
+                keys(&a.order_by, f);
+            }
+            for_each_expr(input, f, bind)
         }
         LogicalOp::Window { input, calls } => {
-            calls
-                .iter()
-                .any(|c| c.args.iter().any(e) || c.partition_by.iter().any(e) || keys(&c.order_by))
-                || op_uses_params(input)
+            for c in calls {
+                c.args.iter().for_each(&mut *f);
+                c.partition_by.iter().for_each(&mut *f);
+                keys(&c.order_by, f);
+            }
+            for_each_expr(input, f, bind)
         }
-        LogicalOp::Sort { input, keys: k } => keys(k) || op_uses_params(input),
+        LogicalOp::Sort { input, keys: k } => {
+            keys(k, f);
+            for_each_expr(input, f, bind)
+        }
         LogicalOp::Top { input, spec } => {
-            spec.count.as_ref().is_some_and(e)
-                || spec.offset.as_ref().is_some_and(e)
-                || keys(&spec.with_ties)
-                || op_uses_params(input)
+            spec.count.iter().for_each(&mut *f);
+            spec.offset.iter().for_each(&mut *f);
+            keys(&spec.with_ties, f);
+            for_each_expr(input, f, bind)
         }
-        LogicalOp::Distinct { input } => op_uses_params(input),
-        LogicalOp::SetOp { left, right, .. } => op_uses_params(left) || op_uses_params(right),
-        LogicalOp::RecursiveCte {
-            anchor, recursive, ..
-        } => op_uses_params(anchor) || op_uses_params(recursive),
+        LogicalOp::Distinct { input } => for_each_expr(input, f, bind),
+        LogicalOp::SetOp { left, right, .. }
+        | LogicalOp::RecursiveCte {
+            anchor: left,
+            recursive: right,
+            ..
+        } => {
+            for_each_expr(left, f, bind);
+            for_each_expr(right, f, bind)
+        }
+    }
+}
+
+/// The parameter slots `e` reads that nothing inside `e` fills: slots read anywhere (nested
+/// subquery plans included) minus those a nested subquery or Apply binds. Slots are numbered
+/// once per statement, so a slot bound inside `e` is read only within that binding's scope.
+pub(crate) fn free_params(e: &ScalarExpr) -> Vec<usize> {
+    let mut reads = Vec::new();
+    let mut binds = Vec::new();
+    expr_slots(e, &mut reads, &mut binds);
+    reads.retain(|s| !binds.contains(s));
+    reads
+}
+
+fn expr_slots(e: &ScalarExpr, reads: &mut Vec<usize>, binds: &mut Vec<usize>) {
+    if let ScalarKind::Param(s) = e.kind {
+        reads.push(s);
+    }
+    let sub = match &e.kind {
+        ScalarKind::ScalarSubquery(s) | ScalarKind::Exists(s) => Some(s),
+        ScalarKind::InSubquery { subquery, .. } | ScalarKind::Quantified { subquery, .. } => {
+            Some(subquery)
+        }
+        _ => None,
+    };
+    if let Some(s) = sub {
+        for (slot, x) in &s.params {
+            binds.push(*slot);
+            expr_slots(x, reads, binds);
+        }
+        match &s.plan {
+            SubqueryPlan::Logical(op) => {
+                let mut inner_binds = Vec::new();
+                for_each_expr(op, &mut |x| expr_slots(x, reads, binds), &mut |slot| {
+                    inner_binds.push(slot)
+                });
+                binds.extend(inner_binds);
+            }
+            // already planned: it cannot be rewritten here, so count it as reading a slot
+            // nobody binds (callers treat the expression as correlated)
+            _ => reads.push(usize::MAX),
+        }
+    }
+    for c in e.children() {
+        expr_slots(c, reads, binds);
     }
 }
 
@@ -86,7 +174,7 @@ fn expr_uses_params(e: &ScalarExpr) -> bool {
 }
 
 /// Replaces `Param(slot)` by the expressions in `params` and shifts column refs by `shift`.
-fn rewrite(e: &mut ScalarExpr, params: &[(usize, ScalarExpr)], shift: usize) -> bool {
+pub(crate) fn rewrite(e: &mut ScalarExpr, params: &[(usize, ScalarExpr)], shift: usize) -> bool {
     match &e.kind {
         ScalarKind::Param(s) => match params.iter().find(|(k, _)| k == s) {
             Some((_, x)) => {
@@ -165,7 +253,9 @@ pub(crate) fn try_semi_join(
     let mut inner_parts = Vec::new();
     if let Some(p) = pred {
         for part in p.into_conjuncts() {
-            if expr_uses_params(&part) {
+            // correlated: reads a slot not filled inside the conjunct itself (a nested
+            // subquery's own correlation stays with the inner input, planned there)
+            if !free_params(&part).is_empty() {
                 let mut part = part;
                 if !rewrite(&mut part, &sq.params, la) {
                     return None;

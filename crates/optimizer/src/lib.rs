@@ -7,6 +7,8 @@
 //!
 //! What does NOT belong here: storage access or execution (exec), name binding (plan).
 
+mod agg_subquery;
+mod common_conjuncts;
 mod decorrelate;
 mod explain;
 mod planner;

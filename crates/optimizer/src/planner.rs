@@ -546,6 +546,9 @@ impl<'o> Planner<'o> {
         columns: Vec<ColumnMeta>,
     ) -> SqlResult<PhysOp> {
         let mut conj = predicate.into_conjuncts();
+        if self.enabled("ExtractCommonConjuncts") {
+            conj = crate::common_conjuncts::extract_common_conjuncts(conj);
+        }
         if self.enabled("SubqueryToSemiJoin") {
             let la = input.arity();
             let mut rest = Vec::new();
@@ -578,6 +581,14 @@ impl<'o> Planner<'o> {
             }
             conj = rest;
         }
+        let (input, conj) = if self.enabled("CorrelatedAggToJoin") {
+            match crate::agg_subquery::try_agg_join(input, conj, &columns) {
+                Ok(op) => return self.op(op),
+                Err(back) => back,
+            }
+        } else {
+            (input, conj)
+        };
         match input {
             LogicalOp::Get(src) => {
                 let conj = self.exprs(conj)?;

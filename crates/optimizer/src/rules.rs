@@ -12,12 +12,20 @@ pub struct Rule {
 /// All rules, in the order the planner tries them.
 pub const RULES: &[Rule] = &[
     Rule {
+        name: "ExtractCommonConjuncts",
+        doc: "A WHERE conjunct (A AND B) OR (A AND C) becomes A AND (B OR C): conjuncts common to every arm of an OR (non-deterministic calls and ORs with subqueries excepted) are factored out, so a join predicate repeated in each arm becomes a join key. An arm made only of common conjuncts drops the OR. Sound: AND/OR distribute and absorb in three-valued logic.",
+    },
+    Rule {
         name: "PushSelectIntoJoin",
         doc: "Filter over an inner/cross join: conjuncts that read one side move below the join; equalities between the sides become join keys. Sound: a conjunct over one side's columns filters the same rows before or after an inner join.",
     },
     Rule {
         name: "SubqueryToSemiJoin",
         doc: "WHERE EXISTS / NOT EXISTS / IN (correlated subquery shaped [Project] Filter(pred) over a parameter-free input) becomes a left semi / anti semi join on pred with outer references replaced by outer columns. NOT IN is left alone (NULL semantics).",
+    },
+    Rule {
+        name: "CorrelatedAggToJoin",
+        doc: "A WHERE conjunct reading a correlated scalar subquery [Project] Aggregate(no GROUP BY; SUM/AVG/MIN/MAX/STDEV/VAR) over [Filter] on a parameter-free input, correlated only by equalities inner = outer, becomes a left outer join with that aggregate grouped by the inner sides of the equalities; the subquery's value is read from the join. Sound: each outer row joins the one group its subquery would aggregate, or none (NULL aggregates, as over no rows).",
     },
     Rule {
         name: "SelToIdxSeek",
