@@ -107,18 +107,38 @@ fn structural_key(e: &ScalarExpr) -> String {
 /// True when the expression calls a function whose value may differ between two evaluations
 /// of the same row (RAND, NEWID, the clocks) or a session/user function whose determinism is not known here.
 fn calls_volatile(e: &ScalarExpr) -> bool {
-    if let ScalarKind::Function { func, .. } = &e.kind {
-        if matches!(
-            func,
+    if let ScalarKind::Function { func, name, .. } = &e.kind {
+        let volatile = match func {
             ScalarFunc::Rand
-                | ScalarFunc::NewId
-                | ScalarFunc::GetDate
-                | ScalarFunc::SysDateTime
-                | ScalarFunc::GetUtcDate
-                | ScalarFunc::Named
-        ) {
+            | ScalarFunc::NewId
+            | ScalarFunc::GetDate
+            | ScalarFunc::SysDateTime
+            | ScalarFunc::GetUtcDate
+            | ScalarFunc::Named => true,
+            // pure built-ins evaluated by `types::functions`, a few of which read a clock or
+            // a random source
+            ScalarFunc::Builtin => VOLATILE_BUILTINS
+                .iter()
+                .any(|v| v.eq_ignore_ascii_case(name)),
+            _ => false,
+        };
+        if volatile {
             return true;
         }
     }
     e.children().into_iter().any(calls_volatile)
 }
+
+/// Built-ins whose value can change between two calls in one statement.
+const VOLATILE_BUILTINS: &[&str] = &[
+    "RAND",
+    "NEWID",
+    "NEWSEQUENTIALID",
+    "CRYPT_GEN_RANDOM",
+    "GETDATE",
+    "GETUTCDATE",
+    "SYSDATETIME",
+    "SYSUTCDATETIME",
+    "SYSDATETIMEOFFSET",
+    "CURRENT_TIMESTAMP",
+];
