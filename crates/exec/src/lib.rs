@@ -32,6 +32,7 @@ mod concatenation;
 mod constant_scan;
 mod dml;
 mod filter;
+mod fold;
 pub mod for_clause;
 mod halloween;
 mod hash_aggregate;
@@ -205,6 +206,13 @@ pub fn execute(
             columns,
             assign,
         } => {
+            let folded;
+            let input = if fold::plan_has_foldable(input) {
+                folded = fold::fold_plan(input, &mut ctx);
+                &folded
+            } else {
+                input
+            };
             let mut op = operator::build(input)?;
             op.open(&mut ctx)?;
             let mut n = 0u64;
@@ -302,6 +310,13 @@ pub fn execute(
         changes: std::mem::take(&mut ctx.changes),
         spills: ctx.spill_stats,
     })
+}
+
+/// `plan` with its row-independent subexpressions evaluated once for this execution (what
+/// [`execute`] runs for a SELECT; see `fold.rs`). Exposed for tests and plan inspection.
+pub fn fold_constants(plan: &plan::PhysOp, env: &mut dyn ExecEnv) -> plan::PhysOp {
+    let mut ctx = ExecCtx::new(env);
+    fold::fold_plan(plan, &mut ctx)
 }
 
 /// Runs a MERGE (bound by `plan::bind_merge`, optimized through `MergePlan::try_map`); OUTPUT

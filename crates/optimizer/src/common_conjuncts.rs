@@ -11,7 +11,7 @@
 //! are never factored (each arm's call is its own evaluation), and an OR containing a subquery is
 //! left alone (its subqueries are planned where they are).
 
-use plan::{ScalarExpr, ScalarFunc, ScalarKind};
+use plan::{ScalarExpr, ScalarKind};
 
 /// Rewrites each OR among `conjuncts` whose arms share conjuncts; the others pass unchanged.
 pub(crate) fn extract_common_conjuncts(conjuncts: Vec<ScalarExpr>) -> Vec<ScalarExpr> {
@@ -51,7 +51,7 @@ fn factor_or(e: &ScalarExpr) -> Option<Vec<ScalarExpr>> {
         .collect();
     let mut common: Vec<(ScalarExpr, String)> = Vec::new();
     for (c, k) in &arms[0] {
-        if common.iter().any(|(_, ck)| ck == k) || calls_volatile(c) {
+        if common.iter().any(|(_, ck)| ck == k) || c.calls_volatile() {
             continue;
         }
         if arms[1..]
@@ -103,42 +103,3 @@ fn flatten_or<'a>(e: &'a ScalarExpr, out: &mut Vec<&'a ScalarExpr>) {
 fn structural_key(e: &ScalarExpr) -> String {
     format!("{e:?}")
 }
-
-/// True when the expression calls a function whose value may differ between two evaluations
-/// of the same row (RAND, NEWID, the clocks) or a session/user function whose determinism is not known here.
-fn calls_volatile(e: &ScalarExpr) -> bool {
-    if let ScalarKind::Function { func, name, .. } = &e.kind {
-        let volatile = match func {
-            ScalarFunc::Rand
-            | ScalarFunc::NewId
-            | ScalarFunc::GetDate
-            | ScalarFunc::SysDateTime
-            | ScalarFunc::GetUtcDate
-            | ScalarFunc::Named => true,
-            // pure built-ins evaluated by `types::functions`, a few of which read a clock or
-            // a random source
-            ScalarFunc::Builtin => VOLATILE_BUILTINS
-                .iter()
-                .any(|v| v.eq_ignore_ascii_case(name)),
-            _ => false,
-        };
-        if volatile {
-            return true;
-        }
-    }
-    e.children().into_iter().any(calls_volatile)
-}
-
-/// Built-ins whose value can change between two calls in one statement.
-const VOLATILE_BUILTINS: &[&str] = &[
-    "RAND",
-    "NEWID",
-    "NEWSEQUENTIALID",
-    "CRYPT_GEN_RANDOM",
-    "GETDATE",
-    "GETUTCDATE",
-    "SYSDATETIME",
-    "SYSUTCDATETIME",
-    "SYSDATETIMEOFFSET",
-    "CURRENT_TIMESTAMP",
-];

@@ -19,6 +19,21 @@ pub struct ScalarExpr {
     pub data_type: DataType,
 }
 
+/// Built-ins (bound as [`ScalarFunc::Builtin`]) whose value can change between two calls in one
+/// statement.
+pub const VOLATILE_BUILTINS: &[&str] = &[
+    "RAND",
+    "NEWID",
+    "NEWSEQUENTIALID",
+    "CRYPT_GEN_RANDOM",
+    "GETDATE",
+    "GETUTCDATE",
+    "SYSDATETIME",
+    "SYSUTCDATETIME",
+    "SYSDATETIMEOFFSET",
+    "CURRENT_TIMESTAMP",
+];
+
 /// Binary arithmetic / string operators.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BinaryOp {
@@ -473,6 +488,50 @@ impl ScalarExpr {
             } => false,
             _ if self.has_subquery() => false,
             _ => self.children().into_iter().all(|c| c.is_constant()),
+        }
+    }
+
+    /// True when the expression calls a function whose value can change between two calls in
+    /// one statement (RAND, NEWID, the clocks) or an engine/user function (`Named`) whose
+    /// determinism is unknown here.
+    pub fn calls_volatile(&self) -> bool {
+        if let ScalarKind::Function { func, name, .. } = &self.kind {
+            let volatile = match func {
+                ScalarFunc::Rand
+                | ScalarFunc::NewId
+                | ScalarFunc::GetDate
+                | ScalarFunc::SysDateTime
+                | ScalarFunc::GetUtcDate
+                | ScalarFunc::Named => true,
+                ScalarFunc::Builtin => VOLATILE_BUILTINS
+                    .iter()
+                    .any(|v| v.eq_ignore_ascii_case(name)),
+                _ => false,
+            };
+            if volatile {
+                return true;
+            }
+        }
+        self.children().into_iter().any(|c| c.calls_volatile())
+    }
+
+    /// True when one execution may evaluate the expression once for all rows: it reads no
+    /// column, parameter, variable or subquery and calls no volatile function. Unlike
+    /// [`ScalarExpr::is_constant`] it accepts pure built-ins whose value depends on session
+    /// settings (DATEFIRST, LANGUAGE): only for folding at execution time, never at plan time.
+    pub fn is_execution_constant(&self) -> bool {
+        match &self.kind {
+            ScalarKind::Literal(_) => true,
+            ScalarKind::Column(_) | ScalarKind::Param(_) | ScalarKind::Variable(_) => false,
+            ScalarKind::ScalarSubquery(_)
+            | ScalarKind::Exists(_)
+            | ScalarKind::InSubquery { .. }
+            | ScalarKind::Quantified { .. } => false,
+            ScalarKind::Function { .. } if self.calls_volatile() => false,
+            _ => self
+                .children()
+                .into_iter()
+                .all(|c| c.is_execution_constant()),
         }
     }
 
