@@ -78,12 +78,13 @@ fn prune_unguarded(op: &mut PhysOp, req: &[bool]) {
             inner,
             predicate,
             params,
-            ..
+            kind,
         } => {
             let la = arity_of(outer);
             let ra = arity_of(inner);
+            let right_out = kind.outputs_right();
             let mut both: Vec<bool> = (0..la + ra)
-                .map(|i| req.get(i).copied().unwrap_or(true))
+                .map(|i| req.get(i).copied().unwrap_or(i < la || right_out))
                 .collect();
             if let Some(p) = predicate {
                 used(p, &mut both);
@@ -99,23 +100,26 @@ fn prune_unguarded(op: &mut PhysOp, req: &[bool]) {
         PhysKind::HashJoin {
             left,
             right,
+            kind,
             left_keys,
             right_keys,
             residual,
-            ..
         }
         | PhysKind::MergeJoin {
             left,
             right,
+            kind,
             left_keys,
             right_keys,
             residual,
-            ..
         } => {
             let la = arity_of(left);
             let ra = arity_of(right);
+            // a semi / anti semi join outputs only its left columns: the right ones are read
+            // by the keys and the residual alone (not all of them, as for an unknown request)
+            let right_out = kind.outputs_right();
             let mut both: Vec<bool> = (0..la + ra)
-                .map(|i| req.get(i).copied().unwrap_or(true))
+                .map(|i| req.get(i).copied().unwrap_or(i < la || right_out))
                 .collect();
             if let Some(p) = residual {
                 used(p, &mut both);

@@ -238,3 +238,44 @@ fn union_hints_without_concat_have_no_plan() {
     let x = plan_with("SELECT v FROM t UNION SELECT id FROM t", &with_concat).expect("plan");
     assert!(x.contains("Concatenation"), "{x}");
 }
+
+/// The `needed` columns of the first table access under the build (right) input of the first
+/// semi join in `op`.
+fn semi_join_right_needed(op: &plan::PhysOp) -> Option<Option<Vec<bool>>> {
+    if let plan::PhysKind::HashJoin {
+        right,
+        kind: plan::JoinKind::LeftSemi,
+        ..
+    } = &op.kind
+    {
+        let mut cur: &plan::PhysOp = right;
+        loop {
+            match &cur.kind {
+                plan::PhysKind::ClusteredIndexScan { source, .. }
+                | plan::PhysKind::TableScan { source, .. } => return Some(source.needed.clone()),
+                _ => cur = cur.children().first()?,
+            }
+        }
+    }
+    op.children().into_iter().find_map(semi_join_right_needed)
+}
+
+#[test]
+fn prune_columns_reads_only_the_keys_of_a_semi_joins_right_input() {
+    // EXISTS (SELECT * ...): the semi join outputs no right column, so its build input decodes
+    // (and its hash table keeps) the join key alone — not every column of the table
+    let c = cat();
+    let sql = "SELECT id FROM t a WHERE EXISTS (SELECT * FROM t b WHERE b.id = a.v)";
+    let stmts = parser::parse_batch(sql).expect("parse");
+    let bound = plan::bind_statement(&stmts[0], &c).expect("bind");
+    let p = optimizer::optimize(bound, &c).expect("optimize");
+    let plan::Statement::Select { input, .. } = &p else {
+        panic!("not a select")
+    };
+    assert_eq!(
+        semi_join_right_needed(input),
+        Some(Some(vec![true, false])),
+        "{}",
+        optimizer::explain(&p)
+    );
+}
