@@ -44,7 +44,7 @@ pub(crate) fn try_agg_join(
     input: LogicalOp,
     mut conjuncts: Vec<ScalarExpr>,
     columns: &[ColumnMeta],
-) -> Result<LogicalOp, (LogicalOp, Vec<ScalarExpr>)> {
+) -> Result<LogicalOp, Box<(LogicalOp, Vec<ScalarExpr>)>> {
     let la = input.arity();
     let mut found: Option<AggJoin> = None;
     for c in conjuncts.iter_mut() {
@@ -53,10 +53,10 @@ pub(crate) fn try_agg_join(
         }
     }
     let Some(join) = found else {
-        return Err((input, conjuncts));
+        return Err(Box::new((input, conjuncts)));
     };
     let Some(predicate) = ScalarExpr::conjunction(conjuncts) else {
-        return Err((input, Vec::new()));
+        return Err(Box::new((input, Vec::new())));
     };
     let joined = LogicalOp::Join {
         left: Box::new(input),

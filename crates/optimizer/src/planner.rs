@@ -584,7 +584,7 @@ impl<'o> Planner<'o> {
         let (input, conj) = if self.enabled("CorrelatedAggToJoin") {
             match crate::agg_subquery::try_agg_join(input, conj, &columns) {
                 Ok(op) => return self.op(op),
-                Err(back) => back,
+                Err(back) => *back,
             }
         } else {
             (input, conj)
