@@ -802,6 +802,7 @@ impl Session {
         };
         let mut table = (*t).clone();
         let pos = self.add_index_def(&mut table, ix, &q.name)?;
+        crate::statistics::place_new_index(&h.cat.read(), &mut table, pos)?;
         let db = h.def.name.clone();
         let tree = h.store.catalog_btree()?;
         let table = if table.indexes[pos].clustered {

@@ -42,25 +42,31 @@ pub struct TableStore {
     modifications: u64,
 }
 
-/// Rows modified per table since the process started, by (database, object id): what
+/// Rows modified per table since the database was opened, by (storage database, object id):
+/// what
 /// automatic statistics updates compare against their threshold (engine README
 /// "Statistics"). In memory only: a restart starts every table at 0, as if its statistics
 /// had just been built.
 static MODIFICATIONS: std::sync::LazyLock<
-    std::sync::Mutex<std::collections::HashMap<(String, i32), u64>>,
+    std::sync::Mutex<std::collections::HashMap<(usize, i32), u64>>,
 > = std::sync::LazyLock::new(Default::default);
 
-fn modifications() -> std::sync::MutexGuard<'static, std::collections::HashMap<(String, i32), u64>>
-{
+/// The key of a database in [`MODIFICATIONS`]: its open storage object (two engines in one
+/// process, as in tests, do not share counters).
+fn database_key(db: &Arc<Database>) -> usize {
+    Arc::as_ptr(db) as usize
+}
+
+fn modifications() -> std::sync::MutexGuard<'static, std::collections::HashMap<(usize, i32), u64>> {
     // a panic while holding it leaves plain counters behind: still usable
     MODIFICATIONS.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// The number of rows inserted, deleted or updated in `database`'s table `object_id` since the
-/// process started (monotonic; never reset).
-pub fn modification_count(database: &str, object_id: i32) -> u64 {
+/// The number of rows inserted, deleted or updated in table `object_id` of `db` since it was
+/// opened (monotonic; never reset).
+pub fn modification_count(db: &Arc<Database>, object_id: i32) -> u64 {
     modifications()
-        .get(&(database.to_ascii_lowercase(), object_id))
+        .get(&(database_key(db), object_id))
         .copied()
         .unwrap_or(0)
 }
@@ -68,7 +74,7 @@ pub fn modification_count(database: &str, object_id: i32) -> u64 {
 impl Drop for TableStore {
     fn drop(&mut self) {
         if self.modifications > 0 {
-            let key = (self.table.database.to_ascii_lowercase(), self.table.object_id);
+            let key = (database_key(&self.db), self.table.object_id);
             *modifications().entry(key).or_insert(0) += self.modifications;
         }
     }

@@ -9,7 +9,9 @@ use catalog::{name_eq, SchemaObject, TableDef};
 use common::{SqlError, SqlResult};
 use parser::ast::{self, StatisticsOption};
 
-use super::{build_data, mark_built, next_stats_id, stored_part, table_objects, type_supported, Sample};
+use super::{
+    build_data, mark_built, next_stats_id, stored_part, table_objects, type_supported, Sample,
+};
 use crate::ddl::qualified;
 use crate::server::DbHandle;
 use crate::session::Session;
@@ -55,7 +57,9 @@ fn parse_options(opts: &[StatisticsOption], statement: &str) -> SqlResult<Option
             StatisticsOption::NoRecompute => o.no_recompute = true,
             StatisticsOption::Incremental(false) => {}
             StatisticsOption::Incremental(true) => {
-                return Err(SqlError::unsupported(format!("{statement} WITH INCREMENTAL = ON")))
+                return Err(SqlError::unsupported(format!(
+                    "{statement} WITH INCREMENTAL = ON"
+                )))
             }
             StatisticsOption::Other(s) => {
                 let off = matches!(s.value, Some(ast::OptionValue::Off));
@@ -67,7 +71,9 @@ fn parse_options(opts: &[StatisticsOption], statement: &str) -> SqlResult<Option
                     // a serial build; OFF is what latchkey does
                     "MAXDOP" => {}
                     "PERSIST_SAMPLE_PERCENT" | "AUTO_DROP" if off => {}
-                    other => return Err(SqlError::unsupported(format!("{statement} WITH {other}"))),
+                    other => {
+                        return Err(SqlError::unsupported(format!("{statement} WITH {other}")))
+                    }
                 }
             }
         }
@@ -80,7 +86,10 @@ fn not_located(name: &str) -> SqlError {
 }
 
 impl Session {
-    fn statistics_table(&self, name: &ast::ObjectName) -> SqlResult<(Arc<DbHandle>, Arc<TableDef>)> {
+    fn statistics_table(
+        &self,
+        name: &ast::ObjectName,
+    ) -> SqlResult<(Arc<DbHandle>, Arc<TableDef>)> {
         let q = qualified(name);
         match self.find_object(&q)? {
             Some((h, SchemaObject::Table(t))) => Ok((h, t)),
@@ -141,7 +150,8 @@ impl Session {
             }
             cols.push(i);
         }
-        let (data, counter) = build_data(&h.store, &table, &cols, opts.sample.unwrap_or(Sample::Auto))?;
+        let (data, counter) =
+            build_data(&h.store, &table, &cols, opts.sample.unwrap_or(Sample::Auto))?;
         let id = next_stats_id(&table, &all);
         let mut list = all;
         list.push(Arc::new(StatisticsObject {
@@ -156,7 +166,7 @@ impl Session {
             data,
         }));
         self.put_statistics(&h, &table, list)?;
-        mark_built(&table, id, counter);
+        mark_built(&h.store, &table, id, counter);
         Ok(())
     }
 
@@ -206,17 +216,27 @@ impl Session {
         }
         self.put_statistics(&h, &table, list)?;
         for (id, counter) in built {
-            mark_built(&table, id, counter);
+            mark_built(&h.store, &table, id, counter);
         }
         Ok(())
     }
 
     /// `DROP STATISTICS t.s [, ...]`.
-    pub(crate) fn drop_statistics(&mut self, if_exists: bool, names: &[ast::ObjectName]) -> SqlResult<()> {
+    pub(crate) fn drop_statistics(
+        &mut self,
+        if_exists: bool,
+        names: &[ast::ObjectName],
+    ) -> SqlResult<()> {
         for n in names {
-            let shown = n.parts.iter().map(|p| p.value.as_str()).collect::<Vec<_>>().join(".");
+            let shown = n
+                .parts
+                .iter()
+                .map(|p| p.value.as_str())
+                .collect::<Vec<_>>()
+                .join(".");
             let missing = || SqlError::new(3701, &[&"statistics", &shown]);
-            let Some((stat, table_parts)) = n.parts.split_last().filter(|(_, t)| !t.is_empty()) else {
+            let Some((stat, table_parts)) = n.parts.split_last().filter(|(_, t)| !t.is_empty())
+            else {
                 return Err(missing());
             };
             let tname = ast::ObjectName {
@@ -252,12 +272,29 @@ impl Session {
     /// `sp_updatestats`: rebuilds, with the default sample, every statistics object of every
     /// user table of the current database that has modifications since its last build (or was
     /// never built); reports each table as SQL Server does.
-    pub(crate) fn sp_updatestats(&mut self, sink: &mut dyn crate::events::EventSink) -> SqlResult<i32> {
+    pub(crate) fn sp_updatestats(
+        &mut self,
+        sink: &mut dyn crate::events::EventSink,
+    ) -> SqlResult<i32> {
         let h = self.current_db()?;
-        let mut tables: Vec<Arc<TableDef>> = h.cat.read().tables().filter(|t| !t.is_temp).cloned().collect();
-        tables.sort_by(|a, b| (a.schema.to_lowercase(), a.name.to_lowercase()).cmp(&(b.schema.to_lowercase(), b.name.to_lowercase())));
+        let mut tables: Vec<Arc<TableDef>> = h
+            .cat
+            .read()
+            .tables()
+            .filter(|t| !t.is_temp)
+            .cloned()
+            .collect();
+        tables.sort_by(|a, b| {
+            (a.schema.to_lowercase(), a.name.to_lowercase())
+                .cmp(&(b.schema.to_lowercase(), b.name.to_lowercase()))
+        });
         let info = |sink: &mut dyn crate::events::EventSink, text: String| {
-            sink.message(&crate::events::InfoMessage { text, number: 0, severity: 0, state: 1 });
+            sink.message(&crate::events::InfoMessage {
+                text,
+                number: 0,
+                severity: 0,
+                state: 1,
+            });
         };
         for t in tables {
             info(sink, format!("Updating [{}].[{}]", t.schema, t.name));
@@ -267,9 +304,13 @@ impl Session {
             let mut built = Vec::new();
             for o in all {
                 total += 1;
-                let stale = o.data.is_none() || super::modification_counter(&t, o.stats_id) > 0;
+                let stale =
+                    o.data.is_none() || super::modification_counter(&h.store, &t, o.stats_id) > 0;
                 if !stale {
-                    info(sink, format!("    [{}], update is not necessary...", o.name));
+                    info(
+                        sink,
+                        format!("    [{}], update is not necessary...", o.name),
+                    );
                     list.push(o);
                     continue;
                 }
@@ -278,12 +319,15 @@ impl Session {
                 built.push((o.stats_id, counter));
                 info(sink, format!("    [{}] has been updated...", o.name));
                 updated += 1;
-                list.push(Arc::new(StatisticsObject { data, ..(*o).clone() }));
+                list.push(Arc::new(StatisticsObject {
+                    data,
+                    ..(*o).clone()
+                }));
             }
             if updated > 0 {
                 self.put_statistics(&h, &t, list)?;
                 for (id, counter) in built {
-                    mark_built(&t, id, counter);
+                    mark_built(&h.store, &t, id, counter);
                 }
             }
             info(sink, format!("    {updated} index(es)/statistic(s) have been updated, {} did not require update.", total - updated));
@@ -295,9 +339,18 @@ impl Session {
 
     /// After `CREATE INDEX` on a table with rows: the index's statistics, built with a full
     /// scan (SQL Server gets them from the index build's sort).
-    pub(crate) fn build_index_statistics(&mut self, h: &DbHandle, table: &Arc<TableDef>, index_name: &str) -> SqlResult<()> {
+    pub(crate) fn build_index_statistics(
+        &mut self,
+        h: &DbHandle,
+        table: &Arc<TableDef>,
+        index_name: &str,
+    ) -> SqlResult<()> {
         let all = table_objects(&h.cat.read(), table);
-        let Some(o) = all.iter().find(|o| o.index_id.is_some() && name_eq(&o.name, index_name)).cloned() else {
+        let Some(o) = all
+            .iter()
+            .find(|o| o.index_id.is_some() && name_eq(&o.name, index_name))
+            .cloned()
+        else {
             return Ok(());
         };
         let (data, counter) = build_data(&h.store, table, &o.columns, Sample::Full)?;
@@ -306,26 +359,48 @@ impl Session {
         }
         let list = all
             .into_iter()
-            .map(|x| if x.stats_id == o.stats_id { Arc::new(StatisticsObject { data: data.clone(), ..(*x).clone() }) } else { x })
+            .map(|x| {
+                if x.stats_id == o.stats_id {
+                    Arc::new(StatisticsObject {
+                        data: data.clone(),
+                        ..(*x).clone()
+                    })
+                } else {
+                    x
+                }
+            })
             .collect();
         self.put_statistics(h, table, list)?;
-        mark_built(table, o.stats_id, counter);
+        mark_built(&h.store, table, o.stats_id, counter);
         Ok(())
     }
 
     /// After `DROP INDEX`: the index's statistics go with it.
-    pub(crate) fn drop_index_statistics(&mut self, h: &DbHandle, table: &TableDef, index_id: i32) -> SqlResult<()> {
+    pub(crate) fn drop_index_statistics(
+        &mut self,
+        h: &DbHandle,
+        table: &TableDef,
+        index_id: i32,
+    ) -> SqlResult<()> {
         let stored = h.cat.read().statistics.stored(table.object_id).to_vec();
         if !stored.iter().any(|o| o.index_id == Some(index_id)) {
             return Ok(());
         }
-        let list = stored.into_iter().filter(|o| o.index_id != Some(index_id)).collect();
+        let list = stored
+            .into_iter()
+            .filter(|o| o.index_id != Some(index_id))
+            .collect();
         self.put_statistics(h, table, list)
     }
 
     /// `ALTER TABLE DROP COLUMN` of column `i`: Msg 5074 when a user-created statistics
     /// object uses it (automatic ones are dropped with the column).
-    pub(crate) fn check_drop_column_statistics(&self, h: &DbHandle, table: &TableDef, i: usize) -> SqlResult<()> {
+    pub(crate) fn check_drop_column_statistics(
+        &self,
+        h: &DbHandle,
+        table: &TableDef,
+        i: usize,
+    ) -> SqlResult<()> {
         let cat = h.cat.read();
         if let Some(o) = cat
             .statistics
@@ -334,14 +409,22 @@ impl Session {
             .find(|o| o.index_id.is_none() && !o.auto_created && o.columns.contains(&i))
         {
             let col = &table.columns[i].name;
-            return Err(SqlError::new(5074, &[&"statistics", &o.name, &"column", col]));
+            return Err(SqlError::new(
+                5074,
+                &[&"statistics", &o.name, &"column", col],
+            ));
         }
         Ok(())
     }
 
     /// After column `i` was dropped from `new` (same object id): automatic statistics on it
     /// go, the other objects' column ordinals shift down.
-    pub(crate) fn column_dropped_statistics(&mut self, h: &DbHandle, new: &TableDef, i: usize) -> SqlResult<()> {
+    pub(crate) fn column_dropped_statistics(
+        &mut self,
+        h: &DbHandle,
+        new: &TableDef,
+        i: usize,
+    ) -> SqlResult<()> {
         let stored = h.cat.read().statistics.stored(new.object_id).to_vec();
         if stored.is_empty() {
             return Ok(());
@@ -350,27 +433,53 @@ impl Session {
             .into_iter()
             .filter(|o| !o.columns.contains(&i))
             .map(|o| {
-                let columns = o.columns.iter().map(|&c| if c > i { c - 1 } else { c }).collect();
-                Arc::new(StatisticsObject { columns, ..(*o).clone() })
+                let columns = o
+                    .columns
+                    .iter()
+                    .map(|&c| if c > i { c - 1 } else { c })
+                    .collect();
+                Arc::new(StatisticsObject {
+                    columns,
+                    ..(*o).clone()
+                })
             })
             .collect();
         self.put_statistics(h, new, list)
     }
 
-    /// `ALTER DATABASE SET AUTO_CREATE_STATISTICS | AUTO_UPDATE_STATISTICS ON|OFF`.
-    pub(crate) fn set_auto_statistics(&mut self, database: &str, o: &ast::OptionSetting) -> SqlResult<()> {
+    /// `ALTER DATABASE SET AUTO_CREATE_STATISTICS | AUTO_UPDATE_STATISTICS ON|OFF`: a
+    /// transaction of its own, committed durably (ALTER DATABASE is not part of the caller's
+    /// transaction).
+    pub(crate) fn set_auto_statistics(
+        &mut self,
+        database: &str,
+        o: &ast::OptionSetting,
+    ) -> SqlResult<()> {
         let on = match &o.value {
             Some(ast::OptionValue::On) => true,
             Some(ast::OptionValue::Off) => false,
-            _ => return Err(SqlError::unsupported(format!("ALTER DATABASE SET {}", o.name))),
+            _ => {
+                return Err(SqlError::unsupported(format!(
+                    "ALTER DATABASE SET {}",
+                    o.name
+                )))
+            }
         };
         let h = self.db(database)?;
-        let db = h.def.name.clone();
         let tree = h.store.catalog_btree()?;
-        let txn = self.txn_for(&db)?;
-        let (create, update) = if o.name == "AUTO_CREATE_STATISTICS" { (Some(on), None) } else { (None, Some(on)) };
-        h.cat.write().statistics.set_options(&tree, txn, create, update)?;
-        self.touch_catalog(&db);
-        Ok(())
+        let (create, update) = if o.name == "AUTO_CREATE_STATISTICS" {
+            (Some(on), None)
+        } else {
+            (None, Some(on))
+        };
+        let mut cat = h.cat.write();
+        let mut txn = h.store.begin()?;
+        match cat.statistics.set_options(&tree, &mut txn, create, update) {
+            Ok(()) => txn.commit(),
+            Err(e) => {
+                let _ = txn.abort();
+                Err(e)
+            }
+        }
     }
 }

@@ -73,7 +73,10 @@ impl TableStatistics {
 
     /// The stored objects of a table.
     pub(crate) fn stored(&self, table: ObjectId) -> &[Arc<StatisticsObject>] {
-        self.by_table.get(&table).map(|v| v.as_slice()).unwrap_or(&[])
+        self.by_table
+            .get(&table)
+            .map(|v| v.as_slice())
+            .unwrap_or(&[])
     }
 
     fn row(table: &TableDef, list: &[Arc<StatisticsObject>]) -> SqlResult<Vec<u8>> {
@@ -127,7 +130,12 @@ impl TableStatistics {
     }
 
     /// Forgets a dropped table's objects.
-    pub(crate) fn remove_table(&mut self, tree: &BTree, txn: &mut Txn, id: ObjectId) -> SqlResult<()> {
+    pub(crate) fn remove_table(
+        &mut self,
+        tree: &BTree,
+        txn: &mut Txn,
+        id: ObjectId,
+    ) -> SqlResult<()> {
         if self.by_table.remove(&id).is_some() {
             tree.delete(txn, &serial::object_key(ObjectKind::Statistics, id))?;
         }
@@ -193,6 +201,35 @@ pub(crate) fn table_objects(cat: &DbCatalog, table: &TableDef) -> Vec<Arc<Statis
     out
 }
 
+/// A new index on a table with column statistics: its name must differ from theirs (Msg
+/// 1913) and its id from their stats_ids (ids are shared, as in SQL Server).
+pub(crate) fn place_new_index(cat: &DbCatalog, table: &mut TableDef, pos: usize) -> SqlResult<()> {
+    let stored = cat.statistics.stored(table.object_id);
+    let Some(ix) = table.indexes.get(pos) else {
+        return Ok(());
+    };
+    if let Some(o) = stored
+        .iter()
+        .find(|o| o.index_id.is_none() && catalog::name_eq(&o.name, &ix.name))
+    {
+        return Err(common::SqlError::new(
+            1913,
+            &[&o.name, &"table", &table.name],
+        ));
+    }
+    let used = stored
+        .iter()
+        .filter(|o| o.index_id.is_none())
+        .map(|o| o.stats_id)
+        .max();
+    if let (Some(m), false) = (used, ix.clustered) {
+        if ix.index_id <= m {
+            table.indexes[pos].index_id = m + 1;
+        }
+    }
+    Ok(())
+}
+
 /// How much of the table a build reads.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Sample {
@@ -207,29 +244,39 @@ pub(crate) enum Sample {
 /// Rows modified since the process started per (database, table, stats_id) when each object
 /// was last built: `sys.dm_db_stats_properties.modification_counter` is the table's counter
 /// minus this.
-static BASELINES: LazyLock<Mutex<HashMap<(String, ObjectId, i32), u64>>> =
+static BASELINES: LazyLock<Mutex<HashMap<(usize, ObjectId, i32), u64>>> =
     LazyLock::new(Default::default);
 
 /// Objects being built automatically right now (database, table, stats_id or -1 - column).
-static BUILDING: LazyLock<Mutex<HashSet<(String, ObjectId, i32)>>> = LazyLock::new(Default::default);
+static BUILDING: LazyLock<Mutex<HashSet<(String, ObjectId, i32)>>> =
+    LazyLock::new(Default::default);
 
 fn lock<T>(m: &'static Mutex<T>) -> MutexGuard<'static, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Modifications of `table` since its statistics object `stats_id` was built.
-pub(crate) fn modification_counter(table: &TableDef, stats_id: i32) -> u64 {
-    let now = exec::table_io::modification_count(&table.database, table.object_id);
+pub(crate) fn modification_counter(
+    store: &Arc<storage::Database>,
+    table: &TableDef,
+    stats_id: i32,
+) -> u64 {
+    let now = exec::table_io::modification_count(store, table.object_id);
     let base = lock(&BASELINES)
-        .get(&(table.database.to_ascii_lowercase(), table.object_id, stats_id))
+        .get(&(Arc::as_ptr(store) as usize, table.object_id, stats_id))
         .copied()
         .unwrap_or(0);
     now.saturating_sub(base)
 }
 
-fn mark_built(table: &TableDef, stats_id: i32, counter_at_start: u64) {
+fn mark_built(
+    store: &Arc<storage::Database>,
+    table: &TableDef,
+    stats_id: i32,
+    counter_at_start: u64,
+) {
     lock(&BASELINES).insert(
-        (table.database.to_ascii_lowercase(), table.object_id, stats_id),
+        (Arc::as_ptr(store) as usize, table.object_id, stats_id),
         counter_at_start,
     );
 }
@@ -250,7 +297,7 @@ pub(crate) fn build_data(
     cols: &[usize],
     sample: Sample,
 ) -> SqlResult<(Option<StatisticsData>, u64)> {
-    let counter = exec::table_io::modification_count(&table.database, table.object_id);
+    let counter = exec::table_io::modification_count(store, table.object_id);
     let ts = exec::table_io::TableStore::open(store.clone(), table.clone())?;
     let rows = ts.count_slots()?;
     if rows == 0 {
@@ -343,8 +390,7 @@ pub(crate) fn for_optimizer(
     };
     let (objects, auto_create, auto_update) = {
         let cat = h.cat.read();
-        let Some(catalog::SchemaObject::Table(current)) = cat.objects.get(&table.object_id)
-        else {
+        let Some(catalog::SchemaObject::Table(current)) = cat.objects.get(&table.object_id) else {
             return Vec::new();
         };
         (
@@ -354,7 +400,10 @@ pub(crate) fn for_optimizer(
         )
     };
     let may_write = !session.catalog_touched.contains(&table.database)
-        && !session.catalog_touched.iter().any(|d| d.eq_ignore_ascii_case(&table.database));
+        && !session
+            .catalog_touched
+            .iter()
+            .any(|d| d.eq_ignore_ascii_case(&table.database));
     if !may_write {
         return objects;
     }
@@ -365,9 +414,14 @@ pub(crate) fn for_optimizer(
                 continue;
             }
             let stale = match &o.data {
-                Some(d) => modification_counter(table, o.stats_id) as f64 >= update_threshold(d.rows).max(1.0),
+                Some(d) => {
+                    modification_counter(&h.store, table, o.stats_id) as f64
+                        >= update_threshold(d.rows).max(1.0)
+                }
                 // an index built on an empty table: first rows since
-                None => o.index_id.is_some() && modification_counter(table, o.stats_id) > 0,
+                None => {
+                    o.index_id.is_some() && modification_counter(&h.store, table, o.stats_id) > 0
+                }
             };
             if stale {
                 wanted.push((Some(o.stats_id), o.columns.clone()));
@@ -377,7 +431,10 @@ pub(crate) fn for_optimizer(
     if auto_create {
         for &c in columns {
             let led = objects.iter().any(|o| o.columns.first() == Some(&c));
-            let ok = table.columns.get(c).is_some_and(|col| type_supported(&col.data_type));
+            let ok = table
+                .columns
+                .get(c)
+                .is_some_and(|col| type_supported(&col.data_type));
             if !led && ok && !wanted.iter().any(|(_, cols)| cols.first() == Some(&c)) {
                 wanted.push((None, vec![c]));
             }
@@ -465,7 +522,7 @@ fn auto_build(
         let stored = stored_part(list);
         cat.statistics
             .put_autonomous(&h.store, &tree, &current, stored)?;
-        mark_built(&current, id, counter);
+        mark_built(&h.store, &current, id, counter);
         Ok(())
     })();
     lock(&BUILDING).remove(&key);

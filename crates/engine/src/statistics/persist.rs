@@ -48,7 +48,13 @@ pub(crate) fn encode(objects: &[(Arc<StatisticsObject>, DataType)]) -> SqlResult
                 let mut steps = Vec::new();
                 for s in &d.steps {
                     let key = hex(format.encode(std::slice::from_ref(&s.range_hi_key))?);
-                    steps.push(json!([key, s.range_rows, s.eq_rows, s.distinct_range_rows, s.avg_range_rows]));
+                    steps.push(json!([
+                        key,
+                        s.range_rows,
+                        s.eq_rows,
+                        s.distinct_range_rows,
+                        s.avg_range_rows
+                    ]));
                 }
                 let density: Vec<J> = d
                     .density
@@ -117,9 +123,7 @@ fn decode_data(d: &J) -> Option<StatisticsData> {
     let mut steps = Vec::new();
     for s in d["steps"].as_array()? {
         let mut key: Vec<Value> = Vec::new();
-        format
-            .decode_into(&unhex(s[0].as_str()?)?, &mut key)
-            .ok()?;
+        format.decode_into(&unhex(s[0].as_str()?)?, &mut key).ok()?;
         steps.push(HistogramStep {
             range_hi_key: key.into_iter().next()?,
             range_rows: s[1].as_f64()?,

@@ -20,7 +20,11 @@ type Rows = (Vec<ColumnDef>, Vec<Vec<Value>>);
 
 /// `sys.stats`, `sys.stats_columns`, `sys.dm_db_stats_properties` (all objects; the function
 /// form filters it, binder/tvf.rs); `Ok(None)` for other names.
-pub(crate) fn sys_view(cat: &DbCatalog, lname: &str) -> SqlResult<Option<Rows>> {
+pub(crate) fn sys_view(
+    store: &Arc<storage::Database>,
+    cat: &DbCatalog,
+    lname: &str,
+) -> SqlResult<Option<Rows>> {
     let mut tables: Vec<&Arc<TableDef>> = cat.tables().collect();
     tables.sort_by_key(|t| t.object_id);
     let each = |f: &mut dyn FnMut(&TableDef, &StatisticsObject)| {
@@ -42,7 +46,10 @@ pub(crate) fn sys_view(cat: &DbCatalog, lname: &str) -> SqlResult<Option<Rows>> 
                     b(o.user_created),
                     b(o.no_recompute),
                     b(o.filter.is_some()),
-                    o.filter.as_ref().map(|f| s(&format!("({f})"))).unwrap_or(Value::Null),
+                    o.filter
+                        .as_ref()
+                        .map(|f| s(&format!("({f})")))
+                        .unwrap_or(Value::Null),
                     b(false),
                     b(false),
                     b(false),
@@ -53,7 +60,7 @@ pub(crate) fn sys_view(cat: &DbCatalog, lname: &str) -> SqlResult<Option<Rows>> 
             });
             columns(&[
                 "object_id int",
-                "name sysname",
+                "name nvarchar(128)",
                 "stats_id int",
                 "auto_created bit",
                 "user_created bit",
@@ -79,10 +86,15 @@ pub(crate) fn sys_view(cat: &DbCatalog, lname: &str) -> SqlResult<Option<Rows>> 
                     ]);
                 }
             });
-            columns(&["object_id int", "stats_id int", "stats_column_id int", "column_id int"])?
+            columns(&[
+                "object_id int",
+                "stats_id int",
+                "stats_column_id int",
+                "column_id int",
+            ])?
         }
         "dm_db_stats_properties" => {
-            each(&mut |t, o| rows.push(properties_row(t, o)));
+            each(&mut |t, o| rows.push(properties_row(store, t, o)));
             columns(&[
                 "object_id int",
                 "stats_id int",
@@ -100,7 +112,11 @@ pub(crate) fn sys_view(cat: &DbCatalog, lname: &str) -> SqlResult<Option<Rows>> 
     Ok(Some((cols, rows)))
 }
 
-fn properties_row(t: &TableDef, o: &StatisticsObject) -> Vec<Value> {
+fn properties_row(
+    store: &Arc<storage::Database>,
+    t: &TableDef,
+    o: &StatisticsObject,
+) -> Vec<Value> {
     let Some(d) = &o.data else {
         // never built: SQL Server returns the ids and NULLs
         return vec![
@@ -115,7 +131,8 @@ fn properties_row(t: &TableDef, o: &StatisticsObject) -> Vec<Value> {
             Value::Null,
         ];
     };
-    let updated = exec::valops::cast(&dt(&d.updated), &DataType::DateTime2(7)).unwrap_or(Value::Null);
+    let updated =
+        exec::valops::cast(&dt(&d.updated), &DataType::DateTime2(7)).unwrap_or(Value::Null);
     vec![
         Value::Int(t.object_id),
         Value::Int(o.stats_id),
@@ -124,7 +141,7 @@ fn properties_row(t: &TableDef, o: &StatisticsObject) -> Vec<Value> {
         Value::BigInt(d.rows_sampled as i64),
         Value::Int(shown_steps(d) as i32),
         Value::BigInt(d.rows as i64),
-        Value::BigInt(modification_counter(t, o.stats_id) as i64),
+        Value::BigInt(modification_counter(store, t, o.stats_id) as i64),
         Value::Float(0.0),
     ]
 }
@@ -137,7 +154,13 @@ fn shown_steps(d: &catalog::statistics::StatisticsData) -> usize {
 fn arg_text(e: &ast::Expr) -> Option<String> {
     match e {
         ast::Expr::Literal(ast::Literal::String { value, .. }) => Some(value.clone()),
-        ast::Expr::Column(n) => Some(n.parts.iter().map(|p| p.value.as_str()).collect::<Vec<_>>().join(".")),
+        ast::Expr::Column(n) => Some(
+            n.parts
+                .iter()
+                .map(|p| p.value.as_str())
+                .collect::<Vec<_>>()
+                .join("."),
+        ),
         _ => None,
     }
 }
@@ -155,7 +178,10 @@ impl Session {
     pub(crate) fn stats_date_of(&self, object_id: i64, stats_id: i64) -> SqlResult<Value> {
         let h = self.current_db()?;
         let cat = h.cat.read();
-        let Some(SchemaObject::Table(t)) = i32::try_from(object_id).ok().and_then(|id| cat.objects.get(&id)) else {
+        let Some(SchemaObject::Table(t)) = i32::try_from(object_id)
+            .ok()
+            .and_then(|id| cat.objects.get(&id))
+        else {
             return Ok(Value::Null);
         };
         Ok(table_objects(&cat, t)
@@ -169,8 +195,15 @@ impl Session {
     /// `DBCC SHOW_STATISTICS ('table', target) [WITH STAT_HEADER | DENSITY_VECTOR | HISTOGRAM
     /// | NO_INFOMSGS]`; target: an index, a statistics object, or a column with automatic
     /// statistics.
-    pub(crate) fn show_statistics(&mut self, d: &ast::Dbcc, sink: &mut dyn EventSink) -> SqlResult<()> {
-        let (Some(tname), Some(target)) = (d.args.first().and_then(arg_text), d.args.get(1).and_then(arg_text)) else {
+    pub(crate) fn show_statistics(
+        &mut self,
+        d: &ast::Dbcc,
+        sink: &mut dyn EventSink,
+    ) -> SqlResult<()> {
+        let (Some(tname), Some(target)) = (
+            d.args.first().and_then(arg_text),
+            d.args.get(1).and_then(arg_text),
+        ) else {
             return Err(SqlError::new(2583, &[]));
         };
         let q = crate::ddl::qualified_from_text(&tname);
@@ -183,7 +216,9 @@ impl Session {
             .find(|o| name_eq(&o.name, &target))
             .or_else(|| {
                 let c = t.column_index(&target)?;
-                objects.iter().find(|o| o.auto_created && o.columns.first() == Some(&c))
+                objects
+                    .iter()
+                    .find(|o| o.auto_created && o.columns.first() == Some(&c))
             })
             .cloned()
             .ok_or_else(|| SqlError::new(2767, &[&target]))?;
@@ -193,8 +228,15 @@ impl Session {
             .map(|s| s.as_str())
             .filter(|o| matches!(*o, "STAT_HEADER" | "DENSITY_VECTOR" | "HISTOGRAM"))
             .collect();
-        if let Some(bad) = d.options.iter().find(|o| !matches!(o.as_str(), "STAT_HEADER" | "DENSITY_VECTOR" | "HISTOGRAM" | "NO_INFOMSGS")) {
-            return Err(SqlError::unsupported(format!("DBCC SHOW_STATISTICS WITH {bad}")));
+        if let Some(bad) = d.options.iter().find(|o| {
+            !matches!(
+                o.as_str(),
+                "STAT_HEADER" | "DENSITY_VECTOR" | "HISTOGRAM" | "NO_INFOMSGS"
+            )
+        }) {
+            return Err(SqlError::unsupported(format!(
+                "DBCC SHOW_STATISTICS WITH {bad}"
+            )));
         }
         if parts.is_empty() {
             parts = vec!["STAT_HEADER", "DENSITY_VECTOR", "HISTOGRAM"];
@@ -226,8 +268,14 @@ impl Session {
                                 Value::BigInt(data.rows as i64),
                                 Value::BigInt(data.rows_sampled as i64),
                                 Value::SmallInt(shown_steps(data) as i16),
-                                Value::Real(data.density.first().map(|e| e.all_density).unwrap_or(0.0) as f32),
-                                Value::Real(data.density.last().map(|e| e.average_length).unwrap_or(0.0) as f32),
+                                Value::Real(
+                                    data.density.first().map(|e| e.all_density).unwrap_or(0.0)
+                                        as f32,
+                                ),
+                                Value::Real(
+                                    data.density.last().map(|e| e.average_length).unwrap_or(0.0)
+                                        as f32,
+                                ),
                                 s(if string { "YES" } else { "NO" }),
                                 o.filter.as_ref().map(|f| s(f)).unwrap_or(Value::Null),
                                 Value::BigInt(data.rows as i64),
@@ -261,7 +309,9 @@ impl Session {
                     sink.result_end(n, false, show_count);
                 }
                 _ => {
-                    let key_type = key_col.map(|c| c.data_type.clone()).unwrap_or(DataType::Int);
+                    let key_type = key_col
+                        .map(|c| c.data_type.clone())
+                        .unwrap_or(DataType::Int);
                     sink.result_start(&[
                         OutColumn {
                             name: "RANGE_HI_KEY".into(),
@@ -275,7 +325,13 @@ impl Session {
                     let mut n = 0;
                     if let Some(data) = &o.data {
                         if data.null_rows > 0.0 {
-                            sink.row(&[Value::Null, Value::Real(0.0), Value::Real(data.null_rows as f32), Value::BigInt(0), Value::Real(1.0)]);
+                            sink.row(&[
+                                Value::Null,
+                                Value::Real(0.0),
+                                Value::Real(data.null_rows as f32),
+                                Value::BigInt(0),
+                                Value::Real(1.0),
+                            ]);
                             n += 1;
                         }
                         for st in &data.steps {
@@ -298,7 +354,11 @@ impl Session {
 }
 
 /// `STATS_DATE` entry point for sysfuncs.rs.
-pub(crate) fn stats_date(session: &Session, object_id: Option<i64>, stats_id: Option<i64>) -> SqlResult<Value> {
+pub(crate) fn stats_date(
+    session: &Session,
+    object_id: Option<i64>,
+    stats_id: Option<i64>,
+) -> SqlResult<Value> {
     match (object_id, stats_id) {
         (Some(o), Some(st)) => session.stats_date_of(o, st),
         _ => Ok(Value::Null),
