@@ -241,10 +241,13 @@ pub(crate) enum Sample {
     Auto,
 }
 
+/// (open storage database's address, table, stats_id).
+type ObjectKey = (usize, ObjectId, i32);
+
 /// Rows modified since the process started per (database, table, stats_id) when each object
 /// was last built: `sys.dm_db_stats_properties.modification_counter` is the table's counter
 /// minus this.
-static BASELINES: LazyLock<Mutex<HashMap<(usize, ObjectId, i32), u64>>> =
+static BASELINES: LazyLock<Mutex<HashMap<ObjectKey, u64>>> =
     LazyLock::new(Default::default);
 
 /// Objects being built automatically right now (database, table, stats_id or -1 - column).
