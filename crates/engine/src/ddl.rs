@@ -1382,6 +1382,7 @@ impl Session {
         let mut table = (*t).clone();
         // statistics follow the table's column ordinals (statistics/ddl.rs)
         let mut dropped_columns: Vec<usize> = Vec::new();
+        let mut retyped_columns: Vec<usize> = Vec::new();
         let db = h.def.name.clone();
         let tree = h.store.catalog_btree()?;
         match &at.action {
@@ -1700,6 +1701,10 @@ impl Session {
                     .iter()
                     .any(|ix| ix.primary_key && ix.key_columns.iter().any(|(c, _)| *c == i));
                 let to_nullable = nullable.unwrap_or(!in_pk);
+                if t != table.columns[i].data_type {
+                    self.check_drop_column_statistics(&h, &table, i)?;
+                    retyped_columns.push(i);
+                }
                 if (t != table.columns[i].data_type || (!to_nullable && table.columns[i].nullable))
                     && self.table_has_rows(&h, &table)?
                 {
@@ -1728,6 +1733,9 @@ impl Session {
         self.touch_catalog(&db);
         for i in dropped_columns {
             self.column_dropped_statistics(&h, &table, i)?;
+        }
+        for i in retyped_columns {
+            self.column_retyped_statistics(&h, &table, i)?;
         }
         Ok(())
     }

@@ -81,6 +81,20 @@ fn parse_options(opts: &[StatisticsOption], statement: &str) -> SqlResult<Option
     Ok(o)
 }
 
+/// The database's user tables (not #temp ones, not the bootstrap's `spt_values`).
+fn user_tables(h: &DbHandle) -> Vec<Arc<TableDef>> {
+    h.cat
+        .read()
+        .objects
+        .values()
+        .filter(|o| !crate::bootstrap::is_ms_shipped(o))
+        .filter_map(|o| match o {
+            SchemaObject::Table(t) if !t.is_temp => Some(t.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
 fn not_located(name: &str) -> SqlError {
     SqlError::new(2767, &[&name])
 }
@@ -277,13 +291,7 @@ impl Session {
         sink: &mut dyn crate::events::EventSink,
     ) -> SqlResult<i32> {
         let h = self.current_db()?;
-        let mut tables: Vec<Arc<TableDef>> = h
-            .cat
-            .read()
-            .tables()
-            .filter(|t| !t.is_temp)
-            .cloned()
-            .collect();
+        let mut tables: Vec<Arc<TableDef>> = user_tables(&h);
         tables.sort_by(|a, b| {
             (a.schema.to_lowercase(), a.name.to_lowercase())
                 .cmp(&(b.schema.to_lowercase(), b.name.to_lowercase()))
@@ -334,6 +342,93 @@ impl Session {
             info(sink, String::new());
         }
         info(sink, "Statistics for all tables have been updated.".into());
+        Ok(0)
+    }
+
+    /// `sp_createstats [@indexonly] [, @fullscan] [, @norecompute]`: single-column statistics,
+    /// named after the column, on every column of every user table that leads no statistics
+    /// object (with `indexonly`: only columns of an index), as SQL Server does.
+    pub(crate) fn sp_createstats(
+        &mut self,
+        index_only: bool,
+        full_scan: bool,
+        no_recompute: bool,
+        sink: &mut dyn crate::events::EventSink,
+    ) -> SqlResult<i32> {
+        let h = self.current_db()?;
+        let mut tables: Vec<Arc<TableDef>> = user_tables(&h);
+        tables.sort_by_key(|t| t.object_id);
+        let info = |sink: &mut dyn crate::events::EventSink, text: String| {
+            sink.message(&crate::events::InfoMessage {
+                text,
+                number: 0,
+                severity: 0,
+                state: 1,
+            });
+        };
+        let mut created = 0;
+        for t in tables {
+            let mut list = table_objects(&h.cat.read(), &t);
+            let mut names = Vec::new();
+            let mut built = Vec::new();
+            for (c, col) in t.columns.iter().enumerate() {
+                let in_index = t
+                    .indexes
+                    .iter()
+                    .any(|ix| ix.key_columns.iter().any(|(k, _)| *k == c));
+                let led = list.iter().any(|o| o.columns.first() == Some(&c));
+                let taken = list.iter().any(|o| name_eq(&o.name, &col.name))
+                    || t.indexes.iter().any(|i| name_eq(&i.name, &col.name));
+                if led
+                    || taken
+                    || (index_only && !in_index)
+                    || !type_supported(&col.data_type)
+                    || col.computed.is_some()
+                {
+                    continue;
+                }
+                self.cancel.check()?;
+                let sample = if full_scan {
+                    Sample::Full
+                } else {
+                    Sample::Auto
+                };
+                let (data, counter) = build_data(&h.store, &t, &[c], sample)?;
+                let id = next_stats_id(&t, &list);
+                built.push((id, counter));
+                list.push(Arc::new(StatisticsObject {
+                    stats_id: id,
+                    name: col.name.clone(),
+                    columns: vec![c],
+                    index_id: None,
+                    auto_created: false,
+                    user_created: true,
+                    no_recompute,
+                    filter: None,
+                    data,
+                }));
+                names.push(col.name.clone());
+            }
+            if names.is_empty() {
+                continue;
+            }
+            info(
+                sink,
+                format!(
+                    "Table '{}.{}.{}': Creating statistics for the following columns:",
+                    h.def.name, t.schema, t.name
+                ),
+            );
+            for n in &names {
+                info(sink, format!("     {n}"));
+            }
+            created += names.len();
+            self.put_statistics(&h, &t, list)?;
+            for (id, counter) in built {
+                mark_built(&h.store, &t, id, counter);
+            }
+        }
+        info(sink, format!("Statistics have been created for the {created} indicated columns of tables in the database."));
         Ok(0)
     }
 
@@ -445,6 +540,36 @@ impl Session {
             })
             .collect();
         self.put_statistics(h, new, list)
+    }
+
+    /// After `ALTER COLUMN` changed column `i`'s type: automatic statistics on it go, and the
+    /// histograms of index statistics on it are dropped (rebuilt when next needed), since
+    /// their keys have the old type.
+    pub(crate) fn column_retyped_statistics(
+        &mut self,
+        h: &DbHandle,
+        table: &TableDef,
+        i: usize,
+    ) -> SqlResult<()> {
+        let stored = h.cat.read().statistics.stored(table.object_id).to_vec();
+        if !stored.iter().any(|o| o.columns.contains(&i)) {
+            return Ok(());
+        }
+        let list = stored
+            .into_iter()
+            .filter(|o| !(o.auto_created && o.columns.contains(&i)))
+            .map(|o| {
+                if o.columns.contains(&i) {
+                    Arc::new(StatisticsObject {
+                        data: None,
+                        ..(*o).clone()
+                    })
+                } else {
+                    o
+                }
+            })
+            .collect();
+        self.put_statistics(h, table, list)
     }
 
     /// `ALTER DATABASE SET AUTO_CREATE_STATISTICS | AUTO_UPDATE_STATISTICS ON|OFF`: a

@@ -247,8 +247,7 @@ type ObjectKey = (usize, ObjectId, i32);
 /// Rows modified since the process started per (database, table, stats_id) when each object
 /// was last built: `sys.dm_db_stats_properties.modification_counter` is the table's counter
 /// minus this.
-static BASELINES: LazyLock<Mutex<HashMap<ObjectKey, u64>>> =
-    LazyLock::new(Default::default);
+static BASELINES: LazyLock<Mutex<HashMap<ObjectKey, u64>>> = LazyLock::new(Default::default);
 
 /// Objects being built automatically right now (database, table, stats_id or -1 - column).
 static BUILDING: LazyLock<Mutex<HashSet<(String, ObjectId, i32)>>> =

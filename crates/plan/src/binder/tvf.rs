@@ -269,7 +269,8 @@ impl Binder<'_> {
                 _ => None,
             })
             .ok_or_else(|| SqlError::internal("dm_db_stats_properties query"))?;
-        let (op, names, _) = self.bind_query_level(&query, true)?;
+        // not a barrier: the arguments may name the left side of an APPLY (correlated)
+        let (op, names, params) = self.bind_query_level(&query, false)?;
         let exposed = alias
             .map(|a| a.value.clone())
             .unwrap_or_else(|| "dm_db_stats_properties".to_string());
@@ -278,7 +279,7 @@ impl Binder<'_> {
             t.has_alias = alias.is_some();
             t.schema = Some("sys".into());
         }
-        Ok((op, sc, Vec::new()))
+        Ok((op, sc, params))
     }
 
     fn tvf_exposed(&self, alias: Option<&ast::Ident>, m: &ModuleDef) -> String {
