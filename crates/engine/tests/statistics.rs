@@ -198,3 +198,38 @@ fn statistics_survive_a_restart() {
     drop(e);
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn objects_without_data_are_built_when_rows_exist() {
+    let d = dir("nodata");
+    let e = Engine::open(&d, EngineConfig::default()).expect("open");
+    let mut s = Session::new(e.clone());
+    // created on an empty table: no data until rows come
+    run(
+        &mut s,
+        "CREATE TABLE n (id int NOT NULL, grp int NOT NULL); CREATE STATISTICS ng ON n (grp);",
+    );
+    let t = table(&e, "n");
+    assert!(s.statistics(&t, &[]).iter().all(|o| o.data.is_none()));
+    fill(&mut s, "n", 1, 50);
+    let o = s.statistics(&t, &[]).remove(0);
+    assert_eq!(o.data.as_ref().map(|d| d.rows), Some(50));
+    // a primary key added by ALTER TABLE to a table with rows: built at the first request
+    run(
+        &mut s,
+        "ALTER TABLE n ADD CONSTRAINT pk_n PRIMARY KEY (id);",
+    );
+    let t = table(&e, "n");
+    let objs = s.statistics(&t, &[]);
+    let pk = objs
+        .iter()
+        .find(|o| o.name == "pk_n")
+        .expect("pk statistics");
+    assert_eq!(
+        pk.data.as_ref().map(|d| (d.rows, d.steps.len())),
+        Some((50, 50))
+    );
+    drop(s);
+    drop(e);
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -249,6 +249,14 @@ type ObjectKey = (usize, ObjectId, i32);
 /// minus this.
 static BASELINES: LazyLock<Mutex<HashMap<ObjectKey, u64>>> = LazyLock::new(Default::default);
 
+/// Objects without data an automatic build was tried for in this process (an empty table is
+/// not scanned again at every compile; its modifications trigger the next try).
+static ATTEMPTED: LazyLock<Mutex<HashSet<ObjectKey>>> = LazyLock::new(Default::default);
+
+fn first_attempt(store: &Arc<storage::Database>, table: &TableDef, stats_id: i32) -> bool {
+    lock(&ATTEMPTED).insert((Arc::as_ptr(store) as usize, table.object_id, stats_id))
+}
+
 /// Objects being built automatically right now (database, table, stats_id or -1 - column).
 static BUILDING: LazyLock<Mutex<HashSet<(String, ObjectId, i32)>>> =
     LazyLock::new(Default::default);
@@ -420,9 +428,11 @@ pub(crate) fn for_optimizer(
                     modification_counter(&h.store, table, o.stats_id) as f64
                         >= update_threshold(d.rows).max(1.0)
                 }
-                // an index built on an empty table: first rows since
+                // never built (created on an empty table, or an index added by ALTER TABLE):
+                // built once rows have come, or once per process when unknown
                 None => {
-                    o.index_id.is_some() && modification_counter(&h.store, table, o.stats_id) > 0
+                    modification_counter(&h.store, table, o.stats_id) > 0
+                        || first_attempt(&h.store, table, o.stats_id)
                 }
             };
             if stale {
