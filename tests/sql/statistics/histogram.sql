@@ -49,9 +49,16 @@ UPDATE STATISTICS t nosuch;
 GO
 DBCC SHOW_STATISTICS ('t', nosuch);
 GO
-CREATE STATISTICS s3 ON t (a) WHERE a > 1;
-GO
 ALTER TABLE t DROP COLUMN b;
+GO
+-- filtered statistics: only the rows the predicate accepts (4 of 7), the table's rows beside
+CREATE STATISTICS s3 ON t (a) WHERE a > 1 WITH FULLSCAN;
+GO
+CREATE TABLE #hdr (Name sysname, Updated datetime, Rows bigint, RowsSampled bigint, Steps smallint, Density real, AvgKeyLength real, StringIndex nvarchar(3), FilterExpression nvarchar(max), UnfilteredRows bigint, PersistedSamplePercent float);
+INSERT INTO #hdr EXEC ('DBCC SHOW_STATISTICS (''t'', s3) WITH STAT_HEADER');
+SELECT Name = CAST(Name AS varchar(10)), has_updated = CASE WHEN Updated IS NULL THEN 0 ELSE 1 END, Rows, RowsSampled, Steps, Density, AvgKeyLength, StringIndex, FilterExpression = CAST(FilterExpression AS varchar(20)), UnfilteredRows, PersistedSamplePercent FROM #hdr;
+DBCC SHOW_STATISTICS ('t', s3) WITH HISTOGRAM;
+SELECT has_filter, filter_definition FROM sys.stats WHERE name = 's3';
 GO
 -- UPDATE and DROP
 INSERT INTO t VALUES (9, 'q', 9);

@@ -10,7 +10,8 @@ use common::{SqlError, SqlResult};
 use parser::ast::{self, StatisticsOption};
 
 use super::{
-    build_data, mark_built, next_stats_id, stored_part, table_objects, type_supported, Sample,
+    build_data, build_data_filtered, mark_built, next_stats_id, stored_part, table_objects,
+    type_supported, Sample,
 };
 use crate::ddl::qualified;
 use crate::server::DbHandle;
@@ -100,6 +101,26 @@ fn not_located(name: &str) -> SqlError {
 }
 
 impl Session {
+    /// Builds an object's data; a filtered object's predicate (its stored text) is bound over
+    /// the table and evaluated per row by this session.
+    fn build_object_data(
+        &mut self,
+        h: &DbHandle,
+        table: &Arc<TableDef>,
+        cols: &[usize],
+        filter: Option<&str>,
+        sample: Sample,
+    ) -> SqlResult<(Option<catalog::statistics::StatisticsData>, u64)> {
+        let Some(text) = filter else {
+            return build_data(&h.store, table, cols, sample);
+        };
+        let predicate = plan::bind_table_expression(table, text, &*self)?;
+        let mut accept = |row: &[types::Value]| -> SqlResult<bool> {
+            Ok(exec::eval_over_row(&predicate, row, self)?.is_true())
+        };
+        build_data_filtered(&h.store, table, cols, sample, Some(&mut accept))
+    }
+
     fn statistics_table(
         &self,
         name: &ast::ObjectName,
@@ -132,9 +153,7 @@ impl Session {
     /// `CREATE STATISTICS name ON t (cols) [WITH FULLSCAN | SAMPLE n PERCENT|ROWS, NORECOMPUTE]`.
     pub(crate) fn create_statistics(&mut self, cs: &ast::CreateStatistics) -> SqlResult<()> {
         let (h, table) = self.statistics_table(&cs.table)?;
-        if cs.filter.is_some() {
-            return Err(SqlError::unsupported("CREATE STATISTICS ... WHERE"));
-        }
+        let filter = cs.filter.as_ref().map(crate::ddl::expr_text);
         let opts = parse_options(&cs.options, "CREATE STATISTICS")?;
         if opts.resample {
             return Err(SqlError::unsupported("CREATE STATISTICS WITH RESAMPLE"));
@@ -164,8 +183,13 @@ impl Session {
             }
             cols.push(i);
         }
-        let (data, counter) =
-            build_data(&h.store, &table, &cols, opts.sample.unwrap_or(Sample::Auto))?;
+        let (data, counter) = self.build_object_data(
+            &h,
+            &table,
+            &cols,
+            filter.as_deref(),
+            opts.sample.unwrap_or(Sample::Auto),
+        )?;
         let id = next_stats_id(&table, &all);
         let mut list = all;
         list.push(Arc::new(StatisticsObject {
@@ -176,7 +200,7 @@ impl Session {
             auto_created: false,
             user_created: true,
             no_recompute: opts.no_recompute,
-            filter: None,
+            filter,
             data,
         }));
         self.put_statistics(&h, &table, list)?;
@@ -220,7 +244,8 @@ impl Session {
                 (None, false, _) => Sample::Auto,
             };
             self.cancel.check()?;
-            let (data, counter) = build_data(&h.store, &table, &o.columns, sample)?;
+            let (data, counter) =
+                self.build_object_data(&h, &table, &o.columns, o.filter.as_deref(), sample)?;
             built.push((o.stats_id, counter));
             list.push(Arc::new(StatisticsObject {
                 data,
@@ -323,7 +348,8 @@ impl Session {
                     continue;
                 }
                 self.cancel.check()?;
-                let (data, counter) = build_data(&h.store, &t, &o.columns, Sample::Auto)?;
+                let (data, counter) =
+                    self.build_object_data(&h, &t, &o.columns, o.filter.as_deref(), Sample::Auto)?;
                 built.push((o.stats_id, counter));
                 info(sink, format!("    [{}] has been updated...", o.name));
                 updated += 1;

@@ -298,6 +298,9 @@ pub(crate) fn update_threshold(rows: u64) -> f64 {
     (500.0 + 0.20 * n).min((1000.0 * n).sqrt())
 }
 
+/// A filtered statistics object's predicate over a whole table row (true: the row counts).
+pub(crate) type RowFilter<'a> = dyn FnMut(&[types::Value]) -> SqlResult<bool> + 'a;
+
 /// Reads `table`'s rows (a page sample per `sample`) and builds the data of a statistics
 /// object on `cols`; None when the table is empty. Returns also the modification counter read
 /// before the scan (the new baseline).
@@ -306,6 +309,18 @@ pub(crate) fn build_data(
     table: &Arc<TableDef>,
     cols: &[usize],
     sample: Sample,
+) -> SqlResult<(Option<StatisticsData>, u64)> {
+    build_data_filtered(store, table, cols, sample, None)
+}
+
+/// [`build_data`] of a filtered statistics object: only rows `filter` accepts are counted;
+/// `rows` is then the estimated number of matching rows in the table.
+pub(crate) fn build_data_filtered(
+    store: &Arc<storage::Database>,
+    table: &Arc<TableDef>,
+    cols: &[usize],
+    sample: Sample,
+    mut filter: Option<&mut RowFilter<'_>>,
 ) -> SqlResult<(Option<StatisticsData>, u64)> {
     let counter = exec::table_io::modification_count(store, table.object_id);
     let ts = exec::table_io::TableStore::open(store.clone(), table.clone())?;
@@ -333,34 +348,53 @@ pub(crate) fn build_data(
                 .unwrap_or(types::Collation::DEFAULT),
         })
         .collect();
+    // a filter reads the whole row
+    let decode: Vec<usize> = if filter.is_some() {
+        (0..table.columns.len()).collect()
+    } else {
+        cols.to_vec()
+    };
     let mut sampled: Vec<Vec<types::Value>> = Vec::new();
+    let mut seen = 0u64;
     // deterministic page choice (xorshift seeded by the table) so a rebuild of unchanged data
     // gives the same histogram
     let mut seed = (table.object_id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let mut pass = |fraction: f64, sampled: &mut Vec<Vec<types::Value>>| -> SqlResult<()> {
-        let mut keep = || {
-            if fraction >= 1.0 {
-                return true;
-            }
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            ((seed >> 11) as f64 / (1u64 << 53) as f64) < fraction
+    let mut pass =
+        |fraction: f64, sampled: &mut Vec<Vec<types::Value>>, seen: &mut u64| -> SqlResult<()> {
+            let mut keep = || {
+                if fraction >= 1.0 {
+                    return true;
+                }
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                ((seed >> 11) as f64 / (1u64 << 53) as f64) < fraction
+            };
+            ts.for_each_sampled_row(&decode, &mut keep, &mut |row| {
+                if *seen >= MAX_BUILD_ROWS {
+                    return Ok(());
+                }
+                *seen += 1;
+                if let Some(f) = filter.as_deref_mut() {
+                    if !f(row)? {
+                        return Ok(());
+                    }
+                }
+                sampled.push(cols.iter().map(|&c| row[c].clone()).collect());
+                Ok(())
+            })
         };
-        ts.for_each_sampled_row(cols, &mut keep, &mut |row| {
-            if sampled.len() as u64 >= MAX_BUILD_ROWS {
-                return Ok(());
-            }
-            sampled.push(cols.iter().map(|&c| row[c].clone()).collect());
-            Ok(())
-        })
-    };
-    pass(fraction, &mut sampled)?;
-    if sampled.is_empty() {
+    pass(fraction, &mut sampled, &mut seen)?;
+    if seen == 0 {
         // a small sample missed every page: read them all (still capped)
-        pass(1.0, &mut sampled)?;
+        pass(1.0, &mut sampled, &mut seen)?;
     }
-    let data = build::build(&stat_cols, sampled, rows, crate::ddl::now_text());
+    let matching = if seen == 0 {
+        0
+    } else {
+        (sampled.len() as f64 * rows as f64 / seen as f64).round() as u64
+    };
+    let data = build::build(&stat_cols, sampled, matching, crate::ddl::now_text());
     Ok((Some(data), counter))
 }
 
@@ -420,7 +454,9 @@ pub(crate) fn for_optimizer(
     let mut wanted: Vec<(Option<i32>, Vec<usize>)> = Vec::new();
     if auto_update {
         for o in &objects {
-            if o.no_recompute {
+            // filtered objects are rebuilt by UPDATE STATISTICS / sp_updatestats (their
+            // predicate is evaluated by the session, which a compile only reads)
+            if o.no_recompute || o.filter.is_some() {
                 continue;
             }
             let stale = match &o.data {

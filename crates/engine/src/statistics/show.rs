@@ -140,10 +140,25 @@ fn properties_row(
         Value::BigInt(d.rows as i64),
         Value::BigInt(d.rows_sampled as i64),
         Value::Int(shown_steps(d) as i32),
-        Value::BigInt(d.rows as i64),
+        Value::BigInt(unfiltered_rows(store, t, o, d.rows) as i64),
         Value::BigInt(modification_counter(store, t, o.stats_id) as i64),
         Value::Float(0.0),
     ]
+}
+
+/// The table's rows for a filtered object (counted from the pages' slots), else `rows`.
+fn unfiltered_rows(
+    store: &Arc<storage::Database>,
+    t: &TableDef,
+    o: &StatisticsObject,
+    rows: u64,
+) -> u64 {
+    if o.filter.is_none() {
+        return rows;
+    }
+    exec::table_io::TableStore::open(store.clone(), Arc::new(t.clone()))
+        .and_then(|ts| ts.count_slots())
+        .unwrap_or(rows)
 }
 
 /// Steps as SQL Server counts them: a NULL step first when the leading column has NULLs.
@@ -277,8 +292,11 @@ impl Session {
                                         as f32,
                                 ),
                                 s(if string { "YES" } else { "NO" }),
-                                o.filter.as_ref().map(|f| s(f)).unwrap_or(Value::Null),
-                                Value::BigInt(data.rows as i64),
+                                o.filter
+                                    .as_ref()
+                                    .map(|f| s(&format!("({f})")))
+                                    .unwrap_or(Value::Null),
+                                Value::BigInt(unfiltered_rows(&h.store, &t, &o, data.rows) as i64),
                                 Value::Float(0.0),
                             ]
                         }
