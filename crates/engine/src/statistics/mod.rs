@@ -443,12 +443,16 @@ pub(crate) fn for_optimizer(
             cat.statistics.auto_update(),
         )
     };
-    let may_write = !session.catalog_touched.contains(&table.database)
-        && !session
-            .catalog_touched
-            .iter()
-            .any(|d| d.eq_ignore_ascii_case(&table.database));
-    if !may_write {
+    let may_write = !session
+        .catalog_touched
+        .iter()
+        .any(|d| d.eq_ignore_ascii_case(&table.database));
+    // table variables never get statistics (SQL Server: none, whatever the options)
+    let table_variable = session
+        .frames
+        .iter()
+        .any(|f| f.tables.iter().any(|(_, id)| *id == table.object_id));
+    if !may_write || table_variable {
         return objects;
     }
     let mut wanted: Vec<(Option<i32>, Vec<usize>)> = Vec::new();
@@ -582,4 +586,43 @@ pub(crate) fn stored_part(list: Vec<Arc<StatisticsObject>>) -> Vec<Arc<Statistic
     list.into_iter()
         .filter(|o| o.index_id.is_none() || o.data.is_some() || o.no_recompute)
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use catalog::Catalog;
+
+    use crate::events::CollectSink;
+    use crate::server::{Engine, EngineConfig};
+    use crate::session::Session;
+
+    #[test]
+    fn table_variables_get_no_automatic_statistics() {
+        let d = std::env::temp_dir().join(format!("latchkey-stats-tv-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        let e = Engine::open(&d, EngineConfig::default()).expect("open");
+        let mut s = Session::new(e.clone());
+        let mut sink = CollectSink::default();
+        s.execute_batch(
+            "CREATE TABLE tv (a int); INSERT INTO tv VALUES (1), (2);",
+            &mut sink,
+        );
+        assert!(sink.errors().is_empty(), "{:?}", sink.errors());
+        let t = e
+            .database("master")
+            .and_then(|h| h.cat.read().table("dbo", "tv"))
+            .expect("tv");
+        // the same table seen as the backing table of a table variable of the current frame
+        s.frames
+            .last_mut()
+            .expect("frame")
+            .tables
+            .push((0, t.object_id));
+        assert!(s.statistics(&t, &[0]).is_empty());
+        s.frames.last_mut().expect("frame").tables.clear();
+        assert_eq!(s.statistics(&t, &[0]).len(), 1);
+        drop(s);
+        drop(e);
+        let _ = std::fs::remove_dir_all(&d);
+    }
 }
