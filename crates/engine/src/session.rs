@@ -943,6 +943,14 @@ impl Catalog for Session {
         let cat = h.cat.read();
         cat.schema_by_id(id).map(|s| s.name.clone())
     }
+
+    fn statistics(
+        &self,
+        table: &catalog::TableDef,
+        columns: &[usize],
+    ) -> Vec<Arc<catalog::statistics::StatisticsObject>> {
+        crate::statistics::for_optimizer(self, table, columns)
+    }
 }
 
 impl Session {

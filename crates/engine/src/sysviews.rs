@@ -452,7 +452,15 @@ pub fn system_view(
                 col("state_desc", DataType::NVarChar(Some(60)), true),
                 col("recovery_model", DataType::TinyInt, true),
                 col("recovery_model_desc", DataType::NVarChar(Some(60)), true),
+                col("is_auto_create_stats_on", DataType::Bit, true),
+                col("is_auto_update_stats_on", DataType::Bit, true),
             ];
+            // statistics/: the AUTO_*_STATISTICS settings (this database's catalog is already
+            // read-locked above: not locked twice)
+            let auto_stats = |d: &crate::server::DbHandle| {
+                let of = |st: &crate::statistics::TableStatistics| (st.auto_create(), st.auto_update());
+                if d.def.database_id == cat.database_id { of(&cat.statistics) } else { of(&d.cat.read().statistics) }
+            };
             let mut rows: Vec<(i32, Vec<Value>)> = session
                 .engine()
                 .databases()
@@ -462,12 +470,14 @@ pub fn system_view(
                     let acc = session.engine().access(d.def.database_id);
                     let (st, st_desc) = if acc.emergency.is_some() { (5, "EMERGENCY") } else { (0, "ONLINE") };
                     let (ua, ua_desc) = if acc.single_user.is_some() { (1, "SINGLE_USER") } else { (0, "MULTI_USER") };
+                    let (auto_create, auto_update) = auto_stats(d);
                     (d.def.database_id, vec![
                         s(&d.def.name), Value::Int(d.def.database_id), Value::Null, Value::VarBinary(vec![1]),
                         dt("2024-01-01 00:00:00.000"), Value::TinyInt(d.def.compatibility_level as u8),
                         s("SQL_Latin1_General_CP1_CI_AS"), Value::TinyInt(ua), s(ua_desc), b(acc.emergency.is_some()), Value::TinyInt(st),
                         s(st_desc), Value::TinyInt(if d.def.database_id == 2 { 3 } else { 1 }),
                         s(if d.def.database_id == 2 { "SIMPLE" } else { "FULL" }),
+                        b(auto_create), b(auto_update),
                     ])
                 })
                 .collect();
@@ -480,6 +490,7 @@ pub fn system_view(
                     s("SQL_Latin1_General_CP1_CI_AS"), Value::TinyInt(single as u8),
                     s(if single { "SINGLE_USER" } else { "MULTI_USER" }), b(false),
                     Value::TinyInt(u.state.code()), s(u.state.desc()), Value::TinyInt(1), s("FULL"),
+                    Value::Null, Value::Null,
                 ]));
             }
             rows.sort_by_key(|r| r.0);
@@ -696,6 +707,8 @@ pub fn system_view(
             } else if let Some(v) = crate::files::sys_view(session, other)? {
                 v
             } else if let Some(v) = crate::security::security_view(session, &cat, other)? {
+                v
+            } else if let Some(v) = crate::statistics::sys_view(&h.store, &cat, other)? {
                 v
             } else if let Some(v) = crate::sysviews_more::catalog_sys_view(session, &objs, &schema_id, other)? {
                 v

@@ -63,10 +63,14 @@ SELECT * FROM inv WITH (FORCESEEK) WHERE b = 'x';
 GO
 SELECT a FROM inv WITH (FORCESEEK) WHERE a = 10;
 GO
--- statistics: the optimizer issue's (40517 until then)
+-- statistics: built and kept (tests/sql/statistics/); incremental ones refused
 CREATE STATISTICS st_a ON inv(a);
 GO
 UPDATE STATISTICS inv;
+GO
+CREATE STATISTICS st_i ON inv(a) WITH INCREMENTAL = ON;
+GO
+UPDATE STATISTICS inv WITH ROWCOUNT = 5;
 GO
 -- SET options: implemented, accepted OFF (their default), refused ON, unknown
 SET STATISTICS XML ON;

@@ -99,6 +99,14 @@ const PROCS: &[ProcSpec] = &[
         params: &["@data_type", "@ODBCVer"],
     },
     ProcSpec {
+        name: "sp_createstats",
+        params: &["@indexonly", "@fullscan", "@norecompute", "@incremental"],
+    },
+    ProcSpec {
+        name: "sp_updatestats",
+        params: &["@resample"],
+    },
+    ProcSpec {
         name: "sp_datatype_info_100",
         params: &["@data_type", "@ODBCVer"],
     },
@@ -186,6 +194,33 @@ impl Session {
             "sp_who2" => self.sp_who(&args, sink, true)?,
             "sp_datatype_info" => self.sp_datatype_info(&args, sink, true)?,
             "sp_datatype_info_100" => self.sp_datatype_info(&args, sink, false)?,
+            "sp_createstats" => {
+                let flag = |p: &str, word: &str| -> SqlResult<bool> {
+                    match args.text(p) {
+                        None => Ok(false),
+                        Some(v) if v.trim().eq_ignore_ascii_case(word) => Ok(true),
+                        Some(v) if v.trim().eq_ignore_ascii_case("NO") => Ok(false),
+                        Some(v) => {
+                            Err(SqlError::unsupported(format!("sp_createstats {p} = '{v}'")))
+                        }
+                    }
+                };
+                if flag("@incremental", "incremental")? {
+                    return Err(SqlError::unsupported("sp_createstats @incremental"));
+                }
+                let (index_only, full_scan, no_recompute) = (
+                    flag("@indexonly", "indexonly")?,
+                    flag("@fullscan", "fullscan")?,
+                    flag("@norecompute", "norecompute")?,
+                );
+                self.sp_createstats(index_only, full_scan, no_recompute, sink)?
+            }
+            "sp_updatestats" => {
+                if args.text("@resample").is_some() {
+                    return Err(SqlError::unsupported("sp_updatestats @resample"));
+                }
+                self.sp_updatestats(sink)?
+            }
             _ => return Ok(None),
         };
         Ok(Some(status))
