@@ -943,6 +943,10 @@ impl Catalog for Session {
         let cat = h.cat.read();
         cat.schema_by_id(id).map(|s| s.name.clone())
     }
+
+    fn table_rows(&self, table: &catalog::TableDef) -> Option<u64> {
+        crate::table_rows::table_rows(self, table)
+    }
 }
 
 impl Session {
