@@ -7,6 +7,8 @@
 //!
 //! What does NOT belong here: storage access or execution (exec), name binding (plan).
 
+pub mod cardinality;
+pub mod cost;
 mod decorrelate;
 mod explain;
 mod planner;
@@ -51,10 +53,10 @@ pub struct UnionHints {
 /// `exec::eval_scalar` whenever the expression may contain a subquery (it is cheap otherwise).
 pub fn optimize_scalar(
     expr: plan::ScalarExpr,
-    _catalog: &dyn Catalog,
+    catalog: &dyn Catalog,
 ) -> SqlResult<plan::ScalarExpr> {
     let opts = Options::default();
-    let mut p = planner::Planner::new(&opts);
+    let mut p = planner::Planner::new(&opts, catalog);
     p.expr(expr)
 }
 
@@ -66,10 +68,10 @@ pub fn optimize(stmt: BoundStatement, catalog: &dyn Catalog) -> SqlResult<Physic
 /// Optimizes a bound statement.
 pub fn optimize_with(
     stmt: BoundStatement,
-    _catalog: &dyn Catalog,
+    catalog: &dyn Catalog,
     options: &Options,
 ) -> SqlResult<PhysicalPlan> {
-    let mut p = planner::Planner::new(options);
+    let mut p = planner::Planner::new(options, catalog);
     let mut plan = p.statement(stmt)?;
     if !options
         .disabled_rules
@@ -85,6 +87,15 @@ pub fn optimize_with(
             }
             _ => {}
         }
+    }
+    // every node's cost figures, from the final estimates
+    match &mut plan {
+        plan::Statement::Select { input, .. }
+        | plan::Statement::Insert { source: input, .. }
+        | plan::Statement::SelectInto { source: input, .. }
+        | plan::Statement::Update { input, .. }
+        | plan::Statement::Delete { input, .. } => p.annotate(input),
+        plan::Statement::Truncate { .. } => {}
     }
     Ok(plan)
 }
