@@ -37,6 +37,10 @@ pub enum ObjectKind {
     Principal = b'U',
     /// The database's permission rows (key id 0; `security::encode_permissions`).
     Permissions = b'G',
+    /// Statistics objects of a table (key id = table object id; id 0 = the database's
+    /// AUTO_CREATE / AUTO_UPDATE_STATISTICS settings). The engine encodes the value
+    /// (engine/src/statistics/persist.rs), since histogram keys are stored in the row format.
+    Statistics = b'X',
 }
 
 impl ObjectKind {
@@ -55,6 +59,7 @@ impl ObjectKind {
             b'L' => ObjectKind::Login,
             b'U' => ObjectKind::Principal,
             b'G' => ObjectKind::Permissions,
+            b'X' => ObjectKind::Statistics,
             _ => return None,
         })
     }

@@ -49,6 +49,8 @@ pub struct DbCatalog {
     pub configs: std::collections::BTreeMap<i32, i64>,
     /// Logins (master only), users, roles and permissions (security/).
     pub security: crate::security::DbSecurity,
+    /// Statistics objects of the tables and the AUTO_*_STATISTICS settings (statistics/).
+    pub statistics: crate::statistics::TableStatistics,
 }
 
 fn key_of(schema: &str, name: &str) -> (String, String) {
@@ -94,6 +96,7 @@ impl DbCatalog {
             databases: Vec::new(),
             configs: std::collections::BTreeMap::new(),
             security: Default::default(),
+            statistics: Default::default(),
         }
     }
 
@@ -153,6 +156,7 @@ impl DbCatalog {
                     ObjectKind::Login | ObjectKind::Principal | ObjectKind::Permissions => {
                         cat.security.load_row(kind, v)?
                     }
+                    ObjectKind::Statistics => cat.statistics.load_row(id, v)?,
                     ObjectKind::Config => {
                         let text = std::str::from_utf8(v).unwrap_or("");
                         if let Ok(n) = text.parse::<i64>() {
@@ -267,6 +271,9 @@ impl DbCatalog {
             };
             tree.delete(txn, &serial::object_key(kind, id))?;
             self.names.retain(|_, v| *v != id);
+            if kind == ObjectKind::Table {
+                self.statistics.remove_table(tree, txn, id)?;
+            }
         }
         if self.identity.remove(&id).is_some() {
             tree.delete(txn, &serial::object_key(ObjectKind::Identity, id))?;

@@ -195,9 +195,9 @@ impl Session {
             StatementKind::AlterSequence(a) => self.alter_sequence(&a.name, &a.options),
             StatementKind::CreateType(ct) => self.create_type(ct),
             StatementKind::AlterIndex(a) => self.alter_index(a),
-            // statistics belong to the optimizer issue: refused until they exist
-            StatementKind::CreateStatistics(_) => Err(SqlError::unsupported("CREATE STATISTICS")),
-            StatementKind::UpdateStatistics(_) => Err(SqlError::unsupported("UPDATE STATISTICS")),
+            // statistics/ddl.rs
+            StatementKind::CreateStatistics(cs) => self.create_statistics(cs),
+            StatementKind::UpdateStatistics(us) => self.update_statistics(us),
             _ => Err(SqlError::internal("not a DDL statement")),
         }
     }
@@ -821,9 +821,12 @@ impl Session {
             table
         };
         let txn = self.txn_for(&db)?;
-        h.cat.write().put(&tree, txn, SchemaObject::Table(table))?;
+        h.cat
+            .write()
+            .put(&tree, txn, SchemaObject::Table(table.clone()))?;
         self.touch_catalog(&db);
-        Ok(())
+        // the index's statistics, a by-product of its build in SQL Server
+        self.build_index_statistics(&h, &table, &ix.name.value)
     }
 
     fn drop_index(&mut self, if_exists: bool, t: &ast::DropIndexTarget) -> SqlResult<()> {
@@ -882,11 +885,12 @@ impl Session {
         let txn = self.txn_for(&db)?;
         h.store
             .drop_object(txn, storage::ObjId(removed.storage_id))?;
+        let nt = Arc::new(nt);
         h.cat
             .write()
-            .put(&tree, txn, SchemaObject::Table(Arc::new(nt)))?;
+            .put(&tree, txn, SchemaObject::Table(nt.clone()))?;
         self.touch_catalog(&db);
-        Ok(())
+        self.drop_index_statistics(&h, &nt, removed.index_id)
     }
 
     fn drop_object(
@@ -910,6 +914,9 @@ impl Session {
         };
         match kind {
             ast::ObjectType::Type => return self.drop_type(if_exists, n),
+            ast::ObjectType::Statistics => {
+                return self.drop_statistics(if_exists, std::slice::from_ref(n))
+            }
             ast::ObjectType::Database => {
                 // Removing the files cannot be undone by a rollback (SQL Server: autocommit only).
                 if self.trancount > 0 {
@@ -1372,6 +1379,8 @@ impl Session {
         };
         self.lock_schema(&h, t.object_id)?;
         let mut table = (*t).clone();
+        // statistics follow the table's column ordinals (statistics/ddl.rs)
+        let mut dropped_columns: Vec<usize> = Vec::new();
         let db = h.def.name.clone();
         let tree = h.store.catalog_btree()?;
         match &at.action {
@@ -1638,6 +1647,8 @@ impl Session {
                             ));
                         }
                     }
+                    self.check_drop_column_statistics(&h, &table, i)?;
+                    dropped_columns.push(i);
                     let old_columns = table.columns.clone();
                     table.columns.remove(i);
                     let fix = |c: &mut usize| {
@@ -1709,10 +1720,14 @@ impl Session {
             }
         }
         let txn = self.txn_for(&db)?;
+        let table = Arc::new(table);
         h.cat
             .write()
-            .put(&tree, txn, SchemaObject::Table(Arc::new(table)))?;
+            .put(&tree, txn, SchemaObject::Table(table.clone()))?;
         self.touch_catalog(&db);
+        for i in dropped_columns {
+            self.column_dropped_statistics(&h, &table, i)?;
+        }
         Ok(())
     }
 

@@ -865,6 +865,7 @@ impl Session {
                 crate::query_hints::check_dbcc_trace(d)?
             }
             "CHECKIDENT" => return self.checkident(d, sink),
+            "SHOW_STATISTICS" => return self.show_statistics(d, sink),
             "SQLPERF" => crate::sysfuncs::dbcc_sqlperf(&d.args)?,
             "USEROPTIONS" => {
                 let col = |n: &str| crate::events::OutColumn {

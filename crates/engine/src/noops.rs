@@ -149,8 +149,6 @@ pub(crate) fn check_database_set_option(
         "QUERY_STORE"
         | "AUTO_CLOSE"
         | "AUTO_SHRINK"
-        | "AUTO_CREATE_STATISTICS"
-        | "AUTO_UPDATE_STATISTICS"
         | "AUTO_UPDATE_STATISTICS_ASYNC"
         | "ALLOW_SNAPSHOT_ISOLATION"
         | "READ_COMMITTED_SNAPSHOT"

@@ -168,6 +168,9 @@ impl Session {
         for o in options {
             match o.name.as_str() {
                 "EMERGENCY" => self.engine().set_emergency(&name)?,
+                "AUTO_CREATE_STATISTICS" | "AUTO_UPDATE_STATISTICS" => {
+                    self.set_auto_statistics(&name, o)?
+                }
                 "ONLINE" => self.engine().set_online(&name)?,
                 "SINGLE_USER" | "MULTI_USER" | "RESTRICTED_USER" => {
                     let engine = self.engine().clone();

@@ -947,6 +947,14 @@ impl Catalog for Session {
     fn table_rows(&self, table: &catalog::TableDef) -> Option<u64> {
         crate::table_rows::table_rows(self, table)
     }
+
+    fn statistics(
+        &self,
+        table: &catalog::TableDef,
+        columns: &[usize],
+    ) -> Vec<Arc<catalog::statistics::StatisticsObject>> {
+        crate::statistics::for_optimizer(self, table, columns)
+    }
 }
 
 impl Session {

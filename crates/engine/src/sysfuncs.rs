@@ -255,6 +255,11 @@ impl Session {
                 };
                 self.object_property(id, &p, name == "OBJECTPROPERTYEX")?
             }
+            "STATS_DATE" => crate::statistics::stats_date(
+                self,
+                int_arg(a0)?,
+                int_arg(args.get(1))?,
+            )?,
             "INDEXPROPERTY" => {
                 let (Some(id), Some(ix), Some(p)) = (
                     int_arg(a0)?,

@@ -697,6 +697,8 @@ pub fn system_view(
                 v
             } else if let Some(v) = crate::security::security_view(session, &cat, other)? {
                 v
+            } else if let Some(v) = crate::statistics::sys_view(&cat, other)? {
+                v
             } else if let Some(v) = crate::sysviews_more::catalog_sys_view(session, &objs, &schema_id, other)? {
                 v
             } else {

@@ -795,6 +795,8 @@ const SYSTEM_VIEW_NAMES: &[&str] = &[
     "sequences",
     "spatial_indexes",
     "sql_modules",
+    "stats",
+    "stats_columns",
     "system_objects",
     "tables",
     "triggers",

@@ -37,6 +37,41 @@ pub struct TableStore {
     deferred: Vec<Deferred>,
     /// Locks the rows this store writes (exec README "Locks"); None: no locking.
     locker: Option<Box<dyn TableLocker>>,
+    /// Rows inserted, deleted or updated through this store, added to the table's
+    /// [`modification_count`] when the store is dropped (one lock per statement, not per row).
+    modifications: u64,
+}
+
+/// Rows modified per table since the process started, by (database, object id): what
+/// automatic statistics updates compare against their threshold (engine README
+/// "Statistics"). In memory only: a restart starts every table at 0, as if its statistics
+/// had just been built.
+static MODIFICATIONS: std::sync::LazyLock<
+    std::sync::Mutex<std::collections::HashMap<(String, i32), u64>>,
+> = std::sync::LazyLock::new(Default::default);
+
+fn modifications() -> std::sync::MutexGuard<'static, std::collections::HashMap<(String, i32), u64>>
+{
+    // a panic while holding it leaves plain counters behind: still usable
+    MODIFICATIONS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The number of rows inserted, deleted or updated in `database`'s table `object_id` since the
+/// process started (monotonic; never reset).
+pub fn modification_count(database: &str, object_id: i32) -> u64 {
+    modifications()
+        .get(&(database.to_ascii_lowercase(), object_id))
+        .copied()
+        .unwrap_or(0)
+}
+
+impl Drop for TableStore {
+    fn drop(&mut self) {
+        if self.modifications > 0 {
+            let key = (self.table.database.to_ascii_lowercase(), self.table.object_id);
+            *modifications().entry(key).or_insert(0) += self.modifications;
+        }
+    }
 }
 
 /// A write parked by a unique-key collision during a statement (see `defer_unique`).
@@ -99,6 +134,7 @@ impl TableStore {
             defer_unique: false,
             deferred: Vec::new(),
             locker: None,
+            modifications: 0,
         })
     }
 
@@ -185,6 +221,7 @@ impl TableStore {
     /// maintains every index. Returns the row locator (empty when the row was parked by a
     /// clustered-key collision under `defer_unique_checks`).
     pub fn insert_row(&mut self, txn: &mut Txn, row: &[Value]) -> SqlResult<Vec<u8>> {
+        self.modifications += 1;
         let rec = self.format.encode(row)?.to_vec();
         let locator = if let Some(heap) = &self.heap {
             let rid = heap.insert(txn, &rec)?.to_bytes().to_vec();
@@ -260,6 +297,7 @@ impl TableStore {
 
     /// Deletes the row at `locator` whose current values are `row` (index entries included).
     pub fn delete_row(&mut self, txn: &mut Txn, locator: &[u8], row: &[Value]) -> SqlResult<()> {
+        self.modifications += 1;
         self.lock_for_write(locator)?;
         for k in 0..self.nonclustered.len() {
             self.delete_nc(txn, k, row, locator)?;
@@ -299,6 +337,7 @@ impl TableStore {
         old: &[Value],
         new: &[Value],
     ) -> SqlResult<Vec<u8>> {
+        self.modifications += 1;
         self.lock_for_write(locator)?;
         if let Some(heap) = self.heap.clone() {
             let rid = Rid::from_bytes(locator).ok_or_else(|| SqlError::internal("bad RID"))?;
@@ -362,6 +401,51 @@ impl TableStore {
         } else {
             Ok(0)
         }
+    }
+
+    /// Calls `f(row)` for the rows of the pages `keep_page()` accepts (asked once per page,
+    /// in storage order), decoding only the columns in `cols` (the other values are NULL):
+    /// the page sample of a statistics build (SQL Server samples whole pages, not rows).
+    pub fn for_each_sampled_row(
+        &self,
+        cols: &[usize],
+        keep_page: &mut dyn FnMut() -> bool,
+        f: &mut dyn FnMut(&[Value]) -> SqlResult<()>,
+    ) -> SqlResult<()> {
+        let mut batch = RowBatch::new();
+        let mut row = vec![Value::Null; self.table.columns.len()];
+        let mut visit = |batch: &RowBatch| -> SqlResult<()> {
+            if batch.is_empty() || !keep_page() {
+                return Ok(());
+            }
+            for i in 0..batch.len() {
+                self.format.decode_cols(batch.record(i), cols, &mut row)?;
+                f(&row)?;
+            }
+            Ok(())
+        };
+        if let Some(heap) = &self.heap {
+            let mut scan = heap.scan()?;
+            loop {
+                batch.clear();
+                let more = scan.next_batch(&mut batch)?;
+                visit(&batch)?;
+                if !more {
+                    break;
+                }
+            }
+        } else if let Some((_, bt)) = &self.clustered {
+            let mut scan = bt.range(Bound::Unbounded, Bound::Unbounded, ScanDirection::Forward)?;
+            loop {
+                batch.clear();
+                let more = scan.next_batch(&mut batch)?;
+                visit(&batch)?;
+                if !more {
+                    break;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Calls `f(row, locator)` for every row in storage order.

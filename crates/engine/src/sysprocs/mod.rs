@@ -99,6 +99,10 @@ const PROCS: &[ProcSpec] = &[
         params: &["@data_type", "@ODBCVer"],
     },
     ProcSpec {
+        name: "sp_updatestats",
+        params: &["@resample"],
+    },
+    ProcSpec {
         name: "sp_datatype_info_100",
         params: &["@data_type", "@ODBCVer"],
     },
@@ -186,6 +190,12 @@ impl Session {
             "sp_who2" => self.sp_who(&args, sink, true)?,
             "sp_datatype_info" => self.sp_datatype_info(&args, sink, true)?,
             "sp_datatype_info_100" => self.sp_datatype_info(&args, sink, false)?,
+            "sp_updatestats" => {
+                if args.text("@resample").is_some() {
+                    return Err(SqlError::unsupported("sp_updatestats @resample"));
+                }
+                self.sp_updatestats(sink)?
+            }
             _ => return Ok(None),
         };
         Ok(Some(status))

@@ -161,6 +161,7 @@ impl Binder<'_> {
             "IS_SRVROLEMEMBER",
             "IS_MEMBER",
             "INDEXPROPERTY",
+            "STATS_DATE",
             "SESSIONPROPERTY",
             "ROWCOUNT_BIG",
             "USER_ID",
@@ -481,6 +482,7 @@ impl Binder<'_> {
             | "SCHEMA_ID"
             | "TYPE_ID" => (F::Named, DataType::Int),
             "ROWCOUNT_BIG" => (F::Named, DataType::BigInt),
+            "STATS_DATE" => (F::Named, DataType::DateTime),
             "COL_LENGTH" => (F::Named, DataType::SmallInt),
             "IDENT_SEED" | "IDENT_INCR" => (
                 F::Named,

@@ -178,6 +178,12 @@ impl Binder<'_> {
         {
             return self.bind_io_file_stats(&shown, args, alias, columns);
         }
+        if upper == "DM_DB_STATS_PROPERTIES"
+            && name.parts.len() == 2
+            && name.parts[0].value.eq_ignore_ascii_case("sys")
+        {
+            return self.bind_stats_properties(&shown, args, alias, columns);
+        }
         let qn = qualified_name(name);
         let module = self.env.resolve_module(&qn)?;
         let Some(m) = module else {
@@ -232,6 +238,41 @@ impl Binder<'_> {
         let exposed = alias
             .map(|a| a.value.clone())
             .unwrap_or_else(|| "dm_io_virtual_file_stats".to_string());
+        let (op, mut sc) = self.derived_scope(op, names, &exposed, columns)?;
+        if let Some(t) = sc.tables.first_mut() {
+            t.has_alias = alias.is_some();
+            t.schema = Some("sys".into());
+        }
+        Ok((op, sc, Vec::new()))
+    }
+
+    /// `sys.dm_db_stats_properties(object_id, stats_id)`: the engine's view of every
+    /// statistics object filtered to one (the engine's statistics/show.rs).
+    fn bind_stats_properties(
+        &self,
+        shown: &str,
+        args: &[ast::Expr],
+        alias: Option<&ast::Ident>,
+        columns: &[ast::Ident],
+    ) -> SqlResult<(LogicalOp, Scope, crate::scalar::Params)> {
+        if let Some(e) = arg_count_error(args.len(), 2, shown) {
+            return Err(e);
+        }
+        let text = format!(
+            "SELECT * FROM sys.dm_db_stats_properties AS f WHERE f.object_id = ({}) AND f.stats_id = ({})",
+            args[0], args[1]
+        );
+        let query = parser::parse_batch(&text)?
+            .into_iter()
+            .find_map(|s| match s.kind {
+                ast::StatementKind::Select(q) => Some(q),
+                _ => None,
+            })
+            .ok_or_else(|| SqlError::internal("dm_db_stats_properties query"))?;
+        let (op, names, _) = self.bind_query_level(&query, true)?;
+        let exposed = alias
+            .map(|a| a.value.clone())
+            .unwrap_or_else(|| "dm_db_stats_properties".to_string());
         let (op, mut sc) = self.derived_scope(op, names, &exposed, columns)?;
         if let Some(t) = sc.tables.first_mut() {
             t.has_alias = alias.is_some();

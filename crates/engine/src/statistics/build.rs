@@ -1,0 +1,318 @@
+//! Building one statistics object's data from sampled rows: sort, count NULLs, compress the
+//! leading column's values into at most 200 histogram steps, and count the distinct values of
+//! every column prefix for the density vector (engine README "Statistics").
+//!
+//! Step choice: every distinct value starts as its own step (RANGE_ROWS 0). While there are
+//! more than [`MAX_HISTOGRAM_STEPS`], the interior step whose removal gives the smallest
+//! merged range (its range rows + its equal rows + the next step's range rows) is folded into
+//! the next step's range. The first and last values always stay step keys. Frequent values
+//! therefore keep their own step (their EQ_ROWS exact) and ranges stay of similar weight: the
+//! effect of SQL Server's maxdiff-style compression, computed exactly in O(n log n).
+
+use std::cmp::{Ordering, Reverse};
+use std::collections::BinaryHeap;
+
+use catalog::statistics::{DensityEntry, HistogramStep, StatisticsData, MAX_HISTOGRAM_STEPS};
+use types::{Collation, Value};
+
+/// A key column of a statistics object.
+pub(crate) struct StatColumn {
+    pub name: String,
+    pub collation: Collation,
+}
+
+/// Builds the data from `rows` (one value per statistics column, key order) sampled out of a
+/// table of `table_rows` rows. With a sample, RANGE_ROWS and EQ_ROWS are scaled by
+/// `table_rows / rows sampled`; distinct counts are the sample's (a lower bound).
+pub(crate) fn build(
+    cols: &[StatColumn],
+    mut rows: Vec<Vec<Value>>,
+    table_rows: u64,
+    updated: String,
+) -> StatisticsData {
+    let cmp_rows = |a: &Vec<Value>, b: &Vec<Value>| -> Ordering {
+        for (i, c) in cols.iter().enumerate() {
+            let o = types::sort_cmp(&a[i], &b[i], c.collation);
+            if o != Ordering::Equal {
+                return o;
+            }
+        }
+        Ordering::Equal
+    };
+    rows.sort_by(cmp_rows);
+    let sampled = rows.len() as u64;
+    let rows_total = table_rows.max(sampled);
+    let scale = if sampled == 0 {
+        1.0
+    } else {
+        rows_total as f64 / sampled as f64
+    };
+    // density vector: distinct prefixes in one pass over the sorted rows
+    let n = cols.len();
+    let mut distinct = vec![0u64; n];
+    let mut length = vec![0f64; n];
+    for (r, row) in rows.iter().enumerate() {
+        let first_diff = if r == 0 {
+            0
+        } else {
+            let prev = &rows[r - 1];
+            (0..n)
+                .find(|&i| types::sort_cmp(&prev[i], &row[i], cols[i].collation) != Ordering::Equal)
+                .unwrap_or(n)
+        };
+        for d in distinct.iter_mut().skip(first_diff) {
+            *d += 1;
+        }
+        let mut acc = 0.0;
+        for (i, l) in length.iter_mut().enumerate() {
+            acc += value_length(&row[i]);
+            *l += acc;
+        }
+    }
+    let density = (0..n)
+        .map(|k| DensityEntry {
+            columns: cols[..=k].iter().map(|c| c.name.clone()).collect(),
+            all_density: if distinct[k] == 0 {
+                0.0
+            } else {
+                1.0 / distinct[k] as f64
+            },
+            average_length: if sampled == 0 {
+                0.0
+            } else {
+                length[k] / sampled as f64
+            },
+        })
+        .collect();
+    let null_rows = rows.iter().take_while(|r| r[0].is_null()).count();
+    let coll = cols.first().map(|c| c.collation).unwrap_or(Collation::DEFAULT);
+    let mut runs: Vec<(Value, u64)> = Vec::new();
+    for row in rows.into_iter().skip(null_rows) {
+        let v = row.into_iter().next().unwrap_or(Value::Null);
+        match runs.last_mut() {
+            Some((last, count)) if types::sort_cmp(last, &v, coll) == Ordering::Equal => {
+                *count += 1
+            }
+            _ => runs.push((v, 1)),
+        }
+    }
+    let steps = compress(runs, MAX_HISTOGRAM_STEPS)
+        .into_iter()
+        .map(|s| {
+            let range_rows = s.range as f64 * scale;
+            HistogramStep {
+                range_hi_key: s.key,
+                range_rows,
+                eq_rows: s.eq as f64 * scale,
+                distinct_range_rows: s.distinct_range as f64,
+                avg_range_rows: if s.distinct_range == 0 {
+                    1.0
+                } else {
+                    range_rows / s.distinct_range as f64
+                },
+            }
+        })
+        .collect();
+    StatisticsData {
+        rows: rows_total,
+        rows_sampled: sampled,
+        null_rows: null_rows as f64 * scale,
+        steps,
+        density,
+        updated,
+    }
+}
+
+/// A histogram step while it is built (counts in sampled rows).
+struct Step {
+    key: Value,
+    eq: u64,
+    range: u64,
+    distinct_range: u64,
+}
+
+/// Folds the runs `(value, count)` (ascending, distinct) into at most `max_steps` steps (module
+/// doc).
+fn compress(runs: Vec<(Value, u64)>, max_steps: usize) -> Vec<Step> {
+    let mut steps: Vec<Step> = runs
+        .into_iter()
+        .map(|(key, eq)| Step {
+            key,
+            eq,
+            range: 0,
+            distinct_range: 0,
+        })
+        .collect();
+    let n = steps.len();
+    if n <= max_steps || max_steps < 2 {
+        return steps;
+    }
+    let mut alive = vec![true; n];
+    let mut prev: Vec<usize> = (0..n).map(|i| i.wrapping_sub(1)).collect();
+    let mut next: Vec<usize> = (1..=n).collect();
+    let mut version = vec![0u32; n];
+    let cost = |steps: &[Step], next: &[usize], i: usize| -> u64 {
+        steps[i].range + steps[i].eq + steps[next[i]].range
+    };
+    let mut heap = BinaryHeap::new();
+    for i in 1..n - 1 {
+        heap.push(Reverse((cost(&steps, &next, i), i, 0u32)));
+    }
+    let mut count = n;
+    while count > max_steps {
+        let Some(Reverse((_, i, v))) = heap.pop() else {
+            break;
+        };
+        if !alive[i] || v != version[i] {
+            continue;
+        }
+        let (p, nx) = (prev[i], next[i]);
+        let folded_rows = steps[i].range + steps[i].eq;
+        let folded_distinct = steps[i].distinct_range + 1;
+        steps[nx].range += folded_rows;
+        steps[nx].distinct_range += folded_distinct;
+        alive[i] = false;
+        next[p] = nx;
+        prev[nx] = p;
+        count -= 1;
+        for j in [p, nx] {
+            if j != 0 && j != n - 1 && alive[j] {
+                version[j] += 1;
+                heap.push(Reverse((cost(&steps, &next, j), j, version[j])));
+            }
+        }
+    }
+    steps
+        .into_iter()
+        .zip(alive)
+        .filter_map(|(s, a)| a.then_some(s))
+        .collect()
+}
+
+/// Bytes a value takes (the density vector's "Average Length"): the stored length of strings
+/// and binaries, the fixed size of the other types; NULL counts 0.
+pub(crate) fn value_length(v: &Value) -> f64 {
+    (match v {
+        Value::Null => 0,
+        Value::Bit(_) | Value::TinyInt(_) => 1,
+        Value::SmallInt(_) => 2,
+        Value::Int(_) | Value::Real(_) | Value::SmallMoney(_) => 4,
+        Value::BigInt(_) | Value::Float(_) | Value::Money(_) => 8,
+        Value::Decimal { mantissa, .. } => match mantissa.unsigned_abs() {
+            0..=999_999_999 => 5,
+            1_000_000_000..=9_999_999_999_999_999_999 => 9,
+            _ => 17,
+        },
+        Value::Char(s) | Value::VarChar(s) => s.len(),
+        Value::NChar(s) | Value::NVarChar(s) => s.encode_utf16().count() * 2,
+        Value::Binary(b) | Value::VarBinary(b) => b.len(),
+        Value::Date(_) => 3,
+        Value::Time(_) => 5,
+        Value::DateTime { .. } => 8,
+        Value::DateTime2 { .. } => 8,
+        Value::SmallDateTime { .. } => 4,
+        Value::DateTimeOffset { .. } => 10,
+        Value::UniqueIdentifier(_) => 16,
+    }) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn col(name: &str) -> StatColumn {
+        StatColumn {
+            name: name.into(),
+            collation: Collation::DEFAULT,
+        }
+    }
+
+    fn ints(vals: &[i32]) -> Vec<Vec<Value>> {
+        vals.iter().map(|&v| vec![Value::Int(v)]).collect()
+    }
+
+    #[test]
+    fn few_distinct_values_get_one_step_each() {
+        let d = build(&[col("a")], ints(&[3, 1, 2, 2, 3, 3]), 6, String::new());
+        let keys: Vec<_> = d.steps.iter().map(|s| s.range_hi_key.clone()).collect();
+        assert_eq!(keys, vec![Value::Int(1), Value::Int(2), Value::Int(3)]);
+        let eq: Vec<f64> = d.steps.iter().map(|s| s.eq_rows).collect();
+        assert_eq!(eq, vec![1.0, 2.0, 3.0]);
+        assert!(d.steps.iter().all(|s| s.range_rows == 0.0));
+        assert_eq!(d.density[0].all_density, 1.0 / 3.0);
+        assert_eq!(d.density[0].average_length, 4.0);
+    }
+
+    #[test]
+    fn many_values_compress_to_200_steps_keeping_every_row() {
+        let vals: Vec<i32> = (0..1000).collect();
+        let d = build(&[col("a")], ints(&vals), 1000, String::new());
+        assert_eq!(d.steps.len(), MAX_HISTOGRAM_STEPS);
+        let total: f64 = d.steps.iter().map(|s| s.range_rows + s.eq_rows).sum();
+        assert_eq!(total, 1000.0);
+        let distinct: f64 = d
+            .steps
+            .iter()
+            .map(|s| s.distinct_range_rows + 1.0)
+            .sum();
+        assert_eq!(distinct, 1000.0);
+        assert_eq!(d.steps[0].range_hi_key, Value::Int(0));
+        assert_eq!(d.steps[199].range_hi_key, Value::Int(999));
+        // uniform data: ranges of even weight (999 values in 199 ranges: 4 or 5 each)
+        assert!(d.steps[1..].iter().all(|s| (3.0..=5.0).contains(&s.range_rows)));
+    }
+
+    #[test]
+    fn a_frequent_value_keeps_its_own_step() {
+        let mut vals: Vec<i32> = (0..2000).collect();
+        vals.extend(std::iter::repeat_n(777, 5000));
+        let d = build(&[col("a")], ints(&vals), 7000, String::new());
+        let s = d
+            .steps
+            .iter()
+            .find(|s| s.range_hi_key == Value::Int(777))
+            .expect("777 is a step");
+        assert_eq!(s.eq_rows, 5001.0);
+    }
+
+    #[test]
+    fn nulls_are_counted_apart_and_in_the_density() {
+        let rows = vec![
+            vec![Value::Null, Value::Int(1)],
+            vec![Value::Null, Value::Int(2)],
+            vec![Value::Int(5), Value::Int(1)],
+            vec![Value::Int(5), Value::Int(1)],
+        ];
+        let d = build(&[col("a"), col("b")], rows, 4, String::new());
+        assert_eq!(d.null_rows, 2.0);
+        assert_eq!(d.steps.len(), 1);
+        // a: {NULL, 5}; (a, b): {(NULL,1), (NULL,2), (5,1)}
+        assert_eq!(d.density[0].all_density, 0.5);
+        assert_eq!(d.density[1].all_density, 1.0 / 3.0);
+        assert_eq!(d.density[1].columns, vec!["a".to_string(), "b".to_string()]);
+    }
+
+    #[test]
+    fn strings_compare_with_the_column_collation() {
+        let rows = vec![
+            vec![Value::VarChar("abc".into())],
+            vec![Value::VarChar("ABC".into())],
+            vec![Value::VarChar("b".into())],
+        ];
+        let d = build(&[col("s")], rows.clone(), 3, String::new());
+        assert_eq!(d.steps.len(), 2, "case-insensitive default: abc = ABC");
+        let cs = StatColumn {
+            name: "s".into(),
+            collation: Collation::CS_AS,
+        };
+        assert_eq!(build(&[cs], rows, 3, String::new()).steps.len(), 3);
+    }
+
+    #[test]
+    fn a_sample_is_scaled_to_the_table() {
+        let d = build(&[col("a")], ints(&[1, 1, 2, 3]), 40, String::new());
+        assert_eq!(d.rows, 40);
+        assert_eq!(d.rows_sampled, 4);
+        assert_eq!(d.steps[0].eq_rows, 20.0);
+    }
+}

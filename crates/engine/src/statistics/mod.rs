@@ -1,0 +1,480 @@
+//! Optimizer statistics (engine README "Statistics"): statistics objects on indexes and column
+//! sets, built from the table's rows ([`build`]), persisted in the catalog ([`persist`]),
+//! created and updated by DDL ([`ddl`]) or automatically when the optimizer asks
+//! ([`for_optimizer`]), and shown by `DBCC SHOW_STATISTICS`, `sys.stats`, `sys.stats_columns`,
+//! `sys.dm_db_stats_properties` and `STATS_DATE` ([`show`]).
+//!
+//! Threading: the objects live in the database's catalog cache as `Arc<StatisticsObject>`; a
+//! build reads the table without holding the catalog lock and installs its result by swapping
+//! the table's list under the write lock, so readers (compiles) see the old or the new object,
+//! never a partial one. At most one automatic build per (table, object) runs at a time
+//! ([`BUILDING`]); a compile that finds a build under way uses what exists.
+
+mod build;
+mod ddl;
+mod persist;
+mod show;
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
+
+use catalog::serial::{self, ObjectKind};
+use catalog::statistics::{StatisticsData, StatisticsObject};
+use catalog::{IndexKind, TableDef};
+use common::{ObjectId, SqlResult};
+use storage::{BTree, Txn};
+use types::DataType;
+
+use crate::dbcat::DbCatalog;
+use crate::session::Session;
+
+pub(crate) use show::{stats_date, sys_view};
+
+/// Most rows a build keeps in memory: a larger table (or sample) is sampled by pages down to
+/// this many rows, FULLSCAN included (`Rows Sampled` then says so).
+pub(crate) const MAX_BUILD_ROWS: u64 = 1_000_000;
+
+/// Tables up to this many rows are read whole by automatic statistics (SQL Server: tables
+/// under 8 MB).
+const AUTO_FULLSCAN_ROWS: u64 = 100_000;
+
+/// The statistics objects of one database's tables (part of [`DbCatalog`]), as stored: index
+/// statistics appear here once built; [`table_objects`] adds the headers of the others.
+#[derive(Clone, Debug, Default)]
+pub struct TableStatistics {
+    by_table: HashMap<ObjectId, Vec<Arc<StatisticsObject>>>,
+    auto_create_off: bool,
+    auto_update_off: bool,
+}
+
+impl TableStatistics {
+    /// Reads one `X` catalog row ([`DbCatalog::load`]).
+    pub(crate) fn load_row(&mut self, id: i32, bytes: &[u8]) -> SqlResult<()> {
+        if id == 0 {
+            let (create, update) = persist::decode_options(bytes)?;
+            self.auto_create_off = !create;
+            self.auto_update_off = !update;
+            return Ok(());
+        }
+        let list = persist::decode(bytes)?.into_iter().map(Arc::new).collect();
+        self.by_table.insert(id, list);
+        Ok(())
+    }
+
+    /// `AUTO_CREATE_STATISTICS` is ON.
+    pub(crate) fn auto_create(&self) -> bool {
+        !self.auto_create_off
+    }
+
+    /// `AUTO_UPDATE_STATISTICS` is ON.
+    pub(crate) fn auto_update(&self) -> bool {
+        !self.auto_update_off
+    }
+
+    /// The stored objects of a table.
+    pub(crate) fn stored(&self, table: ObjectId) -> &[Arc<StatisticsObject>] {
+        self.by_table.get(&table).map(|v| v.as_slice()).unwrap_or(&[])
+    }
+
+    fn row(table: &TableDef, list: &[Arc<StatisticsObject>]) -> SqlResult<Vec<u8>> {
+        let typed: Vec<(Arc<StatisticsObject>, DataType)> = list
+            .iter()
+            .filter_map(|o| {
+                let t = table.columns.get(*o.columns.first()?)?.data_type.clone();
+                Some((o.clone(), t))
+            })
+            .collect();
+        persist::encode(&typed)
+    }
+
+    /// Replaces a table's stored objects in the cache and the catalog B-tree under `txn`.
+    pub(crate) fn put(
+        &mut self,
+        tree: &BTree,
+        txn: &mut Txn,
+        table: &TableDef,
+        list: Vec<Arc<StatisticsObject>>,
+    ) -> SqlResult<()> {
+        crate::dbcat::bump_schema_generation();
+        let key = serial::object_key(ObjectKind::Statistics, table.object_id);
+        if list.is_empty() {
+            tree.delete(txn, &key)?;
+            self.by_table.remove(&table.object_id);
+        } else {
+            tree.upsert(txn, &key, &Self::row(table, &list)?)?;
+            self.by_table.insert(table.object_id, list);
+        }
+        Ok(())
+    }
+
+    /// [`Self::put`] in a system transaction of its own, committed at once: automatic
+    /// statistics are not part of the user's transaction (SQL Server: a rollback keeps them).
+    pub(crate) fn put_autonomous(
+        &mut self,
+        store: &storage::Database,
+        tree: &BTree,
+        table: &TableDef,
+        list: Vec<Arc<StatisticsObject>>,
+    ) -> SqlResult<()> {
+        let mut txn = store.begin()?;
+        match self.put(tree, &mut txn, table, list) {
+            Ok(()) => txn.commit_lazy(),
+            Err(e) => {
+                let _ = txn.abort();
+                Err(e)
+            }
+        }
+    }
+
+    /// Forgets a dropped table's objects.
+    pub(crate) fn remove_table(&mut self, tree: &BTree, txn: &mut Txn, id: ObjectId) -> SqlResult<()> {
+        if self.by_table.remove(&id).is_some() {
+            tree.delete(txn, &serial::object_key(ObjectKind::Statistics, id))?;
+        }
+        Ok(())
+    }
+
+    /// `ALTER DATABASE SET AUTO_CREATE_STATISTICS | AUTO_UPDATE_STATISTICS`.
+    pub(crate) fn set_options(
+        &mut self,
+        tree: &BTree,
+        txn: &mut Txn,
+        auto_create: Option<bool>,
+        auto_update: Option<bool>,
+    ) -> SqlResult<()> {
+        if let Some(v) = auto_create {
+            self.auto_create_off = !v;
+        }
+        if let Some(v) = auto_update {
+            self.auto_update_off = !v;
+        }
+        tree.upsert(
+            txn,
+            &serial::object_key(ObjectKind::Statistics, 0),
+            &persist::encode_options(self.auto_create(), self.auto_update()),
+        )
+    }
+}
+
+/// Every statistics object of `table`: one per rowstore index (same name and id, a header
+/// without data until built) and the column statistics, by stats_id.
+pub(crate) fn table_objects(cat: &DbCatalog, table: &TableDef) -> Vec<Arc<StatisticsObject>> {
+    let stored = cat.statistics.stored(table.object_id);
+    let mut out: Vec<Arc<StatisticsObject>> = Vec::new();
+    for ix in &table.indexes {
+        if ix.kind != IndexKind::RowStore {
+            continue;
+        }
+        let columns: Vec<usize> = ix.key_columns.iter().map(|(c, _)| *c).collect();
+        let found = stored
+            .iter()
+            .find(|o| o.index_id == Some(ix.index_id) && o.columns == columns);
+        out.push(match found {
+            Some(o) if o.name == ix.name => o.clone(),
+            Some(o) => Arc::new(StatisticsObject {
+                name: ix.name.clone(),
+                ..(**o).clone()
+            }),
+            None => Arc::new(StatisticsObject {
+                stats_id: ix.index_id,
+                name: ix.name.clone(),
+                columns,
+                index_id: Some(ix.index_id),
+                auto_created: false,
+                user_created: false,
+                no_recompute: false,
+                filter: ix.filter.clone(),
+                data: None,
+            }),
+        });
+    }
+    out.extend(stored.iter().filter(|o| o.index_id.is_none()).cloned());
+    out.sort_by_key(|o| o.stats_id);
+    out
+}
+
+/// How much of the table a build reads.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Sample {
+    Full,
+    Percent(f64),
+    Rows(u64),
+    /// Automatic statistics and `sp_updatestats` (module README: whole table up to
+    /// [`AUTO_FULLSCAN_ROWS`], then `15 * rows^0.55` rows, at least 100,000).
+    Auto,
+}
+
+/// Rows modified since the process started per (database, table, stats_id) when each object
+/// was last built: `sys.dm_db_stats_properties.modification_counter` is the table's counter
+/// minus this.
+static BASELINES: LazyLock<Mutex<HashMap<(String, ObjectId, i32), u64>>> =
+    LazyLock::new(Default::default);
+
+/// Objects being built automatically right now (database, table, stats_id or -1 - column).
+static BUILDING: LazyLock<Mutex<HashSet<(String, ObjectId, i32)>>> = LazyLock::new(Default::default);
+
+fn lock<T>(m: &'static Mutex<T>) -> MutexGuard<'static, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Modifications of `table` since its statistics object `stats_id` was built.
+pub(crate) fn modification_counter(table: &TableDef, stats_id: i32) -> u64 {
+    let now = exec::table_io::modification_count(&table.database, table.object_id);
+    let base = lock(&BASELINES)
+        .get(&(table.database.to_ascii_lowercase(), table.object_id, stats_id))
+        .copied()
+        .unwrap_or(0);
+    now.saturating_sub(base)
+}
+
+fn mark_built(table: &TableDef, stats_id: i32, counter_at_start: u64) {
+    lock(&BASELINES).insert(
+        (table.database.to_ascii_lowercase(), table.object_id, stats_id),
+        counter_at_start,
+    );
+}
+
+/// SQL Server 2016+'s automatic update threshold for a table of `rows` rows at the last
+/// build: MIN(500 + 0.20 * n, SQRT(1000 * n)) modifications.
+pub(crate) fn update_threshold(rows: u64) -> f64 {
+    let n = rows as f64;
+    (500.0 + 0.20 * n).min((1000.0 * n).sqrt())
+}
+
+/// Reads `table`'s rows (a page sample per `sample`) and builds the data of a statistics
+/// object on `cols`; None when the table is empty. Returns also the modification counter read
+/// before the scan (the new baseline).
+pub(crate) fn build_data(
+    store: &Arc<storage::Database>,
+    table: &Arc<TableDef>,
+    cols: &[usize],
+    sample: Sample,
+) -> SqlResult<(Option<StatisticsData>, u64)> {
+    let counter = exec::table_io::modification_count(&table.database, table.object_id);
+    let ts = exec::table_io::TableStore::open(store.clone(), table.clone())?;
+    let rows = ts.count_slots()?;
+    if rows == 0 {
+        return Ok((None, counter));
+    }
+    let wanted = match sample {
+        Sample::Full => rows as f64,
+        Sample::Percent(p) => rows as f64 * (p / 100.0).clamp(0.0, 1.0),
+        Sample::Rows(n) => n as f64,
+        Sample::Auto if rows <= AUTO_FULLSCAN_ROWS => rows as f64,
+        Sample::Auto => (15.0 * (rows as f64).powf(0.55)).max(AUTO_FULLSCAN_ROWS as f64),
+    };
+    let fraction = (wanted.min(MAX_BUILD_ROWS as f64) / rows as f64).clamp(0.0, 1.0);
+    let stat_cols: Vec<build::StatColumn> = cols
+        .iter()
+        .filter_map(|&c| table.columns.get(c))
+        .map(|c| build::StatColumn {
+            name: c.name.clone(),
+            collation: c
+                .collation
+                .as_deref()
+                .and_then(types::Collation::from_name)
+                .unwrap_or(types::Collation::DEFAULT),
+        })
+        .collect();
+    let mut sampled: Vec<Vec<types::Value>> = Vec::new();
+    // deterministic page choice (xorshift seeded by the table) so a rebuild of unchanged data
+    // gives the same histogram
+    let mut seed = (table.object_id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut pass = |fraction: f64, sampled: &mut Vec<Vec<types::Value>>| -> SqlResult<()> {
+        let mut keep = || {
+            if fraction >= 1.0 {
+                return true;
+            }
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            ((seed >> 11) as f64 / (1u64 << 53) as f64) < fraction
+        };
+        ts.for_each_sampled_row(cols, &mut keep, &mut |row| {
+            if sampled.len() as u64 >= MAX_BUILD_ROWS {
+                return Ok(());
+            }
+            sampled.push(cols.iter().map(|&c| row[c].clone()).collect());
+            Ok(())
+        })
+    };
+    pass(fraction, &mut sampled)?;
+    if sampled.is_empty() {
+        // a small sample missed every page: read them all (still capped)
+        pass(1.0, &mut sampled)?;
+    }
+    let data = build::build(&stat_cols, sampled, rows, crate::ddl::now_text());
+    Ok((Some(data), counter))
+}
+
+/// Types SQL Server cannot build statistics on (Msg 1978).
+pub(crate) fn type_supported(t: &DataType) -> bool {
+    let name = serial::type_to_text(t);
+    !matches!(
+        name.as_str(),
+        "text" | "ntext" | "image" | "xml" | "sql_variant" | "geometry" | "geography"
+    )
+}
+
+/// `_WA_Sys_<column id hex>_<table id hex>`: SQL Server's name for automatic statistics.
+pub(crate) fn auto_name(table: &TableDef, column: usize) -> String {
+    format!("_WA_Sys_{:08X}_{:08X}", column + 1, table.object_id as u32)
+}
+
+/// The next free stats_id of a table (ids are shared with its indexes).
+pub(crate) fn next_stats_id(table: &TableDef, objects: &[Arc<StatisticsObject>]) -> i32 {
+    let ix = table.indexes.iter().map(|i| i.index_id).max().unwrap_or(1);
+    let st = objects.iter().map(|o| o.stats_id).max().unwrap_or(1);
+    ix.max(st).max(1) + 1
+}
+
+/// `Catalog::statistics` for the optimizer: the table's objects, after creating statistics on
+/// `columns` that lead none (AUTO_CREATE_STATISTICS) and rebuilding objects past the
+/// modification threshold (AUTO_UPDATE_STATISTICS), both synchronously with the automatic
+/// sample. Not while the session's open transaction has changed this database's catalog (the
+/// table may not be committed yet); a failed automatic build leaves what exists.
+pub(crate) fn for_optimizer(
+    session: &Session,
+    table: &TableDef,
+    columns: &[usize],
+) -> Vec<Arc<StatisticsObject>> {
+    let Some(h) = session.engine().database(&table.database) else {
+        return Vec::new();
+    };
+    let (objects, auto_create, auto_update) = {
+        let cat = h.cat.read();
+        let Some(catalog::SchemaObject::Table(current)) = cat.objects.get(&table.object_id)
+        else {
+            return Vec::new();
+        };
+        (
+            table_objects(&cat, current),
+            cat.statistics.auto_create(),
+            cat.statistics.auto_update(),
+        )
+    };
+    let may_write = !session.catalog_touched.contains(&table.database)
+        && !session.catalog_touched.iter().any(|d| d.eq_ignore_ascii_case(&table.database));
+    if !may_write {
+        return objects;
+    }
+    let mut wanted: Vec<(Option<i32>, Vec<usize>)> = Vec::new();
+    if auto_update {
+        for o in &objects {
+            if o.no_recompute {
+                continue;
+            }
+            let stale = match &o.data {
+                Some(d) => modification_counter(table, o.stats_id) as f64 >= update_threshold(d.rows).max(1.0),
+                // an index built on an empty table: first rows since
+                None => o.index_id.is_some() && modification_counter(table, o.stats_id) > 0,
+            };
+            if stale {
+                wanted.push((Some(o.stats_id), o.columns.clone()));
+            }
+        }
+    }
+    if auto_create {
+        for &c in columns {
+            let led = objects.iter().any(|o| o.columns.first() == Some(&c));
+            let ok = table.columns.get(c).is_some_and(|col| type_supported(&col.data_type));
+            if !led && ok && !wanted.iter().any(|(_, cols)| cols.first() == Some(&c)) {
+                wanted.push((None, vec![c]));
+            }
+        }
+    }
+    if wanted.is_empty() {
+        return objects;
+    }
+    for (stats_id, cols) in wanted {
+        let _ = auto_build(&h, table, stats_id, &cols);
+    }
+    let cat = h.cat.read();
+    match cat.objects.get(&table.object_id) {
+        Some(catalog::SchemaObject::Table(current)) => table_objects(&cat, current),
+        _ => objects,
+    }
+}
+
+/// One automatic build (create when `stats_id` is None), installed autonomously.
+fn auto_build(
+    h: &crate::server::DbHandle,
+    table: &TableDef,
+    stats_id: Option<i32>,
+    cols: &[usize],
+) -> SqlResult<()> {
+    let key = (
+        table.database.to_ascii_lowercase(),
+        table.object_id,
+        stats_id.unwrap_or(-1 - cols.first().copied().unwrap_or(0) as i32),
+    );
+    if !lock(&BUILDING).insert(key.clone()) {
+        return Ok(());
+    }
+    let r = (|| {
+        let current = match h.cat.read().objects.get(&table.object_id) {
+            Some(catalog::SchemaObject::Table(t)) => t.clone(),
+            _ => return Ok(()),
+        };
+        let (data, counter) = build_data(&h.store, &current, cols, Sample::Auto)?;
+        let tree = h.store.catalog_btree()?;
+        let mut cat = h.cat.write();
+        let all = match cat.objects.get(&table.object_id) {
+            Some(catalog::SchemaObject::Table(t)) if t.columns == current.columns => {
+                table_objects(&cat, t)
+            }
+            _ => return Ok(()),
+        };
+        let (list, id) = match stats_id {
+            Some(id) => {
+                let list: Vec<Arc<StatisticsObject>> = all
+                    .iter()
+                    .map(|o| {
+                        if o.stats_id == id {
+                            Arc::new(StatisticsObject {
+                                data: data.clone(),
+                                ..(**o).clone()
+                            })
+                        } else {
+                            o.clone()
+                        }
+                    })
+                    .collect();
+                (list, id)
+            }
+            None => {
+                if all.iter().any(|o| o.columns.first() == cols.first()) {
+                    return Ok(());
+                }
+                let id = next_stats_id(&current, &all);
+                let mut list = all.clone();
+                list.push(Arc::new(StatisticsObject {
+                    stats_id: id,
+                    name: auto_name(&current, cols[0]),
+                    columns: cols.to_vec(),
+                    index_id: None,
+                    auto_created: true,
+                    user_created: false,
+                    no_recompute: false,
+                    filter: None,
+                    data,
+                }));
+                (list, id)
+            }
+        };
+        let stored = stored_part(list);
+        cat.statistics
+            .put_autonomous(&h.store, &tree, &current, stored)?;
+        mark_built(&current, id, counter);
+        Ok(())
+    })();
+    lock(&BUILDING).remove(&key);
+    r
+}
+
+/// What is stored of a full list: index statistics only once built.
+pub(crate) fn stored_part(list: Vec<Arc<StatisticsObject>>) -> Vec<Arc<StatisticsObject>> {
+    list.into_iter()
+        .filter(|o| o.index_id.is_none() || o.data.is_some() || o.no_recompute)
+        .collect()
+}
