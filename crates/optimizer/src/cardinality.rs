@@ -433,27 +433,65 @@ pub fn column_origin(op: &PhysOp, col: usize) -> Option<(Arc<TableDef>, usize)> 
     }
 }
 
-/// Per-statement cache of [`TableStats`] (keyed by the table definition's address).
+/// Selectivity of `L.a = R.b` from the distinct counts of both sides (when known) and the
+/// sides' rows `l`, `r` (containment: 1 / the larger distinct count; an unknown side is
+/// assumed to hold the known side's values; both unknown: the smaller side is a key).
+pub fn equi_selectivity(dl: Option<f64>, dr: Option<f64>, l: f64, r: f64) -> f64 {
+    let d = match (dl, dr) {
+        (Some(a), Some(b)) => a.max(b),
+        (Some(a), None) => a.min(r),
+        (None, Some(b)) => b.min(l),
+        (None, None) => l.min(r),
+    };
+    1.0 / d.max(1.0)
+}
+
+/// Per-statement cache of [`TableStats`] (keyed by the table definition's address), with the
+/// columns already asked about (the catalog may auto-create statistics on them).
 #[derive(Default)]
 pub struct StatsCache {
-    tables: Vec<(usize, Arc<TableStats>)>,
+    tables: Vec<(usize, Vec<usize>, Arc<TableStats>)>,
 }
 
 impl StatsCache {
     pub fn get(&mut self, catalog: &dyn Catalog, table: &Arc<TableDef>) -> Arc<TableStats> {
+        self.get_with(catalog, table, &[])
+    }
+
+    /// The table's stats, asking the catalog about `columns` (predicate / join / grouping
+    /// columns) when they were not asked about yet in this statement.
+    pub fn get_with(
+        &mut self,
+        catalog: &dyn Catalog,
+        table: &Arc<TableDef>,
+        columns: &[usize],
+    ) -> Arc<TableStats> {
         let key = Arc::as_ptr(table) as usize;
-        if let Some((_, t)) = self.tables.iter().find(|(k, _)| *k == key) {
-            return t.clone();
+        let columns: Vec<usize> = columns
+            .iter()
+            .copied()
+            .filter(|&c| c < table.columns.len())
+            .collect();
+        if let Some(i) = self.tables.iter().position(|(k, _, _)| *k == key) {
+            let (_, asked, t) = &self.tables[i];
+            if columns.iter().all(|c| asked.contains(c)) {
+                return t.clone();
+            }
+            let mut all = asked.clone();
+            all.extend(columns.iter().filter(|c| !asked.contains(c)));
+            let t = Arc::new(TableStats::load(catalog, table, &all));
+            self.tables[i] = (key, all, t.clone());
+            return t;
         }
-        let t = Arc::new(TableStats::load(catalog, table, &[]));
-        self.tables.push((key, t.clone()));
+        let t = Arc::new(TableStats::load(catalog, table, &columns));
+        self.tables.push((key, columns, t.clone()));
         t
     }
 
     /// Distinct values of output column `col` of `op` (capped at its estimated rows).
     pub fn distinct(&mut self, catalog: &dyn Catalog, op: &PhysOp, col: usize) -> Option<f64> {
         let (table, c) = column_origin(op, col)?;
-        let d = self.get(catalog, &table).distinct(c)?;
+        let d = self.get_with(catalog, &table, &[c]).distinct(c)?;
         Some(d.min(op.est_rows.max(1.0)))
     }
 
@@ -470,14 +508,7 @@ impl StatsCache {
         for (lk, rk) in keys {
             let dl = lk.and_then(|c| self.distinct(catalog, left, c));
             let dr = rk.and_then(|c| self.distinct(catalog, right, c));
-            let d = match (dl, dr) {
-                (Some(a), Some(b)) => a.max(b),
-                // the unknown side is assumed to hold the known side's values
-                (Some(a), None) => a.min(r),
-                (None, Some(b)) => b.min(l),
-                (None, None) => l.min(r),
-            };
-            sels.push(1.0 / d.max(1.0));
+            sels.push(equi_selectivity(dl, dr, l, r));
         }
         if sels.is_empty() {
             return l * r;

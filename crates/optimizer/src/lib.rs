@@ -11,6 +11,7 @@ pub mod cardinality;
 pub mod cost;
 mod decorrelate;
 mod explain;
+mod join_order;
 mod planner;
 mod prune;
 pub mod rules;
@@ -31,6 +32,8 @@ pub struct Options {
     pub group: GroupHints,
     /// `OPTION (CONCAT | HASH | MERGE UNION)`: the strategies UNION may use.
     pub union: UnionHints,
+    /// `OPTION (FORCE ORDER)`: inner joins keep the written order and sides.
+    pub force_order: bool,
 }
 
 /// Aggregation strategies allowed by `OPTION (HASH GROUP, ORDER GROUP)`.

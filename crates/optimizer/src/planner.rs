@@ -16,6 +16,8 @@ pub(crate) struct Planner<'o> {
     catalog: &'o dyn Catalog,
     /// Row counts and statistics of the tables read, loaded once per statement.
     pub(crate) stats: StatsCache,
+    /// Set while planning a join tree JoinOrder built (it is not reordered again).
+    reordering: bool,
     /// Parameter slots allocated by the optimizer (nested loops index lookups) start here.
     next_slot: usize,
 }
@@ -83,6 +85,7 @@ impl<'o> Planner<'o> {
             options,
             catalog,
             stats: StatsCache::default(),
+            reordering: false,
             next_slot: OPT_SLOT_BASE,
         }
     }
@@ -816,7 +819,15 @@ impl<'o> Planner<'o> {
                     .position(|i| catalog::name_eq(&i.name, h))
             }
         });
-        let ts = self.stats.get(self.catalog, &table);
+        let mut predicate_columns = Vec::new();
+        for c in &conj {
+            c.columns_used(&mut predicate_columns);
+        }
+        predicate_columns.sort_unstable();
+        predicate_columns.dedup();
+        let ts = self
+            .stats
+            .get_with(self.catalog, &table, &predicate_columns);
         let informed = self.informed(&table);
         let scan_cost = crate::cost::scan_cost(&table, ts.rows);
         let mut best: Option<SeekChoice> = None;
@@ -931,6 +942,16 @@ impl<'o> Planner<'o> {
         hint: Option<JoinHint>,
         columns: Vec<ColumnMeta>,
     ) -> SqlResult<PhysOp> {
+        if matches!(kind, JoinKind::Inner | JoinKind::Cross)
+            && hint.is_none()
+            && !self.options.force_order
+            && !self.reordering
+            && self.enabled("JoinOrder")
+        {
+            if let Some(p) = self.reorder_joins(&left, &right, on.as_ref(), &columns)? {
+                return Ok(p);
+            }
+        }
         let la = left.arity();
         let ra = right.arity();
         if kind == JoinKind::RightOuter {
@@ -994,6 +1015,14 @@ impl<'o> Planner<'o> {
                 residual.push(c);
             }
         }
+        let left_get = match &left {
+            LogicalOp::Get(src) => Some(src.clone()),
+            _ => None,
+        };
+        let informed_left = match &left_get {
+            Some(src) => self.informed(&src.table),
+            None => false,
+        };
         let lphys = self.op(left)?;
         let lkeys = self.exprs(lkeys)?;
         let residual = self.exprs(residual)?;
@@ -1170,18 +1199,190 @@ impl<'o> Planner<'o> {
                 right_keys: rkeys,
                 residual: ScalarExpr::conjunction(residual),
             },
-            columns,
+            columns.clone(),
         );
         n.est_rows = e;
-        if let Some(mut loops) = loops_alternative {
-            // the cheaper of nested loops with an index seek and the hash join
-            self.annotate(&mut loops);
-            self.annotate(&mut n);
-            if loops.cost.subtree <= n.cost.subtree {
-                return Ok(loops);
+        let mut alternatives: Vec<PhysOp> = loops_alternative.into_iter().collect();
+        let commute = kind == JoinKind::Inner
+            && hint.is_none()
+            && !self.options.force_order
+            && (informed_right || informed_left)
+            && self.enabled("JoinCommute");
+        if commute {
+            alternatives.extend(self.commuted_join(&n, left_get, la, ra, &columns)?);
+        }
+        if alternatives.is_empty() {
+            return Ok(n);
+        }
+        // the cheapest of the hash join and the alternatives
+        self.annotate(&mut n);
+        let mut best = n;
+        for mut a in alternatives {
+            self.annotate(&mut a);
+            if a.cost.subtree < best.cost.subtree {
+                best = a;
             }
         }
-        Ok(n)
+        Ok(best)
+    }
+
+    /// JoinOrder (join_order.rs): a tree of three or more inner joins over tables whose row
+    /// counts are known, planned in the order of least intermediate rows; None leaves the
+    /// written order.
+    fn reorder_joins(
+        &mut self,
+        left: &LogicalOp,
+        right: &LogicalOp,
+        on: Option<&ScalarExpr>,
+        columns: &[ColumnMeta],
+    ) -> SqlResult<Option<PhysOp>> {
+        use crate::join_order;
+        let Some(flat) = join_order::flatten(left, right, on) else {
+            return Ok(None);
+        };
+        let mut phys = Vec::with_capacity(flat.rels.len());
+        for r in &flat.rels {
+            if let Some(t) = base_table(&r.op) {
+                if !self.informed(&t) {
+                    return Ok(None);
+                }
+            }
+            phys.push(self.op(r.op.clone())?);
+        }
+        let rows: Vec<f64> = phys.iter().map(|p| p.est_rows).collect();
+        let mut edges = Vec::with_capacity(flat.preds.len());
+        let mut preds = Vec::with_capacity(flat.preds.len());
+        for p in flat.preds {
+            let mask = join_order::rel_mask(&p, &flat.rels);
+            let sel = match join_order::equi_columns(&p, &flat.rels) {
+                Some(((i, ci), (j, cj))) => {
+                    let di = self.stats.distinct(self.catalog, &phys[i], ci);
+                    let dj = self.stats.distinct(self.catalog, &phys[j], cj);
+                    crate::cardinality::equi_selectivity(di, dj, rows[i], rows[j])
+                }
+                None => crate::cardinality::OTHER_GUESS,
+            };
+            edges.push((mask, sel));
+            preds.push((mask, p));
+        }
+        let tree = join_order::choose(&rows, &edges);
+        let offsets: Vec<(usize, usize)> = flat.rels.iter().map(|r| (r.offset, r.arity)).collect();
+        let mut rels: Vec<Option<LogicalOp>> = flat.rels.into_iter().map(|r| Some(r.op)).collect();
+        let (mut op, layout, _) = join_order::build(&tree, &mut rels, &offsets, &mut preds);
+        let position = |g: usize| layout.iter().position(|&x| x == g).unwrap_or(g);
+        // predicates over no relation (constants, variables) filter the result
+        let rest: Vec<ScalarExpr> = preds
+            .into_iter()
+            .map(|(_, mut p)| {
+                p.remap_columns(&position);
+                p
+            })
+            .collect();
+        if let Some(p) = ScalarExpr::conjunction(rest) {
+            op = LogicalOp::Filter {
+                input: Box::new(op),
+                predicate: p,
+            };
+        }
+        let exprs = (0..columns.len())
+            .map(|g| ScalarExpr::column(position(g), columns[g].data_type.clone()))
+            .collect();
+        let project = LogicalOp::Project {
+            input: Box::new(op),
+            exprs,
+            columns: columns.to_vec(),
+        };
+        self.reordering = true;
+        let planned = self.op(project);
+        self.reordering = false;
+        planned.map(Some)
+    }
+
+    /// JoinCommute: the inner equi-join `hash` (left ++ right) with its inputs swapped, behind
+    /// a projection that puts the columns back in order: nested loops seeking into the left
+    /// table when it is a base table with an index on its keys, and a hash join building on
+    /// the left input when the right one is large (over [`COMMUTE_BUILD_ROWS`] rows and four
+    /// times the left; below that both builds are cheap and the written sides stay).
+    fn commuted_join(
+        &mut self,
+        hash: &PhysOp,
+        left_get: Option<TableSource>,
+        la: usize,
+        ra: usize,
+        columns: &[ColumnMeta],
+    ) -> SqlResult<Vec<PhysOp>> {
+        let PhysKind::HashJoin {
+            left,
+            right,
+            left_keys,
+            right_keys,
+            residual,
+            ..
+        } = &hash.kind
+        else {
+            return Ok(vec![]);
+        };
+        let swap_cols = |i: usize| if i < la { i + ra } else { i - la };
+        let residual_sw: Vec<ScalarExpr> = residual
+            .iter()
+            .map(|r| {
+                let mut r = r.clone();
+                r.remap_columns(&swap_cols);
+                r
+            })
+            .collect();
+        let swapped_cols: Vec<ColumnMeta> = columns[la..]
+            .iter()
+            .chain(columns[..la].iter())
+            .cloned()
+            .collect();
+        let mut out = Vec::new();
+        if let Some(src) = left_get {
+            if let Some(n) = self.index_lookup(
+                (**right).clone(),
+                src,
+                right_keys,
+                left_keys,
+                &residual_sw,
+                JoinKind::Inner,
+                swapped_cols.clone(),
+            )? {
+                out.push(n);
+            }
+        }
+        if right.est_rows > COMMUTE_BUILD_ROWS && right.est_rows > 4.0 * left.est_rows {
+            let mut n = self.node(
+                PhysKind::HashJoin {
+                    left: right.clone(),
+                    right: left.clone(),
+                    kind: JoinKind::Inner,
+                    left_keys: right_keys.clone(),
+                    right_keys: left_keys.clone(),
+                    residual: ScalarExpr::conjunction(residual_sw),
+                },
+                swapped_cols,
+            );
+            n.est_rows = hash.est_rows;
+            out.push(n);
+        }
+        Ok(out
+            .into_iter()
+            .map(|j| {
+                let e = j.est_rows;
+                let exprs = (0..la + ra)
+                    .map(|i| ScalarExpr::column(swap_cols(i), columns[i].data_type.clone()))
+                    .collect();
+                let mut p = self.node(
+                    PhysKind::ComputeScalar {
+                        input: Box::new(j),
+                        exprs,
+                    },
+                    columns.to_vec(),
+                );
+                p.est_rows = e;
+                p
+            })
+            .collect())
     }
 
     /// Nested loops + index seek on `src` when an index leads with the right key columns.
@@ -1238,7 +1439,8 @@ impl<'o> Planner<'o> {
                 ));
             }
             let inner_cols = src.columns();
-            let ts = self.stats.get(self.catalog, &table);
+            let key_cols: Vec<usize> = index.key_columns.iter().map(|k| k.0).collect();
+            let ts = self.stats.get_with(self.catalog, &table, &key_cols);
             let full_unique = index.unique && eq.len() == index.key_columns.len();
             let per_seek = if full_unique {
                 1.0
@@ -1295,6 +1497,18 @@ impl<'o> Planner<'o> {
         Ok(None)
     }
 }
+
+/// The table a relation reads when it is a (filtered) base table.
+fn base_table(op: &LogicalOp) -> Option<Arc<catalog::TableDef>> {
+    match op {
+        LogicalOp::Get(src) => Some(src.table.clone()),
+        LogicalOp::Filter { input, .. } => base_table(input),
+        _ => None,
+    }
+}
+
+/// Rows above which a hash join's build input is worth swapping to the smaller side.
+const COMMUTE_BUILD_ROWS: f64 = 1000.0;
 
 /// Cost difference under which a seek is kept over a cheaper scan (about three page reads):
 /// on tables of a few pages the two cost the same to the user and the seek touches fewer rows.
