@@ -71,7 +71,10 @@ fn thirty_table_join_plans_fast_and_runs() {
     run(&mut s, "SET SHOWPLAN_TEXT OFF");
     assert!(!plan.is_empty());
     eprintln!("30-table join: compile {plan_time:?}");
-    assert!(plan_time < Duration::from_millis(100), "compile took {plan_time:?}");
+    assert!(
+        plan_time < Duration::from_millis(100),
+        "compile took {plan_time:?}"
+    );
 
     let t = Instant::now();
     let rows = run(&mut s, &query(""));
@@ -79,6 +82,9 @@ fn thirty_table_join_plans_fast_and_runs() {
     eprintln!("30-table join: compile + run {run_time:?}");
     assert!(run_time < Duration::from_secs(1), "run took {run_time:?}");
     let forced = run(&mut s, &query("OPTION (FORCE ORDER)"));
-    assert_eq!(rows, forced, "reordered result differs from the written order's");
+    assert_eq!(
+        rows, forced,
+        "reordered result differs from the written order's"
+    );
     assert_eq!(rows, vec![vec![Value::Int(30), Value::Int(465)]]);
 }

@@ -41,6 +41,9 @@ pub const IS_NULL_GUESS: f64 = 0.1;
 /// Selectivity guessed for a predicate the estimator does not model.
 pub const OTHER_GUESS: f64 = 0.3;
 
+/// A range bound: (value, inclusive).
+type Bound = (Value, bool);
+
 /// Row count and statistics of one table, loaded once per statement.
 pub struct TableStats {
     pub table: Arc<TableDef>,
@@ -116,7 +119,7 @@ impl TableStats {
     /// Selectivity of the conjunction of `conj` (predicates over this table's columns).
     pub fn conj_selectivity(&self, conj: &[ScalarExpr]) -> f64 {
         let mut sels = Vec::new();
-        let mut ranges: Vec<(usize, Option<(Value, bool)>, Option<(Value, bool)>)> = Vec::new();
+        let mut ranges: Vec<(usize, Option<Bound>, Option<Bound>)> = Vec::new();
         for c in conj {
             // two bounds on one column are one range when a histogram can price it
             if let Some((col, op, v)) = column_vs_value(c) {
@@ -358,8 +361,14 @@ fn rows_below(h: &StatisticsData, v: &Value, inclusive: bool) -> f64 {
                 return acc + s.range_rows + if inclusive { s.eq_rows } else { 0.0 };
             }
             Some(Ordering::Less) => {
-                let frac = match (prev.and_then(position), position(v), position(&s.range_hi_key)) {
-                    (Some(lo), Some(x), Some(hi)) if hi > lo => ((x - lo) / (hi - lo)).clamp(0.0, 1.0),
+                let frac = match (
+                    prev.and_then(position),
+                    position(v),
+                    position(&s.range_hi_key),
+                ) {
+                    (Some(lo), Some(x), Some(hi)) if hi > lo => {
+                        ((x - lo) / (hi - lo)).clamp(0.0, 1.0)
+                    }
                     _ if prev.is_none() => 0.0,
                     _ => 0.5,
                 };
@@ -518,7 +527,12 @@ impl StatsCache {
 
     /// Groups of a GROUP BY / DISTINCT over `input` on the given output columns (None: an
     /// expression): product of distinct counts, capped at the input rows.
-    pub fn group_rows(&mut self, catalog: &dyn Catalog, input: &PhysOp, cols: &[Option<usize>]) -> f64 {
+    pub fn group_rows(
+        &mut self,
+        catalog: &dyn Catalog,
+        input: &PhysOp,
+        cols: &[Option<usize>],
+    ) -> f64 {
         let n = input.est_rows.max(1.0);
         let mut g = 1.0f64;
         for c in cols {

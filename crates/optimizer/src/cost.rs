@@ -69,7 +69,9 @@ fn type_width(t: &DataType) -> f64 {
 
 /// Pages holding `rows` rows of `width` bytes.
 pub fn pages(rows: f64, width: f64) -> f64 {
-    (rows.max(0.0) * (width + ROW_OVERHEAD) / PAGE_BYTES).ceil().max(1.0)
+    (rows.max(0.0) * (width + ROW_OVERHEAD) / PAGE_BYTES)
+        .ceil()
+        .max(1.0)
 }
 
 /// Pages of a table with `rows` rows.
@@ -118,7 +120,11 @@ pub fn seek_cost(table: &TableDef, table_rows: f64, index: usize, rows: f64) -> 
 
 /// Fills `cost` on every node of `op` (run `executions` times), bottom up; `table_rows`
 /// gives a table's current rows (scans cost the whole table, not the rows they return).
-pub fn annotate(op: &mut PhysOp, executions: f64, table_rows: &mut dyn FnMut(&Arc<TableDef>) -> f64) {
+pub fn annotate(
+    op: &mut PhysOp,
+    executions: f64,
+    table_rows: &mut dyn FnMut(&Arc<TableDef>) -> f64,
+) {
     common::stack::grow(|| annotate_unguarded(op, executions, table_rows))
 }
 
@@ -203,8 +209,7 @@ fn own_cost(
         } => {
             let rows = table_rows(&source.table);
             // rows the seek range returns before the residual predicate: at least the output
-            let ranged = if range.eq.is_empty() && range.lower.is_none() && range.upper.is_none()
-            {
+            let ranged = if range.eq.is_empty() && range.lower.is_none() && range.upper.is_none() {
                 rows
             } else {
                 out

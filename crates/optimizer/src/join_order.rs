@@ -287,9 +287,7 @@ fn greedy(rows: &[f64], edges: &[(u64, f64)]) -> JoinTree {
         };
         parts.push((mi | mj, c, tree));
     }
-    parts
-        .pop()
-        .map_or(JoinTree::Leaf(0), |(_, _, t)| t)
+    parts.pop().map_or(JoinTree::Leaf(0), |(_, _, t)| t)
 }
 
 /// Builds the logical join tree for `tree`: returns the operator and, for each of its output
@@ -390,9 +388,15 @@ mod tests {
         let (mut x, mut y) = (Vec::new(), Vec::new());
         leaves(a, &mut x);
         leaves(b, &mut y);
-        assert!(x.contains(&1) || y.len() == 1 && y[0] == 1 || x.len() == 2, "{t:?}");
+        assert!(
+            x.contains(&1) || y.len() == 1 && y[0] == 1 || x.len() == 2,
+            "{t:?}"
+        );
         let pair = if x.len() == 2 { x } else { y };
-        assert!(pair.contains(&1), "the first join reads the middle relation: {t:?}");
+        assert!(
+            pair.contains(&1),
+            "the first join reads the middle relation: {t:?}"
+        );
     }
 
     #[test]

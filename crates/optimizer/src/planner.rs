@@ -412,9 +412,7 @@ impl<'o> Planner<'o> {
                 let aggs = self.aggs(aggs)?;
                 let group_cols: Vec<Option<usize>> =
                     group_by.iter().map(|e| e.as_column()).collect();
-                let groups = self
-                    .stats
-                    .group_rows(self.catalog, &input, &group_cols);
+                let groups = self.stats.group_rows(self.catalog, &input, &group_cols);
                 if group_by.is_empty() && grouping_sets.is_none() && self.enabled("GbAggToStrm") {
                     let mut n = self.node(
                         PhysKind::StreamAggregate {
@@ -853,7 +851,8 @@ impl<'o> Planner<'o> {
                 );
                 if informed {
                     // cost based: the cheapest seek (its rows from the statistics)
-                    let seek_conj = seek_conjuncts(&conj, &used, index.key_columns.get(range.eq.len()));
+                    let seek_conj =
+                        seek_conjuncts(&conj, &used, index.key_columns.get(range.eq.len()));
                     let rows = ts.rows * ts.conj_selectivity(&seek_conj);
                     let (io, cpu) = crate::cost::seek_cost(&table, ts.rows, ix, rows.max(1.0));
                     if io + cpu < best_cost {
@@ -1516,7 +1515,11 @@ const SEEK_PREFERENCE: f64 = 0.01;
 
 /// The conjuncts a seek's range applies: the consumed equalities and the range conjuncts on
 /// the next key column `next` (those also stay in the residual).
-fn seek_conjuncts(conj: &[ScalarExpr], used: &[usize], next: Option<&(usize, bool)>) -> Vec<ScalarExpr> {
+fn seek_conjuncts(
+    conj: &[ScalarExpr],
+    used: &[usize],
+    next: Option<&(usize, bool)>,
+) -> Vec<ScalarExpr> {
     conj.iter()
         .enumerate()
         .filter(|(i, c)| {

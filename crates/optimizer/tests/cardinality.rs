@@ -51,11 +51,21 @@ fn step(key: Value, range_rows: f64, eq_rows: f64, distinct: f64) -> HistogramSt
         range_rows,
         eq_rows,
         distinct_range_rows: distinct,
-        avg_range_rows: if distinct > 0.0 { range_rows / distinct } else { 1.0 },
+        avg_range_rows: if distinct > 0.0 {
+            range_rows / distinct
+        } else {
+            1.0
+        },
     }
 }
 
-fn stats(id: i32, col: usize, null_rows: f64, steps: Vec<HistogramStep>, density: f64) -> Arc<StatisticsObject> {
+fn stats(
+    id: i32,
+    col: usize,
+    null_rows: f64,
+    steps: Vec<HistogramStep>,
+    density: f64,
+) -> Arc<StatisticsObject> {
     let rows: f64 = null_rows + steps.iter().map(|s| s.range_rows + s.eq_rows).sum::<f64>();
     Arc::new(StatisticsObject {
         stats_id: id,
@@ -116,7 +126,10 @@ fn int(v: i32) -> ScalarExpr {
     ScalarExpr::literal(Value::Int(v), DataType::Int)
 }
 fn cmp(op: CmpOp, a: ScalarExpr, b: ScalarExpr) -> ScalarExpr {
-    ScalarExpr::new(ScalarKind::Compare(op, Box::new(a), Box::new(b)), DataType::Bit)
+    ScalarExpr::new(
+        ScalarKind::Compare(op, Box::new(a), Box::new(b)),
+        DataType::Bit,
+    )
 }
 fn var() -> ScalarExpr {
     ScalarExpr::new(ScalarKind::Variable("@x".into()), DataType::Int)
@@ -129,9 +142,15 @@ fn close(a: f64, b: f64) {
 #[test]
 fn equality_reads_the_histogram() {
     let t = ts();
-    close(t.selectivity(&cmp(CmpOp::Eq, col(1), int(20))), 50.0 / 500.0);
+    close(
+        t.selectivity(&cmp(CmpOp::Eq, col(1), int(20))),
+        50.0 / 500.0,
+    );
     // inside a step: AVG_RANGE_ROWS
-    close(t.selectivity(&cmp(CmpOp::Eq, col(1), int(15))), 10.0 / 500.0);
+    close(
+        t.selectivity(&cmp(CmpOp::Eq, col(1), int(15))),
+        10.0 / 500.0,
+    );
     // below the first step: one row
     close(t.selectivity(&cmp(CmpOp::Eq, col(1), int(5))), 1.0 / 500.0);
     // unknown value (variable): the density
@@ -145,12 +164,24 @@ fn equality_reads_the_histogram() {
 #[test]
 fn ranges_interpolate_inside_steps() {
     let t = ts();
-    close(t.selectivity(&cmp(CmpOp::Lt, col(1), int(20))), 300.0 / 500.0);
-    close(t.selectivity(&cmp(CmpOp::Le, col(1), int(20))), 350.0 / 500.0);
+    close(
+        t.selectivity(&cmp(CmpOp::Lt, col(1), int(20))),
+        300.0 / 500.0,
+    );
+    close(
+        t.selectivity(&cmp(CmpOp::Le, col(1), int(20))),
+        350.0 / 500.0,
+    );
     // v > 25: half of (20,30) plus 30's rows
-    close(t.selectivity(&cmp(CmpOp::Gt, col(1), int(25))), 60.0 / 500.0);
+    close(
+        t.selectivity(&cmp(CmpOp::Gt, col(1), int(25))),
+        60.0 / 500.0,
+    );
     // BETWEEN 12 AND 18 is one range (not two backed-off guesses): 0.6 of (10,20)
-    let between = [cmp(CmpOp::Ge, col(1), int(12)), cmp(CmpOp::Le, col(1), int(18))];
+    let between = [
+        cmp(CmpOp::Ge, col(1), int(12)),
+        cmp(CmpOp::Le, col(1), int(18)),
+    ];
     close(t.conj_selectivity(&between), 120.0 / 500.0);
     // unknown bound: SQL Server's 30 % guess
     close(t.selectivity(&cmp(CmpOp::Gt, col(1), var())), 0.3);
@@ -174,7 +205,10 @@ fn in_is_null_like_or_not() {
     close(t.selectivity(&not_null), 460.0 / 500.0);
     // OR: backoff over the complements (0.8 and 0.98)
     let or = ScalarExpr::new(
-        ScalarKind::Or(vec![cmp(CmpOp::Eq, col(1), int(10)), cmp(CmpOp::Eq, col(1), int(30))]),
+        ScalarKind::Or(vec![
+            cmp(CmpOp::Eq, col(1), int(10)),
+            cmp(CmpOp::Eq, col(1), int(30)),
+        ]),
         DataType::Bit,
     );
     close(t.selectivity(&or), 1.0 - 0.8 * 0.98f64.sqrt());
@@ -191,16 +225,22 @@ fn in_is_null_like_or_not() {
         DataType::Bit,
     );
     let l = t.selectivity(&like);
-    assert!(l >= 5.0 / 500.0 && l <= 15.0 / 500.0, "{l}");
+    assert!((5.0 / 500.0..=15.0 / 500.0).contains(&l), "{l}");
 }
 
 #[test]
 fn conjunctions_back_off_exponentially() {
     let t = ts();
     // v = 20 (0.1) AND id > @x (0.3): 0.1 * 0.3^(1/2)
-    let c = [cmp(CmpOp::Eq, col(1), int(20)), cmp(CmpOp::Gt, col(0), var())];
+    let c = [
+        cmp(CmpOp::Eq, col(1), int(20)),
+        cmp(CmpOp::Gt, col(0), var()),
+    ];
     close(t.conj_selectivity(&c), 0.1 * 0.3f64.sqrt());
-    close(and_backoff(vec![0.5, 0.1, 0.2, 0.4, 0.9]), 0.1 * 0.2f64.sqrt() * 0.4f64.powf(0.25) * 0.5f64.powf(0.125));
+    close(
+        and_backoff(vec![0.5, 0.1, 0.2, 0.4, 0.9]),
+        0.1 * 0.2f64.sqrt() * 0.4f64.powf(0.25) * 0.5f64.powf(0.125),
+    );
 }
 
 #[test]
@@ -210,14 +250,23 @@ fn guesses_without_statistics() {
     close(t.selectivity(&cmp(CmpOp::Eq, col(1), int(4))), 0.1);
     close(t.selectivity(&cmp(CmpOp::Lt, col(1), int(4))), 0.3);
     // BETWEEN: two 30 % ranges backed off, SQL Server's 16.43 %
-    let between = [cmp(CmpOp::Ge, col(1), int(1)), cmp(CmpOp::Le, col(1), int(9))];
+    let between = [
+        cmp(CmpOp::Ge, col(1), int(1)),
+        cmp(CmpOp::Le, col(1), int(9)),
+    ];
     close(t.conj_selectivity(&between), 0.3 * 0.3f64.sqrt());
-    close(t.selectivity(&cmp(CmpOp::Eq, col(0), int(4))), 1.0 / 10_000.0);
+    close(
+        t.selectivity(&cmp(CmpOp::Eq, col(0), int(4))),
+        1.0 / 10_000.0,
+    );
 }
 
 #[test]
 fn joins_assume_containment() {
-    close(equi_selectivity(Some(10.0), Some(100.0), 50.0, 1000.0), 0.01);
+    close(
+        equi_selectivity(Some(10.0), Some(100.0), 50.0, 1000.0),
+        0.01,
+    );
     // the unknown side holds the known side's values
     close(equi_selectivity(Some(10.0), None, 10.0, 100_000.0), 0.1);
     // both unknown: the smaller side is a key
