@@ -13,7 +13,8 @@
 //! drift that triggers a recount, assuming rows per page stay about constant. Deletes that free
 //! no pages are not seen until the page count moves (estimates stay high, as SQL Server's stale
 //! statistics do). Rows of uncommitted transactions are counted (an estimate, not a
-//! transactional value); a rollback that frees pages triggers a recount.
+//! transactional value); a rollback that frees pages triggers a recount. The count's page reads
+//! are not counted in SET STATISTICS IO (not the statement's work).
 
 use std::collections::HashMap;
 
@@ -52,7 +53,12 @@ pub(crate) fn table_rows(session: &Session, t: &TableDef) -> Option<u64> {
             return Some(((rows as u128 * pages as u128) / then as u128) as u64);
         }
     }
-    let rows = exec::table_io::count_rows(&h.store, &std::sync::Arc::new(t.clone())).ok()?;
+    // the count is the engine's own work: not in the statement's SET STATISTICS IO lines
+    let collecting = storage::objio::thread_collecting();
+    storage::objio::set_thread_collect(false);
+    let rows = exec::table_io::count_rows(&h.store, &std::sync::Arc::new(t.clone()));
+    storage::objio::set_thread_collect(collecting);
+    let rows = rows.ok()?;
     h.row_estimates.0.lock().insert(id, (pages, rows));
     Some(rows)
 }
