@@ -9,6 +9,7 @@
 
 pub mod cardinality;
 pub mod cost;
+mod costed;
 mod decorrelate;
 mod explain;
 mod join_order;
