@@ -95,8 +95,14 @@ pub fn scan_cost(table: &TableDef, rows: f64) -> f64 {
 }
 
 /// Cost of one seek returning `rows` rows of `table` (`table_rows` in all) through index
-/// `index`, with the lookup of each row when the index is nonclustered.
-pub fn seek_cost(table: &TableDef, table_rows: f64, index: usize, rows: f64) -> (f64, f64) {
+/// `index`, with the lookup of each row when the index is nonclustered and `covering` is false.
+pub fn seek_cost(
+    table: &TableDef,
+    table_rows: f64,
+    index: usize,
+    rows: f64,
+    covering: bool,
+) -> (f64, f64) {
     let clustered = table.indexes.get(index).is_some_and(|ix| ix.clustered);
     let fraction = if table_rows > 0.0 {
         (rows / table_rows).min(1.0)
@@ -110,7 +116,7 @@ pub fn seek_cost(table: &TableDef, table_rows: f64, index: usize, rows: f64) -> 
         pages(rows, 24.0)
     };
     let (mut io, mut cpu) = read_cost(rows, leaf_pages.max(1.0));
-    if !clustered {
+    if !clustered && !covering {
         // Key / RID lookup: a random read per row
         io += RANDOM_IO * rows;
         cpu += CPU_FIRST_ROW * rows;
@@ -214,7 +220,13 @@ fn own_cost(
             } else {
                 out
             };
-            seek_cost(&source.table, rows, *index, ranged.max(1.0))
+            seek_cost(
+                &source.table,
+                rows,
+                *index,
+                ranged.max(1.0),
+                source.covered_by(*index),
+            )
         }
         PhysKind::ConstantScan { .. }
         | PhysKind::VirtualScan { .. }

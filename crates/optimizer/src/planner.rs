@@ -813,7 +813,8 @@ impl<'o> Planner<'o> {
                     let seek_conj =
                         seek_conjuncts(&conj, &used, index.key_columns.get(range.eq.len()));
                     let rows = ts.rows * ts.conj_selectivity(&seek_conj);
-                    let (io, cpu) = crate::cost::seek_cost(&table, ts.rows, ix, rows.max(1.0));
+                    let (io, cpu) =
+                        crate::cost::seek_cost(&table, ts.rows, ix, rows.max(1.0), false);
                     if io + cpu < best_cost {
                         best_cost = io + cpu;
                         best = Some((ix, range, used, score));
