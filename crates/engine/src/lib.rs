@@ -59,6 +59,7 @@ mod sysprocs;
 pub mod sysviews;
 mod sysviews_more;
 mod sysviews_sessions;
+mod table_rows;
 mod trigger;
 mod tvf;
 

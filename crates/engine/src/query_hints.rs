@@ -76,9 +76,10 @@ pub(crate) fn optimizer_options(hints: &[QueryHint]) -> SqlResult<optimizer::Opt
             | QueryHint::MaxRecursion(_)
             | QueryHint::MinGrantPercent(_)
             | QueryHint::MaxGrantPercent(_) => {}
+            // the joins keep their written order and sides (JoinCommute, JoinOrder off)
+            QueryHint::ForceOrder => o.force_order = true,
             // hold by construction (docs/silent-noops.md says why)
-            QueryHint::ForceOrder
-            | QueryHint::NoPerformanceSpool
+            QueryHint::NoPerformanceSpool
             | QueryHint::KeepPlan
             | QueryHint::KeepFixedPlan
             | QueryHint::ExpandViews

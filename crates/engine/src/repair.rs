@@ -72,6 +72,7 @@ impl Engine {
             store,
             cat: RwLock::new(cat),
             sequences: Mutex::new(std::collections::HashMap::new()),
+            row_estimates: Default::default(),
         }))
     }
 

@@ -39,6 +39,8 @@ pub struct DbHandle {
     pub cat: RwLock<DbCatalog>,
     /// Sequence generators of this database (sequence.rs), by object id.
     pub sequences: Mutex<std::collections::HashMap<common::ObjectId, crate::sequence::SeqState>>,
+    /// Row counts behind `Catalog::table_rows` (table_rows.rs).
+    pub row_estimates: crate::table_rows::RowEstimates,
 }
 
 impl DbHandle {
@@ -203,6 +205,7 @@ impl Engine {
             store,
             cat: RwLock::new(cat),
             sequences: Mutex::new(std::collections::HashMap::new()),
+            row_estimates: Default::default(),
         });
         self.dbs.lock().push(h.clone());
         Ok(h)

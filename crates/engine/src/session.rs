@@ -944,6 +944,10 @@ impl Catalog for Session {
         cat.schema_by_id(id).map(|s| s.name.clone())
     }
 
+    fn table_rows(&self, table: &catalog::TableDef) -> Option<u64> {
+        crate::table_rows::table_rows(self, table)
+    }
+
     fn statistics(
         &self,
         table: &catalog::TableDef,

@@ -208,6 +208,12 @@ impl Operator for IndexSeek<'_> {
             return Ok(false);
         };
         let clustered = matches!(&store.clustered, Some((p, _)) if *p == self.index);
+        let covered = !clustered && self.source.covered_by(self.index);
+        let include_format = store
+            .nonclustered
+            .iter()
+            .find(|(p, _, _)| *p == self.index)
+            .and_then(|(_, _, f)| f.as_ref());
         ctx.check_cancel()?;
         loop {
             if self.pos < self.batch.len() {
@@ -259,6 +265,24 @@ impl Operator for IndexSeek<'_> {
                         .format
                         .decode_into(self.batch.record(i), &mut self.row)?;
                     locator = self.batch.key(i).to_vec();
+                } else if covered {
+                    // covering index: the INCLUDE record holds every column read, no lookup
+                    let rec = self.batch.record(i);
+                    let skip = 2 + nc_locator(rec)?.len();
+                    self.row
+                        .resize(self.source.table.columns.len(), Value::Null);
+                    if let (Some(fmt), Some(ix)) =
+                        (include_format, self.source.table.indexes.get(self.index))
+                    {
+                        let mut vals = Vec::with_capacity(ix.included.len());
+                        fmt.decode_into(rec.get(skip..).unwrap_or_default(), &mut vals)?;
+                        for (&c, v) in ix.included.iter().zip(vals) {
+                            if let Some(slot) = self.row.get_mut(c) {
+                                *slot = v;
+                            }
+                        }
+                    }
+                    locator = Vec::new();
                 } else {
                     locator = nc_locator(self.batch.record(i))?.to_vec();
                     let Some(rec) = store.fetch(&locator)? else {

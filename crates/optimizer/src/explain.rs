@@ -353,7 +353,7 @@ fn node_unguarded(op: &PhysOp, depth: usize, out: &mut String) {
                 s.push_str(&format!(", WHERE:({})", expr(p, &names)));
             }
             s.push(')');
-            if ix.clustered {
+            if ix.clustered || source.covered_by(*index) {
                 line(depth, &s, out)
             } else {
                 let lookup = match source.table.storage {

@@ -8,9 +8,13 @@
 //! What does NOT belong here: storage access or execution (exec), name binding (plan).
 
 mod agg_subquery;
+pub mod cardinality;
 mod common_conjuncts;
+pub mod cost;
+mod costed;
 mod decorrelate;
 mod explain;
+mod join_order;
 mod planner;
 mod prune;
 pub mod rules;
@@ -31,6 +35,8 @@ pub struct Options {
     pub group: GroupHints,
     /// `OPTION (CONCAT | HASH | MERGE UNION)`: the strategies UNION may use.
     pub union: UnionHints,
+    /// `OPTION (FORCE ORDER)`: inner joins keep the written order and sides.
+    pub force_order: bool,
 }
 
 /// Aggregation strategies allowed by `OPTION (HASH GROUP, ORDER GROUP)`.
@@ -53,10 +59,10 @@ pub struct UnionHints {
 /// `exec::eval_scalar` whenever the expression may contain a subquery (it is cheap otherwise).
 pub fn optimize_scalar(
     expr: plan::ScalarExpr,
-    _catalog: &dyn Catalog,
+    catalog: &dyn Catalog,
 ) -> SqlResult<plan::ScalarExpr> {
     let opts = Options::default();
-    let mut p = planner::Planner::new(&opts);
+    let mut p = planner::Planner::new(&opts, catalog);
     p.expr(expr)
 }
 
@@ -68,10 +74,10 @@ pub fn optimize(stmt: BoundStatement, catalog: &dyn Catalog) -> SqlResult<Physic
 /// Optimizes a bound statement.
 pub fn optimize_with(
     stmt: BoundStatement,
-    _catalog: &dyn Catalog,
+    catalog: &dyn Catalog,
     options: &Options,
 ) -> SqlResult<PhysicalPlan> {
-    let mut p = planner::Planner::new(options);
+    let mut p = planner::Planner::new(options, catalog);
     let mut plan = p.statement(stmt)?;
     if !options
         .disabled_rules
@@ -87,6 +93,15 @@ pub fn optimize_with(
             }
             _ => {}
         }
+    }
+    // every node's cost figures, from the final estimates
+    match &mut plan {
+        plan::Statement::Select { input, .. }
+        | plan::Statement::Insert { source: input, .. }
+        | plan::Statement::SelectInto { source: input, .. }
+        | plan::Statement::Update { input, .. }
+        | plan::Statement::Delete { input, .. } => p.annotate(input),
+        plan::Statement::Truncate { .. } => {}
     }
     Ok(plan)
 }

@@ -2,16 +2,22 @@
 
 use std::sync::Arc;
 
-use catalog::{IndexKind, TableStorage};
+use catalog::{Catalog, IndexKind, TableStorage};
 use common::SqlResult;
 use plan::*;
 use types::DataType;
 
+use crate::cardinality::StatsCache;
 use crate::Options;
 
 /// Planner state for one statement.
 pub(crate) struct Planner<'o> {
-    options: &'o Options,
+    pub(crate) options: &'o Options,
+    pub(crate) catalog: &'o dyn Catalog,
+    /// Row counts and statistics of the tables read, loaded once per statement.
+    pub(crate) stats: StatsCache,
+    /// Set while planning a join tree JoinOrder built (it is not reordered again).
+    pub(crate) reordering: bool,
     /// Parameter slots allocated by the optimizer (nested loops index lookups) start here.
     next_slot: usize,
 }
@@ -21,24 +27,70 @@ const OPT_SLOT_BASE: usize = 1 << 20;
 /// (index position, seek range, consumed conjuncts, score)
 type SeekChoice = (usize, SeekRange, Vec<usize>, (usize, bool, bool));
 
+/// The default estimate of a node from its children (the planner overrides it where it knows
+/// better: table reads, filters, joins, aggregates).
 fn est(kind: &PhysKind) -> f64 {
+    let literal_count = |e: &Option<ScalarExpr>| match e.as_ref().map(|e| &e.kind) {
+        Some(ScalarKind::Literal(v)) => v.as_f64(),
+        _ => None,
+    };
     match kind {
         PhysKind::ConstantScan { rows } => rows.len() as f64,
         PhysKind::VirtualScan { table } => table.rows.len() as f64,
         PhysKind::IndexSeek { .. } => 10.0,
+        PhysKind::Filter { input, .. } => input.est_rows * crate::cardinality::OTHER_GUESS,
+        PhysKind::ComputeScalar { input, .. }
+        | PhysKind::Window { input, .. }
+        | PhysKind::HashDistinct { input } => input.est_rows,
+        PhysKind::Sort { input, top, .. } => match literal_count(top) {
+            Some(n) => input.est_rows.min(n),
+            None => input.est_rows,
+        },
+        PhysKind::Top { input, spec } if !spec.percent => match literal_count(&spec.count) {
+            Some(n) => input.est_rows.min(n),
+            None => input.est_rows,
+        },
+        PhysKind::Top { input, .. } => input.est_rows,
+        PhysKind::HashAggregate {
+            input, group_by, ..
+        }
+        | PhysKind::StreamAggregate {
+            input, group_by, ..
+        } => {
+            if group_by.is_empty() {
+                1.0
+            } else {
+                input.est_rows
+            }
+        }
+        PhysKind::Concatenation { inputs } => inputs.iter().map(|i| i.est_rows).sum(),
+        PhysKind::HashSetOp { left, .. } => left.est_rows,
+        PhysKind::NestedLoops {
+            outer, inner, kind, ..
+        } => match kind {
+            JoinKind::LeftSemi | JoinKind::LeftAntiSemi => outer.est_rows,
+            _ => outer.est_rows * inner.est_rows,
+        },
+        PhysKind::HashJoin { left, right, .. } | PhysKind::MergeJoin { left, right, .. } => {
+            left.est_rows.max(right.est_rows)
+        }
+        PhysKind::TableFunction { func, .. } => func.estimate(),
         _ => 1000.0,
     }
 }
 
 impl<'o> Planner<'o> {
-    pub fn new(options: &'o Options) -> Self {
+    pub fn new(options: &'o Options, catalog: &'o dyn Catalog) -> Self {
         Planner {
             options,
+            catalog,
+            stats: StatsCache::default(),
+            reordering: false,
             next_slot: OPT_SLOT_BASE,
         }
     }
 
-    fn enabled(&self, rule: &str) -> bool {
+    pub(crate) fn enabled(&self, rule: &str) -> bool {
         !self
             .options
             .disabled_rules
@@ -88,7 +140,7 @@ impl<'o> Planner<'o> {
         n
     }
 
-    fn node(&self, kind: PhysKind, columns: Vec<ColumnMeta>) -> PhysOp {
+    pub(crate) fn node(&self, kind: PhysKind, columns: Vec<ColumnMeta>) -> PhysOp {
         let e = est(&kind);
         PhysOp::new(kind, columns, e)
     }
@@ -209,6 +261,7 @@ impl<'o> Planner<'o> {
                     let n = p.columns.len();
                     crate::prune::prune(&mut p, &vec![true; n]);
                 }
+                self.annotate(&mut p);
                 sq.plan = SubqueryPlan::Physical(Arc::new(p));
             }
         }
@@ -315,6 +368,9 @@ impl<'o> Planner<'o> {
                 let input = self.op(*input)?;
                 let group_by = self.exprs(group_by)?;
                 let aggs = self.aggs(aggs)?;
+                let group_cols: Vec<Option<usize>> =
+                    group_by.iter().map(|e| e.as_column()).collect();
+                let groups = self.stats.group_rows(self.catalog, &input, &group_cols);
                 if group_by.is_empty() && grouping_sets.is_none() && self.enabled("GbAggToStrm") {
                     let mut n = self.node(
                         PhysKind::StreamAggregate {
@@ -336,16 +392,19 @@ impl<'o> Planner<'o> {
                         })
                         .collect();
                     let sorted = self.sort_physical(input, keys, false);
-                    self.node(
+                    let mut n = self.node(
                         PhysKind::StreamAggregate {
                             input: Box::new(sorted),
                             group_by,
                             aggs,
                         },
                         columns,
-                    )
+                    );
+                    n.est_rows = groups;
+                    n
                 } else {
-                    self.node(
+                    let sets = grouping_sets.is_some();
+                    let mut n = self.node(
                         PhysKind::HashAggregate {
                             input: Box::new(input),
                             group_by,
@@ -353,7 +412,12 @@ impl<'o> Planner<'o> {
                             grouping_sets,
                         },
                         columns,
-                    )
+                    );
+                    // grouping sets: one result per set, left at the input's rows
+                    if !sets {
+                        n.est_rows = groups;
+                    }
+                    n
                 }
             }
             LogicalOp::Window { input, calls } => {
@@ -395,6 +459,8 @@ impl<'o> Planner<'o> {
             }
             LogicalOp::Distinct { input } => {
                 let input = self.op(*input)?;
+                let all: Vec<Option<usize>> = (0..input.columns.len()).map(Some).collect();
+                let groups = self.stats.group_rows(self.catalog, &input, &all);
                 if self.stream_grouping(false)? {
                     // OPTION (ORDER GROUP): a Distinct Sort on every column
                     let keys = columns
@@ -405,14 +471,18 @@ impl<'o> Planner<'o> {
                             desc: false,
                         })
                         .collect();
-                    return Ok(self.sort_physical(input, keys, true));
+                    let mut n = self.sort_physical(input, keys, true);
+                    n.est_rows = groups;
+                    return Ok(n);
                 }
-                self.node(
+                let mut n = self.node(
                     PhysKind::HashDistinct {
                         input: Box::new(input),
                     },
                     columns,
-                )
+                );
+                n.est_rows = groups;
+                n
             }
             LogicalOp::SetOp {
                 kind,
@@ -717,7 +787,19 @@ impl<'o> Planner<'o> {
                     .position(|i| catalog::name_eq(&i.name, h))
             }
         });
+        let mut predicate_columns = Vec::new();
+        for c in &conj {
+            c.columns_used(&mut predicate_columns);
+        }
+        predicate_columns.sort_unstable();
+        predicate_columns.dedup();
+        let ts = self
+            .stats
+            .get_with(self.catalog, &table, &predicate_columns);
+        let informed = self.informed(&table);
+        let scan_cost = crate::cost::scan_cost(&table, ts.rows);
         let mut best: Option<SeekChoice> = None;
+        let mut best_cost = f64::INFINITY;
         if self.enabled("SelToIdxSeek") && !src.hints.force_scan && forced != Some(usize::MAX) {
             for (ix, index) in table.indexes.iter().enumerate() {
                 if index.kind != IndexKind::RowStore || index.filter.is_some() {
@@ -737,11 +819,33 @@ impl<'o> Planner<'o> {
                     range.lower.is_some() || range.upper.is_some(),
                     index.clustered || index.unique,
                 );
-                if best.as_ref().is_none_or(|b| score > b.3) {
+                if informed {
+                    // cost based: the cheapest seek (its rows from the statistics)
+                    let seek_conj =
+                        seek_conjuncts(&conj, &used, index.key_columns.get(range.eq.len()));
+                    let rows = ts.rows * ts.conj_selectivity(&seek_conj);
+                    let (io, cpu) =
+                        crate::cost::seek_cost(&table, ts.rows, ix, rows.max(1.0), false);
+                    if io + cpu < best_cost {
+                        best_cost = io + cpu;
+                        best = Some((ix, range, used, score));
+                    }
+                } else if best.as_ref().is_none_or(|b| score > b.3) {
                     best = Some((ix, range, used, score));
                 }
             }
         }
+        // the scan wins when it is clearly cheaper; on tables of a few pages both are cheap and
+        // the seek is kept (it reads, and locks, fewer rows)
+        let seek_required = forced.is_some() || src.hints.force_seek;
+        if informed && !seek_required && best_cost > scan_cost + SEEK_PREFERENCE {
+            best = None;
+        }
+        let est_out = if informed {
+            ts.rows * ts.conj_selectivity(&conj)
+        } else {
+            0.0
+        };
         if let Some((ix, range, used, _)) = best {
             let full_unique =
                 table.indexes[ix].unique && range.eq.len() == table.indexes[ix].key_columns.len();
@@ -761,7 +865,13 @@ impl<'o> Planner<'o> {
                 },
                 columns,
             );
-            n.est_rows = if full_unique { 1.0 } else { 10.0 };
+            n.est_rows = if full_unique {
+                1.0
+            } else if informed {
+                est_out
+            } else {
+                10.0
+            };
             return Ok(n);
         }
         if src.hints.force_seek {
@@ -784,7 +894,9 @@ impl<'o> Planner<'o> {
             },
         };
         let mut n = self.node(kind, columns);
-        if has_pred {
+        if informed {
+            n.est_rows = est_out;
+        } else if has_pred {
             n.est_rows *= 0.3;
         }
         Ok(n)
@@ -800,6 +912,16 @@ impl<'o> Planner<'o> {
         hint: Option<JoinHint>,
         columns: Vec<ColumnMeta>,
     ) -> SqlResult<PhysOp> {
+        if matches!(kind, JoinKind::Inner | JoinKind::Cross)
+            && hint.is_none()
+            && !self.options.force_order
+            && !self.reordering
+            && self.enabled("JoinOrder")
+        {
+            if let Some(p) = self.reorder_joins(&left, &right, on.as_ref(), &columns)? {
+                return Ok(p);
+            }
+        }
         let la = left.arity();
         let ra = right.arity();
         if kind == JoinKind::RightOuter {
@@ -863,6 +985,14 @@ impl<'o> Planner<'o> {
                 residual.push(c);
             }
         }
+        let left_get = match &left {
+            LogicalOp::Get(src) => Some(src.clone()),
+            _ => None,
+        };
+        let informed_left = match &left_get {
+            Some(src) => self.informed(&src.table),
+            None => false,
+        };
         let lphys = self.op(left)?;
         let lkeys = self.exprs(lkeys)?;
         let residual = self.exprs(residual)?;
@@ -882,7 +1012,10 @@ impl<'o> Planner<'o> {
                     columns,
                 ));
             }
-            let e = lphys.est_rows * rphys.est_rows;
+            let mut e = lphys.est_rows * rphys.est_rows;
+            if predicate.is_some() {
+                e *= crate::cardinality::OTHER_GUESS;
+            }
             let mut n = self.node(
                 PhysKind::NestedLoops {
                     outer: Box::new(lphys),
@@ -896,14 +1029,21 @@ impl<'o> Planner<'o> {
             n.est_rows = e;
             return Ok(n);
         }
-        // nested loops with an index seek on the inner side
+        // nested loops with an index seek on the inner side: with known row counts an
+        // alternative costed against the hash join below; without them, when the outer input
+        // is small (the rule-based preference)
+        let informed_right = match &right {
+            LogicalOp::Get(src) => self.informed(&src.table),
+            _ => false,
+        };
         let lookup_ok = matches!(
             kind,
             JoinKind::Inner | JoinKind::LeftOuter | JoinKind::LeftSemi | JoinKind::LeftAntiSemi
         ) && self.enabled("JNtoIdxLookup")
             && hint != Some(JoinHint::Hash)
             && hint != Some(JoinHint::Merge)
-            && (hint == Some(JoinHint::Loop) || lphys.est_rows <= 100.0);
+            && (hint == Some(JoinHint::Loop) || informed_right || lphys.est_rows <= 100.0);
+        let mut loops_alternative = None;
         if lookup_ok {
             if let LogicalOp::Get(src) = &right {
                 if let Some(n) = self.index_lookup(
@@ -915,7 +1055,10 @@ impl<'o> Planner<'o> {
                     kind,
                     columns.clone(),
                 )? {
-                    return Ok(n);
+                    if hint == Some(JoinHint::Loop) || !informed_right {
+                        return Ok(n);
+                    }
+                    loops_alternative = Some(n);
                 }
             }
         }
@@ -925,6 +1068,7 @@ impl<'o> Planner<'o> {
         // key-less case above, a FULL join under a LOOP hint runs as a hash join.
         if hint == Some(JoinHint::Loop) && kind != JoinKind::FullOuter {
             // loop join without a usable index: keys go back into the predicate
+            let e = self.join_estimate(&lphys, &rphys, &lkeys, &rkeys, kind, !residual.is_empty());
             let mut preds = residual;
             for (l, r) in lkeys.into_iter().zip(rkeys) {
                 let mut r = r;
@@ -934,7 +1078,7 @@ impl<'o> Planner<'o> {
                     DataType::Bit,
                 ));
             }
-            return Ok(self.node(
+            let mut n = self.node(
                 PhysKind::NestedLoops {
                     outer: Box::new(lphys),
                     inner: Box::new(rphys),
@@ -943,7 +1087,9 @@ impl<'o> Planner<'o> {
                     params: vec![],
                 },
                 columns,
-            ));
+            );
+            n.est_rows = e;
+            return Ok(n);
         }
         let merge_kind = matches!(
             kind,
@@ -993,7 +1139,8 @@ impl<'o> Planner<'o> {
             if !try_ordered_scan(&mut r, &rk) {
                 r = sort(self, r, &rkeys);
             }
-            return Ok(self.node(
+            let e = self.join_estimate(&l, &r, &lkeys, &rkeys, kind, !residual.is_empty());
+            let mut n = self.node(
                 PhysKind::MergeJoin {
                     left: Box::new(l),
                     right: Box::new(r),
@@ -1003,14 +1150,16 @@ impl<'o> Planner<'o> {
                     residual: ScalarExpr::conjunction(residual),
                 },
                 columns,
-            ));
+            );
+            n.est_rows = e;
+            return Ok(n);
         }
         if hint == Some(JoinHint::Merge) && self.enabled("JoinToMerge") {
             // exec's Merge Join has no right/full outer form: a MERGE JOIN hint on those has
             // no plan here, which SQL Server reports as Msg 8622 (never a silent hash join)
             return Err(common::SqlError::new(8622, &[]));
         }
-        let e = lphys.est_rows.max(rphys.est_rows);
+        let e = self.join_estimate(&lphys, &rphys, &lkeys, &rkeys, kind, !residual.is_empty());
         let mut n = self.node(
             PhysKind::HashJoin {
                 left: Box::new(lphys),
@@ -1020,15 +1169,36 @@ impl<'o> Planner<'o> {
                 right_keys: rkeys,
                 residual: ScalarExpr::conjunction(residual),
             },
-            columns,
+            columns.clone(),
         );
         n.est_rows = e;
-        Ok(n)
+        let mut alternatives: Vec<PhysOp> = loops_alternative.into_iter().collect();
+        let commute = kind == JoinKind::Inner
+            && hint.is_none()
+            && !self.options.force_order
+            && (informed_right || informed_left)
+            && self.enabled("JoinCommute");
+        if commute {
+            alternatives.extend(self.commuted_join(&n, left_get, la, ra, &columns)?);
+        }
+        if alternatives.is_empty() {
+            return Ok(n);
+        }
+        // the cheapest of the hash join and the alternatives
+        self.annotate(&mut n);
+        let mut best = n;
+        for mut a in alternatives {
+            self.annotate(&mut a);
+            if a.cost.subtree < best.cost.subtree {
+                best = a;
+            }
+        }
+        Ok(best)
     }
 
     /// Nested loops + index seek on `src` when an index leads with the right key columns.
     #[allow(clippy::too_many_arguments)]
-    fn index_lookup(
+    pub(crate) fn index_lookup(
         &mut self,
         outer: PhysOp,
         src: TableSource,
@@ -1080,7 +1250,22 @@ impl<'o> Planner<'o> {
                 ));
             }
             let inner_cols = src.columns();
-            let seek = self.node(
+            let key_cols: Vec<usize> = index.key_columns.iter().map(|k| k.0).collect();
+            let ts = self.stats.get_with(self.catalog, &table, &key_cols);
+            let full_unique = index.unique && eq.len() == index.key_columns.len();
+            let per_seek = if full_unique {
+                1.0
+            } else if ts.known {
+                let sels = index.key_columns[..eq.len()]
+                    .iter()
+                    .map(|&(kc, _)| ts.eq_selectivity(kc, None))
+                    .collect();
+                (ts.rows * crate::cardinality::and_backoff(sels)).max(1.0)
+            } else {
+                10.0
+            };
+            let has_preds = !preds.is_empty();
+            let mut seek = self.node(
                 PhysKind::IndexSeek {
                     source: src,
                     index: ix,
@@ -1094,7 +1279,19 @@ impl<'o> Planner<'o> {
                 },
                 inner_cols,
             );
-            let e = outer.est_rows;
+            seek.est_rows = per_seek;
+            let o = outer.est_rows;
+            let matched = if has_preds {
+                per_seek * crate::cardinality::OTHER_GUESS
+            } else {
+                per_seek
+            };
+            let e = match kind {
+                JoinKind::LeftSemi => o * matched.min(1.0),
+                JoinKind::LeftAntiSemi => (o * (1.0 - matched.min(1.0))).max(o * 0.1),
+                JoinKind::LeftOuter => o * matched.max(1.0),
+                _ => o * matched,
+            };
             let mut n = self.node(
                 PhysKind::NestedLoops {
                     outer: Box::new(outer),
@@ -1110,6 +1307,33 @@ impl<'o> Planner<'o> {
         }
         Ok(None)
     }
+}
+
+/// Cost difference under which a seek is kept over a cheaper scan (about three page reads):
+/// on tables of a few pages the two cost the same to the user and the seek touches fewer rows.
+const SEEK_PREFERENCE: f64 = 0.01;
+
+/// The conjuncts a seek's range applies: the consumed equalities and the range conjuncts on
+/// the next key column `next` (those also stay in the residual).
+fn seek_conjuncts(
+    conj: &[ScalarExpr],
+    used: &[usize],
+    next: Option<&(usize, bool)>,
+) -> Vec<ScalarExpr> {
+    conj.iter()
+        .enumerate()
+        .filter(|(i, c)| {
+            used.contains(i)
+                || next.is_some_and(|&(kc, _)| match &c.kind {
+                    ScalarKind::Compare(op, a, b) if !matches!(op, CmpOp::Eq | CmpOp::Ne) => {
+                        (a.as_column() == Some(kc) && row_independent(b))
+                            || (b.as_column() == Some(kc) && row_independent(a))
+                    }
+                    _ => false,
+                })
+        })
+        .map(|(_, c)| c.clone())
+        .collect()
 }
 
 /// Can a value of type `v` be used to seek a key column of type `col` (exact, order preserving)?

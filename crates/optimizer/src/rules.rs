@@ -36,6 +36,14 @@ pub const RULES: &[Rule] = &[
         doc: "Equi-join whose inner side is a table with an index led by the join columns becomes nested loops with an index seek on the inner side (outer values as parameters).",
     },
     Rule {
+        name: "JoinOrder",
+        doc: "A tree of three or more inner/cross joins (no join hints, no FORCE ORDER, no subqueries in the conditions, row counts known) is flattened into relations and predicates and rebuilt in the order with the least intermediate rows: dynamic programming over connected subsets up to 12 relations, greedy pairing beyond; a projection restores the column order. Sound: inner joins are associative and commutative and each predicate is applied where all its columns are present.",
+    },
+    Rule {
+        name: "JoinCommute",
+        doc: "Inner equi-join (no join hint, no FORCE ORDER, row counts known): the swapped inputs are costed too — nested loops seeking into the left table through an index on its join keys, and a hash join building on the left input when the right one is over 1,000 rows and four times the left. A projection restores the column order. Sound: an inner join is commutative.",
+    },
+    Rule {
         name: "JoinToHash",
         doc: "Equi-join (or any outer join without keys) becomes a hash match join building on the right input.",
     },

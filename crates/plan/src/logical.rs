@@ -57,6 +57,23 @@ pub struct TableSource {
 }
 
 impl TableSource {
+    /// Whether nonclustered index `index` holds, in its INCLUDE columns, every column the plan
+    /// reads from this source (`needed`, set by column pruning): a seek on it then needs no
+    /// Key / RID Lookup (exec reads the INCLUDE record of the index entry). Key columns are
+    /// stored in a collation sort-key encoding that is not decoded back, so reading one still
+    /// takes the lookup; so do DML targets (they need the row locator's row).
+    pub fn covered_by(&self, index: usize) -> bool {
+        let (Some(needed), Some(ix)) = (&self.needed, self.table.indexes.get(index)) else {
+            return false;
+        };
+        !ix.clustered
+            && !self.with_locator
+            && needed
+                .iter()
+                .enumerate()
+                .all(|(c, &n)| !n || ix.included.contains(&c))
+    }
+
     /// Output columns: the table's columns (+ locator).
     pub fn columns(&self) -> Vec<ColumnMeta> {
         let mut v: Vec<ColumnMeta> = self

@@ -132,6 +132,12 @@ pub fn set_thread_collect(on: bool) {
     COLLECT.with(|c| c.set(on));
 }
 
+/// Whether this thread collects per-object counters now (work the engine does for itself,
+/// like the optimizer's row counts, switches it off around its reads).
+pub fn thread_collecting() -> bool {
+    COLLECT.with(|c| c.get())
+}
+
 /// This thread's collected per-object counters: ((object map id, object id), counters),
 /// cumulative since collection was first turned on. The map id is `Database::obj_io_id`.
 pub fn thread_object_io() -> Vec<((u64, u64), ObjectIo)> {

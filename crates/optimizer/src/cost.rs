@@ -1,0 +1,264 @@
+//! The cost model: each operator's own I/O and CPU cost per execution, in SQL Server's unitless
+//! cost units, and the subtree cost (own cost times executions plus the children's subtrees).
+//!
+//! The unit constants are SQL Server's (so plans and their costs read like SQL Server's): a
+//! random page read 0.003125 (1/320), a sequential page read 0.000740741 (1/1350), the first
+//! row of a scan or seek 0.0001581 CPU and each further row 0.0000011. The operators' per-row
+//! CPU figures follow the same scale; the optimizer README lists them with the measurements
+//! that check their ratios against this executor (`bench/cost_calibration.sql`).
+//!
+//! Only the ratios matter to the choices the planner makes from them: seek + lookup vs scan
+//! (a lookup is a random read per row, a scan a sequential read per page), nested loops with
+//! an index seek vs hash join (a seek per outer row vs a scan and a hash table).
+
+use std::sync::Arc;
+
+use catalog::TableDef;
+use plan::{ColumnMeta, PhysKind, PhysOp};
+use types::DataType;
+
+/// One random page read (a seek's descent, a lookup).
+pub const RANDOM_IO: f64 = 0.003125;
+/// One page read in sequence (a scan after its first page).
+pub const SEQ_IO: f64 = 0.000740741;
+/// CPU of the first row of a scan or seek.
+pub const CPU_FIRST_ROW: f64 = 0.0001581;
+/// CPU of each further row read.
+pub const CPU_ROW: f64 = 0.0000011;
+/// Usable bytes of a data page.
+const PAGE_BYTES: f64 = 8060.0;
+/// Per-row overhead on a page (record header, slot).
+const ROW_OVERHEAD: f64 = 11.0;
+/// Hash table creation (Hash Match startup).
+const HASH_STARTUP: f64 = 0.0177856;
+/// Per build row.
+const HASH_BUILD_ROW: f64 = 0.0000150;
+/// Per probe row.
+const HASH_PROBE_ROW: f64 = 0.0000040;
+/// Nested loops, per outer row.
+const LOOP_ROW: f64 = 0.00000418;
+/// Merge join, per input row.
+const MERGE_ROW: f64 = 0.0000056;
+/// Filter, per input row.
+const FILTER_ROW: f64 = 0.00000048;
+/// Compute scalar / top / concatenation, per row.
+const PASS_ROW: f64 = 0.0000001;
+/// Sort startup and per comparison (n log2 n comparisons).
+const SORT_STARTUP: f64 = 0.000100011;
+const SORT_COMPARE: f64 = 0.0000012;
+/// Stream aggregate, per input row.
+const STREAM_AGG_ROW: f64 = 0.0000006;
+
+/// Estimated bytes of one row of these columns (variable types at half their declared size).
+pub fn row_width(cols: &[ColumnMeta]) -> f64 {
+    cols.iter().map(|c| type_width(&c.data_type)).sum()
+}
+
+fn type_width(t: &DataType) -> f64 {
+    let n = t.max_length_bytes();
+    if n < 0 {
+        // (max) types: most values are short or stored off row
+        return 100.0;
+    }
+    if t.fixed_width() {
+        n as f64
+    } else {
+        (n as f64 / 2.0).max(1.0) + 2.0
+    }
+}
+
+/// Pages holding `rows` rows of `width` bytes.
+pub fn pages(rows: f64, width: f64) -> f64 {
+    (rows.max(0.0) * (width + ROW_OVERHEAD) / PAGE_BYTES)
+        .ceil()
+        .max(1.0)
+}
+
+/// Pages of a table with `rows` rows.
+pub fn table_pages(table: &TableDef, rows: f64) -> f64 {
+    let width: f64 = table.columns.iter().map(|c| type_width(&c.data_type)).sum();
+    pages(rows, width)
+}
+
+/// I/O and CPU of reading `rows` rows from `pages` pages in key order (scan or range seek).
+fn read_cost(rows: f64, pages: f64) -> (f64, f64) {
+    (
+        RANDOM_IO + SEQ_IO * (pages - 1.0).max(0.0),
+        CPU_FIRST_ROW + CPU_ROW * (rows - 1.0).max(0.0),
+    )
+}
+
+/// Cost of a full scan of `table` holding `rows` rows.
+pub fn scan_cost(table: &TableDef, rows: f64) -> f64 {
+    let (io, cpu) = read_cost(rows, table_pages(table, rows));
+    io + cpu
+}
+
+/// Cost of one seek returning `rows` rows of `table` (`table_rows` in all) through index
+/// `index`, with the lookup of each row when the index is nonclustered and `covering` is false.
+pub fn seek_cost(
+    table: &TableDef,
+    table_rows: f64,
+    index: usize,
+    rows: f64,
+    covering: bool,
+) -> (f64, f64) {
+    let clustered = table.indexes.get(index).is_some_and(|ix| ix.clustered);
+    let fraction = if table_rows > 0.0 {
+        (rows / table_rows).min(1.0)
+    } else {
+        0.0
+    };
+    let leaf_pages = if clustered {
+        table_pages(table, table_rows) * fraction
+    } else {
+        // a nonclustered leaf row holds the key and the locator only
+        pages(rows, 24.0)
+    };
+    let (mut io, mut cpu) = read_cost(rows, leaf_pages.max(1.0));
+    if !clustered && !covering {
+        // Key / RID lookup: a random read per row
+        io += RANDOM_IO * rows;
+        cpu += CPU_FIRST_ROW * rows;
+    }
+    (io, cpu)
+}
+
+/// Fills `cost` on every node of `op` (run `executions` times), bottom up; `table_rows`
+/// gives a table's current rows (scans cost the whole table, not the rows they return).
+pub fn annotate(
+    op: &mut PhysOp,
+    executions: f64,
+    table_rows: &mut dyn FnMut(&Arc<TableDef>) -> f64,
+) {
+    common::stack::grow(|| annotate_unguarded(op, executions, table_rows))
+}
+
+fn annotate_unguarded(
+    op: &mut PhysOp,
+    executions: f64,
+    table_rows: &mut dyn FnMut(&Arc<TableDef>) -> f64,
+) {
+    let out = op.est_rows.max(0.0);
+    let mut children_cost = 0.0;
+    // the inner side of nested loops runs once per outer row
+    let (io, cpu) = match &mut op.kind {
+        PhysKind::NestedLoops { outer, inner, .. } => {
+            annotate(outer, executions, table_rows);
+            let outer_rows = outer.est_rows.max(1.0);
+            annotate(inner, executions * outer_rows, table_rows);
+            children_cost += outer.cost.subtree + inner.cost.subtree;
+            (0.0, LOOP_ROW * outer_rows)
+        }
+        kind => {
+            let (io, cpu) = own_cost(kind, out, table_rows);
+            for c in children_mut(kind) {
+                annotate(c, executions, table_rows);
+                children_cost += c.cost.subtree;
+            }
+            (io, cpu)
+        }
+    };
+    op.cost.io = io;
+    op.cost.cpu = cpu;
+    op.cost.executions = executions;
+    op.cost.subtree = (io + cpu) * executions + children_cost;
+}
+
+fn children_mut(kind: &mut PhysKind) -> Vec<&mut PhysOp> {
+    match kind {
+        PhysKind::ConstantScan { .. }
+        | PhysKind::VirtualScan { .. }
+        | PhysKind::TableScan { .. }
+        | PhysKind::ClusteredIndexScan { .. }
+        | PhysKind::IndexSeek { .. }
+        | PhysKind::WorkTableScan { .. }
+        | PhysKind::TableFunction { .. } => vec![],
+        PhysKind::Filter { input, .. }
+        | PhysKind::ComputeScalar { input, .. }
+        | PhysKind::Sort { input, .. }
+        | PhysKind::HashAggregate { input, .. }
+        | PhysKind::StreamAggregate { input, .. }
+        | PhysKind::Top { input, .. }
+        | PhysKind::Window { input, .. }
+        | PhysKind::HashDistinct { input } => vec![&mut **input],
+        PhysKind::NestedLoops { outer, inner, .. } => vec![&mut **outer, &mut **inner],
+        PhysKind::HashJoin { left, right, .. }
+        | PhysKind::MergeJoin { left, right, .. }
+        | PhysKind::HashSetOp { left, right, .. } => vec![&mut **left, &mut **right],
+        PhysKind::Concatenation { inputs } => inputs.iter_mut().collect(),
+        PhysKind::RecursiveCte {
+            anchor, recursive, ..
+        } => vec![&mut **anchor, &mut **recursive],
+    }
+}
+
+/// An operator's own (I/O, CPU) for one execution producing `out` rows.
+fn own_cost(
+    kind: &PhysKind,
+    out: f64,
+    table_rows: &mut dyn FnMut(&Arc<TableDef>) -> f64,
+) -> (f64, f64) {
+    let rows_in = |p: &PhysOp| p.est_rows.max(0.0);
+    match kind {
+        PhysKind::TableScan { source, .. } | PhysKind::ClusteredIndexScan { source, .. } => {
+            let rows = table_rows(&source.table);
+            let (io, cpu) = read_cost(rows, table_pages(&source.table, rows));
+            let pred = FILTER_ROW * rows;
+            (io, cpu + pred)
+        }
+        PhysKind::IndexSeek {
+            source,
+            index,
+            range,
+            ..
+        } => {
+            let rows = table_rows(&source.table);
+            // rows the seek range returns before the residual predicate: at least the output
+            let ranged = if range.eq.is_empty() && range.lower.is_none() && range.upper.is_none() {
+                rows
+            } else {
+                out
+            };
+            seek_cost(
+                &source.table,
+                rows,
+                *index,
+                ranged.max(1.0),
+                source.covered_by(*index),
+            )
+        }
+        PhysKind::ConstantScan { .. }
+        | PhysKind::VirtualScan { .. }
+        | PhysKind::WorkTableScan { .. }
+        | PhysKind::TableFunction { .. } => (0.0, CPU_FIRST_ROW * 0.01 + CPU_ROW * out),
+        PhysKind::Filter { input, .. } => (0.0, FILTER_ROW * rows_in(input)),
+        PhysKind::ComputeScalar { input, .. } => (0.0, PASS_ROW * rows_in(input)),
+        PhysKind::Top { .. } => (0.0, PASS_ROW * out),
+        PhysKind::Concatenation { .. } => (0.0, PASS_ROW * out),
+        PhysKind::Sort { input, top, .. } => {
+            let n = rows_in(input).max(1.0);
+            // a TOP N sort keeps only N rows: log2 of the kept rows per comparison
+            let kept = if top.is_some() { out.max(1.0) } else { n };
+            (0.0, SORT_STARTUP + SORT_COMPARE * n * kept.max(2.0).log2())
+        }
+        PhysKind::HashAggregate { input, .. } | PhysKind::HashDistinct { input } => (
+            0.0,
+            HASH_STARTUP + HASH_BUILD_ROW * rows_in(input) + PASS_ROW * out,
+        ),
+        PhysKind::StreamAggregate { input, .. } => (0.0, STREAM_AGG_ROW * rows_in(input)),
+        PhysKind::Window { input, .. } => (0.0, CPU_ROW * rows_in(input)),
+        PhysKind::HashJoin { left, right, .. } | PhysKind::HashSetOp { left, right, .. } => (
+            0.0,
+            HASH_STARTUP
+                + HASH_BUILD_ROW * rows_in(right)
+                + HASH_PROBE_ROW * rows_in(left)
+                + PASS_ROW * out,
+        ),
+        PhysKind::MergeJoin { left, right, .. } => {
+            (0.0, MERGE_ROW * (rows_in(left) + rows_in(right)))
+        }
+        PhysKind::RecursiveCte { .. } => (0.0, CPU_ROW * out),
+        PhysKind::NestedLoops { outer, .. } => (0.0, LOOP_ROW * rows_in(outer)),
+    }
+}

@@ -1,0 +1,225 @@
+//! The planner's costed decisions (an `impl Planner` beside planner.rs): whether a table's
+//! rows are known, the final cost pass, join cardinalities, JoinOrder's rebuilt join tree and
+//! JoinCommute's swapped alternatives. planner.rs calls them where it plans joins.
+
+use std::sync::Arc;
+
+use common::SqlResult;
+use plan::*;
+
+use crate::planner::Planner;
+
+impl Planner<'_> {
+    /// Whether the catalog knows the table's rows (or has statistics on it): costs then decide
+    /// between alternatives; otherwise the rule-based preferences stand.
+    pub(crate) fn informed(&mut self, table: &Arc<catalog::TableDef>) -> bool {
+        self.stats.get(self.catalog, table).known
+    }
+
+    /// Fills the cost figures of a finished (sub)plan.
+    pub fn annotate(&mut self, op: &mut PhysOp) {
+        let (catalog, stats) = (self.catalog, &mut self.stats);
+        crate::cost::annotate(op, 1.0, &mut |t| stats.get(catalog, t).rows);
+    }
+
+    /// Rows of an equi-join node from its inputs and key expressions (containment).
+    pub(crate) fn join_estimate(
+        &mut self,
+        left: &PhysOp,
+        right: &PhysOp,
+        lkeys: &[ScalarExpr],
+        rkeys: &[ScalarExpr],
+        kind: JoinKind,
+        residual: bool,
+    ) -> f64 {
+        let keys: Vec<(Option<usize>, Option<usize>)> = lkeys
+            .iter()
+            .zip(rkeys)
+            .map(|(l, r)| (l.as_column(), r.as_column()))
+            .collect();
+        let mut inner = self.stats.join_rows(self.catalog, left, right, &keys);
+        if residual {
+            inner *= crate::cardinality::OTHER_GUESS;
+        }
+        let (l, r) = (left.est_rows, right.est_rows);
+        match kind {
+            JoinKind::LeftSemi => inner.min(l),
+            JoinKind::LeftAntiSemi => (l - inner.min(l)).max(l * 0.1).max(1.0),
+            JoinKind::LeftOuter => inner.max(l),
+            JoinKind::RightOuter => inner.max(r),
+            JoinKind::FullOuter => inner.max(l).max(r),
+            _ => inner,
+        }
+    }
+
+    /// JoinOrder (join_order.rs): a tree of three or more inner joins over tables whose row
+    /// counts are known, planned in the order of least intermediate rows; None leaves the
+    /// written order.
+    pub(crate) fn reorder_joins(
+        &mut self,
+        left: &LogicalOp,
+        right: &LogicalOp,
+        on: Option<&ScalarExpr>,
+        columns: &[ColumnMeta],
+    ) -> SqlResult<Option<PhysOp>> {
+        use crate::join_order;
+        let Some(flat) = join_order::flatten(left, right, on) else {
+            return Ok(None);
+        };
+        let mut phys = Vec::with_capacity(flat.rels.len());
+        for r in &flat.rels {
+            if let Some(t) = base_table(&r.op) {
+                if !self.informed(&t) {
+                    return Ok(None);
+                }
+            }
+            phys.push(self.op(r.op.clone())?);
+        }
+        let rows: Vec<f64> = phys.iter().map(|p| p.est_rows).collect();
+        let mut edges = Vec::with_capacity(flat.preds.len());
+        let mut preds = Vec::with_capacity(flat.preds.len());
+        for p in flat.preds {
+            let mask = join_order::rel_mask(&p, &flat.rels);
+            let sel = match join_order::equi_columns(&p, &flat.rels) {
+                Some(((i, ci), (j, cj))) => {
+                    let di = self.stats.distinct(self.catalog, &phys[i], ci);
+                    let dj = self.stats.distinct(self.catalog, &phys[j], cj);
+                    crate::cardinality::equi_selectivity(di, dj, rows[i], rows[j])
+                }
+                None => crate::cardinality::OTHER_GUESS,
+            };
+            edges.push((mask, sel));
+            preds.push((mask, p));
+        }
+        let tree = join_order::choose(&rows, &edges);
+        let offsets: Vec<(usize, usize)> = flat.rels.iter().map(|r| (r.offset, r.arity)).collect();
+        let mut rels: Vec<Option<LogicalOp>> = flat.rels.into_iter().map(|r| Some(r.op)).collect();
+        let (mut op, layout, _) = join_order::build(&tree, &mut rels, &offsets, &mut preds);
+        let position = |g: usize| layout.iter().position(|&x| x == g).unwrap_or(g);
+        // predicates over no relation (constants, variables) filter the result
+        let rest: Vec<ScalarExpr> = preds
+            .into_iter()
+            .map(|(_, mut p)| {
+                p.remap_columns(&position);
+                p
+            })
+            .collect();
+        if let Some(p) = ScalarExpr::conjunction(rest) {
+            op = LogicalOp::Filter {
+                input: Box::new(op),
+                predicate: p,
+            };
+        }
+        let exprs = (0..columns.len())
+            .map(|g| ScalarExpr::column(position(g), columns[g].data_type.clone()))
+            .collect();
+        let project = LogicalOp::Project {
+            input: Box::new(op),
+            exprs,
+            columns: columns.to_vec(),
+        };
+        self.reordering = true;
+        let planned = self.op(project);
+        self.reordering = false;
+        planned.map(Some)
+    }
+
+    /// JoinCommute: the inner equi-join `hash` (left ++ right) with its inputs swapped, behind
+    /// a projection that puts the columns back in order: nested loops seeking into the left
+    /// table when it is a base table with an index on its keys, and a hash join building on
+    /// the left input when the right one is large (over [`COMMUTE_BUILD_ROWS`] rows and four
+    /// times the left; below that both builds are cheap and the written sides stay).
+    pub(crate) fn commuted_join(
+        &mut self,
+        hash: &PhysOp,
+        left_get: Option<TableSource>,
+        la: usize,
+        ra: usize,
+        columns: &[ColumnMeta],
+    ) -> SqlResult<Vec<PhysOp>> {
+        let PhysKind::HashJoin {
+            left,
+            right,
+            left_keys,
+            right_keys,
+            residual,
+            ..
+        } = &hash.kind
+        else {
+            return Ok(vec![]);
+        };
+        let swap_cols = |i: usize| if i < la { i + ra } else { i - la };
+        let residual_sw: Vec<ScalarExpr> = residual
+            .iter()
+            .map(|r| {
+                let mut r = r.clone();
+                r.remap_columns(&swap_cols);
+                r
+            })
+            .collect();
+        let swapped_cols: Vec<ColumnMeta> = columns[la..]
+            .iter()
+            .chain(columns[..la].iter())
+            .cloned()
+            .collect();
+        let mut out = Vec::new();
+        if let Some(src) = left_get {
+            if let Some(n) = self.index_lookup(
+                (**right).clone(),
+                src,
+                right_keys,
+                left_keys,
+                &residual_sw,
+                JoinKind::Inner,
+                swapped_cols.clone(),
+            )? {
+                out.push(n);
+            }
+        }
+        if right.est_rows > COMMUTE_BUILD_ROWS && right.est_rows > 4.0 * left.est_rows {
+            let mut n = self.node(
+                PhysKind::HashJoin {
+                    left: right.clone(),
+                    right: left.clone(),
+                    kind: JoinKind::Inner,
+                    left_keys: right_keys.clone(),
+                    right_keys: left_keys.clone(),
+                    residual: ScalarExpr::conjunction(residual_sw),
+                },
+                swapped_cols,
+            );
+            n.est_rows = hash.est_rows;
+            out.push(n);
+        }
+        Ok(out
+            .into_iter()
+            .map(|j| {
+                let e = j.est_rows;
+                let exprs = (0..la + ra)
+                    .map(|i| ScalarExpr::column(swap_cols(i), columns[i].data_type.clone()))
+                    .collect();
+                let mut p = self.node(
+                    PhysKind::ComputeScalar {
+                        input: Box::new(j),
+                        exprs,
+                    },
+                    columns.to_vec(),
+                );
+                p.est_rows = e;
+                p
+            })
+            .collect())
+    }
+}
+
+/// The table a relation reads when it is a (filtered) base table.
+fn base_table(op: &LogicalOp) -> Option<Arc<catalog::TableDef>> {
+    match op {
+        LogicalOp::Get(src) => Some(src.table.clone()),
+        LogicalOp::Filter { input, .. } => base_table(input),
+        _ => None,
+    }
+}
+
+/// Rows above which a hash join's build input is worth swapping to the smaller side.
+const COMMUTE_BUILD_ROWS: f64 = 1000.0;
