@@ -54,10 +54,9 @@ pub(crate) fn table_rows(session: &Session, t: &TableDef) -> Option<u64> {
         }
     }
     // the count is the engine's own work: not in the statement's SET STATISTICS IO lines
-    let collecting = storage::objio::thread_collecting();
-    storage::objio::set_thread_collect(false);
+    let not_collected = storage::objio::NotCollected::new();
     let rows = exec::table_io::count_rows(&h.store, &std::sync::Arc::new(t.clone()));
-    storage::objio::set_thread_collect(collecting);
+    drop(not_collected);
     let rows = rows.ok()?;
     h.row_estimates.0.lock().insert(id, (pages, rows));
     Some(rows)

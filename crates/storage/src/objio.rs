@@ -138,6 +138,32 @@ pub fn thread_collecting() -> bool {
     COLLECT.with(|c| c.get())
 }
 
+/// Stops collecting this thread's per-object counters until dropped, then restores the
+/// previous state (also on an early return or unwind): for work the engine does for itself
+/// inside a user's statement (the optimizer's row counts, automatic statistics), which SQL
+/// Server does not report in SET STATISTICS IO.
+pub struct NotCollected(bool);
+
+impl NotCollected {
+    pub fn new() -> Self {
+        let was = thread_collecting();
+        set_thread_collect(false);
+        NotCollected(was)
+    }
+}
+
+impl Default for NotCollected {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Drop for NotCollected {
+    fn drop(&mut self) {
+        set_thread_collect(self.0);
+    }
+}
+
 /// This thread's collected per-object counters: ((object map id, object id), counters),
 /// cumulative since collection was first turned on. The map id is `Database::obj_io_id`.
 pub fn thread_object_io() -> Vec<((u64, u64), ObjectIo)> {

@@ -98,7 +98,18 @@ impl TableStatistics {
         table: &TableDef,
         list: Vec<Arc<StatisticsObject>>,
     ) -> SqlResult<()> {
+        // DDL (CREATE/UPDATE/DROP STATISTICS, sp_updatestats): cached plans recompile.
         crate::dbcat::bump_schema_generation();
+        self.store_objects(tree, txn, table, list)
+    }
+
+    fn store_objects(
+        &mut self,
+        tree: &BTree,
+        txn: &mut Txn,
+        table: &TableDef,
+        list: Vec<Arc<StatisticsObject>>,
+    ) -> SqlResult<()> {
         let key = serial::object_key(ObjectKind::Statistics, table.object_id);
         if list.is_empty() {
             tree.delete(txn, &key)?;
@@ -112,6 +123,10 @@ impl TableStatistics {
 
     /// [`Self::put`] in a system transaction of its own, committed at once: automatic
     /// statistics are not part of the user's transaction (SQL Server: a rollback keeps them).
+    /// An automatic build happens inside the compile that asked for it, which uses the new
+    /// objects at once, so it does not bump the schema generation: that would throw away the
+    /// very plan being compiled. Plans cached before it keep their shape until the next
+    /// schema change (SQL Server's statistics-changed recompile check is not built yet).
     pub(crate) fn put_autonomous(
         &mut self,
         store: &storage::Database,
@@ -120,7 +135,7 @@ impl TableStatistics {
         list: Vec<Arc<StatisticsObject>>,
     ) -> SqlResult<()> {
         let mut txn = store.begin()?;
-        match self.put(tree, &mut txn, table, list) {
+        match self.store_objects(tree, &mut txn, table, list) {
             Ok(()) => txn.commit_lazy(),
             Err(e) => {
                 let _ = txn.abort();
@@ -525,7 +540,11 @@ fn auto_build(
             Some(catalog::SchemaObject::Table(t)) => t.clone(),
             _ => return Ok(()),
         };
-        let (data, counter) = build_data(&h.store, &current, cols, Sample::Auto)?;
+        // an automatic build is the engine's own work, not in SET STATISTICS IO
+        let not_collected = storage::objio::NotCollected::new();
+        let built = build_data(&h.store, &current, cols, Sample::Auto);
+        drop(not_collected);
+        let (data, counter) = built?;
         let tree = h.store.catalog_btree()?;
         let mut cat = h.cat.write();
         let all = match cat.objects.get(&table.object_id) {
