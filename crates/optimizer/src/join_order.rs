@@ -48,6 +48,9 @@ pub fn flatten(left: &LogicalOp, right: &LogicalOp, on: Option<&ScalarExpr>) -> 
     if on.is_some_and(|o| o.has_subquery()) {
         return None;
     }
+    if !within_limit(left, right) {
+        return None;
+    }
     let mut rels = Vec::new();
     let mut preds = Vec::new();
     let la = left.arity();
@@ -87,7 +90,57 @@ pub fn flatten(left: &LogicalOp, right: &LogicalOp, on: Option<&ScalarExpr>) -> 
     Some(Flat { rels, preds: joins })
 }
 
+/// Whether the join tree under `left JOIN right` holds at most [`MAX_RELATIONS`] relations,
+/// counted without recursion or copies (the planner asks at every join of a 1,000-table
+/// chain, whose depth would overflow the stack of a recursive walk).
+fn within_limit(left: &LogicalOp, right: &LogicalOp) -> bool {
+    let mut pending = vec![left, right];
+    let mut relations = 0;
+    while let Some(op) = pending.pop() {
+        match op {
+            LogicalOp::Join {
+                left,
+                right,
+                kind: JoinKind::Inner | JoinKind::Cross,
+                hint: None,
+                ..
+            } => {
+                pending.push(left);
+                pending.push(right);
+            }
+            LogicalOp::Filter { input, .. }
+                if matches!(
+                    &**input,
+                    LogicalOp::Join {
+                        kind: JoinKind::Inner | JoinKind::Cross,
+                        hint: None,
+                        ..
+                    }
+                ) =>
+            {
+                pending.push(input)
+            }
+            _ => {
+                relations += 1;
+                if relations > MAX_RELATIONS {
+                    return false;
+                }
+            }
+        }
+    }
+    true
+}
+
 fn collect(op: &LogicalOp, offset: usize, rels: &mut Vec<Relation>, preds: &mut Vec<ScalarExpr>) {
+    common::stack::grow(|| collect_unguarded(op, offset, rels, preds))
+}
+
+fn collect_unguarded(
+    op: &LogicalOp,
+    offset: usize,
+    rels: &mut Vec<Relation>,
+    preds: &mut Vec<ScalarExpr>,
+) {
     match op {
         LogicalOp::Join {
             left,
