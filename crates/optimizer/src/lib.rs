@@ -9,6 +9,7 @@
 
 mod decorrelate;
 mod explain;
+mod parallelize;
 mod planner;
 mod prune;
 pub mod rules;
@@ -29,6 +30,11 @@ pub struct Options {
     pub group: GroupHints,
     /// `OPTION (CONCAT | HASH | MERGE UNION)`: the strategies UNION may use.
     pub union: UnionHints,
+    /// Workers a parallel zone may use (the engine resolves `OPTION (MAXDOP n)`, else `max
+    /// degree of parallelism`, 0 = the cores); 0 or 1 = a serial plan.
+    pub max_dop: u16,
+    /// `cost threshold for parallelism`: cheaper plans stay serial.
+    pub cost_threshold: f64,
 }
 
 /// Aggregation strategies allowed by `OPTION (HASH GROUP, ORDER GROUP)`.
@@ -66,7 +72,7 @@ pub fn optimize(stmt: BoundStatement, catalog: &dyn Catalog) -> SqlResult<Physic
 /// Optimizes a bound statement.
 pub fn optimize_with(
     stmt: BoundStatement,
-    _catalog: &dyn Catalog,
+    catalog: &dyn Catalog,
     options: &Options,
 ) -> SqlResult<PhysicalPlan> {
     let mut p = planner::Planner::new(options);
@@ -85,6 +91,9 @@ pub fn optimize_with(
             }
             _ => {}
         }
+    }
+    if let plan::Statement::Select { input, .. } = &mut plan {
+        parallelize::parallelize(input, options.max_dop, options.cost_threshold, catalog);
     }
     Ok(plan)
 }

@@ -41,6 +41,7 @@ mod file;
 pub mod fileid;
 mod fill;
 pub mod heap;
+pub mod morsel;
 mod mtr;
 pub mod objio;
 pub mod page;
@@ -475,6 +476,10 @@ impl Heap {
     pub fn id(&self) -> ObjId {
         self.id
     }
+    /// The shared side of a morsel-driven parallel scan for `workers` workers (`morsel`).
+    pub fn morsels(&self, workers: usize) -> SqlResult<Arc<morsel::MorselSource>> {
+        morsel::MorselSource::new(self.db.clone(), self.id, self.io.clone(), true, workers)
+    }
 }
 
 /// Heap scan: one page of rows per batch; no latch held between batches.
@@ -631,6 +636,11 @@ impl BTree {
     pub fn id(&self) -> ObjId {
         self.id
     }
+    /// The shared side of a morsel-driven parallel scan of every leaf entry, in allocation
+    /// order (not key order), for `workers` workers (`morsel`).
+    pub fn morsels(&self, workers: usize) -> SqlResult<Arc<morsel::MorselSource>> {
+        morsel::MorselSource::new(self.db.clone(), self.id, self.io.clone(), false, workers)
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -711,4 +721,6 @@ const _: () = {
     send::<HeapScan>();
     send::<BTreeScan>();
     send::<RowBatch>();
+    send_sync::<morsel::MorselSource>();
+    send::<morsel::MorselScan>();
 };

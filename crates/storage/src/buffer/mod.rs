@@ -213,7 +213,7 @@ impl ReadAhead {
 }
 
 /// Up to 64 pages from `pages[k..]` in the same file within 64 pages of `pages[k]`.
-fn window(pages: &[PageId], k: usize) -> Vec<PageId> {
+pub(crate) fn window(pages: &[PageId], k: usize) -> Vec<PageId> {
     let Some(&first) = pages.get(k) else {
         return Vec::new();
     };
