@@ -24,7 +24,7 @@ import tempfile
 
 QUERIES = {
     "scan_count": "SELECT COUNT(*) FROM dbo.s",
-    "scan_sum": "SELECT SUM(b), COUNT(c), MIN(d) FROM dbo.s",
+    "scan_sum": "SELECT SUM(a), COUNT(c), MIN(d), MAX(b) FROM dbo.s",
     "scan_group": "SELECT b % 100, SUM(a), COUNT(*) FROM dbo.s WHERE c IS NOT NULL GROUP BY b % 100",
     "q1": """SELECT l_returnflag, l_linestatus, SUM(l_quantity) AS sum_qty,
        SUM(l_extendedprice) AS sum_base_price,

@@ -124,6 +124,9 @@ impl MorselSource {
     }
 }
 
+/// Visitor of [`MorselScan::visit_next`]: (record, locator).
+pub type Visitor<'a> = dyn FnMut(&[u8], &[u8]) -> SqlResult<()> + 'a;
+
 /// One worker's side of a morsel-driven scan.
 pub struct MorselScan {
     src: Arc<MorselSource>,
@@ -158,10 +161,7 @@ impl MorselScan {
     /// (heap: the record and its 8-byte RID; B-tree: the leaf value and its key), straight
     /// from the page under its shared latch; `f` must not read pages or block. False = no
     /// page left. A page may have no rows (nothing visited, true returned).
-    pub fn visit_next(
-        &mut self,
-        f: &mut dyn FnMut(&[u8], &[u8]) -> SqlResult<()>,
-    ) -> SqlResult<bool> {
+    pub fn visit_next(&mut self, f: &mut Visitor<'_>) -> SqlResult<bool> {
         let Some(pid) = self.next_page()? else {
             return Ok(false);
         };
