@@ -139,6 +139,35 @@ fn results_are_the_same_at_dop_1_and_2() {
 }
 
 #[test]
+fn a_parallel_read_sees_its_own_transactions_writes_and_waits_for_no_one_else() {
+    let (mut s, dir) = session("locks");
+    setup(&mut s);
+    let q = "SELECT COUNT(*), SUM(b), MAX(a) FROM h";
+    let before = outcome(&mut s, &format!("{q} OPTION (MAXDOP 1)"));
+    // the own transaction's IX and X row locks do not block its own parallel read
+    ok(
+        &mut s,
+        "BEGIN TRAN; UPDATE h SET b = b + 1 WHERE a = 5; INSERT INTO h (a, b) VALUES (500, 1);",
+    );
+    let serial = outcome(&mut s, &format!("{q} OPTION (MAXDOP 1)"));
+    let parallel = outcome(&mut s, &format!("{q} OPTION (MAXDOP 2)"));
+    assert_eq!(serial, parallel);
+    assert_ne!(serial, before, "the uncommitted changes are seen");
+    ok(&mut s, "ROLLBACK");
+    assert_eq!(outcome(&mut s, &format!("{q} OPTION (MAXDOP 2)")), before);
+    // the table S lock of a parallel read is released at the end of the statement
+    let e = s.engine().clone();
+    let mut other = Session::new(e);
+    ok(
+        &mut other,
+        "SET LOCK_TIMEOUT 2000; UPDATE h SET b = b WHERE a = 1;",
+    );
+    drop(other);
+    drop(s);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
 fn plans_show_the_exchange_only_when_parallel() {
     let (mut s, dir) = session("plans");
     setup(&mut s);
