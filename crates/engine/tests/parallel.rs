@@ -193,6 +193,8 @@ fn plans_show_the_exchange_only_when_parallel() {
         "SELECT COUNT(DISTINCT a) FROM h OPTION (MAXDOP 2)",
         "DECLARE @v int = 3; SELECT SUM(a + @v) FROM h OPTION (MAXDOP 2)",
         "SELECT STRING_AGG(c, ',') FROM h OPTION (MAXDOP 2)",
+        "SELECT SUM(a) FROM h WITH (UPDLOCK) OPTION (MAXDOP 2)",
+        "SELECT SUM(a) FROM h WHERE c = DB_NAME() OPTION (MAXDOP 2)",
     ] {
         let p = plan_text(&mut s, q);
         assert!(!p.contains("Parallelism"), "{q}: {p}");

@@ -208,18 +208,28 @@ fn mergeable(a: &AggCall) -> bool {
         )
 }
 
-/// Filter / Compute Scalar over one forward, unordered scan with pure expressions.
+/// Filter / Compute Scalar over one forward, unordered scan with pure expressions, whose
+/// table hints fit the table S lock a parallel read takes (no UPDLOCK, XLOCK, READPAST ...).
 fn is_zone(op: &PhysOp) -> bool {
+    let plain = |s: &plan::TableSource| {
+        !s.with_locator
+            && s.hints.all.iter().all(|h| {
+                matches!(
+                    h.as_str(),
+                    "NOLOCK" | "READUNCOMMITTED" | "READCOMMITTED" | "TABLOCK"
+                )
+            })
+    };
     match &op.kind {
         PhysKind::TableScan { source, predicate } => {
-            !source.with_locator && predicate.as_ref().is_none_or(pure)
+            plain(source) && predicate.as_ref().is_none_or(pure)
         }
         PhysKind::ClusteredIndexScan {
             source,
             predicate,
             ordered,
             backward,
-        } => !source.with_locator && !ordered && !backward && predicate.as_ref().is_none_or(pure),
+        } => plain(source) && !ordered && !backward && predicate.as_ref().is_none_or(pure),
         PhysKind::Filter { input, predicate } => pure(predicate) && is_zone(input),
         PhysKind::ComputeScalar { input, exprs } => exprs.iter().all(pure) && is_zone(input),
         _ => false,
@@ -227,7 +237,7 @@ fn is_zone(op: &PhysOp) -> bool {
 }
 
 /// An expression a worker can evaluate alone: no variable, parameter or subquery, no
-/// engine-evaluated or non-deterministic function.
+/// non-deterministic function or function reading the session or the catalog.
 fn pure(e: &ScalarExpr) -> bool {
     match &e.kind {
         ScalarKind::Variable(_)

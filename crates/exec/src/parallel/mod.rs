@@ -50,7 +50,14 @@ pub const MIN_PARALLEL_PAGES: usize = 8;
 /// The error a worker returns when the zone was stopped (never surfaces: the coordinator
 /// already has the error that stopped it, or closed the exchange).
 pub(crate) fn stopped() -> SqlError {
-    SqlError::internal("parallel worker stopped")
+    SqlError::internal(STOPPED)
+}
+
+const STOPPED: &str = "parallel worker stopped";
+
+/// Whether `e` is [`stopped`]: a worker that saw the stop flag, not the failure behind it.
+fn is_stopped(e: &SqlError) -> bool {
+    e.message.ends_with(STOPPED)
 }
 
 /// What a worker may ask of its environment: everything resolved by the coordinator when the
@@ -289,6 +296,8 @@ impl<T: Send + 'static> Zone<T> {
                     self.running -= 1;
                     self.messages.extend(m);
                 }
+                // the worker whose failure set the stop flag reports it too: wait for it
+                Msg::Failed(e) if is_stopped(&e) => self.running -= 1,
                 Msg::Failed(e) => {
                     self.running -= 1;
                     self.shut_down();
@@ -300,6 +309,12 @@ impl<T: Send + 'static> Zone<T> {
                     std::panic::resume_unwind(p);
                 }
             }
+        }
+        if self.stop.load(Ordering::Relaxed) {
+            // only stopped workers reported (cannot happen: the one that stopped them fails)
+            return Err(SqlError::internal(
+                "parallel workers stopped without an error",
+            ));
         }
         Ok(None)
     }
