@@ -70,7 +70,7 @@ fn heap_and_btree_morsels_visit_each_row_once() {
     let bt = db.btree(bid).unwrap();
     let mut expected = HashMap::new();
     for i in 0..20_000u32 {
-        let rec = if i % 997 == 0 {
+        let rec = if i.is_multiple_of(997) {
             vec![(i % 251) as u8; 12_000] // LOB row
         } else {
             format!("row {i:06} {}", "p".repeat((i % 90) as usize)).into_bytes()
@@ -98,7 +98,7 @@ fn heap_and_btree_morsels_visit_each_row_once() {
         assert_eq!(keys.len(), 20_000, "btree: each entry once");
         for (k, v) in &seen {
             let i: u32 = std::str::from_utf8(&k[1..]).unwrap().parse().unwrap();
-            if i % 997 == 0 {
+            if i.is_multiple_of(997) {
                 assert_eq!(v.len(), 12_000, "LOB value read whole");
             }
         }
