@@ -121,6 +121,14 @@ pub(crate) fn zone_scan(op: &PhysOp) -> Option<&TableSource> {
     }
 }
 
+static INJECT_PANIC: AtomicBool = AtomicBool::new(false);
+
+/// Makes the next worker started panic (tests of panic containment; nothing else sets it).
+#[doc(hidden)]
+pub fn inject_worker_panic_for_tests() {
+    INJECT_PANIC.store(true, Ordering::SeqCst);
+}
+
 /// A message from a worker to the coordinator.
 pub(crate) enum Msg<T> {
     /// Rows or a partial result.
@@ -235,6 +243,9 @@ where
             .name(format!("latchkey-worker-{i}"))
             .spawn(move || {
                 let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    if INJECT_PANIC.swap(false, Ordering::Relaxed) {
+                        panic!("panic injected by a test (inject_worker_panic_for_tests)");
+                    }
                     let mut wctx = ExecCtx::new(&mut env);
                     wctx.morsels = Some(morsels);
                     wctx.stop = Some(stop.clone());
