@@ -168,6 +168,33 @@ fn a_parallel_read_sees_its_own_transactions_writes_and_waits_for_no_one_else() 
 }
 
 #[test]
+fn an_aggregate_whose_groups_outgrow_the_budget_runs_serially() {
+    let d = std::env::temp_dir().join(format!("latchkey-parallel-budget-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    let config = EngineConfig {
+        operator_memory_bytes: Some(1 << 20),
+        ..EngineConfig::default()
+    };
+    let e: Arc<Engine> = Engine::open(&d, config).expect("open engine");
+    let mut s = Session::new(e);
+    ok(
+        &mut s,
+        "EXEC sp_configure 'show advanced options', 1; RECONFIGURE;
+         EXEC sp_configure 'cost threshold for parallelism', 0; RECONFIGURE;",
+    );
+    setup(&mut s);
+    // 30,000 groups: far past a worker's share of 1 MB, so the workers give up
+    let q = "SELECT id, COUNT(*), MAX(d), SUM(b) FROM c GROUP BY id";
+    let p = plan_text(&mut s, &format!("{q} OPTION (MAXDOP 2)"));
+    assert!(p.contains("Parallelism(Gather Streams)"), "{p}");
+    let serial = outcome(&mut s, &format!("{q} OPTION (MAXDOP 1)"));
+    let parallel = outcome(&mut s, &format!("{q} OPTION (MAXDOP 2)"));
+    assert_eq!(serial, parallel);
+    drop(s);
+    let _ = std::fs::remove_dir_all(d);
+}
+
+#[test]
 fn plans_show_the_exchange_only_when_parallel() {
     let (mut s, dir) = session("plans");
     setup(&mut s);

@@ -146,6 +146,8 @@ pub(crate) struct Zone<T: Send + 'static> {
     handles: Vec<std::thread::JoinHandle<()>>,
     /// Workers that have not reported Done / Failed yet.
     running: usize,
+    /// `shut_down` ran: nothing more will be received.
+    closed: bool,
     /// The table lock of the parallel read (released when the zone is dropped).
     _locker: Option<Box<dyn TableLocker>>,
     /// Informational messages of the finished workers.
@@ -221,6 +223,7 @@ where
         stop: stop.clone(),
         handles: Vec::with_capacity(workers),
         running: 0,
+        closed: false,
         _locker: locker,
         messages: Vec::new(),
     };
@@ -285,6 +288,9 @@ impl<T: Send + 'static> Zone<T> {
     /// The next piece of data from any worker; None once every worker is done. The first
     /// failure stops the others and is returned; a worker's panic resumes here.
     pub fn recv(&mut self, ctx: &ExecCtx) -> SqlResult<Option<T>> {
+        if self.closed {
+            return Ok(None);
+        }
         while self.running > 0 {
             let msg = match self.rx.recv_timeout(common::cancel::CANCEL_POLL) {
                 Ok(m) => m,
@@ -333,6 +339,7 @@ impl<T: Send + 'static> Zone<T> {
     /// Stops the workers and waits for them (they stop within a page; pending sends fail
     /// once the channel is drained).
     pub fn shut_down(&mut self) {
+        self.closed = true;
         self.stop.store(true, Ordering::Relaxed);
         // drain so no worker stays blocked on a full channel
         while !self.handles.is_empty() {
