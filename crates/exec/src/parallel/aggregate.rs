@@ -135,6 +135,24 @@ fn partial(
                 .map_err(|_| super::stopped());
         }
     }
+    if group_by.is_empty() {
+        // a scalar aggregate: one group, no key to hash per row
+        let mut states: Vec<AggState> = aggs.iter().map(AggState::new).collect();
+        while op.next(ctx)? {
+            ctx.check_cancel()?;
+            let row = op.row();
+            for (a, s) in aggs.iter().zip(states.iter_mut()) {
+                s.update(a, row, ctx)?;
+            }
+        }
+        op.close();
+        groups.index.insert(Box::from(&[][..]), 0);
+        groups.keys.push(Vec::new());
+        groups.states.push(states);
+        return tx
+            .send(Msg::Data(Some(groups)))
+            .map_err(|_| super::stopped());
+    }
     let budget = ctx.spill.operator_budget;
     let (mut keybuf, mut keyvals) = (Vec::new(), Vec::with_capacity(group_by.len()));
     while op.next(ctx)? {
