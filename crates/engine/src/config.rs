@@ -8,8 +8,7 @@
 //! * Options latchkey acts on: `max server memory (MB)` (the buffer pool of each database
 //!   opened after the start is at most this size; pools are not resized while open, so the
 //!   option is not dynamic here), `max degree of parallelism` and `cost threshold for
-//!   parallelism` (stored for the execution core; execution is serial, DOP 1 satisfies every
-//!   cap), and `latchkey storage read latency (ms)` (latchkey's own: the latency added to every
+//!   parallelism` (read when a statement is compiled: `query_hints::apply_parallelism`), and `latchkey storage read latency (ms)` (latchkey's own: the latency added to every
 //!   data-file read of every database, the S2/S6 model; also `latchkey --io-latency-ms N`).
 //! * Every other option listed is shown with SQL Server's default and refused with Msg 40517
 //!   naming it when set to another value (nothing is accepted without effect).

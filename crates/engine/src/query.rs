@@ -173,8 +173,13 @@ impl Session {
         &mut self,
         s: &ast::Statement,
     ) -> SqlResult<(plan::PhysicalPlan, bool)> {
-        let options =
+        let mut options =
             crate::query_hints::optimizer_options(crate::query_hints::statement_hints(s))?;
+        crate::query_hints::apply_parallelism(
+            &mut options,
+            crate::query_hints::statement_hints(s),
+            self.engine.settings(),
+        );
         let bound = plan::bind_statement(s, self)?;
         let is_dml = !matches!(bound, plan::Statement::Select { .. });
         Ok((optimizer::optimize_with(bound, self, &options)?, is_dml))

@@ -103,6 +103,26 @@ pub(crate) fn optimizer_options(hints: &[QueryHint]) -> SqlResult<optimizer::Opt
     Ok(o)
 }
 
+/// The parallelism switches of a statement: `OPTION (MAXDOP n)`, else `max degree of
+/// parallelism` (0 = all the cores in both), capped by the cores; `cost threshold for
+/// parallelism` (exec README "Parallelism").
+pub(crate) fn apply_parallelism(
+    o: &mut optimizer::Options,
+    hints: &[QueryHint],
+    settings: &crate::config::Settings,
+) {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let hinted = hints.iter().rev().find_map(|h| match h {
+        QueryHint::MaxDop(n) => Some(i64::from(*n)),
+        _ => None,
+    });
+    let dop = hinted.unwrap_or_else(|| settings.in_use(crate::config::MAX_DOP));
+    let dop = usize::try_from(dop).unwrap_or(0);
+    let dop = if dop == 0 { cores } else { dop.min(cores) };
+    o.max_dop = u16::try_from(dop).unwrap_or(u16::MAX);
+    o.cost_threshold = settings.in_use(crate::config::COST_THRESHOLD) as f64;
+}
+
 fn check_use_hint(name: &str) -> SqlResult<()> {
     let upper = name.to_ascii_uppercase();
     if USE_HINTS_HELD.contains(&upper.as_str()) {

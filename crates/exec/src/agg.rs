@@ -243,6 +243,53 @@ impl AggState {
         Ok(())
     }
 
+    /// Whether partial states of `call` can be merged ([`AggState::merge`]): the aggregates
+    /// a parallel (local-then-global) aggregation computes. DISTINCT, STRING_AGG (ordered),
+    /// STDEV/VAR, CHECKSUM_AGG, APPROX_COUNT_DISTINCT, GROUPING and FOR clauses stay serial.
+    pub fn mergeable(call: &AggCall) -> bool {
+        !call.distinct
+            && matches!(
+                call.func,
+                AggFunc::CountStar
+                    | AggFunc::Count
+                    | AggFunc::CountBigStar
+                    | AggFunc::CountBig
+                    | AggFunc::Sum
+                    | AggFunc::Avg
+                    | AggFunc::Min
+                    | AggFunc::Max
+            )
+    }
+
+    /// Adds the partial state `other` of the same call (computed by another worker over other
+    /// rows); `finish` then gives what one state over all the rows would. Only for calls
+    /// [`AggState::mergeable`] accepts.
+    pub fn merge(&mut self, call: &AggCall, other: AggState) {
+        self.count += other.count;
+        match self.isum.checked_add(other.isum) {
+            Some(s) => self.isum = s,
+            None => self.overflow = true,
+        }
+        self.overflow |= other.overflow;
+        self.fsum += other.fsum;
+        if let Some(v) = other.best {
+            let replace = match &self.best {
+                None => true,
+                Some(b) => {
+                    let o = valops::sort_cmp(&v, b);
+                    if call.func == AggFunc::Min {
+                        o == std::cmp::Ordering::Less
+                    } else {
+                        o == std::cmp::Ordering::Greater
+                    }
+                }
+            };
+            if replace {
+                self.best = Some(v);
+            }
+        }
+    }
+
     /// The final value.
     pub fn finish(&mut self, call: &AggCall) -> SqlResult<Value> {
         let t = &call.data_type;

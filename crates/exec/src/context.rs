@@ -37,6 +37,11 @@ pub struct ExecCtx<'e> {
     pub spill_stats: crate::spill::SpillStats,
     /// The request's cancel flag (`ExecEnv::cancel_token`), see [`ExecCtx::check_cancel`].
     cancel: Option<common::CancelToken>,
+    /// Set in a parallel worker: the morsels of the one scan of its zone, and the zone's stop
+    /// flag (another worker failed or the consumer closed), polled with the cancel flag
+    /// (exec README "Parallelism").
+    pub(crate) morsels: Option<std::sync::Arc<storage::morsel::MorselSource>>,
+    pub(crate) stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
     rng: u64,
 }
 
@@ -57,6 +62,8 @@ impl<'e> ExecCtx<'e> {
             spill,
             spill_stats: Default::default(),
             cancel,
+            morsels: None,
+            stop: None,
             rng: 0x9E37_79B9_7F4A_7C15,
         }
     }
@@ -73,6 +80,11 @@ impl<'e> ExecCtx<'e> {
 
     #[inline]
     pub fn check_cancel(&self) -> SqlResult<()> {
+        if let Some(s) = &self.stop {
+            if s.load(std::sync::atomic::Ordering::Relaxed) {
+                return Err(crate::parallel::stopped());
+            }
+        }
         match &self.cancel {
             Some(c) => c.check(),
             None => Ok(()),

@@ -141,6 +141,9 @@ fn independent(op: &PhysOp, target: &TableDef) -> bool {
         PhysKind::HashDistinct { input } => independent(input, target),
         PhysKind::RecursiveCte { .. }
         | PhysKind::WorkTableScan { .. }
-        | PhysKind::TableFunction { .. } => false,
+        | PhysKind::TableFunction { .. }
+        | PhysKind::Parallelism { .. }
+        | PhysKind::PartialAggregate { .. }
+        | PhysKind::GlobalAggregate { .. } => false,
     }
 }

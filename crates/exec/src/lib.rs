@@ -9,7 +9,8 @@
 //! ([`ExecEnv::spill_config`], [`SpillConfig`]).
 //!
 //! Operators follow the iterator model (`open` / `next` / `row`), one file per showplan operator.
-//! Threading contract: a plan instance runs on one thread (row mode, no parallelism yet).
+//! Threading contract: a plan runs on the session's thread, except the zones below a
+//! `Parallelism` node, which run on workers ([`parallel`], README "Parallelism").
 //!
 //! What does NOT belong here: name binding (plan), plan choice (optimizer), page formats
 //! (storage), SQL value semantics (types).
@@ -41,6 +42,7 @@ mod index_seek;
 mod merge;
 mod merge_join;
 mod nested_loops;
+pub mod parallel;
 mod recursive_cte;
 mod row_buffer;
 mod set_ops;

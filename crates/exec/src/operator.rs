@@ -193,6 +193,13 @@ fn build_unguarded(op: &PhysOp) -> SqlResult<BoxOp<'_>> {
             true,
             *backward,
         )),
+        PhysKind::Parallelism { input, dop } => Box::new(parallel::Gather::new(input, *dop)),
+        PhysKind::GlobalAggregate { .. } => Box::new(parallel::GlobalAggregate::new(op)),
+        PhysKind::PartialAggregate { .. } => {
+            return Err(common::SqlError::internal(
+                "a partial aggregate outside a parallel zone",
+            ))
+        }
         PhysKind::IndexSeek {
             source,
             index,

@@ -26,6 +26,8 @@ enum Cursor {
     None,
     Heap(HeapScan),
     BTree(BTreeScan),
+    /// A parallel worker's share of the scan (`ExecCtx::morsels`): allocation order.
+    Morsel(storage::morsel::MorselScan),
 }
 
 pub struct TableScan<'p> {
@@ -136,7 +138,9 @@ impl Operator for TableScan<'_> {
         let Some(store) = &self.store else {
             return Ok(());
         };
-        self.cursor = if let Some(h) = &store.heap {
+        self.cursor = if let Some(src) = &ctx.morsels {
+            Cursor::Morsel(src.scanner())
+        } else if let Some(h) = &store.heap {
             Cursor::Heap(h.scan()?)
         } else if let Some((_, bt)) = &store.clustered {
             let dir = if self.backward {
@@ -226,6 +230,7 @@ impl Operator for TableScan<'_> {
             n += match &mut self.cursor {
                 Cursor::Heap(s) => s.count_cancellable(cancel)?,
                 Cursor::BTree(s) => s.count_cancellable(cancel)?,
+                Cursor::Morsel(s) => s.count(cancel)?,
                 Cursor::None => 0,
             };
         }
@@ -320,6 +325,10 @@ impl TableScan<'_> {
                     page.push(key.to_vec());
                     Ok(())
                 })?,
+                Cursor::Morsel(s) => s.visit_next(&mut |_, loc| {
+                    page.push(loc.to_vec());
+                    Ok(())
+                })?,
                 Cursor::None => false,
             };
             for loc in page {
@@ -342,6 +351,9 @@ impl TableScan<'_> {
             }
             Cursor::BTree(s) => {
                 s.visit_next(&mut |key, rec| add(rec, &|| key.to_vec()).map(|_| ()))
+            }
+            Cursor::Morsel(s) => {
+                s.visit_next(&mut |rec, loc| add(rec, &|| loc.to_vec()).map(|_| ()))
             }
             Cursor::None => Ok(false),
         }

@@ -593,10 +593,67 @@ fn node_unguarded(op: &PhysOp, depth: usize, out: &mut String) {
         PhysKind::RecursiveCte { .. } => line(depth, "Index Spool(WITH STACK)", out),
         PhysKind::WorkTableScan { .. } => line(depth, "Table Spool(WITH STACK)", out),
         PhysKind::TableFunction { func, .. } => line(depth, &func.showplan(), out),
+        PhysKind::Parallelism { .. } => line(depth, "Parallelism(Gather Streams)", out),
+        PhysKind::PartialAggregate { group_by, aggs, .. } => {
+            let names = child_names(0);
+            let s = agg_text(group_by, aggs, &names, group_by.is_empty(), true);
+            line(depth, &s, out)
+        }
+        PhysKind::GlobalAggregate {
+            input,
+            group_by,
+            aggs,
+            stream,
+        } => {
+            // the expressions read the zone's rows: below the exchange and the partial aggregate
+            let rows = input
+                .children()
+                .first()
+                .and_then(|p| p.children().first().copied());
+            let names = rows.map(|r| names_of(&r.columns)).unwrap_or_default();
+            let s = agg_text(group_by, aggs, &names, *stream, false);
+            line(depth, &s, out)
+        }
     }
     for c in op.children() {
         node(c, depth + 1, out);
     }
+}
+
+/// The line of either half of a local-then-global aggregate.
+fn agg_text(
+    group_by: &[ScalarExpr],
+    aggs: &[AggCall],
+    names: &[String],
+    stream: bool,
+    partial: bool,
+) -> String {
+    let keys = group_by
+        .iter()
+        .map(|e| expr(e, names))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut s = String::from(if stream {
+        "Stream Aggregate("
+    } else {
+        "Hash Match("
+    });
+    match (partial, stream) {
+        (true, _) => s.push_str("Partial Aggregate, "),
+        (false, false) => s.push_str("Aggregate, "),
+        (false, true) => {}
+    }
+    if !group_by.is_empty() {
+        s.push_str(&format!(
+            "{}:({keys}), ",
+            if stream { "GROUP BY" } else { "HASH" }
+        ));
+    }
+    s.push_str(&format!(
+        "DEFINE:({}))",
+        aggs_text(aggs, names, group_by.len())
+    ));
+    s
 }
 
 fn aggs_text(aggs: &[AggCall], names: &[String], base: usize) -> String {

@@ -15,6 +15,7 @@ mod costed;
 mod decorrelate;
 mod explain;
 mod join_order;
+mod parallelize;
 mod planner;
 mod prune;
 pub mod rules;
@@ -37,6 +38,11 @@ pub struct Options {
     pub union: UnionHints,
     /// `OPTION (FORCE ORDER)`: inner joins keep the written order and sides.
     pub force_order: bool,
+    /// Workers a parallel zone may use (the engine resolves `OPTION (MAXDOP n)`, else `max
+    /// degree of parallelism`, 0 = the cores); 0 or 1 = a serial plan.
+    pub max_dop: u16,
+    /// `cost threshold for parallelism`: cheaper plans stay serial.
+    pub cost_threshold: f64,
 }
 
 /// Aggregation strategies allowed by `OPTION (HASH GROUP, ORDER GROUP)`.
@@ -102,6 +108,14 @@ pub fn optimize_with(
         | plan::Statement::Update { input, .. }
         | plan::Statement::Delete { input, .. } => p.annotate(input),
         plan::Statement::Truncate { .. } => {}
+    }
+    // parallel zones are chosen on the costed plan; the exchange and partial/global aggregate
+    // nodes it adds are costed afterwards
+    if options.max_dop > 1 {
+        if let plan::Statement::Select { input, .. } = &mut plan {
+            parallelize::parallelize(input, options.max_dop, options.cost_threshold, catalog);
+            p.annotate(input);
+        }
     }
     Ok(plan)
 }

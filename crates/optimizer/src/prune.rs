@@ -58,6 +58,10 @@ fn prune_unguarded(op: &mut PhysOp, req: &[bool]) {
         | PhysKind::VirtualScan { .. }
         | PhysKind::WorkTableScan { .. }
         | PhysKind::TableFunction { .. } => {}
+        // the parallel pass runs after pruning: its nodes never reach here
+        PhysKind::Parallelism { .. }
+        | PhysKind::PartialAggregate { .. }
+        | PhysKind::GlobalAggregate { .. } => {}
         PhysKind::Filter { input, predicate } => {
             let mut r = req.to_vec();
             r.resize(arity_of(input), false);

@@ -154,6 +154,31 @@ pub enum PhysKind {
         func: crate::table_function::TableFunc,
         args: Vec<ScalarExpr>,
     },
+    /// Parallelism (Gather Streams): `input` (the parallel zone) runs on up to `dop` workers,
+    /// each over its share of the morsels of the one scan in it; their rows are gathered in
+    /// arrival order (exec/src/parallel, `optimizer::parallelize`).
+    Parallelism {
+        input: Box<PhysOp>,
+        dop: u16,
+    },
+    /// The per-worker half of a local-then-global aggregate (`Hash Match (Partial
+    /// Aggregate)`), only below a [`PhysKind::Parallelism`] under a
+    /// [`PhysKind::GlobalAggregate`]: each worker groups its rows; the states are merged above.
+    PartialAggregate {
+        input: Box<PhysOp>,
+        group_by: Vec<ScalarExpr>,
+        aggs: Vec<AggCall>,
+    },
+    /// The global half of a local-then-global aggregate: merges the per-worker states of the
+    /// `PartialAggregate` below its `Parallelism` input and outputs group-by values then
+    /// aggregate results, as the serial aggregate it replaces (`group_by` / `aggs` are that
+    /// aggregate's; `stream`: it was a Stream Aggregate, i.e. a scalar aggregate).
+    GlobalAggregate {
+        input: Box<PhysOp>,
+        group_by: Vec<ScalarExpr>,
+        aggs: Vec<AggCall>,
+        stream: bool,
+    },
 }
 
 /// A physical operator with its output schema and estimate.
@@ -323,7 +348,10 @@ impl PhysOp {
             | PhysKind::StreamAggregate { input, .. }
             | PhysKind::Top { input, .. }
             | PhysKind::Window { input, .. }
-            | PhysKind::HashDistinct { input } => vec![&**input],
+            | PhysKind::HashDistinct { input }
+            | PhysKind::Parallelism { input, .. }
+            | PhysKind::PartialAggregate { input, .. }
+            | PhysKind::GlobalAggregate { input, .. } => vec![&**input],
             PhysKind::NestedLoops { outer, inner, .. } => vec![&**outer, &**inner],
             PhysKind::HashJoin { left, right, .. }
             | PhysKind::MergeJoin { left, right, .. }

@@ -690,6 +690,62 @@ fn inline_value(pid: PageId, rec: &[u8]) -> SqlResult<Option<&[u8]>> {
         .ok_or_else(|| bad(pid, "leaf entry value out of bounds"))
 }
 
+/// Whether `pid` of the B-tree's page list is a leaf a morsel scan visits: Ok(false) for
+/// inner nodes and the tree's own IAM / LOB pages; another object's page or an unknown type
+/// is damage.
+fn morsel_leaf(p: &PageBuf, pid: PageId, m: &ObjMeta) -> SqlResult<bool> {
+    if page::obj(p) != m.obj {
+        return Err(bad(pid, "B-tree page belongs to another object"));
+    }
+    match page::page_type(p) {
+        Some(PageType::Leaf) => Ok(true),
+        Some(PageType::Inner) | Some(PageType::Iam) | Some(PageType::Lob) => Ok(false),
+        _ => Err(bad(pid, "unexpected page type in a B-tree")),
+    }
+}
+
+/// Visits the entries of one page of the tree's page list for a morsel scan
+/// (`crate::morsel`, allocation order, no key order): inline values under the leaf's shared
+/// latch, LOB values after it is released; non-leaf pages are skipped.
+pub(crate) fn visit_page(
+    db: &Inner,
+    m: &ObjMeta,
+    pid: PageId,
+    f: &mut Visitor<'_>,
+) -> SqlResult<()> {
+    let g = db.pool.read(pid)?;
+    if !morsel_leaf(&g, pid, m)? {
+        return Ok(());
+    }
+    let mut lobs: Vec<Vec<u8>> = Vec::new();
+    for i in 0..page::slot_count(&g) {
+        let rec = page::rec_checked(&g, pid, i)?;
+        let k = leaf_key(rec).ok_or_else(|| bad(pid, "malformed leaf entry"))?;
+        match inline_value(pid, rec)? {
+            Some(v) => f(k, v)?,
+            None => lobs.push(rec.to_vec()),
+        }
+    }
+    drop(g);
+    let mut val = Vec::new();
+    for rec in lobs {
+        val.clear();
+        entry_value(db, m, pid, &rec, &mut val)?;
+        let k = leaf_key(&rec).ok_or_else(|| bad(pid, "malformed leaf entry"))?;
+        f(k, &val)?;
+    }
+    Ok(())
+}
+
+/// Entries on one page of the tree's page list (0 for non-leaf pages), slot count only.
+pub(crate) fn count_page(db: &Inner, m: &ObjMeta, pid: PageId) -> SqlResult<u64> {
+    let g = db.pool.read(pid)?;
+    if !morsel_leaf(&g, pid, m)? {
+        return Ok(0);
+    }
+    Ok(page::slot_count(&g) as u64)
+}
+
 /// Range scan state: no latch is held between batches.
 pub struct Scan {
     lower: Bound<Vec<u8>>,

@@ -432,6 +432,61 @@ impl Scan {
     }
 }
 
+/// Visits the rows of one heap page for a morsel scan (`crate::morsel`): in-row records
+/// straight from the page under its shared latch, LOB rows after the latch is released (no
+/// latch is held across LOB I/O). The heap's IAM and LOB pages hold no rows and are skipped.
+pub(crate) fn visit_page(
+    db: &Inner,
+    m: &ObjMeta,
+    pid: PageId,
+    f: &mut Visitor<'_>,
+) -> SqlResult<()> {
+    let g = db.pool.read(pid)?;
+    if !scanned_page_has_rows(&g, pid, m)? {
+        return Ok(());
+    }
+    let mut lobs = Vec::new();
+    for s in 0..page::slot_count(&g) {
+        let rec = page::rec_checked(&g, pid, s)?;
+        if rec.is_empty() {
+            continue;
+        }
+        let rid = Rid {
+            page: pid,
+            slot: s as u16,
+        };
+        if rec[0] & FLAG_LOB != 0 {
+            lobs.push((
+                rid,
+                lob_ref(rec).ok_or_else(|| bad(pid, "bad LOB reference"))?,
+            ));
+            continue;
+        }
+        f(&rec[1..], rid)?;
+    }
+    drop(g);
+    let mut v = Vec::new();
+    for (rid, (first, len)) in lobs {
+        v.clear();
+        db.lob_read(m.obj, first, len, &mut v)?;
+        f(&v, rid)?;
+    }
+    Ok(())
+}
+
+/// Rows on one heap page (slot array only) for a morsel scan's `COUNT(*)`.
+pub(crate) fn count_page(db: &Inner, m: &ObjMeta, pid: PageId) -> SqlResult<u64> {
+    let g = db.pool.read(pid)?;
+    if !scanned_page_has_rows(&g, pid, m)? {
+        return Ok(0);
+    }
+    let slots = page::slot_count(&g);
+    if slots > (page::PAGE_SIZE - page::HEADER) / page::SLOT {
+        return Err(bad(pid, "slot count out of range"));
+    }
+    Ok((0..slots).filter(|&s| page::slot(&g, s).0 != 0).count() as u64)
+}
+
 /// Structural check of every heap page (used by `Database::check`).
 pub fn check_heap(db: &Inner, m: &ObjMeta, errs: &mut Vec<String>) -> SqlResult<()> {
     for pid in object_pages(db, m)? {

@@ -1,0 +1,118 @@
+//! Parallelism (Gather Streams): the workers of a zone send their rows in batches through a
+//! bounded channel; the consumer reads them in arrival order (no order is kept: the optimizer
+//! gathers only inputs whose order nothing above relies on).
+
+use common::{SqlError, SqlResult};
+use plan::PhysOp;
+use types::Value;
+
+use super::{open_zone, Msg, Zone};
+use crate::context::ExecCtx;
+use crate::operator::{build, Operator};
+
+/// Rows per batch sent by a worker.
+const BATCH_ROWS: usize = 1024;
+/// Batches in flight per worker at most (back-pressure on the producers).
+const BATCHES_PER_WORKER: usize = 4;
+
+pub(crate) struct Gather<'p> {
+    input: &'p PhysOp,
+    dop: u16,
+    zone: Option<Zone<Vec<Vec<Value>>>>,
+    batch: Vec<Vec<Value>>,
+    pos: usize,
+    row: Vec<Value>,
+}
+
+impl<'p> Gather<'p> {
+    pub(crate) fn new(input: &'p PhysOp, dop: u16) -> Self {
+        Gather {
+            input,
+            dop,
+            zone: None,
+            batch: Vec::new(),
+            pos: 0,
+            row: Vec::new(),
+        }
+    }
+}
+
+/// A worker of a Gather Streams: runs its copy of the zone and sends its rows.
+fn produce(
+    plan: &PhysOp,
+    ctx: &mut ExecCtx,
+    tx: &std::sync::mpsc::SyncSender<Msg<Vec<Vec<Value>>>>,
+) -> SqlResult<()> {
+    let mut op = build(plan)?;
+    op.open(ctx)?;
+    let mut batch = Vec::with_capacity(BATCH_ROWS);
+    while op.next(ctx)? {
+        ctx.check_cancel()?;
+        batch.push(op.row().to_vec());
+        if batch.len() == BATCH_ROWS {
+            let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH_ROWS));
+            tx.send(Msg::Data(full)).map_err(|_| super::stopped())?;
+        }
+    }
+    op.close();
+    if !batch.is_empty() {
+        tx.send(Msg::Data(batch)).map_err(|_| super::stopped())?;
+    }
+    Ok(())
+}
+
+impl Operator for Gather<'_> {
+    fn open(&mut self, ctx: &mut ExecCtx) -> SqlResult<()> {
+        self.zone = None; // a re-open stops the previous workers first
+        self.batch.clear();
+        self.pos = 0;
+        let bound = usize::from(self.dop.max(1)) * BATCHES_PER_WORKER;
+        self.zone = Some(open_zone(self.input, self.dop, bound, ctx, produce)?);
+        Ok(())
+    }
+
+    fn next(&mut self, ctx: &mut ExecCtx) -> SqlResult<bool> {
+        loop {
+            if let Some(r) = self.batch.get_mut(self.pos) {
+                self.row = std::mem::take(r);
+                self.pos += 1;
+                return Ok(true);
+            }
+            let Some(zone) = self.zone.as_mut() else {
+                return Ok(false);
+            };
+            match zone.recv(ctx)? {
+                Some(b) => {
+                    self.batch = b;
+                    self.pos = 0;
+                }
+                None => {
+                    let messages = std::mem::take(&mut zone.messages);
+                    self.zone = None;
+                    add_worker_messages(ctx, messages);
+                    return Ok(false);
+                }
+            }
+        }
+    }
+
+    fn row(&self) -> &[Value] {
+        &self.row
+    }
+
+    fn close(&mut self) {
+        self.zone = None;
+        self.batch = Vec::new();
+    }
+}
+
+/// Passes the workers' informational messages on: 8153 once per statement as usual.
+pub(crate) fn add_worker_messages(ctx: &mut ExecCtx, messages: Vec<SqlError>) {
+    for m in messages {
+        if m.number == 8153 {
+            ctx.null_eliminated();
+        } else {
+            ctx.messages.push(m);
+        }
+    }
+}

@@ -1,0 +1,294 @@
+//! The parallel post-pass: when the statement may use more than one worker
+//! ([`Options::max_dop`](crate::Options)) and its estimated cost reaches the cost threshold
+//! for parallelism, the aggregates that read one table through a pure zone become
+//! local-then-global aggregates:
+//!
+//! ```text
+//! Hash Match(Aggregate)              GlobalAggregate        (session thread)
+//!   Parallelism(Gather Streams)      Parallelism { dop }    (the exchange)
+//!     Hash Match(Partial Aggregate)  PartialAggregate       (each worker)
+//!       Filter / Compute Scalar ...  the zone               (each worker)
+//!         Table Scan / Clustered Index Scan                 (morsels)
+//! ```
+//!
+//! A zone (exec/src/parallel) is Filter / Compute Scalar over exactly one unordered,
+//! forward Table Scan or Clustered Index Scan without a row locator, with only pure
+//! expressions: no variable, parameter, subquery, non-deterministic function or function
+//! reading the session or the catalog (workers never call the session). Aggregates must be mergeable (COUNT,
+//! COUNT_BIG, SUM, AVG, MIN, MAX without DISTINCT), without grouping sets; a Stream Aggregate
+//! qualifies only as a scalar aggregate (a grouped one relies on its input's order).
+//!
+//! The probe (left) input of a Hash Match join, when it is a zone that filters, is run by the
+//! workers under a `Parallelism(Gather Streams)` (the join stays serial for now).
+//!
+//! Cost: the plan's `cost.subtree` when the optimizer filled it, else the zone's scan is
+//! costed from `Catalog::table_rows` (SQL Server's per-row scan CPU plus I/O of ~20 rows a
+//! page). Unknown rows count as cheap unless the threshold is 0. Exec adds a runtime guard:
+//! a table of few pages runs on one worker.
+
+use catalog::Catalog;
+use plan::{AggCall, AggFunc, PhysKind, PhysOp, ScalarExpr, ScalarFunc, ScalarKind};
+
+/// Cost units per row of a scan when only the row count is known (CPU 0.0001581 plus the
+/// I/O of a page, 0.00074, shared by ~20 rows).
+const ROW_COST: f64 = 0.0001581 + 0.00074 / 20.0;
+
+/// Rewrites the eligible aggregates of `op` for `dop` workers (dop > 1), when the cost of the
+/// plan reaches `threshold`.
+pub(crate) fn parallelize(op: &mut PhysOp, dop: u16, threshold: f64, catalog: &dyn Catalog) {
+    if dop <= 1 {
+        return;
+    }
+    let cost = if op.cost.subtree > 0.0 {
+        Some(op.cost.subtree)
+    } else {
+        scan_cost(op, catalog)
+    };
+    let worth_it = match cost {
+        Some(c) => c >= threshold,
+        None => threshold <= 0.0,
+    };
+    if worth_it {
+        rewrite(op, dop);
+    }
+}
+
+/// The fallback cost: the rows of every table scanned, costed per row (None: a scanned
+/// table's rows are unknown).
+fn scan_cost(op: &PhysOp, catalog: &dyn Catalog) -> Option<f64> {
+    let mut total = 0.0;
+    let mut stack = vec![op];
+    while let Some(o) = stack.pop() {
+        match &o.kind {
+            PhysKind::TableScan { source, .. } | PhysKind::ClusteredIndexScan { source, .. } => {
+                total += catalog.table_rows(&source.table)? as f64 * ROW_COST;
+            }
+            _ => stack.extend(o.children()),
+        }
+    }
+    Some(total)
+}
+
+fn rewrite(op: &mut PhysOp, dop: u16) {
+    common::stack::grow(|| {
+        if let Some(new) = parallel_aggregate(op, dop) {
+            *op = new;
+            return;
+        }
+        if let PhysKind::HashJoin { left, .. } = &mut op.kind {
+            // the probe side: a filtered zone is scanned and filtered by the workers and
+            // gathered (the join itself stays on the coordinator; its output order was
+            // never promised: the scan is unordered)
+            if is_zone(left) && filters(left) {
+                let columns = left.columns.clone();
+                let est_rows = left.est_rows;
+                let zone = std::mem::replace(
+                    &mut **left,
+                    PhysOp::new(PhysKind::ConstantScan { rows: vec![] }, vec![], 0.0),
+                );
+                **left = PhysOp::new(
+                    PhysKind::Parallelism {
+                        input: Box::new(zone),
+                        dop,
+                    },
+                    columns,
+                    est_rows,
+                );
+            }
+        }
+        for c in children_mut(op) {
+            rewrite(c, dop);
+        }
+    })
+}
+
+/// Whether a zone drops rows (a Filter or a scan predicate): only then is gathering its rows
+/// cheaper than scanning them on the coordinator.
+fn filters(op: &PhysOp) -> bool {
+    match &op.kind {
+        PhysKind::TableScan { predicate, .. } | PhysKind::ClusteredIndexScan { predicate, .. } => {
+            predicate.is_some()
+        }
+        PhysKind::Filter { .. } => true,
+        PhysKind::ComputeScalar { input, .. } => filters(input),
+        _ => false,
+    }
+}
+
+fn children_mut(op: &mut PhysOp) -> Vec<&mut PhysOp> {
+    match &mut op.kind {
+        PhysKind::Filter { input, .. }
+        | PhysKind::ComputeScalar { input, .. }
+        | PhysKind::Sort { input, .. }
+        | PhysKind::HashAggregate { input, .. }
+        | PhysKind::StreamAggregate { input, .. }
+        | PhysKind::Top { input, .. }
+        | PhysKind::Window { input, .. }
+        | PhysKind::HashDistinct { input } => vec![&mut **input],
+        PhysKind::HashJoin { left, right, .. }
+        | PhysKind::MergeJoin { left, right, .. }
+        | PhysKind::HashSetOp { left, right, .. } => vec![&mut **left, &mut **right],
+        // the inner side of nested loops is re-opened per outer row: never a zone
+        PhysKind::NestedLoops { outer, .. } => vec![&mut **outer],
+        PhysKind::Concatenation { inputs } => inputs.iter_mut().collect(),
+        _ => vec![],
+    }
+}
+
+/// The local-then-global form of `op` when it is an eligible aggregate.
+fn parallel_aggregate(op: &PhysOp, dop: u16) -> Option<PhysOp> {
+    let (input, group_by, aggs, stream) = match &op.kind {
+        PhysKind::HashAggregate {
+            input,
+            group_by,
+            aggs,
+            grouping_sets: None,
+        } => (input, group_by, aggs, false),
+        PhysKind::StreamAggregate {
+            input,
+            group_by,
+            aggs,
+        } if group_by.is_empty() => (input, group_by, aggs, true),
+        _ => return None,
+    };
+    if !aggs.iter().all(mergeable) || !group_by.iter().all(pure) || !is_zone(input) {
+        return None;
+    }
+    if !aggs.iter().all(|a| a.args.iter().all(pure)) {
+        return None;
+    }
+    let partial = PhysOp {
+        kind: PhysKind::PartialAggregate {
+            input: input.clone(),
+            group_by: group_by.clone(),
+            aggs: aggs.clone(),
+        },
+        columns: op.columns.clone(),
+        est_rows: op.est_rows,
+        cost: Default::default(),
+        node_id: 0,
+    };
+    let gather = PhysOp {
+        kind: PhysKind::Parallelism {
+            input: Box::new(partial),
+            dop,
+        },
+        columns: op.columns.clone(),
+        est_rows: op.est_rows,
+        cost: Default::default(),
+        node_id: 0,
+    };
+    Some(PhysOp {
+        kind: PhysKind::GlobalAggregate {
+            input: Box::new(gather),
+            group_by: group_by.clone(),
+            aggs: aggs.clone(),
+            stream,
+        },
+        columns: op.columns.clone(),
+        est_rows: op.est_rows,
+        cost: op.cost,
+        node_id: op.node_id,
+    })
+}
+
+/// Exec's `AggState::mergeable`, decided here from the plan.
+fn mergeable(a: &AggCall) -> bool {
+    !a.distinct
+        && matches!(
+            a.func,
+            AggFunc::CountStar
+                | AggFunc::Count
+                | AggFunc::CountBigStar
+                | AggFunc::CountBig
+                | AggFunc::Sum
+                | AggFunc::Avg
+                | AggFunc::Min
+                | AggFunc::Max
+        )
+}
+
+/// Filter / Compute Scalar over one forward, unordered scan with pure expressions, whose
+/// table hints fit the table S lock a parallel read takes (no UPDLOCK, XLOCK, READPAST ...).
+fn is_zone(op: &PhysOp) -> bool {
+    let plain = |s: &plan::TableSource| {
+        !s.with_locator
+            && s.hints.all.iter().all(|h| {
+                matches!(
+                    h.as_str(),
+                    "NOLOCK" | "READUNCOMMITTED" | "READCOMMITTED" | "TABLOCK"
+                )
+            })
+    };
+    match &op.kind {
+        PhysKind::TableScan { source, predicate } => {
+            plain(source) && predicate.as_ref().is_none_or(pure)
+        }
+        PhysKind::ClusteredIndexScan {
+            source,
+            predicate,
+            ordered,
+            backward,
+        } => plain(source) && !ordered && !backward && predicate.as_ref().is_none_or(pure),
+        PhysKind::Filter { input, predicate } => pure(predicate) && is_zone(input),
+        PhysKind::ComputeScalar { input, exprs } => exprs.iter().all(pure) && is_zone(input),
+        _ => false,
+    }
+}
+
+/// An expression a worker can evaluate alone: no variable, parameter or subquery, no
+/// non-deterministic function or function reading the session or the catalog.
+fn pure(e: &ScalarExpr) -> bool {
+    match &e.kind {
+        ScalarKind::Variable(_)
+        | ScalarKind::Param(_)
+        | ScalarKind::ScalarSubquery(_)
+        | ScalarKind::Exists(_)
+        | ScalarKind::InSubquery { .. }
+        | ScalarKind::Quantified { .. } => false,
+        ScalarKind::Function { func, .. } if !worker_safe(*func) => false,
+        _ => e.children().into_iter().all(pure),
+    }
+}
+
+/// Functions a worker evaluates alone: not non-deterministic per row, not reading the
+/// session, its options or the catalog.
+fn worker_safe(f: ScalarFunc) -> bool {
+    use ScalarFunc::*;
+    !matches!(
+        f,
+        Rand | NewId
+            | GetDate
+            | SysDateTime
+            | GetUtcDate
+            | Named
+            | ObjectId
+            | DbName
+            | DbId
+            | SchemaName
+            | UserName
+            | SuserSname
+            | HostName
+            | AppName
+            | Version
+            | SpId
+            | RowCount
+            | TranCount
+            | Error
+            | Identity
+            | ScopeIdentity
+            | ServerProperty
+            | DatabasePropertyEx
+            | ObjectName
+            | ColumnProperty
+            | TypeName
+            | ErrorNumber
+            | ErrorMessage
+            | ErrorSeverity
+            | ErrorState
+            | ErrorLine
+            | ErrorProcedure
+            | IsDate
+            | Format
+    )
+}
