@@ -38,12 +38,17 @@ pub struct ExecCtx<'e> {
     /// The request's cancel flag (`ExecEnv::cancel_token`), see [`ExecCtx::check_cancel`].
     cancel: Option<common::CancelToken>,
     rng: u64,
+    /// Actual counters per plan node (see `actuals.rs`).
+    pub actuals: Vec<crate::actuals::OpActuals>,
+    /// The thread CPU clock when per-operator times are collected (`ExecEnv::op_cpu_clock`).
+    pub(crate) op_cpu_clock: Option<fn() -> u64>,
 }
 
 impl<'e> ExecCtx<'e> {
     pub fn new(env: &'e mut dyn ExecEnv) -> Self {
         let spill = env.spill_config();
         let cancel = env.cancel_token();
+        let op_cpu_clock = env.op_cpu_clock();
         ExecCtx {
             env,
             params: Vec::new(),
@@ -58,6 +63,8 @@ impl<'e> ExecCtx<'e> {
             spill_stats: Default::default(),
             cancel,
             rng: 0x9E37_79B9_7F4A_7C15,
+            actuals: Vec::new(),
+            op_cpu_clock,
         }
     }
 

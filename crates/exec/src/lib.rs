@@ -14,6 +14,7 @@
 //! What does NOT belong here: name binding (plan), plan choice (optimizer), page formats
 //! (storage), SQL value semantics (types).
 
+pub mod actuals;
 pub mod agg;
 pub mod bulk;
 pub mod context;
@@ -145,6 +146,12 @@ pub trait ExecEnv {
     fn cancel_token(&self) -> Option<common::CancelToken> {
         None
     }
+    /// A clock of the calling thread's CPU time in µs, handed when per-operator elapsed and
+    /// CPU times should be collected (actual plans, see [`actuals`]); `None` (the default):
+    /// only rows and executions are counted.
+    fn op_cpu_clock(&self) -> Option<fn() -> u64> {
+        None
+    }
     /// The locks of one access to `table` (`hints`: its table hints, upper case, as
     /// `plan::TableHints::all` keeps them). `None`: nothing to lock (the default, and tempdb).
     fn table_locker(
@@ -190,6 +197,8 @@ pub struct ExecSummary {
     pub changes: Vec<DmlChanges>,
     /// What the operators spilled to tempdb work files.
     pub spills: SpillStats,
+    /// Actual counters per operator, indexed by `PhysOp::node_id` (see [`actuals`]).
+    pub actuals: Vec<actuals::OpActuals>,
 }
 
 /// Runs a physical plan.
@@ -301,6 +310,7 @@ pub fn execute(
         messages: std::mem::take(&mut ctx.messages),
         changes: std::mem::take(&mut ctx.changes),
         spills: ctx.spill_stats,
+        actuals: std::mem::take(&mut ctx.actuals),
     })
 }
 
@@ -318,6 +328,7 @@ pub fn execute_merge(
         messages: std::mem::take(&mut ctx.messages),
         changes: std::mem::take(&mut ctx.changes),
         spills: ctx.spill_stats,
+        actuals: std::mem::take(&mut ctx.actuals),
     })
 }
 

@@ -12,6 +12,8 @@ mod explain;
 mod planner;
 mod prune;
 pub mod rules;
+pub mod showplan_rows;
+pub mod showplan_xml;
 
 use catalog::Catalog;
 use common::SqlResult;
@@ -86,5 +88,6 @@ pub fn optimize_with(
             _ => {}
         }
     }
+    showplan_xml::number_nodes(&mut plan);
     Ok(plan)
 }
