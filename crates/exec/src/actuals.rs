@@ -1,11 +1,13 @@
 //! Per-operator actual counters (actual plans: `SET STATISTICS XML / PROFILE ON`).
 //!
-//! Every operator built by [`crate::operator::build`] is wrapped in [`Counted`], which counts
-//! its rows, executions (opens) and end-of-scans into [`ExecCtx::actuals`], indexed by the
-//! operator's `PhysOp::node_id`. The counts are always on (an add per row); elapsed and CPU
-//! times are taken only when the environment hands a CPU clock ([`crate::ExecEnv::op_cpu_clock`]),
-//! because reading the clocks per row is not free. Times are inclusive of the children, as SQL
-//! Server's row-mode counters are.
+//! Every operator a plan shows is wrapped by [`crate::operator::build`] in [`Counted`], which
+//! counts its rows, executions (opens) and end-of-scans in its own fields and adds them to
+//! [`ExecCtx::actuals`] (indexed by the operator's `PhysOp::node_id`) when it is dropped, so a
+//! row costs one plain add and a predictable branch. Elapsed and CPU times are taken only when
+//! the environment hands a CPU clock ([`crate::ExecEnv::op_cpu_clock`]), because reading the
+//! clocks per row is not free. Times are inclusive of the children, as SQL Server's row-mode
+//! counters are. Every operator of a statement is dropped before `execute` returns, so its
+//! `ExecSummary::actuals` is complete.
 
 use std::time::Instant;
 
@@ -28,10 +30,17 @@ pub struct OpActuals {
     pub cpu_us: u64,
 }
 
+/// The statement's counters, shared by its operators (each adds its own on drop).
+pub(crate) type SharedActuals = std::rc::Rc<std::cell::RefCell<Vec<OpActuals>>>;
+
 /// Wraps an operator to count its activity under `node`.
 pub(crate) struct Counted<'p> {
     inner: BoxOp<'p>,
     node: usize,
+    counts: OpActuals,
+    /// Set on the first open: where the counts go, and the CPU clock when timing.
+    sink: Option<SharedActuals>,
+    clock: Option<fn() -> u64>,
 }
 
 impl<'p> Counted<'p> {
@@ -39,61 +48,70 @@ impl<'p> Counted<'p> {
         Counted {
             inner,
             node: node as usize,
+            counts: OpActuals::default(),
+            sink: None,
+            clock: None,
         }
     }
-}
 
-impl ExecCtx<'_> {
-    /// The counters of operator `node`, created on first use (node ids are bounded by the
-    /// plan's size).
+    /// Runs `f`, adding its elapsed and CPU time when timing is on.
     #[inline]
-    pub(crate) fn actual_mut(&mut self, node: usize) -> &mut OpActuals {
-        if node >= self.actuals.len() {
-            self.actuals.resize(node + 1, OpActuals::default());
-        }
-        &mut self.actuals[node]
+    fn timed<T>(
+        &mut self,
+        ctx: &mut ExecCtx,
+        f: impl FnOnce(&mut BoxOp<'p>, &mut ExecCtx) -> SqlResult<T>,
+    ) -> SqlResult<T> {
+        let Some(cpu) = self.clock else {
+            return f(&mut self.inner, ctx);
+        };
+        let (t0, c0) = (Instant::now(), cpu());
+        let r = f(&mut self.inner, ctx);
+        self.counts.elapsed_us += t0.elapsed().as_micros() as u64;
+        self.counts.cpu_us += cpu().saturating_sub(c0);
+        r
     }
 }
 
-/// Runs `f`, adding its elapsed and CPU time to `node` when timing is on.
-#[inline]
-fn timed<T>(
-    ctx: &mut ExecCtx,
-    node: usize,
-    f: impl FnOnce(&mut ExecCtx) -> SqlResult<T>,
-) -> SqlResult<T> {
-    let Some(cpu) = ctx.op_cpu_clock else {
-        return f(ctx);
-    };
-    let (t0, c0) = (Instant::now(), cpu());
-    let r = f(ctx);
-    let (el, c1) = (t0.elapsed().as_micros() as u64, cpu());
-    let a = ctx.actual_mut(node);
-    a.elapsed_us += el;
-    a.cpu_us += c1.saturating_sub(c0);
-    r
+impl Drop for Counted<'_> {
+    fn drop(&mut self) {
+        let Some(sink) = &self.sink else { return };
+        let Ok(mut all) = sink.try_borrow_mut() else {
+            return;
+        };
+        if self.node >= all.len() {
+            all.resize(self.node + 1, OpActuals::default());
+        }
+        let a = &mut all[self.node];
+        let c = &self.counts;
+        a.rows += c.rows;
+        a.executions += c.executions;
+        a.end_of_scans += c.end_of_scans;
+        a.elapsed_us += c.elapsed_us;
+        a.cpu_us += c.cpu_us;
+    }
 }
 
 impl Operator for Counted<'_> {
     fn open(&mut self, ctx: &mut ExecCtx) -> SqlResult<()> {
-        ctx.actual_mut(self.node).executions += 1;
-        let inner = &mut self.inner;
-        timed(ctx, self.node, |ctx| inner.open(ctx))
+        if self.sink.is_none() {
+            self.sink = Some(ctx.actuals.clone());
+            self.clock = ctx.op_cpu_clock;
+        }
+        self.counts.executions += 1;
+        self.timed(ctx, |inner, ctx| inner.open(ctx))
     }
 
     #[inline]
     fn next(&mut self, ctx: &mut ExecCtx) -> SqlResult<bool> {
-        let more = if ctx.op_cpu_clock.is_some() {
-            let inner = &mut self.inner;
-            timed(ctx, self.node, |ctx| inner.next(ctx))?
+        let more = if self.clock.is_some() {
+            self.timed(ctx, |inner, ctx| inner.next(ctx))?
         } else {
             self.inner.next(ctx)?
         };
-        let a = ctx.actual_mut(self.node);
         if more {
-            a.rows += 1;
+            self.counts.rows += 1;
         } else {
-            a.end_of_scans += 1;
+            self.counts.end_of_scans += 1;
         }
         Ok(more)
     }
@@ -108,12 +126,10 @@ impl Operator for Counted<'_> {
     }
 
     fn count_rows(&mut self, ctx: &mut ExecCtx) -> SqlResult<Option<u64>> {
-        let inner = &mut self.inner;
-        let n = timed(ctx, self.node, |ctx| inner.count_rows(ctx))?;
+        let n = self.timed(ctx, |inner, ctx| inner.count_rows(ctx))?;
         if let Some(n) = n {
-            let a = ctx.actual_mut(self.node);
-            a.rows += n;
-            a.end_of_scans += 1;
+            self.counts.rows += n;
+            self.counts.end_of_scans += 1;
         }
         Ok(n)
     }

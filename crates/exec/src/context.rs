@@ -38,8 +38,8 @@ pub struct ExecCtx<'e> {
     /// The request's cancel flag (`ExecEnv::cancel_token`), see [`ExecCtx::check_cancel`].
     cancel: Option<common::CancelToken>,
     rng: u64,
-    /// Actual counters per plan node (see `actuals.rs`).
-    pub actuals: Vec<crate::actuals::OpActuals>,
+    /// Actual counters per plan node, shared with the operators (see `actuals.rs`).
+    pub(crate) actuals: crate::actuals::SharedActuals,
     /// The thread CPU clock when per-operator times are collected (`ExecEnv::op_cpu_clock`).
     pub(crate) op_cpu_clock: Option<fn() -> u64>,
 }
@@ -63,7 +63,7 @@ impl<'e> ExecCtx<'e> {
             spill_stats: Default::default(),
             cancel,
             rng: 0x9E37_79B9_7F4A_7C15,
-            actuals: Vec::new(),
+            actuals: Default::default(),
             op_cpu_clock,
         }
     }

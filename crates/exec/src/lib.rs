@@ -310,7 +310,7 @@ pub fn execute(
         messages: std::mem::take(&mut ctx.messages),
         changes: std::mem::take(&mut ctx.changes),
         spills: ctx.spill_stats,
-        actuals: std::mem::take(&mut ctx.actuals),
+        actuals: ctx.actuals.take(),
     })
 }
 
@@ -328,7 +328,7 @@ pub fn execute_merge(
         messages: std::mem::take(&mut ctx.messages),
         changes: std::mem::take(&mut ctx.changes),
         spills: ctx.spill_stats,
-        actuals: std::mem::take(&mut ctx.actuals),
+        actuals: ctx.actuals.take(),
     })
 }
 
