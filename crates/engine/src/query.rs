@@ -159,6 +159,13 @@ impl Session {
             // not limited by rowcount.rs: refused rather than run unlimited
             return Err(SqlError::unsupported("SET ROWCOUNT with MERGE"));
         }
+        if self.actual_plan_on() {
+            // MERGE's plan shape (plan::MergePlan) has no showplan yet: refused, not run
+            // without the plan that was asked for
+            return Err(SqlError::unsupported(
+                "SET STATISTICS XML / PROFILE with MERGE",
+            ));
+        }
         let options =
             crate::query_hints::optimizer_options(crate::query_hints::statement_hints(s))?;
         let bound = plan::bind_merge(s, &*self)?;

@@ -171,7 +171,7 @@ pub struct PhysOp {
 }
 
 /// `PhysOp::node_id` of an operator no plan shows (a pure projection, as SQL Server shows
-/// none): it has no actual counters either.
+/// none; the Top that SET ROWCOUNT adds at run time): it has no actual counters either.
 pub const HIDDEN_NODE: u32 = u32::MAX;
 
 /// Estimated costs of one operator, in SQL Server's unitless cost units.
