@@ -3,10 +3,10 @@
 //! Every operator a plan shows is wrapped by [`crate::operator::build`] in [`Counted`], which
 //! counts its rows, executions (opens) and end-of-scans in its own fields and adds them to
 //! [`ExecCtx::actuals`] (indexed by the operator's `PhysOp::node_id`) when it is dropped, so a
-//! row costs one plain add and a predictable branch. Elapsed and CPU times are taken only when
-//! the environment hands a CPU clock ([`crate::ExecEnv::op_cpu_clock`]), because reading the
-//! clocks per row is not free. Times are inclusive of the children, as SQL Server's row-mode
-//! counters are. Every operator of a statement is dropped before `execute` returns, so its
+//! row costs one plain add and a predictable branch. Elapsed times are taken only when the
+//! environment hands a CPU clock ([`crate::ExecEnv::op_cpu_clock`]), because reading a clock
+//! per row is not free; CPU times are then apportioned from them ([`apportion_cpu`]). Times
+//! are inclusive of the children, as SQL Server's row-mode counters are. Every operator of a statement is dropped before `execute` returns, so its
 //! `ExecSummary::actuals` is complete.
 
 use std::time::Instant;
@@ -38,7 +38,8 @@ pub(crate) struct Counted<'p> {
     inner: BoxOp<'p>,
     node: usize,
     counts: OpActuals,
-    /// Set on the first open: where the counts go, and the CPU clock when timing.
+    /// Set on the first open: where the counts go, and the CPU clock when timing (its
+    /// presence switches timing on; the statement reads it, see [`apportion_cpu`]).
     sink: Option<SharedActuals>,
     clock: Option<fn() -> u64>,
 }
@@ -54,21 +55,36 @@ impl<'p> Counted<'p> {
         }
     }
 
-    /// Runs `f`, adding its elapsed and CPU time when timing is on.
+    /// Runs `f`, adding its elapsed time when timing is on.
     #[inline]
     fn timed<T>(
         &mut self,
         ctx: &mut ExecCtx,
         f: impl FnOnce(&mut BoxOp<'p>, &mut ExecCtx) -> SqlResult<T>,
     ) -> SqlResult<T> {
-        let Some(cpu) = self.clock else {
+        if self.clock.is_none() {
             return f(&mut self.inner, ctx);
-        };
-        let (t0, c0) = (Instant::now(), cpu());
+        }
+        let t0 = Instant::now();
         let r = f(&mut self.inner, ctx);
         self.counts.elapsed_us += t0.elapsed().as_micros() as u64;
-        self.counts.cpu_us += cpu().saturating_sub(c0);
         r
+    }
+}
+
+/// Per-operator CPU time from the elapsed times: reading the thread CPU clock is a system
+/// call, and reading it around every row made a 1M-row scan 15 times slower. Each operator's
+/// elapsed time is scaled by the statement's own CPU / elapsed ratio (`cpu_us`, `elapsed_us`
+/// of the whole execution, measured once), so waits (I/O, locks) lower it as they lower the
+/// statement's.
+pub(crate) fn apportion_cpu(actuals: &mut [OpActuals], cpu_us: u64, elapsed_us: u64) {
+    let ratio = if elapsed_us == 0 {
+        1.0
+    } else {
+        (cpu_us as f64 / elapsed_us as f64).min(1.0)
+    };
+    for a in actuals {
+        a.cpu_us = (a.elapsed_us as f64 * ratio) as u64;
     }
 }
 
@@ -87,7 +103,6 @@ impl Drop for Counted<'_> {
         a.executions += c.executions;
         a.end_of_scans += c.end_of_scans;
         a.elapsed_us += c.elapsed_us;
-        a.cpu_us += c.cpu_us;
     }
 }
 

@@ -208,6 +208,7 @@ pub fn execute(
     sink: &mut dyn RowSink,
 ) -> SqlResult<ExecSummary> {
     let mut ctx = ExecCtx::new(env);
+    let started = ctx.op_cpu_clock.map(|c| (std::time::Instant::now(), c()));
     let rows = match plan {
         Statement::Select {
             input,
@@ -305,12 +306,17 @@ pub fn execute(
             Some(dml::select_into(target, source, &mut ctx)?)
         }
     };
+    let mut actuals = ctx.actuals.take();
+    if let (Some((t0, c0)), Some(clock)) = (started, ctx.op_cpu_clock) {
+        let elapsed = t0.elapsed().as_micros() as u64;
+        actuals::apportion_cpu(&mut actuals, clock().saturating_sub(c0), elapsed);
+    }
     Ok(ExecSummary {
         rows_affected: rows,
         messages: std::mem::take(&mut ctx.messages),
         changes: std::mem::take(&mut ctx.changes),
         spills: ctx.spill_stats,
-        actuals: ctx.actuals.take(),
+        actuals,
     })
 }
 
