@@ -29,6 +29,10 @@ const IMPLEMENTED: &[&str] = &[
     "SHOWPLAN_TEXT",
     "SHOWPLAN_ALL",
     "PARSEONLY",
+    // showplan.rs: estimated XML plans, actual plans (XML and text rows)
+    "SHOWPLAN_XML",
+    "STATISTICS XML",
+    "STATISTICS PROFILE",
 ];
 
 /// Options whose ON has no observable effect in latchkey, as in SQL Server under the same
@@ -46,12 +50,8 @@ const HARMLESS: &[&str] = &[
 ];
 
 /// Options SQL Server has whose ON latchkey does not implement: OFF (their default) is
-/// accepted, ON raises 40517 naming the feature. SHOWPLAN_XML, STATISTICS XML/PROFILE belong to
-/// the optimizer issue.
+/// accepted, ON raises 40517 naming the feature.
 const NOT_IMPLEMENTED: &[&str] = &[
-    "SHOWPLAN_XML",
-    "STATISTICS XML",
-    "STATISTICS PROFILE",
     "FMTONLY",
     "NOEXEC",
     "FORCEPLAN",

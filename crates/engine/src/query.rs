@@ -103,7 +103,22 @@ impl Session {
         let (physical, is_dml) = self.plan_statement(s)?;
         self.with_grant(s, |me| {
             me.execute_plan(&physical, is_dml, defer_metadata(s), sink)
-        })
+        })?;
+        self.after_statement_plan(s, &physical, sink);
+        Ok(())
+    }
+
+    /// STATISTICS XML / PROFILE: the actual plan of the statement that just ran (showplan.rs).
+    pub(crate) fn after_statement_plan(
+        &mut self,
+        s: &ast::Statement,
+        physical: &plan::PhysicalPlan,
+        sink: &mut dyn EventSink,
+    ) {
+        if self.actual_plan_on() {
+            let actuals = std::mem::take(&mut self.last_actuals);
+            self.emit_actual_plans(s, physical, &actuals, sink);
+        }
     }
 
     /// Runs `f` with the operator memory budget scaled by the statement's
@@ -143,6 +158,13 @@ impl Session {
         if self.options.rowcount > 0 {
             // not limited by rowcount.rs: refused rather than run unlimited
             return Err(SqlError::unsupported("SET ROWCOUNT with MERGE"));
+        }
+        if self.actual_plan_on() {
+            // MERGE's plan shape (plan::MergePlan) has no showplan yet: refused, not run
+            // without the plan that was asked for
+            return Err(SqlError::unsupported(
+                "SET STATISTICS XML / PROFILE with MERGE",
+            ));
         }
         let options =
             crate::query_hints::optimizer_options(crate::query_hints::statement_hints(s))?;
@@ -224,7 +246,8 @@ impl Session {
         let r = run(self, &mut adapter);
         let show = !self.options.nocount;
         match r {
-            Ok(summary) => {
+            Ok(mut summary) => {
+                self.last_actuals = std::mem::take(&mut summary.actuals);
                 adapter.flush_columns();
                 let (started, rows) = (adapter.started, adapter.rows);
                 if started {
@@ -610,6 +633,10 @@ impl ExecEnv for Session {
 
     fn cancel_token(&self) -> Option<common::CancelToken> {
         Some(self.cancel.clone())
+    }
+
+    fn op_cpu_clock(&self) -> Option<fn() -> u64> {
+        Session::op_cpu_clock(self)
     }
 
     fn spill_config(&self) -> exec::SpillConfig {

@@ -11,7 +11,8 @@ fn top(input: &PhysOp, n: i64) -> PhysOp {
         columns: input.columns.clone(),
         est_rows: input.est_rows.min(n as f64),
         cost: input.cost,
-        node_id: 0,
+        // not part of the plan showplan shows: no actual counters of its own
+        node_id: plan::HIDDEN_NODE,
         kind: PhysKind::Top {
             input: Box::new(input.clone()),
             spec: TopSpec {

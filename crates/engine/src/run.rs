@@ -764,7 +764,9 @@ impl Session {
         };
         self.with_grant(s, |me| {
             me.execute_plan(&plan, is_dml, crate::query::defer_metadata(s), sink)
-        })
+        })?;
+        self.after_statement_plan(s, &plan, sink);
+        Ok(())
     }
 
     /// EXEC of a stored procedure: compiled once per session and text version.

@@ -234,6 +234,10 @@ pub struct Session {
     /// `OPTION (MAX_GRANT_PERCENT = p)` of the running statement: scales the operator memory
     /// budget (query.rs `with_grant`).
     pub(crate) grant_percent: Option<f64>,
+    /// Per-operator actual counters of the last executed plan (actual plans, showplan.rs).
+    pub(crate) last_actuals: Vec<exec::actuals::OpActuals>,
+    /// StmtId of the statement being shown in showplan mode (SHOWPLAN_ALL's StmtId column).
+    pub(crate) showplan_stmt_id: i32,
     /// Set by another thread to cancel the running request (an attention); polled by the
     /// interpreter and exec (`cancel_handle`, README "Cancellation").
     pub(crate) cancel: common::CancelToken,
@@ -299,6 +303,8 @@ impl Session {
             function_result: None,
             trig: Default::default(),
             grant_percent: None,
+            last_actuals: Vec::new(),
+            showplan_stmt_id: 0,
             cancel,
             live,
             bind_volatile: std::cell::Cell::new(false),

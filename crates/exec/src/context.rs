@@ -43,12 +43,17 @@ pub struct ExecCtx<'e> {
     pub(crate) morsels: Option<std::sync::Arc<storage::morsel::MorselSource>>,
     pub(crate) stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
     rng: u64,
+    /// Actual counters per plan node, shared with the operators (see `actuals.rs`).
+    pub(crate) actuals: crate::actuals::SharedActuals,
+    /// The thread CPU clock when per-operator times are collected (`ExecEnv::op_cpu_clock`).
+    pub(crate) op_cpu_clock: Option<fn() -> u64>,
 }
 
 impl<'e> ExecCtx<'e> {
     pub fn new(env: &'e mut dyn ExecEnv) -> Self {
         let spill = env.spill_config();
         let cancel = env.cancel_token();
+        let op_cpu_clock = env.op_cpu_clock();
         ExecCtx {
             env,
             params: Vec::new(),
@@ -65,6 +70,8 @@ impl<'e> ExecCtx<'e> {
             morsels: None,
             stop: None,
             rng: 0x9E37_79B9_7F4A_7C15,
+            actuals: Default::default(),
+            op_cpu_clock,
         }
     }
 

@@ -15,6 +15,7 @@
 //! What does NOT belong here: name binding (plan), plan choice (optimizer), page formats
 //! (storage), SQL value semantics (types).
 
+pub mod actuals;
 pub mod agg;
 pub mod bulk;
 pub mod context;
@@ -148,6 +149,12 @@ pub trait ExecEnv {
     fn cancel_token(&self) -> Option<common::CancelToken> {
         None
     }
+    /// A clock of the calling thread's CPU time in µs, handed when per-operator elapsed and
+    /// CPU times should be collected (actual plans, see [`actuals`]); `None` (the default):
+    /// only rows and executions are counted.
+    fn op_cpu_clock(&self) -> Option<fn() -> u64> {
+        None
+    }
     /// The locks of one access to `table` (`hints`: its table hints, upper case, as
     /// `plan::TableHints::all` keeps them). `None`: nothing to lock (the default, and tempdb).
     fn table_locker(
@@ -193,6 +200,8 @@ pub struct ExecSummary {
     pub changes: Vec<DmlChanges>,
     /// What the operators spilled to tempdb work files.
     pub spills: SpillStats,
+    /// Actual counters per operator, indexed by `PhysOp::node_id` (see [`actuals`]).
+    pub actuals: Vec<actuals::OpActuals>,
 }
 
 /// Runs a physical plan.
@@ -202,6 +211,7 @@ pub fn execute(
     sink: &mut dyn RowSink,
 ) -> SqlResult<ExecSummary> {
     let mut ctx = ExecCtx::new(env);
+    let started = ctx.op_cpu_clock.map(|c| (std::time::Instant::now(), c()));
     let rows = match plan {
         Statement::Select {
             input,
@@ -306,11 +316,17 @@ pub fn execute(
             Some(dml::select_into(target, source, &mut ctx)?)
         }
     };
+    let mut actuals = ctx.actuals.take();
+    if let (Some((t0, c0)), Some(clock)) = (started, ctx.op_cpu_clock) {
+        let elapsed = t0.elapsed().as_micros() as u64;
+        actuals::apportion_cpu(&mut actuals, clock().saturating_sub(c0), elapsed);
+    }
     Ok(ExecSummary {
         rows_affected: rows,
         messages: std::mem::take(&mut ctx.messages),
         changes: std::mem::take(&mut ctx.changes),
         spills: ctx.spill_stats,
+        actuals,
     })
 }
 
@@ -335,6 +351,7 @@ pub fn execute_merge(
         messages: std::mem::take(&mut ctx.messages),
         changes: std::mem::take(&mut ctx.changes),
         spills: ctx.spill_stats,
+        actuals: ctx.actuals.take(),
     })
 }
 

@@ -45,8 +45,15 @@ pub(crate) fn decoded_columns(op: &PhysOp) -> Option<Vec<bool>> {
 }
 
 /// Builds the operator tree for `op`.
+/// Every operator a plan shows is wrapped in [`crate::actuals::Counted`] (its actual counters).
 pub fn build(op: &PhysOp) -> SqlResult<BoxOp<'_>> {
-    common::stack::grow(|| build_unguarded(op))
+    common::stack::grow(|| {
+        let inner = build_unguarded(op)?;
+        if op.node_id == plan::HIDDEN_NODE {
+            return Ok(inner);
+        }
+        Ok(Box::new(crate::actuals::Counted::new(inner, op.node_id)) as BoxOp<'_>)
+    })
 }
 
 fn build_unguarded(op: &PhysOp) -> SqlResult<BoxOp<'_>> {

@@ -258,6 +258,9 @@ fn own_cost(
             stream: true,
             ..
         } => (0.0, STREAM_AGG_ROW * rows_in(input)),
+        PhysKind::PartialAggregate {
+            input, group_by, ..
+        } if group_by.is_empty() => (0.0, STREAM_AGG_ROW * rows_in(input)),
         PhysKind::HashAggregate { input, .. }
         | PhysKind::HashDistinct { input }
         | PhysKind::PartialAggregate { input, .. }

@@ -57,7 +57,21 @@ fn line(depth: usize, text: &str, out: &mut String) {
     out.push('\n');
 }
 
-fn obj(t: &catalog::TableDef) -> String {
+/// (database, schema, table) of a table.
+pub(crate) fn obj_parts(t: &catalog::TableDef) -> (String, String, String) {
+    (t.database.clone(), t.schema.clone(), t.name.clone())
+}
+
+/// Name of index `ix` of the source's table (`?` when out of range).
+pub(crate) fn index_name(src: &TableSource, ix: usize) -> String {
+    src.table
+        .indexes
+        .get(ix)
+        .map(|i| i.name.clone())
+        .unwrap_or_else(|| "?".into())
+}
+
+pub(crate) fn obj(t: &catalog::TableDef) -> String {
     format!("[{}].[{}].[{}]", t.database, t.schema, t.name)
 }
 
@@ -71,7 +85,7 @@ fn index_obj(src: &TableSource, ix: usize) -> String {
     }
 }
 
-fn names_of(cols: &[ColumnMeta]) -> Vec<String> {
+pub(crate) fn names_of(cols: &[ColumnMeta]) -> Vec<String> {
     cols.iter()
         .enumerate()
         .map(|(i, c)| {
@@ -84,7 +98,7 @@ fn names_of(cols: &[ColumnMeta]) -> Vec<String> {
         .collect()
 }
 
-fn table_names(src: &TableSource) -> Vec<String> {
+pub(crate) fn table_names(src: &TableSource) -> Vec<String> {
     let a = if src.alias.is_empty() {
         &src.table.name
     } else {

@@ -19,6 +19,8 @@ mod parallelize;
 mod planner;
 mod prune;
 pub mod rules;
+pub mod showplan_rows;
+pub mod showplan_xml;
 
 use catalog::Catalog;
 use common::SqlResult;
@@ -117,5 +119,7 @@ pub fn optimize_with(
             p.annotate(input);
         }
     }
+    // node ids last: they number the finished tree, exchanges included
+    showplan_xml::number_nodes(&mut plan);
     Ok(plan)
 }

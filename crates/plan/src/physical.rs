@@ -195,6 +195,10 @@ pub struct PhysOp {
     pub node_id: u32,
 }
 
+/// `PhysOp::node_id` of an operator no plan shows (a pure projection, as SQL Server shows
+/// none; the Top that SET ROWCOUNT adds at run time): it has no actual counters either.
+pub const HIDDEN_NODE: u32 = u32::MAX;
+
 /// Estimated costs of one operator, in SQL Server's unitless cost units.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct OpCost {

@@ -73,12 +73,6 @@ GO
 UPDATE STATISTICS inv WITH ROWCOUNT = 5;
 GO
 -- SET options: implemented, accepted OFF (their default), refused ON, unknown
-SET STATISTICS XML ON;
-GO
-SET STATISTICS PROFILE ON;
-GO
-SET SHOWPLAN_XML ON;
-GO
 SET FMTONLY ON;
 GO
 SET NOEXEC ON;

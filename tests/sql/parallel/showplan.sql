@@ -21,6 +21,15 @@ SELECT STRING_AGG(CAST(n AS varchar(10)), ',') FROM dbo.events OPTION (MAXDOP 2)
 GO
 SET SHOWPLAN_TEXT OFF;
 GO
+-- the same plans in showplan XML (validated against the XSD by cli/tests/showplan_xsd.rs):
+-- Parallelism / Gather Streams, the partial aggregates below it, Parallel="1" in the zone
+SET SHOWPLAN_XML ON;
+GO
+SELECT region, SUM(qty), COUNT(*) FROM dbo.sales WHERE price > 1 GROUP BY region OPTION (MAXDOP 2);
+SELECT COUNT(*), MAX(n) FROM dbo.events OPTION (MAXDOP 2);
+GO
+SET SHOWPLAN_XML OFF;
+GO
 -- the same results at both degrees (tiny tables run on one worker: the runtime guard)
 SELECT region, SUM(qty), AVG(price), COUNT(*) FROM dbo.sales WHERE price > 1 GROUP BY region ORDER BY region OPTION (MAXDOP 2);
 SELECT region, SUM(qty), AVG(price), COUNT(*) FROM dbo.sales WHERE price > 1 GROUP BY region ORDER BY region OPTION (MAXDOP 1);
