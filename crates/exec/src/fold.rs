@@ -72,7 +72,10 @@ fn visit(op: &PhysOp, f: &mut dyn FnMut(&ScalarExpr)) {
             PhysKind::HashJoin { residual, .. } | PhysKind::MergeJoin { residual, .. } => {
                 residual.iter().for_each(&mut *f)
             }
-            PhysKind::HashAggregate { aggs, .. } | PhysKind::StreamAggregate { aggs, .. } => {
+            PhysKind::HashAggregate { aggs, .. }
+            | PhysKind::StreamAggregate { aggs, .. }
+            | PhysKind::PartialAggregate { aggs, .. }
+            | PhysKind::GlobalAggregate { aggs, .. } => {
                 aggs.iter().flat_map(|a| a.args.iter()).for_each(&mut *f)
             }
             _ => {}
@@ -126,7 +129,9 @@ fn fold_op(op: &mut PhysOp, ctx: &mut ExecCtx) {
                 fold_op(right, ctx);
             }
             PhysKind::HashAggregate { input, aggs, .. }
-            | PhysKind::StreamAggregate { input, aggs, .. } => {
+            | PhysKind::StreamAggregate { input, aggs, .. }
+            | PhysKind::PartialAggregate { input, aggs, .. }
+            | PhysKind::GlobalAggregate { input, aggs, .. } => {
                 aggs.iter_mut()
                     .flat_map(|a| a.args.iter_mut())
                     .for_each(|e| fold_expr(e, ctx));
@@ -135,7 +140,8 @@ fn fold_op(op: &mut PhysOp, ctx: &mut ExecCtx) {
             PhysKind::Sort { input, .. }
             | PhysKind::Top { input, .. }
             | PhysKind::Window { input, .. }
-            | PhysKind::HashDistinct { input } => fold_op(input, ctx),
+            | PhysKind::HashDistinct { input }
+            | PhysKind::Parallelism { input, .. } => fold_op(input, ctx),
             PhysKind::HashSetOp { left, right, .. } => {
                 fold_op(left, ctx);
                 fold_op(right, ctx);
