@@ -156,7 +156,7 @@ fn annotate_unguarded(
         }
         kind => {
             let (io, cpu) = own_cost(kind, out, table_rows);
-            for c in children_mut(kind) {
+            for c in kind.children_mut() {
                 annotate(c, executions, table_rows);
                 children_cost += c.cost.subtree;
             }
@@ -167,37 +167,6 @@ fn annotate_unguarded(
     op.cost.cpu = cpu;
     op.cost.executions = executions;
     op.cost.subtree = (io + cpu) * executions + children_cost;
-}
-
-fn children_mut(kind: &mut PhysKind) -> Vec<&mut PhysOp> {
-    match kind {
-        PhysKind::ConstantScan { .. }
-        | PhysKind::VirtualScan { .. }
-        | PhysKind::TableScan { .. }
-        | PhysKind::ClusteredIndexScan { .. }
-        | PhysKind::IndexSeek { .. }
-        | PhysKind::WorkTableScan { .. }
-        | PhysKind::TableFunction { .. } => vec![],
-        PhysKind::Filter { input, .. }
-        | PhysKind::ComputeScalar { input, .. }
-        | PhysKind::Sort { input, .. }
-        | PhysKind::HashAggregate { input, .. }
-        | PhysKind::StreamAggregate { input, .. }
-        | PhysKind::Top { input, .. }
-        | PhysKind::Window { input, .. }
-        | PhysKind::HashDistinct { input }
-        | PhysKind::Parallelism { input, .. }
-        | PhysKind::PartialAggregate { input, .. }
-        | PhysKind::GlobalAggregate { input, .. } => vec![&mut **input],
-        PhysKind::NestedLoops { outer, inner, .. } => vec![&mut **outer, &mut **inner],
-        PhysKind::HashJoin { left, right, .. }
-        | PhysKind::MergeJoin { left, right, .. }
-        | PhysKind::HashSetOp { left, right, .. } => vec![&mut **left, &mut **right],
-        PhysKind::Concatenation { inputs } => inputs.iter_mut().collect(),
-        PhysKind::RecursiveCte {
-            anchor, recursive, ..
-        } => vec![&mut **anchor, &mut **recursive],
-    }
 }
 
 /// An operator's own (I/O, CPU) for one execution producing `out` rows.

@@ -79,7 +79,7 @@ fn number_subqueries(op: &mut PhysOp, next: &mut u32) {
         for e in exprs_mut(&mut op.kind) {
             number_expr_subqueries(e, next);
         }
-        for c in children_mut(op) {
+        for c in op.children_mut() {
             number_subqueries(c, next);
         }
     })
@@ -183,7 +183,7 @@ fn number(op: &mut PhysOp, next: &mut u32) {
             *next += 1 + extra_nodes(op);
         }
         let build_first = matches!(op.kind, PhysKind::HashJoin { .. });
-        let mut kids = children_mut(op);
+        let mut kids = op.children_mut();
         if build_first {
             kids.reverse();
         }
@@ -191,37 +191,6 @@ fn number(op: &mut PhysOp, next: &mut u32) {
             number(c, next);
         }
     })
-}
-
-fn children_mut(op: &mut PhysOp) -> Vec<&mut PhysOp> {
-    match &mut op.kind {
-        PhysKind::ConstantScan { .. }
-        | PhysKind::VirtualScan { .. }
-        | PhysKind::TableScan { .. }
-        | PhysKind::ClusteredIndexScan { .. }
-        | PhysKind::IndexSeek { .. }
-        | PhysKind::WorkTableScan { .. }
-        | PhysKind::TableFunction { .. } => vec![],
-        PhysKind::Filter { input, .. }
-        | PhysKind::ComputeScalar { input, .. }
-        | PhysKind::Sort { input, .. }
-        | PhysKind::HashAggregate { input, .. }
-        | PhysKind::StreamAggregate { input, .. }
-        | PhysKind::Top { input, .. }
-        | PhysKind::Window { input, .. }
-        | PhysKind::HashDistinct { input }
-        | PhysKind::Parallelism { input, .. }
-        | PhysKind::PartialAggregate { input, .. }
-        | PhysKind::GlobalAggregate { input, .. } => vec![&mut **input],
-        PhysKind::NestedLoops { outer, inner, .. } => vec![&mut **outer, &mut **inner],
-        PhysKind::HashJoin { left, right, .. }
-        | PhysKind::MergeJoin { left, right, .. }
-        | PhysKind::HashSetOp { left, right, .. } => vec![&mut **left, &mut **right],
-        PhysKind::RecursiveCte {
-            anchor, recursive, ..
-        } => vec![&mut **anchor, &mut **recursive],
-        PhysKind::Concatenation { inputs } => inputs.iter_mut().collect(),
-    }
 }
 
 /// Showplan's (PhysicalOp, LogicalOp) of an operator as its main (first) showplan node.

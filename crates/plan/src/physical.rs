@@ -335,6 +335,11 @@ impl PhysOp {
         }
     }
 
+    /// Child operators, mutably (see [`PhysKind::children_mut`]).
+    pub fn children_mut(&mut self) -> Vec<&mut PhysOp> {
+        self.kind.children_mut()
+    }
+
     /// Child operators.
     pub fn children(&self) -> Vec<&PhysOp> {
         match &self.kind {
@@ -493,5 +498,40 @@ impl<P> MergePlan<P> {
                 })
                 .transpose()?,
         })
+    }
+}
+
+impl PhysKind {
+    /// The operator's children, mutably: on the kind, so a caller may update the node's other
+    /// fields (its cost) while it holds them.
+    pub fn children_mut(&mut self) -> Vec<&mut PhysOp> {
+        match self {
+            PhysKind::ConstantScan { .. }
+            | PhysKind::VirtualScan { .. }
+            | PhysKind::TableScan { .. }
+            | PhysKind::ClusteredIndexScan { .. }
+            | PhysKind::IndexSeek { .. }
+            | PhysKind::WorkTableScan { .. }
+            | PhysKind::TableFunction { .. } => vec![],
+            PhysKind::Filter { input, .. }
+            | PhysKind::ComputeScalar { input, .. }
+            | PhysKind::Sort { input, .. }
+            | PhysKind::HashAggregate { input, .. }
+            | PhysKind::StreamAggregate { input, .. }
+            | PhysKind::Top { input, .. }
+            | PhysKind::Window { input, .. }
+            | PhysKind::HashDistinct { input }
+            | PhysKind::Parallelism { input, .. }
+            | PhysKind::PartialAggregate { input, .. }
+            | PhysKind::GlobalAggregate { input, .. } => vec![&mut **input],
+            PhysKind::NestedLoops { outer, inner, .. } => vec![&mut **outer, &mut **inner],
+            PhysKind::HashJoin { left, right, .. }
+            | PhysKind::MergeJoin { left, right, .. }
+            | PhysKind::HashSetOp { left, right, .. } => vec![&mut **left, &mut **right],
+            PhysKind::RecursiveCte {
+                anchor, recursive, ..
+            } => vec![&mut **anchor, &mut **recursive],
+            PhysKind::Concatenation { inputs } => inputs.iter_mut().collect(),
+        }
     }
 }
