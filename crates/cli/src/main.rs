@@ -128,9 +128,19 @@ struct Args {
     /// Password for -U (sqlcmd -P; default: $SQLCMDPASSWORD).
     #[arg(short = 'P', value_name = "PASSWORD", requires = "server")]
     password: Option<String>,
-    /// Encrypt the whole connection (-S); without it only the login is encrypted.
-    #[arg(short = 'N', requires = "server")]
-    encrypt: bool,
+    /// Encrypt the connection (-S), as sqlcmd's -N[s|m|o]: `-N` or `-Nm` (mandatory) the
+    /// whole connection, `-Ns` TDS 8.0 strict encryption (TLS before PRELOGIN), `-No`
+    /// (optional, the default) only the login.
+    #[arg(
+        short = 'N',
+        requires = "server",
+        num_args = 0..=1,
+        require_equals = false,
+        default_missing_value = "m",
+        value_name = "s|m|o",
+        value_parser = remote::parse_encrypt
+    )]
+    encrypt: Option<tds::client::Encrypt>,
     /// Trust the server's certificate without checking it (sqlcmd -C).
     #[arg(short = 'C', requires = "server")]
     trust_server_certificate: bool,
@@ -376,7 +386,7 @@ fn main() -> ExitCode {
             user: args.user.as_deref(),
             password: args.password.as_deref(),
             database: args.database.as_deref(),
-            encrypt: args.encrypt,
+            encrypt: args.encrypt.unwrap_or(tds::client::Encrypt::LoginOnly),
             trust_server_certificate: args.trust_server_certificate,
         }) {
             Ok(r) => remote::Backend::Remote(Box::new(r)),

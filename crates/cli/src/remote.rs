@@ -75,7 +75,7 @@ pub(crate) struct RemoteOptions<'a> {
     pub user: Option<&'a str>,
     pub password: Option<&'a str>,
     pub database: Option<&'a str>,
-    pub encrypt: bool,
+    pub encrypt: Encrypt,
     pub trust_server_certificate: bool,
 }
 
@@ -98,11 +98,7 @@ pub(crate) fn connect(o: &RemoteOptions) -> Result<RemoteSession, String> {
     let mut cfg = ClientConfig::new(&host, port, user, &password);
     cfg.database = o.database.map(str::to_string);
     cfg.app_name = "latchkey".to_string();
-    cfg.encrypt = if o.encrypt {
-        Encrypt::On
-    } else {
-        Encrypt::LoginOnly
-    };
+    cfg.encrypt = o.encrypt;
     cfg.trust_server_certificate = o.trust_server_certificate;
     match Client::connect(&cfg) {
         Ok(client) => Ok(RemoteSession {
@@ -252,6 +248,19 @@ fn to_sql_error(m: MessageToken) -> SqlError {
         message: m.text,
         line: m.line.max(0) as u32,
         procedure: m.procedure,
+    }
+}
+
+/// `-N`'s value, as sqlcmd (ODBC Driver 18) reads it: s[trict], m[andatory] (also true/yes),
+/// o[ptional] (also false/no).
+pub fn parse_encrypt(v: &str) -> Result<Encrypt, String> {
+    match v.to_ascii_lowercase().as_str() {
+        "s" | "strict" => Ok(Encrypt::Strict),
+        "m" | "mandatory" | "t" | "true" | "y" | "yes" => Ok(Encrypt::On),
+        "o" | "optional" | "f" | "false" | "n" | "no" => Ok(Encrypt::LoginOnly),
+        _ => Err(format!(
+            "'{v}' is not an encryption mode: use s (strict), m (mandatory) or o (optional)"
+        )),
     }
 }
 

@@ -73,7 +73,9 @@ pub fn run(args: &ServeArgs, data: &Path, config: EngineConfig) -> ExitCode {
             }
         },
     };
-    let tls = match server::tls::load(&cert, &key) {
+    let tls = match server::tls::load(&cert, &key)
+        .and_then(|t| Ok((t, server::tls::load_strict(&cert, &key)?)))
+    {
         Ok(t) => t,
         Err(e) => {
             eprintln!("latchkey serve: {e}");
@@ -82,7 +84,8 @@ pub fn run(args: &ServeArgs, data: &Path, config: EngineConfig) -> ExitCode {
     };
     log.line(&format!("TLS certificate {}", cert.display()));
     let mut cfg = ServerConfig::new(SocketAddr::new(args.listen, args.port));
-    cfg.tls = Some(tls);
+    cfg.tls = Some(tls.0);
+    cfg.tls_strict = Some(tls.1);
     let srv = match Server::bind(engine, cfg, log.clone()) {
         Ok(s) => s,
         Err(e) => {

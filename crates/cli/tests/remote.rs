@@ -150,6 +150,51 @@ fn full_encryption_needs_trust_or_a_certificate() {
 }
 
 #[test]
+fn strict_encryption_with_ns_and_a_bad_mode_is_refused() {
+    let server = start_server();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server_arg = format!("127.0.0.1,{}", server.port);
+    let strict = latchkey(
+        &[
+            "-S",
+            &server_arg,
+            "-U",
+            "sa",
+            "-P",
+            PASSWORD,
+            "-Ns",
+            "-C",
+            "-Q",
+            "SELECT 'tds8' AS t",
+        ],
+        dir.path(),
+    );
+    assert_eq!(
+        strict.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&strict.stderr)
+    );
+    assert!(text(&strict).contains("tds8"));
+    let bad = latchkey(
+        &[
+            "-S",
+            &server_arg,
+            "-U",
+            "sa",
+            "-P",
+            PASSWORD,
+            "-Nx",
+            "-Q",
+            "SELECT 1",
+        ],
+        dir.path(),
+    );
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("not an encryption mode"));
+}
+
+#[test]
 fn query_timeout_sends_an_attention_and_the_session_goes_on() {
     let server = start_server();
     let dir = tempfile::tempdir().expect("tempdir");

@@ -35,7 +35,12 @@ enum Encryption {
     /// Only LOGIN7 travels encrypted.
     LoginOnly,
     Full,
+    /// TDS 8.0: TLS first, then everything.
+    Strict,
 }
+
+/// The content type of a TLS handshake record, the first byte a TDS 8.0 client sends.
+const TLS_HANDSHAKE_RECORD: u8 = 0x16;
 
 fn protocol(msg: impl Into<String>) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, msg.into())
@@ -89,13 +94,34 @@ fn handshake(
     id: u64,
     sh: &Arc<Shared>,
 ) -> io::Result<Option<Connection>> {
-    let first = read_message(&mut &*sock, MAX_HANDSHAKE_MESSAGE)?;
     let mut enc = Encryption::None;
+    let mut tls: Option<SharedTls> = None;
+    // TDS 8.0 strict encryption: the client's first byte is a TLS record (a ClientHello), not
+    // a TDS packet type; TLS covers everything from PRELOGIN on.
+    let mut first_byte = [0u8; 1];
+    let strict = sock.peek(&mut first_byte)? == 1 && first_byte[0] == TLS_HANDSHAKE_RECORD;
+    if strict {
+        let Some(cfg) = &sh.config.tls_strict else {
+            sh.log.line(&format!(
+                "connection from {peer} closed: TDS 8.0 strict encryption asked for, but no certificate is configured"
+            ));
+            return Ok(None);
+        };
+        let conn = crate::tls::handshake_strict(&sock, cfg)?;
+        tls = Some(Arc::new(Mutex::new(conn)));
+        enc = Encryption::Strict;
+    }
+    let first = read_message(
+        &mut ReadHalf::new(&sock, tls.clone()),
+        MAX_HANDSHAKE_MESSAGE,
+    )?;
     let login_msg = match first.ptype {
         ptype::PRELOGIN => {
             let pre = PreLogin::parse(&first.payload).map_err(packet::to_io)?;
             let client = pre.encryption.unwrap_or(encryption::OFF);
             let answer = match (&sh.config.tls, client) {
+                // Under TLS already: nothing more to negotiate (the client ignores the value).
+                _ if strict => encryption::NOT_SUP,
                 (None, _) | (_, encryption::NOT_SUP) => encryption::NOT_SUP,
                 (Some(_), encryption::OFF) => {
                     enc = Encryption::LoginOnly;
@@ -122,8 +148,11 @@ fn handshake(
                 &reply.encode(),
                 packet::DEFAULT_PACKET_SIZE,
             );
-            (&*sock).write_all(&bytes)?;
-            if (client == encryption::REQ || client == encryption::ON) && sh.config.tls.is_none() {
+            WriteHalf::new(&sock, tls.clone()).write_all(&bytes)?;
+            if (client == encryption::REQ || client == encryption::ON)
+                && sh.config.tls.is_none()
+                && !strict
+            {
                 // The client requires encryption the server cannot give: it closes.
                 return Ok(None);
             }
@@ -136,8 +165,7 @@ fn handshake(
             )))
         }
     };
-    let mut tls: Option<SharedTls> = None;
-    if let (Some(cfg), true) = (&sh.config.tls, enc != Encryption::None) {
+    if let (Some(cfg), Encryption::LoginOnly | Encryption::Full) = (&sh.config.tls, enc) {
         let conn = crate::tls::handshake(&sock, cfg)?;
         tls = Some(Arc::new(Mutex::new(conn)));
     }
@@ -187,7 +215,13 @@ fn handshake(
         );
         let _ = pw.finish(w);
     };
-    if login.tds_version < TDS72 {
+    // TDS 8.0 (0x08000000) is TDS 7.4 on a TLS-first transport.
+    let tds_version = if login.tds_version == login7::TDS80 {
+        login7::TDS74
+    } else {
+        login.tds_version
+    };
+    if tds_version < TDS72 {
         fail(
             &mut pw,
             &mut w,
@@ -294,7 +328,7 @@ fn handshake(
         b,
         &LoginAck {
             interface: tokens::INTERFACE_TSQL,
-            tds_version: login.tds_version.min(login7::TDS74),
+            tds_version: tds_version.min(login7::TDS74),
             prog_name: "Microsoft SQL Server".into(),
             prog_version: PRODUCT_VERSION,
         },

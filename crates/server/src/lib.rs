@@ -28,6 +28,9 @@ pub struct ServerConfig {
     pub listen: SocketAddr,
     /// TLS configuration; `None`: PRELOGIN answers ENCRYPTION = NOT_SUP.
     pub tls: Option<Arc<rustls::ServerConfig>>,
+    /// TDS 8.0 strict encryption (TLS before PRELOGIN, ALPN `tds/8.0`); `None`: a client that
+    /// opens with a TLS handshake is disconnected.
+    pub tls_strict: Option<Arc<rustls::ServerConfig>>,
     /// Largest client message accepted (a bigger one closes the connection).
     pub max_message_bytes: usize,
     /// Test hook: a SQL batch with exactly this text panics inside the request (to test that a
@@ -41,6 +44,7 @@ impl ServerConfig {
         ServerConfig {
             listen,
             tls: None,
+            tls_strict: None,
             max_message_bytes: 256 << 20,
             panic_hook_batch: None,
         }

@@ -1,7 +1,8 @@
 //! TLS setup: the certificate (given, or self-signed and generated into the data directory on
-//! first start) and the handshake carried inside PRELOGIN packets ([MS-TDS] 3.2.5.2: until the
-//! handshake completes, TLS records travel as the payload of packets of type 0x12; after it,
-//! TLS records carry the TDS packets).
+//! first start) and the two handshakes: TDS 7.x's, carried inside PRELOGIN packets ([MS-TDS]
+//! 3.2.5.2: until the handshake completes, TLS records travel as the payload of packets of type
+//! 0x12; after it, TLS records carry the TDS packets), and TDS 8.0's strict encryption, where
+//! the TLS handshake comes first, straight on the socket, and PRELOGIN travels inside it.
 
 use std::io;
 use std::net::TcpStream;
@@ -17,8 +18,42 @@ use tds::packet::{self, ptype};
 pub const GENERATED_CERT: &str = "latchkey-cert.pem";
 pub const GENERATED_KEY: &str = "latchkey-key.pem";
 
-/// Loads `cert`/`key` (PEM) into a rustls server configuration.
+/// Loads `cert`/`key` (PEM) into a rustls server configuration for TDS 7.x encryption (the
+/// handshake inside PRELOGIN packets).
 pub fn load(cert: &Path, key: &Path) -> Result<Arc<ServerConfig>, String> {
+    // TLS 1.2 only, as SQL Server for TDS 7.x ([MS-TDS]: TLS 1.3 comes with TDS 8's strict
+    // encryption): FreeTDS (GnuTLS) and mssql-jdbc stall after a TLS 1.3 handshake carried in
+    // PRELOGIN packets
+    let mut cfg = build(cert, key, &[&rustls::version::TLS12])?;
+    // TLS 1.3 session tickets would follow the handshake outside PRELOGIN packets, where a
+    // client that considers the handshake over does not expect them.
+    cfg.send_tls13_tickets = 0;
+    Ok(Arc::new(cfg))
+}
+
+/// The ALPN protocol a TDS 8.0 client names in its TLS ClientHello.
+pub const TDS8_ALPN: &[u8] = b"tds/8.0";
+
+/// The configuration for TDS 8.0 strict encryption (`Encrypt=Strict`): the client opens with a
+/// TLS handshake straight on the socket, before any TDS packet, offering ALPN `tds/8.0`;
+/// TLS 1.2 and 1.3.
+pub fn load_strict(cert: &Path, key: &Path) -> Result<Arc<ServerConfig>, String> {
+    let mut cfg = build(
+        cert,
+        key,
+        &[&rustls::version::TLS13, &rustls::version::TLS12],
+    )?;
+    cfg.alpn_protocols = vec![TDS8_ALPN.to_vec()];
+    // no session resumption: nothing would use the tickets
+    cfg.send_tls13_tickets = 0;
+    Ok(Arc::new(cfg))
+}
+
+fn build(
+    cert: &Path,
+    key: &Path,
+    versions: &[&'static rustls::SupportedProtocolVersion],
+) -> Result<ServerConfig, String> {
     let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(cert)
         .map_err(|e| format!("cannot read certificate {}: {e}", cert.display()))?
         .collect::<Result<_, _>>()
@@ -28,20 +63,12 @@ pub fn load(cert: &Path, key: &Path) -> Result<Arc<ServerConfig>, String> {
     }
     let key = PrivateKeyDer::from_pem_file(key)
         .map_err(|e| format!("cannot read private key {}: {e}", key.display()))?;
-    let mut cfg =
-        ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
-            // TLS 1.2 only, as SQL Server for TDS 7.x ([MS-TDS]: TLS 1.3 comes with TDS 8's
-            // strict encryption): FreeTDS (GnuTLS) and mssql-jdbc stall after a TLS 1.3
-            // handshake carried in PRELOGIN packets
-            .with_protocol_versions(&[&rustls::version::TLS12])
-            .map_err(|e| format!("TLS configuration: {e}"))?
-            .with_no_client_auth()
-            .with_single_cert(certs, key)
-            .map_err(|e| format!("TLS certificate: {e}"))?;
-    // TLS 1.3 session tickets would follow the handshake outside PRELOGIN packets, where a
-    // client that considers the handshake over does not expect them.
-    cfg.send_tls13_tickets = 0;
-    Ok(Arc::new(cfg))
+    ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+        .with_protocol_versions(versions)
+        .map_err(|e| format!("TLS configuration: {e}"))?
+        .with_no_client_auth()
+        .with_single_cert(certs, key)
+        .map_err(|e| format!("TLS certificate: {e}"))
 }
 
 /// The generated self-signed certificate of `data_dir` (created when missing): paths of the
@@ -73,6 +100,24 @@ fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
         .mode(0o600)
         .open(path)?;
     f.write_all(bytes)
+}
+
+/// TDS 8.0: runs the TLS handshake straight on the socket (the client's first bytes are a TLS
+/// ClientHello, not a TDS packet). A client that does not offer ALPN `tds/8.0` is still served:
+/// rustls refuses only a client offering other protocols only.
+pub(crate) fn handshake_strict(
+    sock: &TcpStream,
+    cfg: &Arc<ServerConfig>,
+) -> io::Result<rustls::ServerConnection> {
+    let mut sock = sock;
+    let mut conn = rustls::ServerConnection::new(cfg.clone()).map_err(io::Error::other)?;
+    while conn.is_handshaking() {
+        conn.complete_io(&mut sock)?;
+    }
+    while conn.wants_write() {
+        conn.write_tls(&mut sock)?;
+    }
+    Ok(conn)
 }
 
 /// Runs the TLS handshake with records wrapped in PRELOGIN packets.

@@ -49,6 +49,10 @@ pub enum Encrypt {
     /// ENCRYPT_ON: the whole connection over TLS; the certificate is checked unless
     /// `trust_server_certificate`.
     On,
+    /// TDS 8.0 strict encryption (ODBC's `Encrypt=Strict`, sqlcmd `-N s`): TLS first, straight
+    /// on TCP with ALPN `tds/8.0`, then PRELOGIN and everything else inside it; the certificate
+    /// is checked unless `trust_server_certificate`.
+    Strict,
 }
 
 #[derive(Clone, Debug)]
@@ -276,6 +280,41 @@ impl rustls::client::danger::ServerCertVerifier for TrustAnyCertificate {
     }
 }
 
+/// Runs the TLS handshake on `tcp`: wrapped in PRELOGIN packets (TDS 7.x, `framed`) or
+/// straight on the socket with ALPN `tds/8.0` (TDS 8.0 strict).
+fn tls_stream(
+    cfg: &ClientConfig,
+    tcp: TcpStream,
+    check: bool,
+    framed: bool,
+) -> ClientResult<rustls::StreamOwned<rustls::ClientConnection, PreloginFramed>> {
+    let mut config = tls_config(cfg, check)?;
+    if !framed {
+        config.alpn_protocols = vec![b"tds/8.0".to_vec()];
+    }
+    let name = rustls::pki_types::ServerName::try_from(cfg.host.clone())
+        .map_err(|e| ClientError::Tls(e.to_string()))?;
+    let conn = rustls::ClientConnection::new(Arc::new(config), name)
+        .map_err(|e| ClientError::Tls(e.to_string()))?;
+    let mut stream = rustls::StreamOwned::new(
+        conn,
+        PreloginFramed {
+            tcp,
+            handshake: framed,
+            pending: Vec::new(),
+            at: 0,
+        },
+    );
+    while stream.conn.is_handshaking() {
+        stream
+            .conn
+            .complete_io(&mut stream.sock)
+            .map_err(|e| ClientError::Tls(e.to_string()))?;
+    }
+    stream.sock.handshake = false;
+    Ok(stream)
+}
+
 fn tls_config(cfg: &ClientConfig, check: bool) -> ClientResult<rustls::ClientConfig> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
@@ -345,34 +384,43 @@ impl Client {
         Client::handshake(tcp, cfg)
     }
 
-    fn handshake(mut tcp: TcpStream, cfg: &ClientConfig) -> ClientResult<Client> {
+    fn handshake(tcp: TcpStream, cfg: &ClientConfig) -> ClientResult<Client> {
         tcp.set_read_timeout(Some(cfg.connect_timeout))?;
+        let strict = cfg.encrypt == Encrypt::Strict;
         let pre = PreLogin {
             version: Some(([0, 1, 0, 0], 0)),
             encryption: Some(match cfg.encrypt {
                 Encrypt::LoginOnly => encryption::OFF,
                 Encrypt::On => encryption::ON,
+                // already under TLS: nothing to negotiate
+                Encrypt::Strict => encryption::NOT_SUP,
             }),
             instance: Some(Vec::new()),
             thread_id: Some(std::process::id()),
             mars: Some(0),
             ..PreLogin::default()
         };
-        let msg =
-            crate::packet::encode_message(ptype::PRELOGIN, 0, &pre.encode(), DEFAULT_PACKET_SIZE);
-        tcp.write_all(&msg)?;
+        let io = if strict {
+            Transport::Tls(Box::new(tls_stream(cfg, tcp, true, false)?))
+        } else {
+            Transport::Plain(tcp)
+        };
         let mut plain = Client {
-            io: Transport::Plain(tcp),
+            io,
             raw: Vec::new(),
             packet_size: DEFAULT_PACKET_SIZE,
             transaction: 0,
             login_ack: None,
             database: String::new(),
             spid: 0,
-            encrypted: false,
+            encrypted: strict,
         };
+        plain.send(ptype::PRELOGIN, &pre.encode(), 0)?;
         let (reply, _) = plain.read_message(None)?;
         let answer = PreLogin::parse(&reply)?;
+        if strict {
+            return plain.login(cfg, false);
+        }
         let server_enc = answer.encryption.unwrap_or(encryption::NOT_SUP);
         // [MS-TDS] 2.2.6.5's table: the server's answer decides.
         let tls = match (cfg.encrypt, server_enc) {
@@ -393,41 +441,22 @@ impl Client {
                 io: Transport::Plain(tcp),
                 ..plain
             },
-            Some(full) => {
-                let config = tls_config(cfg, full)?;
-                let name = rustls::pki_types::ServerName::try_from(cfg.host.clone())
-                    .map_err(|e| ClientError::Tls(e.to_string()))?;
-                let conn = rustls::ClientConnection::new(Arc::new(config), name)
-                    .map_err(|e| ClientError::Tls(e.to_string()))?;
-                let mut stream = rustls::StreamOwned::new(
-                    conn,
-                    PreloginFramed {
-                        tcp,
-                        handshake: true,
-                        pending: Vec::new(),
-                        at: 0,
-                    },
-                );
-                while stream.conn.is_handshaking() {
-                    stream
-                        .conn
-                        .complete_io(&mut stream.sock)
-                        .map_err(|e| ClientError::Tls(e.to_string()))?;
-                }
-                stream.sock.handshake = false;
-                Client {
-                    io: Transport::Tls(Box::new(stream)),
-                    encrypted: full,
-                    ..plain
-                }
-            }
+            Some(full) => Client {
+                io: Transport::Tls(Box::new(tls_stream(cfg, tcp, full, true)?)),
+                encrypted: full,
+                ..plain
+            },
         };
         client.login(cfg, tls == Some(false))
     }
 
     fn login(mut self, cfg: &ClientConfig, login_only: bool) -> ClientResult<Client> {
         let login = Login7 {
-            tds_version: TDS74,
+            tds_version: if self.encrypted && cfg.encrypt == Encrypt::Strict {
+                crate::login7::TDS80
+            } else {
+                TDS74
+            },
             packet_size: cfg.packet_size,
             client_prog_ver: 0x0100_0000,
             client_pid: std::process::id(),

@@ -8,6 +8,10 @@ use crate::error::{TdsError, TdsResult};
 pub const FIXED_LEN: usize = 94;
 /// TDS 7.4, as a client sends it in LOGIN7 (little-endian on the wire).
 pub const TDS74: u32 = 0x7400_0004;
+/// TDS 8.0 (strict encryption), as a LOGIN7 TDSVersion: TDS 7.4's messages on a TLS-first
+/// connection. The server answers with 7.4 in LOGINACK (clients compare that value against
+/// 7.3 to decide on date and time types).
+pub const TDS80: u32 = 0x0800_0000;
 
 /// OptionFlags3 bit: the extension block (feature extensions) is present.
 pub const OPTION3_EXTENSION: u8 = 0x10;

@@ -56,6 +56,14 @@ func env(k, def string) string {
 }
 
 func dsn(tls bool) string {
+	if tls {
+		return dsnEncrypt("true")
+	}
+	return dsnEncrypt("disable")
+}
+
+// dsnEncrypt: go-mssqldb's encrypt modes: disable, false (login only), true, strict (TDS 8.0).
+func dsnEncrypt(mode string) string {
 	u := &url.URL{
 		Scheme: "sqlserver",
 		User:   url.UserPassword(env("LK_USER", "sa"), env("LK_PASSWORD", "")),
@@ -64,11 +72,13 @@ func dsn(tls bool) string {
 	q := url.Values{}
 	q.Set("database", "master")
 	q.Set("dial timeout", "10")
-	if tls {
-		q.Set("encrypt", "true")
+	q.Set("encrypt", mode)
+	if mode == "strict" {
+		// TDS 8.0 checks the certificate whatever TrustServerCertificate says: trust the one
+		// run.sh made
+		q.Set("certificate", env("LK_CAFILE", ""))
+	} else if mode != "disable" {
 		q.Set("TrustServerCertificate", "true")
-	} else {
-		q.Set("encrypt", "disable")
 	}
 	u.RawQuery = q.Encode()
 	return u.String()
@@ -99,6 +109,17 @@ func main() {
 			c.equal("TLS connection: SELECT 2", two, 2)
 		}
 		tdb.Close()
+	}
+
+	// TDS 8.0 strict encryption: TLS (ALPN tds/8.0) before PRELOGIN, LOGIN7 as TDS 8.0; the
+	// date comes back as a time.Time only if LOGINACK said 7.3 or later
+	sdb, err := sql.Open("sqlserver", dsnEncrypt("strict"))
+	if c.noErr("open strict", err) {
+		var d time.Time
+		if c.noErr("connect with TDS 8.0 strict encryption", sdb.QueryRowContext(ctx, "SELECT CAST('2024-02-29' AS date)").Scan(&d)) {
+			c.equal("strict connection: a date", d.Format("2006-01-02"), "2024-02-29")
+		}
+		sdb.Close()
 	}
 
 	resultSets(ctx, c, db)

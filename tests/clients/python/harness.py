@@ -125,6 +125,8 @@ class Driver:
     name = "driver"
     marker = "?"
     tls = True
+    # whether the driver can do TDS 8.0 strict encryption (connect(tls="strict"))
+    strict = False
     # whether the driver's exceptions carry the SQL Server message number (mssql-python's
     # carry the SQLSTATE and the text only)
     error_numbers = True
@@ -186,6 +188,13 @@ def run_session(driver):
             c.equal("TLS connection: SELECT 2", scalar(tconn, "SELECT 2"), 2)
             tconn.close()
         c.run("connect with TLS", connect_tls)
+
+    if driver.strict:
+        def connect_strict():
+            sconn = driver.connect(tls="strict")
+            c.equal("TDS 8.0 strict connection: SELECT 3", scalar(sconn, "SELECT 3"), 3)
+            sconn.close()
+        c.run("connect with TDS 8.0 strict encryption", connect_strict)
 
     def multiple_result_sets():
         cur = conn.cursor()

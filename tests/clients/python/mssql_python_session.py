@@ -7,18 +7,21 @@ import sys
 import mssql_python
 
 import harness
-from harness import HOST, PASSWORD, PORT, USER, obj
+from harness import CAFILE, HOST, PASSWORD, PORT, USER, obj
 
 
 def conn_str(tls):
-    return (
-        f"Server=tcp:{HOST},{PORT};UID={USER};PWD={PASSWORD};Database=master;"
-        f"Encrypt={'yes' if tls else 'no'};TrustServerCertificate=yes"
-    )
+    base = f"Server=tcp:{HOST},{PORT};UID={USER};PWD={PASSWORD};Database=master;"
+    if tls == "strict":
+        # TDS 8.0: ODBC Driver 18 checks the certificate under Encrypt=Strict whatever
+        # TrustServerCertificate says; ServerCertificate pins the one run.sh made
+        return base + f"Encrypt=strict;ServerCertificate={CAFILE}"
+    return base + f"Encrypt={'yes' if tls else 'no'};TrustServerCertificate=yes"
 
 
 class MssqlPythonDriver(harness.Driver):
     name = "mssql-python"
+    strict = True
     marker = "?"
     # its exceptions give SQLSTATE and text ("[Microsoft][SQL Server]Divide by zero error
     # encountered."), not the message number

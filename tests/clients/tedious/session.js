@@ -24,13 +24,16 @@ function equal(name, got, want) {
 
 function connect(tls) {
   return new Promise((resolve, reject) => {
+    const options = {
+      port: Number(env('LK_PORT', '1433')), database: 'master', encrypt: tls, trustServerCertificate: true,
+      connectTimeout: 10000, requestTimeout: 0, rowCollectionOnRequestCompletion: false,
+    };
+    // TDS 8.0 checks the certificate whatever trustServerCertificate says: trust run.sh's
+    if (tls === 'strict') options.cryptoCredentialsDetails = { ca: require('node:fs').readFileSync(env('LK_CAFILE', '')) };
     const conn = new Connection({
       server: env('LK_HOST', '127.0.0.1'),
       authentication: { type: 'default', options: { userName: env('LK_USER', 'sa'), password: env('LK_PASSWORD', '') } },
-      options: {
-        port: Number(env('LK_PORT', '1433')), database: 'master', encrypt: tls, trustServerCertificate: true,
-        connectTimeout: 10000, requestTimeout: 0, rowCollectionOnRequestCompletion: false,
-      },
+      options,
     });
     conn.on('connect', (err) => (err ? reject(err) : resolve(conn)));
     conn.connect();
@@ -83,6 +86,12 @@ async function main() {
     equal('TLS connection: SELECT 2', (await run(tconn, 'SELECT 2'))[0], [[2]]);
     await close(tconn);
   } catch (e) { check('connect with TLS', false, String(e)); }
+  try {
+    // TDS 8.0 strict encryption: TLS (ALPN tds/8.0) before PRELOGIN
+    const sconn = await connect('strict');
+    equal('TDS 8.0 strict connection: SELECT 3', (await run(sconn, 'SELECT 3'))[0], [[3]]);
+    await close(sconn);
+  } catch (e) { check('connect with TDS 8.0 strict encryption', false, String(e)); }
 
   try {
     const sets = await run(conn, "SELECT 1 AS a, N'x' AS b; SELECT v FROM (VALUES (2), (3)) AS t(v) ORDER BY v; "

@@ -32,6 +32,7 @@ impl TestServer {
         Self::start_in(|c, dir| {
             let (cert, key) = server::tls::ensure_self_signed(dir).expect("certificate");
             c.tls = Some(server::tls::load(&cert, &key).expect("tls config"));
+            c.tls_strict = Some(server::tls::load_strict(&cert, &key).expect("tls config"));
         })
     }
 
