@@ -604,18 +604,30 @@ fn insert_split(
         }
         return Ok(());
     }
+    // The right sibling is latched before the allocation (btree/README L4): `alloc_page` keeps
+    // the IAM page latched until the mtr commits, and other writers latch a leaf and then the
+    // IAM (freeing or allocating LOB pages under the leaf's latch). Latching the sibling after
+    // the allocation deadlocked against such a writer holding that sibling.
+    let old_next = if leaf {
+        page::next(mtr.page(node))
+    } else {
+        PageId::INVALID
+    };
+    let next_idx = if old_next.is_valid() {
+        // latch right while holding left (btree/README L1)
+        Some(mtr.latch(old_next)?)
+    } else {
+        None
+    };
     let rp = db.alloc_page(mtr, m.iam, m.obj)?;
     let ri = mtr.latch_new(rp)?;
     fill_new(mtr.page_mut(ri), rp, ty, m.obj, level, right)?;
     rebuild(mtr.page_mut(node), pid, left)?;
     if leaf {
-        let old_next = page::next(mtr.page(node));
         page::set_prev(mtr.page_mut(ri), pid);
         page::set_next(mtr.page_mut(ri), old_next);
         page::set_next(mtr.page_mut(node), rp);
-        if old_next.is_valid() {
-            // latch right while holding left (btree/README L1)
-            let ni = mtr.latch(old_next)?;
+        if let Some(ni) = next_idx {
             page::set_prev(mtr.page_mut(ni), rp);
         }
     }
