@@ -57,7 +57,8 @@ pub use objio::{ObjectIo, ThreadIo, ThreadIoTotals};
 /// Storage configuration.
 #[derive(Clone, Debug)]
 pub struct StorageConfig {
-    /// Buffer pool size in bytes (default 256 MiB).
+    /// Buffer pool size in bytes (default [`default_pool_bytes`]: half the machine's memory;
+    /// frames are allocated as pages are read, so a large pool costs nothing up front).
     pub buffer_pool_bytes: usize,
     /// Added to every physical read and write (S2/S6 model); default 0.
     pub io_latency: std::time::Duration,
@@ -67,10 +68,28 @@ pub struct StorageConfig {
     pub sync_commit: bool,
 }
 
+/// The default buffer pool size: half the machine's physical memory (SQL Server's default
+/// `max server memory` lets its pool grow to nearly all of it; half leaves room for query
+/// memory and other processes, and `sp_configure 'max server memory (MB)'` caps it). 256 MiB
+/// when the memory size cannot be read.
+pub fn default_pool_bytes() -> usize {
+    const FALLBACK: usize = 256 << 20;
+    let Ok(text) = std::fs::read_to_string("/proc/meminfo") else {
+        return FALLBACK;
+    };
+    text.lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))
+        .and_then(|v| v.trim().strip_suffix("kB"))
+        .and_then(|kb| kb.trim().parse::<usize>().ok())
+        // whole pages: the pool's size reads back exactly
+        .map(|kb| ((kb / 2).saturating_mul(1024) / page::PAGE_SIZE * page::PAGE_SIZE).max(FALLBACK))
+        .unwrap_or(FALLBACK)
+}
+
 impl Default for StorageConfig {
     fn default() -> Self {
         StorageConfig {
-            buffer_pool_bytes: 256 << 20,
+            buffer_pool_bytes: default_pool_bytes(),
             io_latency: std::time::Duration::ZERO,
             data_files: 1,
             sync_commit: true,

@@ -154,14 +154,78 @@ fn take_latch<'l, G>(
 
 struct Table {
     map: HashMap<PageId, usize, PidHash>,
+    /// The page in each frame handed out so far (frames `0..owner.len()`; the others have
+    /// never been used and need no entry).
     owner: Vec<Option<PageId>>,
+    /// Frames given back (unmapped), reused first.
     free: Vec<usize>,
     hand: usize,
 }
 
+/// Frames per lazily allocated chunk.
+const FRAME_CHUNK: usize = 1024;
+
+/// The pool's frames, allocated a chunk at a time on first use: a pool sized to a share of
+/// the machine's memory costs neither page buffers nor frame headers until pages are read
+/// (frames are handed out in index order, so chunks fill one after another).
+struct Frames {
+    chunks: Box<[std::sync::OnceLock<Box<[Frame]>>]>,
+    len: usize,
+}
+
+impl Frames {
+    fn new(len: usize) -> Frames {
+        Frames {
+            chunks: (0..len.div_ceil(FRAME_CHUNK))
+                .map(|_| std::sync::OnceLock::new())
+                .collect(),
+            len,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Frame `i` if its chunk was ever allocated (never allocates).
+    fn allocated(&self, i: usize) -> Option<&Frame> {
+        self.chunks[i / FRAME_CHUNK]
+            .get()
+            .map(|c| &c[i % FRAME_CHUNK])
+    }
+}
+
+impl std::ops::Index<usize> for Frames {
+    type Output = Frame;
+    fn index(&self, i: usize) -> &Frame {
+        let chunk = self.chunks[i / FRAME_CHUNK].get_or_init(|| {
+            let n = FRAME_CHUNK.min(self.len - (i / FRAME_CHUNK) * FRAME_CHUNK);
+            (0..n).map(|_| Frame::empty()).collect()
+        });
+        &chunk[i % FRAME_CHUNK]
+    }
+}
+
+impl Frame {
+    fn empty() -> Frame {
+        Frame {
+            latch: RwLock::new(FrameData {
+                buf: FrameBuf(None),
+                pid: PageId::INVALID,
+                valid: false,
+            }),
+            pin: AtomicU32::new(0),
+            dirty: AtomicBool::new(false),
+            refbit: AtomicBool::new(false),
+            writing: AtomicBool::new(false),
+            loading: AtomicBool::new(false),
+        }
+    }
+}
+
 /// The buffer pool.
 pub struct BufferPool {
-    frames: Vec<Frame>,
+    frames: Frames,
     table: Mutex<Table>,
     pub files: Vec<Arc<DataFile>>,
     log: Arc<Log>,
@@ -443,27 +507,12 @@ impl BufferPool {
 
     pub fn new(bytes: usize, files: Vec<Arc<DataFile>>, log: Arc<Log>) -> BufferPool {
         let n = (bytes / PAGE_SIZE).max(64);
-        let mut frames = Vec::with_capacity(n);
-        for _ in 0..n {
-            frames.push(Frame {
-                latch: RwLock::new(FrameData {
-                    buf: FrameBuf(None),
-                    pid: PageId::INVALID,
-                    valid: false,
-                }),
-                pin: AtomicU32::new(0),
-                dirty: AtomicBool::new(false),
-                refbit: AtomicBool::new(false),
-                writing: AtomicBool::new(false),
-                loading: AtomicBool::new(false),
-            });
-        }
         BufferPool {
-            frames,
+            frames: Frames::new(n),
             table: Mutex::new(Table {
-                map: HashMap::with_capacity_and_hasher(n, PidHash::default()),
-                owner: vec![None; n],
-                free: (0..n).rev().collect(),
+                map: HashMap::with_capacity_and_hasher(n.min(FRAME_CHUNK), PidHash::default()),
+                owner: Vec::new(),
+                free: Vec::new(),
                 hand: 0,
             }),
             files,
@@ -533,6 +582,11 @@ impl BufferPool {
             return Some(i);
         }
         let n = self.frames.len();
+        if t.owner.len() < n {
+            // a never-used frame (its chunk is allocated when it is first touched)
+            t.owner.push(None);
+            return Some(t.owner.len() - 1);
+        }
         for _ in 0..(2 * n) {
             let i = t.hand;
             t.hand = (t.hand + 1) % n;
@@ -855,7 +909,11 @@ impl BufferPool {
     /// Writes every dirty page (checkpoint). Data files are fsynced afterwards.
     pub fn flush_all(&self) -> SqlResult<()> {
         let dirty: Vec<usize> = (0..self.frames.len())
-            .filter(|&i| self.frames[i].dirty.load(Acquire))
+            .filter(|&i| {
+                self.frames
+                    .allocated(i)
+                    .is_some_and(|f| f.dirty.load(Acquire))
+            })
             .collect();
         for chunk in dirty.chunks(4096) {
             self.flush_frames(chunk, true)?;
@@ -869,7 +927,7 @@ impl BufferPool {
     /// Evicts every clean unpinned page (DBCC DROPCLEANBUFFERS).
     pub fn drop_clean(&self) {
         let mut t = self.table.lock();
-        for i in 0..self.frames.len() {
+        for i in 0..t.owner.len() {
             let f = &self.frames[i];
             if f.pin.load(Acquire) == 0 && !f.dirty.load(Acquire) {
                 if let Some(old) = t.owner[i].take() {
@@ -986,6 +1044,38 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_large_pool_allocates_frames_only_as_pages_are_used() {
+        let dir = tempfile::tempdir().unwrap();
+        let (log, _, _) = Log::open(
+            &dir.path().join("log.ldf"),
+            std::time::Duration::ZERO,
+            false,
+        )
+        .unwrap();
+        let f = Arc::new(
+            DataFile::open(1, &dir.path().join("d.mdf"), std::time::Duration::ZERO).unwrap(),
+        );
+        // 64 GiB of frames: eager headers alone would take hundreds of MB
+        let pool = BufferPool::new(64 << 30, vec![f], Arc::new(log));
+        let allocated =
+            |p: &BufferPool| p.frames.chunks.iter().filter(|c| c.get().is_some()).count();
+        assert_eq!(allocated(&pool), 0);
+        for k in 0..(FRAME_CHUNK as u32 + 10) {
+            let pid = PageId::new(1, 16 + k);
+            let mut w = pool.write_new(pid).unwrap();
+            page::init(&mut w, pid, page::PageType::Heap, 5, 0);
+        }
+        assert_eq!(allocated(&pool), 2, "two chunks for 1,034 pages");
+        pool.flush_all().unwrap();
+        pool.drop_clean();
+        assert_eq!(
+            allocated(&pool),
+            2,
+            "neither checkpoint nor eviction allocates"
+        );
+    }
+
+    #[test]
     fn pins_and_latch_guards() {
         let dir = tempfile::tempdir().unwrap();
         let (log, _, _) = Log::open(
@@ -1029,7 +1119,10 @@ mod tests {
         assert_eq!(pool.frames[pin.idx].pin.load(Acquire), 1);
         drop(pin);
         assert_eq!(
-            pool.frames.iter().map(|f| f.pin.load(Acquire)).sum::<u32>(),
+            (0..pool.frames.len())
+                .filter_map(|i| pool.frames.allocated(i))
+                .map(|f| f.pin.load(Acquire))
+                .sum::<u32>(),
             0
         );
     }
