@@ -57,6 +57,18 @@ pub trait EventSink {
     fn message(&mut self, msg: &InfoMessage);
     /// An error raised to the client.
     fn error(&mut self, err: &SqlError);
+    /// The session's user transaction began or ended (@@TRANCOUNT went from 0 or to 0),
+    /// reported right after the statement that did it (the TDS server's ENVCHANGE 8/9/10).
+    fn transaction(&mut self, _change: TransactionChange) {}
+}
+
+/// What [`EventSink::transaction`] reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TransactionChange {
+    Begin,
+    /// Ended: `Some(true)` committed, `Some(false)` rolled back, `None` not known (the session
+    /// closed it without recording how).
+    End(Option<bool>),
 }
 
 /// One recorded event (for tests and for buffering sinks).

@@ -64,7 +64,7 @@ mod trigger;
 mod tvf;
 
 pub use bulk_insert::data_file_terminator;
-pub use events::{CollectSink, Event, EventSink, InfoMessage, OutColumn};
+pub use events::{CollectSink, Event, EventSink, InfoMessage, OutColumn, TransactionChange};
 /// The reserved keywords, for clients that complete names (the shell): the cli reaches the
 /// parser only through the engine (common/tests/layering.rs).
 pub use parser::reserved_keywords;

@@ -188,6 +188,7 @@ impl Session {
             };
             self.publish_statement(n);
             let r = self.run_node(n, rc, sink);
+            self.report_transaction(sink);
             self.publish_after_statement(n);
             if let Some(st) = stats {
                 self.stat_end(st, n, sink);

@@ -22,6 +22,7 @@ use catalog::{Catalog, ModuleDef, QualifiedName, SchemaObject, SequenceDef, Tabl
 use common::{ObjectId, SqlError, SqlResult};
 use types::{DataType, Value};
 
+use crate::events::{EventSink, TransactionChange};
 use crate::server::{DbHandle, Engine};
 
 /// SET options of a session.
@@ -246,8 +247,11 @@ pub struct Session {
     /// RPC does not.
     pub(crate) caller_resets_cancel: bool,
     /// How the last transaction that was not a statement's own autocommit one ended: `true`
-    /// committed, `false` rolled back (`take_transaction_end`, the server's ENVCHANGE 9/10).
+    /// committed, `false` rolled back (`report_transaction`, the server's ENVCHANGE 9/10).
     pub(crate) last_tran_end: Option<bool>,
+    /// Whether a begun user transaction was reported to the sink and its end not yet
+    /// (`report_transaction`).
+    pub(crate) tran_reported: bool,
     /// The login's sid and sysadmin flag, and the module ownership chain (security/).
     pub(crate) principal: crate::security::SessionPrincipal,
     /// What other sessions see of this one (live.rs, sysprocs/sessions.rs).
@@ -311,6 +315,7 @@ impl Session {
             inject_panic: false,
             caller_resets_cancel: false,
             last_tran_end: None,
+            tran_reported: false,
             principal: Default::default(),
             lock_owner: engine_locks.new_owner(),
             progress: common::ProgressMeter::new(),
@@ -330,11 +335,25 @@ impl Session {
         self.caller_resets_cancel = on;
     }
 
-    /// How the last user transaction ended since the previous call (`Some(true)` committed,
-    /// `Some(false)` rolled back), and forgets it: the TDS server reads it after a request that
-    /// took @@TRANCOUNT to 0 to send ENVCHANGE 9 (commit) or 10 (rollback) as SQL Server does.
-    pub fn take_transaction_end(&mut self) -> Option<bool> {
-        self.last_tran_end.take()
+    /// Tells `sink` whether the user transaction began or ended since the last report (called
+    /// after every statement, at any nesting level, and by the TDS server at the end of a
+    /// request, for a batch abort's rollback): one `Begin` per transaction, one `End` after it.
+    pub fn report_transaction(&mut self, sink: &mut dyn EventSink) {
+        // inside a trigger @@TRANCOUNT is at least 1 even for an autocommit statement (its
+        // own transaction, never a client's); the firing statement reports what is left
+        if !self.trig.stack.is_empty() {
+            return;
+        }
+        let open = self.trancount > 0;
+        if open == self.tran_reported {
+            return;
+        }
+        self.tran_reported = open;
+        sink.transaction(if open {
+            TransactionChange::Begin
+        } else {
+            TransactionChange::End(self.last_tran_end.take())
+        });
     }
 
     /// The session's progress meter: while a statement with a known total runs (BULK INSERT,
@@ -991,5 +1010,8 @@ impl Session {
         if self.engine.database(database).is_some() {
             self.database = database.to_string();
         }
+        // a reset's rollback is not reported: the reset itself ends the client's transaction
+        self.tran_reported = self.trancount > 0;
+        self.last_tran_end = None;
     }
 }

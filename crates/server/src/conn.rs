@@ -553,15 +553,13 @@ impl Connection {
         }
         let db_before = self.session.database().to_string();
         let tran_before = self.session.trancount();
-        // forget how an earlier transaction ended (env_changes reads this request's outcome)
-        self.session.take_transaction_end();
         let cancel = self.session.cancel_handle();
         let mut sink = TdsSink::new(pw, w, cancel.clone());
+        self.lend_descriptors(&mut sink);
         if reset {
             tokens::env_change(sink.buf(), &EnvChange::ResetConnectionAck);
         }
         sink.in_xact = tran_before > 0;
-        let mut rollback_hint = false;
         let mut cmd = cur_cmd::NONE;
         match m.ptype {
             ptype::SQL_BATCH => {
@@ -569,7 +567,7 @@ impl Connection {
                 if self.sh.config.panic_hook_batch.as_deref() == Some(b.text.as_str()) {
                     panic!("test hook: panic inside a request");
                 }
-                rollback_hint = b.text.to_ascii_lowercase().contains("rollback");
+                sink.rollback_hint = b.text.to_ascii_lowercase().contains("rollback");
                 self.session.execute_batch(&b.text, &mut sink);
             }
             ptype::RPC => {
@@ -585,7 +583,7 @@ impl Connection {
                 return Err(protocol(format!("unexpected packet type {other:#04x}")));
             }
         }
-        self.env_changes(&mut sink, &db_before, tran_before, rollback_hint);
+        self.env_changes(&mut sink, &db_before);
         // A cancel from the reader thread (an attention) is answered by its marker in `run`;
         // the sink's own cancel has no marker and must not cancel the next request.
         let attention = cancel.is_cancelled() && !sink.self_cancelled;
@@ -600,15 +598,10 @@ impl Connection {
         pw.finish(w)
     }
 
-    /// ENVCHANGE tokens for what the request changed: the database (USE) and the transaction
-    /// (begin: a new descriptor; end: commit or rollback of the old one).
-    fn env_changes<W: Write>(
-        &mut self,
-        sink: &mut TdsSink<'_, W>,
-        db_before: &str,
-        tran_before: u32,
-        rollback_hint: bool,
-    ) {
+    /// ENVCHANGE tokens for what the request changed: the database (USE), and a transaction
+    /// change the statements did not report (a batch abort's rollback): the sink writes those
+    /// (`TdsSink::transaction`), with the connection's descriptors lent to it.
+    fn env_changes<W: Write>(&mut self, sink: &mut TdsSink<'_, W>, db_before: &str) {
         let db = self.session.database();
         if db != db_before {
             tokens::env_change(
@@ -619,25 +612,15 @@ impl Connection {
                 },
             );
         }
-        let after = self.session.trancount();
-        if tran_before == 0 && after > 0 {
-            self.descriptor = self.next_descriptor;
-            self.next_descriptor += 1;
-            tokens::env_change(sink.buf(), &EnvChange::BeginTransaction(self.descriptor));
-        } else if tran_before > 0 && after == 0 {
-            let d = std::mem::take(&mut self.descriptor);
-            // the engine says how the transaction ended; the batch text is only a fallback
-            let committed = self
-                .session
-                .take_transaction_end()
-                .unwrap_or(!(rollback_hint || sink.any_error));
-            let e = if committed {
-                EnvChange::CommitTransaction(d)
-            } else {
-                EnvChange::RollbackTransaction(d)
-            };
-            tokens::env_change(sink.buf(), &e);
-        }
+        self.session.report_transaction(sink);
+        self.descriptor = sink.descriptor;
+        self.next_descriptor = sink.next_descriptor;
+    }
+
+    /// A sink for one request, holding the connection's transaction descriptors.
+    fn lend_descriptors<W: Write>(&self, sink: &mut TdsSink<'_, W>) {
+        sink.descriptor = self.descriptor;
+        sink.next_descriptor = self.next_descriptor;
     }
 
     /// A transaction-manager request: run as the T-SQL statement it stands for, answered with
@@ -711,13 +694,14 @@ impl Connection {
             }
         };
         let db_before = self.session.database().to_string();
-        let tran_before = self.session.trancount();
+        self.lend_descriptors(&mut sink);
+        sink.rollback_hint = rollback;
         self.session.execute_batch(&end_sql, &mut sink);
-        self.env_changes(&mut sink, &db_before, tran_before, rollback);
+        self.env_changes(&mut sink, &db_before);
         if let Some((level, name)) = begin_new {
-            let before = self.session.trancount();
+            sink.rollback_hint = false;
             self.session.execute_batch(&begin(level, &name), &mut sink);
-            self.env_changes(&mut sink, &db_before, before, false);
+            self.env_changes(&mut sink, &db_before);
         }
         sink.in_xact = self.session.trancount() > 0;
         sink.final_done(false, 0);

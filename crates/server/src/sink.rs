@@ -5,10 +5,10 @@
 use std::io::Write;
 
 use common::SqlError;
-use engine::{EventSink, InfoMessage, OutColumn};
+use engine::{EventSink, InfoMessage, OutColumn, TransactionChange};
 use tds::packet::PacketWriter;
 use tds::rows::{self, ColumnMeta};
-use tds::tokens::{self, cur_cmd, done_status, token, Done, MessageToken};
+use tds::tokens::{self, cur_cmd, done_status, token, Done, EnvChange, MessageToken};
 use types::Value;
 
 /// The server name in INFO / ERROR tokens (@@SERVERNAME).
@@ -31,6 +31,13 @@ pub(crate) struct TdsSink<'a, W: Write> {
     pub(crate) in_xact: bool,
     /// The sink itself cancelled the request (a value it could not encode): not an attention.
     pub(crate) self_cancelled: bool,
+    /// The open transaction's descriptor (0: none) and the next one to hand out: the
+    /// connection's, lent for the request and taken back after it.
+    pub(crate) descriptor: u64,
+    pub(crate) next_descriptor: u64,
+    /// How a transaction whose end the session did not record ended: rolled back when the
+    /// batch says ROLLBACK or an error was raised, else committed.
+    pub(crate) rollback_hint: bool,
 }
 
 impl<'a, W: Write> TdsSink<'a, W> {
@@ -50,6 +57,9 @@ impl<'a, W: Write> TdsSink<'a, W> {
             cancel,
             in_xact: false,
             self_cancelled: false,
+            descriptor: 0,
+            next_descriptor: 1,
+            rollback_hint: false,
         }
     }
 
@@ -199,6 +209,31 @@ impl<W: Write> EventSink for TdsSink<'_, W> {
         tokens::error(self.pw.buf(), &message_token(err));
         self.error_pending = true;
         self.any_error = true;
+        self.flush_full();
+    }
+
+    /// ENVCHANGE 8 (begin: a new descriptor), 9 (commit) or 10 (rollback) where the statement
+    /// that began or ended the transaction ran, so a batch that begins and commits one sends
+    /// both, as SQL Server does.
+    fn transaction(&mut self, change: TransactionChange) {
+        let e = match change {
+            TransactionChange::Begin => {
+                self.descriptor = self.next_descriptor;
+                self.next_descriptor += 1;
+                self.in_xact = true;
+                EnvChange::BeginTransaction(self.descriptor)
+            }
+            TransactionChange::End(how) => {
+                let d = std::mem::take(&mut self.descriptor);
+                self.in_xact = false;
+                if how.unwrap_or(!(self.rollback_hint || self.any_error)) {
+                    EnvChange::CommitTransaction(d)
+                } else {
+                    EnvChange::RollbackTransaction(d)
+                }
+            }
+        };
+        tokens::env_change(self.pw.buf(), &e);
         self.flush_full();
     }
 }

@@ -552,3 +552,94 @@ fn envchange_commit_or_rollback_follows_what_the_engine_did() {
     let items = c.batch("SET XACT_ABORT OFF; SELECT COUNT(*) FROM te", 0);
     assert_eq!(rows_of(&items), vec![vec![Value::Int(2)]]);
 }
+
+fn tran_changes_of(items: &[Item]) -> Vec<(&'static str, u64)> {
+    items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Token(Token::EnvChange(EnvChange::BeginTransaction(d))) => Some(("begin", *d)),
+            Item::Token(Token::EnvChange(EnvChange::CommitTransaction(d))) => Some(("commit", *d)),
+            Item::Token(Token::EnvChange(EnvChange::RollbackTransaction(d))) => {
+                Some(("rollback", *d))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_transaction_begun_and_ended_inside_one_request_sends_both_envchanges() {
+    let s = TestServer::start();
+    let mut c = login(&s);
+    c.batch(
+        "CREATE TABLE tb (a int); EXEC('CREATE PROCEDURE pb AS BEGIN TRAN; INSERT tb VALUES (9); COMMIT')",
+        0,
+    );
+    // begin and commit in one batch: ENVCHANGE 8 then 9, same descriptor, in statement order
+    let items = c.batch("BEGIN TRAN; INSERT tb VALUES (1); COMMIT; SELECT 1", 0);
+    let ch = tran_changes_of(&items);
+    assert_eq!(ch.len(), 2, "{items:?}");
+    assert_eq!((ch[0].0, ch[1].0), ("begin", "commit"));
+    assert_eq!(ch[0].1, ch[1].1);
+    assert_ne!(ch[0].1, 0);
+    let begin_at = items.iter().position(|i| {
+        matches!(
+            i,
+            Item::Token(Token::EnvChange(EnvChange::BeginTransaction(_)))
+        )
+    });
+    let first_row = items.iter().position(|i| matches!(i, Item::Row(_)));
+    assert!(
+        begin_at < first_row,
+        "the ENVCHANGEs come where the statements ran: {items:?}"
+    );
+    // two transactions in one batch: two pairs with distinct descriptors
+    let items = c.batch(
+        "BEGIN TRAN; INSERT tb VALUES (2); ROLLBACK; BEGIN TRAN; INSERT tb VALUES (3); COMMIT",
+        0,
+    );
+    let ch = tran_changes_of(&items);
+    let kinds: Vec<&str> = ch.iter().map(|c| c.0).collect();
+    assert_eq!(
+        kinds,
+        vec!["begin", "rollback", "begin", "commit"],
+        "{items:?}"
+    );
+    assert_ne!(ch[0].1, ch[2].1);
+    // inside a procedure: still reported
+    let items = c.batch("EXEC pb", 0);
+    let kinds: Vec<&str> = tran_changes_of(&items).iter().map(|c| c.0).collect();
+    assert_eq!(kinds, vec!["begin", "commit"], "{items:?}");
+    // a transaction left open: begin only, then its commit in the next batch
+    let items = c.batch("BEGIN TRAN; INSERT tb VALUES (4)", 0);
+    let open = tran_changes_of(&items);
+    assert_eq!(open.len(), 1);
+    let items = c.batch("COMMIT", 0);
+    assert_eq!(tran_changes_of(&items), vec![("commit", open[0].1)]);
+    // 1, 3, 9 (the procedure's) and 4; 2 was rolled back
+    let items = c.batch("SELECT COUNT(*) FROM tb", 0);
+    assert_eq!(rows_of(&items), vec![vec![Value::Int(4)]]);
+}
+
+#[test]
+fn a_trigger_on_an_autocommit_statement_sends_no_transaction_envchange() {
+    let s = TestServer::start();
+    let mut c = login(&s);
+    c.batch(
+        "CREATE TABLE tt (a int); CREATE TABLE tlog (a int); \
+         EXEC('CREATE TRIGGER trg ON tt AFTER INSERT AS INSERT tlog SELECT a FROM inserted')",
+        0,
+    );
+    // @@TRANCOUNT is 1 inside the trigger, but that is the statement's own transaction
+    let items = c.batch("INSERT tt VALUES (1); SELECT COUNT(*) FROM tlog", 0);
+    assert_eq!(tran_changes_of(&items), vec![], "{items:?}");
+    assert_eq!(rows_of(&items), vec![vec![Value::Int(1)]]);
+    // a trigger that rolls back the client's transaction: begin, then its rollback
+    c.batch(
+        "EXEC('CREATE TRIGGER trg2 ON tlog AFTER INSERT AS IF EXISTS (SELECT * FROM inserted WHERE a = 2) ROLLBACK')",
+        0,
+    );
+    let items = c.batch("BEGIN TRAN; INSERT tt VALUES (2)", 0);
+    let kinds: Vec<&str> = tran_changes_of(&items).iter().map(|c| c.0).collect();
+    assert_eq!(kinds, vec!["begin", "rollback"], "{items:?}");
+}
