@@ -327,7 +327,13 @@ impl Session {
                 crate::files::create_database(&self.engine, cd)?;
             }
             K::AlterDatabase(a) => {
-                if self.trancount > 0 && matches!(a.action, ast::AlterDatabaseAction::ModifyFile(_))
+                if self.trancount > 0
+                    && matches!(
+                        a.action,
+                        ast::AlterDatabaseAction::ModifyFile(_)
+                            | ast::AlterDatabaseAction::AddFile { .. }
+                            | ast::AlterDatabaseAction::RemoveFile(_)
+                    )
                 {
                     return Err(SqlError::custom(
                         226,

@@ -253,6 +253,16 @@ impl Database {
     pub fn data_file_ids(&self) -> Vec<u16> {
         self.inner.pool.files.iter().map(|f| f.id).collect()
     }
+    /// The id the next `add_data_file` gives (ids of files removed since the open are not
+    /// reused); Msg 40517 when the database has as many files as it can.
+    pub fn next_data_file_id(&self) -> SqlResult<u16> {
+        self.inner.pool.files.next_id().ok_or_else(|| {
+            SqlError::unsupported(format!(
+                "more than {} data files in a database",
+                file::MAX_DATA_FILES
+            ))
+        })
+    }
     /// ALTER DATABASE ADD FILE (storage README "Changing the file set"): creates the next
     /// `dataN.mdf` of at least `size_bytes` (a symbolic link there is followed) and adds it
     /// to the database, crash-safely; returns N. New extents use it at once (A2).
