@@ -304,14 +304,25 @@ fn sigkill_during_add_and_remove_file_keeps_a_consistent_file_set() {
         );
         start = last + 2;
     }
-    // the database still takes and gives back files
+    // the database still takes and gives back files; DROP DATABASE in the same process
+    // deletes the files placed elsewhere, those added since the start (y) included
+    assert!(outside.join(format!("a{}.ndf", kept[0])).is_file());
     stdout_ok(&run(
         &data,
         &[],
         &format!(
             "USE k; ALTER DATABASE k ADD FILE (NAME = z, FILENAME = '{o}/z.ndf');\n\
-             ALTER DATABASE k REMOVE FILE z;"
+             ALTER DATABASE k REMOVE FILE z;\n\
+             ALTER DATABASE k ADD FILE (NAME = y, FILENAME = '{o}/y.ndf');\n\
+             USE master; DROP DATABASE k;"
         ),
     ));
     assert!(!outside.join("z.ndf").exists());
+    assert!(!outside.join("y.ndf").exists(), "y.ndf left behind");
+    for i in &kept {
+        assert!(
+            !outside.join(format!("a{i}.ndf")).exists(),
+            "a{i}.ndf left behind"
+        );
+    }
 }

@@ -25,8 +25,9 @@
 //!   raises 5009 / 5020 / 5042 where they apply and removes an empty secondary file. Storage's
 //!   file set is the truth when the two disagree after a crash (`files_of`).
 //!   `REMOVE FILEGROUP` of a name other than PRIMARY is 5043;
-//!   `MODIFY FILE` changes SIZE / MAXSIZE / FILEGROWTH; `ON fg` other than PRIMARY/"default"
-//!   is Msg 1921, `ON scheme(col)` 40517. `ADD LOG FILE` is 40517 (one log file).
+//!   `MODIFY FILE` changes SIZE / MAXSIZE / FILEGROWTH and NEWNAME (5021), FILENAME is 40517;
+//!   `ON fg` other than PRIMARY/"default" is Msg 1921, `ON scheme(col)` 40517. `ADD LOG FILE`
+//!   is 40517 (one log file).
 
 use std::path::{Path, PathBuf};
 
@@ -361,6 +362,18 @@ pub(crate) fn remove_files(def: &DatabaseDef, db_dir: &Path) {
             let _ = std::fs::remove_file(&f.physical_name);
         }
     }
+    // files linked by ADD FILE after `def` was read (the handle's copy is from the open)
+    if let Ok(entries) = std::fs::read_dir(db_dir) {
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let ours = name.starts_with("data") && name.ends_with(".mdf");
+            if ours && e.file_type().is_ok_and(|t| t.is_symlink()) {
+                if let Ok(target) = std::fs::read_link(e.path()) {
+                    let _ = std::fs::remove_file(target);
+                }
+            }
+        }
+    }
     let _ = std::fs::remove_dir_all(db_dir);
 }
 
@@ -687,10 +700,18 @@ pub(crate) fn alter_database_files(
     engine: &Engine,
     current_db: &str,
     a: &ast::AlterDatabase,
+    messages: &mut Vec<crate::events::InfoMessage>,
 ) -> SqlResult<bool> {
     if let ast::AlterDatabaseAction::ModifyFile(spec) = &a.action {
         let name = a.name.as_ref().map_or(current_db, |n| n.value.as_str());
-        modify_file(engine, name, spec)?;
+        if let Some(new_name) = modify_file(engine, name, spec)? {
+            messages.push(crate::events::InfoMessage {
+                text: format!("The file name '{new_name}' has been set."),
+                number: 5021,
+                severity: 10,
+                state: 1,
+            });
+        }
         return Ok(true);
     }
     match &a.action {
@@ -907,10 +928,12 @@ fn remove_filegroup(name: &str) -> SqlError {
     }
 }
 
-/// `MODIFY FILE (NAME = logical, SIZE = s | MAXSIZE = m | FILEGROWTH = g)`: a larger SIZE
-/// grows the file now (smaller or equal: 5039), MAXSIZE and FILEGROWTH apply at once; kept in
-/// master's registration. Renaming or moving a file (NEWNAME, FILENAME) is 40517.
-fn modify_file(engine: &Engine, db: &str, spec: &ast::FileSpec) -> SqlResult<()> {
+/// `MODIFY FILE (NAME = logical, SIZE = s | MAXSIZE = m | FILEGROWTH = g | NEWNAME = n)`: a
+/// larger SIZE grows the file now (smaller or equal: 5039), MAXSIZE and FILEGROWTH apply at
+/// once, NEWNAME renames the logical file (a name in use: 1828); kept in master's
+/// registration. Returns the new name when renamed (SQL Server's message 5021 follows).
+/// Moving a file (FILENAME) is 40517.
+fn modify_file(engine: &Engine, db: &str, spec: &ast::FileSpec) -> SqlResult<Option<String>> {
     let Some(h) = engine.database(db) else {
         return Err(SqlError::new(5011, &[&db]));
     };
@@ -928,18 +951,30 @@ fn modify_file(engine: &Engine, db: &str, spec: &ast::FileSpec) -> SqlResult<()>
             "MODIFY FILE of database {db}"
         )));
     };
-    if spec
-        .iter()
-        .any(|o| o.name == "NEWNAME" || o.name == "FILENAME")
-    {
-        return Err(SqlError::unsupported("MODIFY FILE NEWNAME / FILENAME"));
+    if spec.iter().any(|o| o.name == "FILENAME") {
+        return Err(SqlError::unsupported(
+            "MODIFY FILE FILENAME (moving a file)",
+        ));
     }
-    let s = parse_spec(spec)?;
+    let mut new_name = None;
+    let mut rest = Vec::new();
+    for o in spec {
+        if o.name == "NEWNAME" {
+            match &o.value {
+                Some(OptionValue::String(v)) | Some(OptionValue::Word(v)) => {
+                    new_name = Some(v.clone())
+                }
+                _ => return Err(SqlError::syntax_near("NEWNAME")),
+            }
+        } else {
+            rest.push(o.clone());
+        }
+    }
+    let s = parse_spec(&rest)?;
     let logical = s.name.clone().unwrap_or_default();
-    if def.files.is_empty() {
-        def.files = files_of(&h, engine).into_iter().map(|(f, _)| f).collect();
-    }
+    // storage's file set reconciled with master's list (files_of)
     let current = files_of(&h, engine);
+    def.files = current.iter().map(|(f, _)| f.clone()).collect();
     let Some(at) = def
         .files
         .iter()
@@ -951,7 +986,23 @@ fn modify_file(engine: &Engine, db: &str, spec: &ast::FileSpec) -> SqlResult<()>
         .iter()
         .find(|(f, _)| f.file_id == def.files[at].file_id)
         .map_or(0, |(_, b)| *b as i64);
+    if let Some(n) = &new_name {
+        if n.is_empty() || n.len() > 128 {
+            return Err(SqlError::syntax_near("NEWNAME"));
+        }
+        if def
+            .files
+            .iter()
+            .enumerate()
+            .any(|(i, f)| i != at && catalog::name_eq(&f.name, n))
+        {
+            return Err(SqlError::new(1828, &[n]));
+        }
+    }
     let f = &mut def.files[at];
+    if let Some(n) = &new_name {
+        f.name = n.clone();
+    }
     if let Some(size) = s.size {
         let Size::Bytes(b) = size else {
             return Err(SqlError::syntax_near("SIZE"));
@@ -986,5 +1037,5 @@ fn modify_file(engine: &Engine, db: &str, spec: &ast::FileSpec) -> SqlResult<()>
     let mut txn = master.store.begin()?;
     master.cat.write().put_database(&tree, &mut txn, def)?;
     txn.commit()?;
-    Ok(())
+    Ok(new_name)
 }

@@ -343,7 +343,13 @@ impl Session {
                     ));
                 }
                 let current = self.database().to_string();
-                if !crate::files::alter_database_files(&self.engine, &current, a)? {
+                let mut messages = Vec::new();
+                let done =
+                    crate::files::alter_database_files(&self.engine, &current, a, &mut messages)?;
+                for m in &messages {
+                    sink.message(m);
+                }
+                if !done {
                     self.alter_database(a)?
                 }
             }
