@@ -202,3 +202,127 @@ fn sigkill_during_load_keeps_files_and_committed_rows() {
         assert!(!outside.join(f).exists(), "{f} removed with the database");
     }
 }
+
+/// ALTER DATABASE ADD FILE / REMOVE FILE in a loop with committed inserts, SIGKILLed at three
+/// points: each restart opens the database with whole batches, a clean DBCC CHECKDB, a file
+/// list (sys.database_files) whose files all exist, holding the files kept by completed
+/// changes (at most one more: the change in flight), and files can be added and removed again.
+#[test]
+fn sigkill_during_add_and_remove_file_keeps_a_consistent_file_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let outside = dir.path().join("elsewhere");
+    std::fs::create_dir_all(&outside).unwrap();
+    let o = outside.display();
+    stdout_ok(&run(
+        &data,
+        &[],
+        "CREATE DATABASE k\nGO\nUSE k; CREATE TABLE dbo.t (id int PRIMARY KEY, pad char(2000) NOT NULL);\n\
+         INSERT INTO dbo.t SELECT value, 'c' FROM GENERATE_SERIES(1, 100);",
+    ));
+    let (mut start, mut rows, mut kept) = (1i64, 100i64, Vec::new());
+    for (round, ms) in [1500u64, 2200, 3000].into_iter().enumerate() {
+        // file a<i> is added, and removed again unless i is a multiple of 5 (then it keeps
+        // the rows inserted after it); each iteration commits rows 100*i+1 .. 100*i+100
+        let script = format!(
+            "SET NOCOUNT ON; USE k; DECLARE @i int = {start}; DECLARE @s nvarchar(400);\n\
+             WHILE @i < 100000 BEGIN\n\
+               SET @s = N'ALTER DATABASE k ADD FILE (NAME = a' + CAST(@i AS nvarchar(10)) \
+                 + N', FILENAME = ''{o}/a' + CAST(@i AS nvarchar(10)) + N'.ndf'', SIZE = 256KB)';\n\
+               EXEC (@s);\n\
+               IF @i % 5 <> 0 BEGIN\n\
+                 SET @s = N'ALTER DATABASE k REMOVE FILE a' + CAST(@i AS nvarchar(10));\n\
+                 EXEC (@s);\n\
+               END\n\
+               INSERT INTO dbo.t SELECT value, 'l' FROM GENERATE_SERIES(@i * 100 + 1, @i * 100 + 100);\n\
+               SET @i += 1;\n\
+             END"
+        );
+        let mut child = Command::new(bin())
+            .arg("--data")
+            .arg(&data)
+            .arg("-Q")
+            .arg(&script)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(ms));
+        // SAFETY: kill(2) on our own child's pid; no memory is involved
+        unsafe {
+            libc::kill(child.id() as i32, libc::SIGKILL);
+        }
+        child.wait().unwrap();
+        let out = stdout_ok(&run(
+            &data,
+            &[],
+            "SET NOCOUNT ON; USE k;\n\
+             SELECT COUNT(*) AS n, MAX(id) AS max_id, COUNT(*) % 100 AS partial FROM dbo.t;\n\
+             SELECT file_id AS fid, CAST(SUBSTRING(name, 2, 10) AS int) AS added \
+             FROM sys.database_files WHERE name LIKE 'a%' ORDER BY file_id;\n\
+             DBCC CHECKDB WITH NO_INFOMSGS;",
+        ));
+        assert_eq!(ints(&out, "partial"), vec![0], "round {round}: {out}");
+        let n = ints(&out, "n")[0];
+        let max_id = ints(&out, "max_id")[0];
+        let last = max_id / 100 - 1; // the last iteration whose rows committed
+        assert!(last >= start, "round {round}: nothing ran ({out})");
+        rows += 100 * (last - start + 1);
+        assert_eq!(
+            n, rows,
+            "round {round}: committed batches lost or extra ({out})"
+        );
+        let added = ints(&out, "added");
+        // kept files: those of earlier rounds, every multiple of 5 of this round's completed
+        // iterations; the one in flight (last + 1) may be there or not, whatever its number
+        let mut expected = kept.clone();
+        expected.extend((start..=last).filter(|i| i % 5 == 0));
+        if added.len() == expected.len() + 1 {
+            expected.push(last + 1);
+        }
+        assert_eq!(added, expected, "round {round}: {out}");
+        kept = added.clone();
+        let paths = stdout_ok(&run(
+            &data,
+            &[],
+            "SET NOCOUNT ON; USE k; SELECT physical_name FROM sys.database_files WHERE type = 0;",
+        ));
+        for line in paths.lines().filter(|l| l.contains("\"rows\"")) {
+            let j: serde_json::Value = serde_json::from_str(line).unwrap();
+            for r in j["rows"].as_array().unwrap() {
+                let p = r[0].as_str().unwrap();
+                assert!(
+                    Path::new(p).is_file(),
+                    "round {round}: {p} is listed but missing"
+                );
+            }
+        }
+        eprintln!(
+            "round {round}: killed after {ms} ms at iteration {}: {n} rows, {} added files kept",
+            last + 1,
+            added.len()
+        );
+        start = last + 2;
+    }
+    // the database still takes and gives back files; DROP DATABASE in the same process
+    // deletes the files placed elsewhere, those added since the start (y) included
+    assert!(outside.join(format!("a{}.ndf", kept[0])).is_file());
+    stdout_ok(&run(
+        &data,
+        &[],
+        &format!(
+            "USE k; ALTER DATABASE k ADD FILE (NAME = z, FILENAME = '{o}/z.ndf');\n\
+             ALTER DATABASE k REMOVE FILE z;\n\
+             ALTER DATABASE k ADD FILE (NAME = y, FILENAME = '{o}/y.ndf');\n\
+             USE master; DROP DATABASE k;"
+        ),
+    ));
+    assert!(!outside.join("z.ndf").exists());
+    assert!(!outside.join("y.ndf").exists(), "y.ndf left behind");
+    for i in &kept {
+        assert!(
+            !outside.join(format!("a{i}.ndf")).exists(),
+            "a{i}.ndf left behind"
+        );
+    }
+}

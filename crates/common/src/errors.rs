@@ -193,6 +193,7 @@ pub static REGISTRY: &[ErrorInfo] = &[
     e(4867, 16, "Bulk load data conversion error (overflow) for row %d, column %d (%ls)."),
     e(4879, 16, "Bulk load failed due to invalid column value in CSV data file %ls in row %d, column %d."),
     e(4917, 16, "Constraint '%.*ls' does not exist."),
+    e(5013, 16, "The master and model databases cannot have files added to them. ALTER DATABASE was aborted."),
     e(5011, 14, "User does not have permission to alter database '%.*ls', the database does not exist, or the database is not in a state that allows access checks."),
     e(5009, 16, "One or more files listed in the statement could not be found or could not be initialized."),
     e(5020, 16, "The primary data or log file cannot be removed from a database."),

@@ -18,12 +18,16 @@
 //! * The log: one file (several = 40517). Its SIZE and FILEGROWTH are recorded and shown, but
 //!   the log is sized by its checkpoints (its blocks are reused, wal/README W7); a MAXSIZE
 //!   other than UNLIMITED is Msg 40517 (a limit that would not be enforced).
-//! * Only the PRIMARY filegroup exists: `FILEGROUP` clauses, `ALTER DATABASE ... ADD FILE /
-//!   ADD FILEGROUP` are Msg 40517 (files are fixed at creation in storage); `REMOVE FILE`
-//!   raises SQL Server's 5009 / 5020 / 5042 where they apply and 40517 for an empty secondary
-//!   file; `REMOVE FILEGROUP` of a name other than PRIMARY is 5043;
-//!   `MODIFY FILE` changes SIZE / MAXSIZE / FILEGROWTH; `ON fg` other than PRIMARY/"default"
-//!   is Msg 1921, `ON scheme(col)` 40517.
+//! * Only the PRIMARY filegroup exists: `FILEGROUP` clauses and `ADD FILEGROUP` are Msg
+//!   40517, `ADD FILE ... TO FILEGROUP` other than PRIMARY is 1921.
+//! * `ADD FILE (spec), ...` adds data files to an open database (storage's crash-safe file-set
+//!   change, README "Changing the file set"), then rewrites master's file list; `REMOVE FILE`
+//!   raises 5009 / 5020 / 5042 where they apply and removes an empty secondary file. Storage's
+//!   file set is the truth when the two disagree after a crash (`files_of`).
+//!   `REMOVE FILEGROUP` of a name other than PRIMARY is 5043;
+//!   `MODIFY FILE` changes SIZE / MAXSIZE / FILEGROWTH and NEWNAME (5021), FILENAME is 40517;
+//!   `ON fg` other than PRIMARY/"default" is Msg 1921, `ON scheme(col)` 40517. `ADD LOG FILE`
+//!   is 40517 (one log file).
 
 use std::path::{Path, PathBuf};
 
@@ -322,7 +326,12 @@ pub(crate) fn apply_file_limits(
     store: &storage::Database,
     create: bool,
 ) -> SqlResult<()> {
+    let present = store.data_file_ids();
     for f in def.files.iter().filter(|f| !f.is_log()) {
+        if !present.contains(&f.storage_index) {
+            // removed by REMOVE FILE, and the process stopped before master was updated
+            continue;
+        }
         let growth = match (f.growth, f.is_percent_growth) {
             (-1, _) => storage::FileGrowth::Default,
             (p, true) => storage::FileGrowth::Percent(u32::try_from(p).unwrap_or(u32::MAX)),
@@ -353,6 +362,18 @@ pub(crate) fn remove_files(def: &DatabaseDef, db_dir: &Path) {
             let _ = std::fs::remove_file(&f.physical_name);
         }
     }
+    // files linked by ADD FILE after `def` was read (the handle's copy is from the open)
+    if let Ok(entries) = std::fs::read_dir(db_dir) {
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let ours = name.starts_with("data") && name.ends_with(".mdf");
+            if ours && e.file_type().is_ok_and(|t| t.is_symlink()) {
+                if let Ok(target) = std::fs::read_link(e.path()) {
+                    let _ = std::fs::remove_file(target);
+                }
+            }
+        }
+    }
     let _ = std::fs::remove_dir_all(db_dir);
 }
 
@@ -377,10 +398,16 @@ fn files_of(h: &DbHandle, engine: &Engine) -> Vec<(DbFileDef, u64)> {
     let stats = h.store.io_stats();
     let mut files = defs_of(h, engine);
     if files.is_empty() {
-        for i in 1..=h.store.data_file_count() {
+        files.push(default_log(&h.def.name, dir));
+    }
+    // storage's file set is the truth (ADD / REMOVE FILE commit there first): a file storage
+    // no longer has is not shown, one master does not know yet gets the default definition
+    let ids = h.store.data_file_ids();
+    files.retain(|f| f.is_log() || ids.contains(&f.storage_index));
+    for i in ids {
+        if !files.iter().any(|f| !f.is_log() && f.storage_index == i) {
             files.push(default_file(&h.def.name, dir, i));
         }
-        files.push(default_log(&h.def.name, dir));
     }
     files
         .into_iter()
@@ -666,25 +693,43 @@ pub(crate) fn check_storage_targets(kind: &StatementKind) -> SqlResult<()> {
     }
 }
 
-/// `ALTER DATABASE ... MODIFY FILE (NAME = n, SIZE / MAXSIZE / FILEGROWTH)` acts on the file;
-/// `ADD FILE / ADD FILEGROUP` are Msg 40517 naming them (storage's file count is fixed at
-/// creation; never a silent success). Returns false for the other actions.
+/// `ALTER DATABASE ... MODIFY FILE / ADD FILE / REMOVE FILE` act on the files; `ADD LOG FILE`
+/// and `ADD FILEGROUP` are Msg 40517 naming them (never a silent success). Returns false for
+/// the other actions.
 pub(crate) fn alter_database_files(
     engine: &Engine,
     current_db: &str,
     a: &ast::AlterDatabase,
+    messages: &mut Vec<crate::events::InfoMessage>,
 ) -> SqlResult<bool> {
     if let ast::AlterDatabaseAction::ModifyFile(spec) = &a.action {
         let name = a.name.as_ref().map_or(current_db, |n| n.value.as_str());
-        modify_file(engine, name, spec)?;
+        if let Some(new_name) = modify_file(engine, name, spec)? {
+            messages.push(crate::events::InfoMessage {
+                text: format!("The file name '{new_name}' has been set."),
+                number: 5021,
+                severity: 10,
+                state: 1,
+            });
+        }
         return Ok(true);
     }
     match &a.action {
-        ast::AlterDatabaseAction::AddFile { log, .. } => Err(SqlError::unsupported(if *log {
-            "ALTER DATABASE ADD LOG FILE"
-        } else {
-            "ALTER DATABASE ADD FILE"
-        })),
+        ast::AlterDatabaseAction::AddFile { log: true, .. } => {
+            Err(SqlError::unsupported("ALTER DATABASE ADD LOG FILE"))
+        }
+        ast::AlterDatabaseAction::AddFile {
+            files, filegroup, ..
+        } => {
+            let name = a.name.as_ref().map_or(current_db, |n| n.value.as_str());
+            if let Some(g) = filegroup {
+                if !g.value.eq_ignore_ascii_case("PRIMARY") {
+                    return Err(SqlError::new(1921, &[&g.value]));
+                }
+            }
+            add_files(engine, name, files)?;
+            Ok(true)
+        }
         ast::AlterDatabaseAction::AddFilegroup(_) => {
             Err(SqlError::unsupported("ALTER DATABASE ADD FILEGROUP"))
         }
@@ -697,14 +742,16 @@ pub(crate) fn alter_database_files(
     }
 }
 
-/// `REMOVE FILE logical_name`: SQL Server's errors where it has one (unknown name 5009, the
-/// primary data file or the log 5020, a file holding extents 5042). Removing an empty
-/// secondary file is Msg 40517: storage's file count is fixed at creation (every file header
-/// carries it), so the file cannot leave the database yet.
+/// `REMOVE FILE logical_name`: unknown name 5009, the primary data file or the log 5020, a
+/// file holding extents 5042 (storage checks under the file's GAM latch); an empty secondary
+/// file leaves the database crash-safely (storage README "Changing the file set"), its
+/// registration in master goes, and a file placed outside the database directory is deleted
+/// too (the link in the directory is storage's).
 fn remove_file(engine: &Engine, db: &str, logical: &str) -> SqlResult<bool> {
     let Some(h) = engine.database(db) else {
         return Err(SqlError::new(5011, &[&db]));
     };
+    let _changing = FILE_SET_CHANGE.lock();
     let files = files_of(&h, engine);
     let Some((f, _)) = files
         .iter()
@@ -715,12 +762,160 @@ fn remove_file(engine: &Engine, db: &str, logical: &str) -> SqlResult<bool> {
     if f.is_log() || f.file_id == 1 {
         return Err(SqlError::new(5020, &[]));
     }
-    if h.store.data_file_used_extents(f.storage_index)? > 0 {
-        return Err(SqlError::new(5042, &[&"file", &f.name]));
+    let local = local_path(f, h.store.path());
+    let linked = Path::new(&f.physical_name) != local;
+    h.store.remove_data_file(f.storage_index, &f.name)?;
+    if linked {
+        let _ = std::fs::remove_file(&f.physical_name);
     }
-    Err(SqlError::unsupported(
-        "ALTER DATABASE REMOVE FILE (files are fixed at creation)",
-    ))
+    let kept: Vec<DbFileDef> = files
+        .iter()
+        .map(|(d, _)| d.clone())
+        .filter(|d| d.file_id != f.file_id)
+        .collect();
+    register_files(engine, &h, kept)?;
+    Ok(true)
+}
+
+/// Serialises ADD / REMOVE / MODIFY FILE across sessions: ADD FILE reads the next storage
+/// file id before the file is created (a file placed elsewhere is linked at that id first),
+/// and each rewrites master's file list of the database.
+static FILE_SET_CHANGE: parking_lot::Mutex<()> = parking_lot::Mutex::new(());
+
+/// Writes a database's file list into master's registration of it.
+fn register_files(engine: &Engine, h: &DbHandle, files: Vec<DbFileDef>) -> SqlResult<()> {
+    let master = engine.master()?;
+    let found = master
+        .cat
+        .read()
+        .databases
+        .iter()
+        .find(|d| d.database_id == h.def.database_id)
+        .cloned();
+    let Some(mut def) = found else {
+        return Err(SqlError::unsupported(format!(
+            "changing the files of database {}",
+            h.def.name
+        )));
+    };
+    def.files = files;
+    let tree = master.store.catalog_btree()?;
+    let mut txn = master.store.begin()?;
+    master.cat.write().put_database(&tree, &mut txn, def)?;
+    txn.commit()?;
+    Ok(())
+}
+
+/// `ADD FILE (spec), ... [TO FILEGROUP PRIMARY]`: each spec is checked as CREATE DATABASE's
+/// (1828 duplicate name, 5170 existing file, 5123 missing directory), then storage adds the
+/// file crash-safely and proportional fill uses it at once; SIZE / MAXSIZE / FILEGROWTH apply
+/// and the file is registered in master. Names default as CREATE DATABASE's (`db_N`).
+fn add_files(engine: &Engine, db: &str, specs: &[ast::FileSpec]) -> SqlResult<()> {
+    let Some(h) = engine.database(db) else {
+        return Err(SqlError::new(5011, &[&db]));
+    };
+    if matches!(
+        h.def.name.to_ascii_lowercase().as_str(),
+        "master" | "model" | "tempdb"
+    ) {
+        return Err(SqlError::new(5013, &[]));
+    }
+    let _changing = FILE_SET_CHANGE.lock();
+    let data_dir = engine.data_dir().to_path_buf();
+    let db_dir = h.store.path().to_path_buf();
+    for spec in specs {
+        let mut files: Vec<DbFileDef> = files_of(&h, engine).into_iter().map(|(f, _)| f).collect();
+        let s = parse_spec(spec)?;
+        let index = h.store.next_data_file_id()?;
+        let file_id = i32::from(index) + 1;
+        let name = s
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("{}_{file_id}", h.def.name));
+        if files.iter().any(|f| catalog::name_eq(&f.name, &name)) {
+            return Err(SqlError::new(1828, &[&name]));
+        }
+        let local = db_dir.join(format!("data{index}.mdf"));
+        let physical = match &s.filename {
+            Some(f) => {
+                let p = PathBuf::from(f);
+                if p.is_absolute() {
+                    p
+                } else {
+                    data_dir.join(p)
+                }
+            }
+            None => local.clone(),
+        };
+        let shown = physical.display().to_string();
+        if files.iter().any(|f| f.physical_name == shown)
+            || (s.filename.is_some() && physical.exists())
+        {
+            return Err(SqlError::new(5170, &[&shown]));
+        }
+        if s.filename.is_some() && in_database_directory(&physical, &data_dir) {
+            return Err(SqlError::new(5123, &[&"5(Access is denied.)", &shown]));
+        }
+        if !physical.parent().is_some_and(Path::is_dir) {
+            return Err(SqlError::new(
+                5123,
+                &[&"3(The system cannot find the path specified.)", &shown],
+            ));
+        }
+        let size = match s.size {
+            None => 0,
+            Some(Size::Bytes(b)) => pages(b),
+            Some(_) => return Err(SqlError::syntax_near("SIZE")),
+        };
+        if size * PAGE > MAX_DATA_FILE {
+            return Err(SqlError::unsupported("SIZE above 4 GB for a data file"));
+        }
+        let max = match s.max {
+            None | Some(Size::Unlimited) => -1,
+            Some(Size::Bytes(b)) => pages(b),
+            Some(Size::Percent(_)) => return Err(SqlError::syntax_near("MAXSIZE")),
+        };
+        let (growth, pct) = match s.growth {
+            None => (-1, false),
+            Some(Size::Bytes(b)) => (pages(b), false),
+            Some(Size::Percent(p)) => (p, true),
+            Some(Size::Unlimited) => return Err(SqlError::syntax_near("UNLIMITED")),
+        };
+        if physical != local {
+            // an orphan of a cut-short change may be there: it is not part of the database
+            let _ = std::fs::remove_file(&local);
+            std::os::unix::fs::symlink(&physical, &local).map_err(|e| {
+                SqlError::new(
+                    5123,
+                    &[&format!("{}", e.raw_os_error().unwrap_or(0)), &shown],
+                )
+            })?;
+        }
+        let got = h.store.add_data_file((size * PAGE) as u64)?;
+        if got != index {
+            return Err(SqlError::internal(format!(
+                "ADD FILE: storage gave file {got}, expected {index}"
+            )));
+        }
+        let def = DbFileDef {
+            file_id,
+            storage_index: index,
+            name,
+            physical_name: shown,
+            size_pages: size,
+            max_size_pages: max,
+            growth,
+            is_percent_growth: pct,
+        };
+        let one = DatabaseDef {
+            files: vec![def.clone()],
+            ..h.def.clone()
+        };
+        apply_file_limits(&one, &h.store, false)?;
+        files.push(def);
+        register_files(engine, &h, files)?;
+    }
+    Ok(())
 }
 
 /// `REMOVE FILEGROUP name`: only PRIMARY exists, so any other name is Msg 5043; PRIMARY
@@ -733,13 +928,16 @@ fn remove_filegroup(name: &str) -> SqlError {
     }
 }
 
-/// `MODIFY FILE (NAME = logical, SIZE = s | MAXSIZE = m | FILEGROWTH = g)`: a larger SIZE
-/// grows the file now (smaller or equal: 5039), MAXSIZE and FILEGROWTH apply at once; kept in
-/// master's registration. Renaming or moving a file (NEWNAME, FILENAME) is 40517.
-fn modify_file(engine: &Engine, db: &str, spec: &ast::FileSpec) -> SqlResult<()> {
+/// `MODIFY FILE (NAME = logical, SIZE = s | MAXSIZE = m | FILEGROWTH = g | NEWNAME = n)`: a
+/// larger SIZE grows the file now (smaller or equal: 5039), MAXSIZE and FILEGROWTH apply at
+/// once, NEWNAME renames the logical file (a name in use: 1828); kept in master's
+/// registration. Returns the new name when renamed (SQL Server's message 5021 follows).
+/// Moving a file (FILENAME) is 40517.
+fn modify_file(engine: &Engine, db: &str, spec: &ast::FileSpec) -> SqlResult<Option<String>> {
     let Some(h) = engine.database(db) else {
         return Err(SqlError::new(5011, &[&db]));
     };
+    let _changing = FILE_SET_CHANGE.lock();
     let Some(mut def) = engine
         .master()?
         .cat
@@ -753,18 +951,30 @@ fn modify_file(engine: &Engine, db: &str, spec: &ast::FileSpec) -> SqlResult<()>
             "MODIFY FILE of database {db}"
         )));
     };
-    if spec
-        .iter()
-        .any(|o| o.name == "NEWNAME" || o.name == "FILENAME")
-    {
-        return Err(SqlError::unsupported("MODIFY FILE NEWNAME / FILENAME"));
+    if spec.iter().any(|o| o.name == "FILENAME") {
+        return Err(SqlError::unsupported(
+            "MODIFY FILE FILENAME (moving a file)",
+        ));
     }
-    let s = parse_spec(spec)?;
+    let mut new_name = None;
+    let mut rest = Vec::new();
+    for o in spec {
+        if o.name == "NEWNAME" {
+            match &o.value {
+                Some(OptionValue::String(v)) | Some(OptionValue::Word(v)) => {
+                    new_name = Some(v.clone())
+                }
+                _ => return Err(SqlError::syntax_near("NEWNAME")),
+            }
+        } else {
+            rest.push(o.clone());
+        }
+    }
+    let s = parse_spec(&rest)?;
     let logical = s.name.clone().unwrap_or_default();
-    if def.files.is_empty() {
-        def.files = files_of(&h, engine).into_iter().map(|(f, _)| f).collect();
-    }
+    // storage's file set reconciled with master's list (files_of)
     let current = files_of(&h, engine);
+    def.files = current.iter().map(|(f, _)| f.clone()).collect();
     let Some(at) = def
         .files
         .iter()
@@ -776,7 +986,23 @@ fn modify_file(engine: &Engine, db: &str, spec: &ast::FileSpec) -> SqlResult<()>
         .iter()
         .find(|(f, _)| f.file_id == def.files[at].file_id)
         .map_or(0, |(_, b)| *b as i64);
+    if let Some(n) = &new_name {
+        if n.is_empty() || n.len() > 128 {
+            return Err(SqlError::syntax_near("NEWNAME"));
+        }
+        if def
+            .files
+            .iter()
+            .enumerate()
+            .any(|(i, f)| i != at && catalog::name_eq(&f.name, n))
+        {
+            return Err(SqlError::new(1828, &[n]));
+        }
+    }
     let f = &mut def.files[at];
+    if let Some(n) = &new_name {
+        f.name = n.clone();
+    }
     if let Some(size) = s.size {
         let Size::Bytes(b) = size else {
             return Err(SqlError::syntax_near("SIZE"));
@@ -811,5 +1037,5 @@ fn modify_file(engine: &Engine, db: &str, spec: &ast::FileSpec) -> SqlResult<()>
     let mut txn = master.store.begin()?;
     master.cat.write().put_database(&tree, &mut txn, def)?;
     txn.commit()?;
-    Ok(())
+    Ok(new_name)
 }

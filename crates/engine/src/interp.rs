@@ -327,7 +327,13 @@ impl Session {
                 crate::files::create_database(&self.engine, cd)?;
             }
             K::AlterDatabase(a) => {
-                if self.trancount > 0 && matches!(a.action, ast::AlterDatabaseAction::ModifyFile(_))
+                if self.trancount > 0
+                    && matches!(
+                        a.action,
+                        ast::AlterDatabaseAction::ModifyFile(_)
+                            | ast::AlterDatabaseAction::AddFile { .. }
+                            | ast::AlterDatabaseAction::RemoveFile(_)
+                    )
                 {
                     return Err(SqlError::custom(
                         226,
@@ -337,7 +343,13 @@ impl Session {
                     ));
                 }
                 let current = self.database().to_string();
-                if !crate::files::alter_database_files(&self.engine, &current, a)? {
+                let mut messages = Vec::new();
+                let done =
+                    crate::files::alter_database_files(&self.engine, &current, a, &mut messages)?;
+                for m in &messages {
+                    sink.message(m);
+                }
+                if !done {
                     self.alter_database(a)?
                 }
             }

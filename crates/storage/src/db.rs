@@ -11,7 +11,7 @@ use parking_lot::{Mutex, RwLock};
 
 use crate::buffer::{BufferPool, PidHash};
 use crate::dirlock::{self, DirLock};
-use crate::file::DataFile;
+use crate::file::{DataFile, FILE_ONLINE, MAX_DATA_FILES};
 use crate::fileid::{self, DbGuid, FileHeader, FORMAT_VERSION};
 use crate::mtr::{Mtr, NOT_CLR};
 use crate::page::{self, rd16, rd32, rd64, wr16, wr32, wr64, PageBuf, PageType, HEADER, PAGE_SIZE};
@@ -114,10 +114,12 @@ pub struct Inner {
     /// (btree/README S3). Validated under the leaf's EX latch; cleared with `heap_hint`.
     pub btree_hint: Mutex<HashMap<u64, (PageId, PageId), PidHash>>,
     /// Which file a new extent comes from (README A2).
-    fill: crate::fill::ProportionalFill,
-    gam_hint: Vec<AtomicU64>,
+    pub(crate) fill: crate::fill::ProportionalFill,
+    pub(crate) gam_hint: Vec<AtomicU64>,
     dir_lock: Mutex<()>,
-    ckpt_lock: Mutex<()>,
+    pub(crate) ckpt_lock: Mutex<()>,
+    /// Serialises changes of the file set (add_file / remove_file); taken before `ckpt_lock`.
+    pub(crate) file_set_lock: Mutex<()>,
     pub active: AtomicUsize,
     /// End of log at the last checkpoint (automatic checkpoints, wal/README W9).
     last_ckpt: AtomicU64,
@@ -229,6 +231,9 @@ impl Inner {
                 n
             };
             for i in 2..=nfiles {
+                if h1.is_absent(i) {
+                    continue; // removed by ALTER DATABASE REMOVE FILE (README "file set")
+                }
                 let p = data_path(i);
                 if !p.exists() {
                     return Err(dirlock::not_found(&p));
@@ -276,7 +281,6 @@ impl Inner {
                 }
             }
         }
-        let nfiles = files.len() as u16;
         let log = Arc::new(log);
         let pool = BufferPool::new(config.buffer_pool_bytes, files.clone(), log.clone());
         let pool = Arc::new(pool);
@@ -290,8 +294,9 @@ impl Inner {
             next_txn: AtomicU64::new(1),
             heap_hint: Mutex::new(HashMap::default()),
             btree_hint: Mutex::new(HashMap::default()),
-            fill: crate::fill::ProportionalFill::new(usize::from(nfiles)),
-            gam_hint: (0..nfiles).map(|_| AtomicU64::new(1)).collect(),
+            fill: crate::fill::ProportionalFill::new(usize::from(MAX_DATA_FILES)),
+            gam_hint: (0..MAX_DATA_FILES).map(|_| AtomicU64::new(1)).collect(),
+            file_set_lock: Mutex::new(()),
             dir_lock: Mutex::new(()),
             ckpt_lock: Mutex::new(()),
             active: AtomicUsize::new(0),
@@ -358,6 +363,7 @@ impl Inner {
                 nfiles: self.pool.files.len() as u16,
                 guid: self.guid,
                 ckpt_lsn: 0,
+                absent: [0; fileid::ABSENT_BYTES],
             }
             .write_into(mtr.page_mut(h));
             let g = mtr.latch_new(PageId::new(f.id, GAM_PAGE))?;
@@ -792,7 +798,14 @@ impl Inner {
     /// Latches one GAM page EX. An mtr already holding a GAM latch keeps using that file
     /// first; otherwise only files with a higher id are tried (storage README A2).
     fn alloc_extent(&self, mtr: &mut Mtr<'_>, obj: u64) -> SqlResult<(u16, u32)> {
-        let n = self.pool.files.len();
+        // ids 1..=n; absent files and files being removed are skipped (README "file set")
+        let n = usize::from(self.pool.files.max_id());
+        let open = |f: u16| {
+            self.pool
+                .files
+                .get(f)
+                .is_some_and(|x| x.state() == FILE_ONLINE)
+        };
         let held: Vec<u16> = (1..=n as u16)
             .filter(|f| mtr.find(PageId::new(*f, GAM_PAGE)).is_some())
             .collect();
@@ -801,8 +814,10 @@ impl Inner {
             v.extend((max + 1)..=n as u16);
             v
         } else {
-            let sizes: Vec<u64> = self.pool.files.iter().map(|f| f.size_bytes()).collect();
-            let start = usize::from(self.fill.pick(&sizes)) - 1;
+            let sizes: Vec<Option<u64>> = (1..=n as u16)
+                .map(|f| open(f).then(|| self.pool.files.get(f).map_or(0, |x| x.size_bytes())))
+                .collect();
+            let start = usize::from(self.fill.pick(&sizes).max(1)) - 1;
             (0..n).map(|k| ((start + k) % n) as u16 + 1).collect()
         };
         let mut order = order;
@@ -815,7 +830,15 @@ impl Inner {
         }
         let mut full = None;
         for f in order {
+            if !open(f) {
+                continue;
+            }
             let gi = mtr.latch(PageId::new(f, GAM_PAGE))?;
+            if !open(f) {
+                // REMOVE FILE marks the file draining before it latches this GAM to check
+                // that the file is empty: seen here under the latch, so no extent slips in
+                continue;
+            }
             let hint = self.gam_hint[(f - 1) as usize].load(Relaxed) as u32;
             let p = mtr.page_mut(gi);
             let mut found = None;
@@ -1118,14 +1141,19 @@ impl Inner {
     /// the buffer pool (formatted by redo and not written yet). Runs after redo and before undo,
     /// so a refused open has written nothing but what redo itself had to evict.
     pub fn check_files_cover_allocations(&self) -> SqlResult<()> {
-        let files = &self.pool.files;
-        let pages_on_disk: Vec<u64> = files
-            .iter()
-            .map(|f| f.size_bytes() / PAGE_SIZE as u64)
-            .collect();
+        let files: Vec<Arc<DataFile>> = self.pool.files.iter().cloned().collect();
+        // by file id - 1; an absent (removed) file has no pages
+        let max_id = usize::from(self.pool.files.max_id());
+        let mut pages_on_disk = vec![0u64; max_id];
+        let mut present = vec![false; max_id];
+        for f in &files {
+            pages_on_disk[usize::from(f.id) - 1] = f.size_bytes() / PAGE_SIZE as u64;
+            present[usize::from(f.id) - 1] = true;
+        }
         // fast path: every file covers its GAM's highest allocated extent (always true when
         // extents are reserved as they are allocated, A5): no IAM page needs reading
-        let covered = |k: usize, f: &DataFile| -> bool {
+        let covered = |f: &DataFile| -> bool {
+            let k = usize::from(f.id) - 1;
             let Ok(g) = self.pool.read(PageId::new(f.id, GAM_PAGE)) else {
                 return false;
             };
@@ -1134,14 +1162,14 @@ impl Inner {
                 .find(|e| g[HEADER + (e / 8) as usize] & (1 << (e % 8)) != 0);
             top.is_none_or(|e| (e as u64 + 1) * 8 <= pages_on_disk[k])
         };
-        if files.iter().enumerate().all(|(k, f)| covered(k, f)) {
+        if files.iter().all(|f| covered(f)) {
             return Ok(());
         }
         // per file: 1 + the highest allocated page that is neither on disk nor cached
-        let mut needed = vec![0u64; files.len()];
+        let mut needed = vec![0u64; max_id];
         let mut note = |pid: PageId| -> SqlResult<bool> {
             let k = (pid.file as usize).wrapping_sub(1);
-            let Some(&have) = pages_on_disk.get(k) else {
+            let (Some(&have), Some(true)) = (pages_on_disk.get(k), present.get(k)) else {
                 return Err(bad(pid, "allocated page in a file that does not exist"));
             };
             if (pid.page as u64) < have || self.pool.contains(pid) {
@@ -1150,7 +1178,7 @@ impl Inner {
             needed[k] = needed[k].max(pid.page as u64 + 1);
             Ok(false)
         };
-        for f in files {
+        for f in &files {
             note(PageId::new(f.id, GAM_PAGE))?;
         }
         let mut chains: Vec<PageId> = vec![DIR_IAM];
@@ -1181,7 +1209,8 @@ impl Inner {
                 ip = page::next(&g);
             }
         }
-        for (k, f) in files.iter().enumerate() {
+        for f in &files {
+            let k = usize::from(f.id) - 1;
             if needed[k] > pages_on_disk[k] {
                 return Err(SqlError::new(
                     5125,
@@ -1200,7 +1229,7 @@ impl Inner {
     /// header), `ckpt_lsn` into the primary's; durable on return (data files fsynced).
     fn stamp_headers(&self, ckpt_lsn: u64) -> SqlResult<()> {
         self.log.stamp_guid(self.guid)?;
-        let nfiles = self.pool.files.len() as u16;
+        let (nfiles, absent) = self.file_set_fields();
         for f in &self.pool.files {
             let mut w = self.pool.write(PageId::new(f.id, 0))?;
             FileHeader {
@@ -1209,6 +1238,11 @@ impl Inner {
                 nfiles,
                 guid: self.guid,
                 ckpt_lsn: if f.id == 1 { ckpt_lsn } else { 0 },
+                absent: if f.id == 1 {
+                    absent
+                } else {
+                    [0; fileid::ABSENT_BYTES]
+                },
             }
             .write_into(&mut w);
             w.mark_dirty();

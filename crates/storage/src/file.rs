@@ -3,7 +3,8 @@
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use common::{SqlError, SqlResult};
@@ -36,6 +37,100 @@ pub struct DataFile {
     /// default policy (1/8 of the size, 64 KB to 64 MB; README A5).
     growth_bytes: AtomicU64,
     growth_pct: AtomicU64,
+    /// `FILE_ONLINE`, `FILE_DRAINING` (REMOVE FILE in progress: no new extents) or
+    /// `FILE_REMOVED` (no longer part of the database; every access is an error).
+    state: AtomicU8,
+}
+
+/// Most data files of one database (file ids 1..=MAX_DATA_FILES; the header's absent-file
+/// bitmap has one bit per id, storage README "File identity").
+pub const MAX_DATA_FILES: u16 = 255;
+pub const FILE_ONLINE: u8 = 0;
+pub const FILE_DRAINING: u8 = 1;
+pub const FILE_REMOVED: u8 = 2;
+
+/// The data files of an open database by file id (storage README "Changing the file set").
+/// Slots are set once and never replaced, so `get` hands out a reference with two atomic
+/// loads and no lock (the buffer pool's hot path); a removed file keeps its slot (state
+/// `FILE_REMOVED`) until the database is closed, so its id is not reused in this process.
+pub struct FileSet {
+    slots: Vec<OnceLock<Arc<DataFile>>>,
+}
+
+impl FileSet {
+    /// A set holding `files` (each at its id; ids must be in 1..=MAX_DATA_FILES).
+    pub fn new(files: Vec<Arc<DataFile>>) -> FileSet {
+        let slots: Vec<OnceLock<Arc<DataFile>>> =
+            (0..MAX_DATA_FILES).map(|_| OnceLock::new()).collect();
+        for f in files {
+            if let Some(s) = slots.get(usize::from(f.id).wrapping_sub(1)) {
+                let _ = s.set(f);
+            }
+        }
+        FileSet { slots }
+    }
+
+    /// The file with id `id` unless it is absent or removed.
+    pub fn get(&self, id: u16) -> Option<&Arc<DataFile>> {
+        let f = self.slots.get(usize::from(id).wrapping_sub(1))?.get()?;
+        (f.state() != FILE_REMOVED).then_some(f)
+    }
+
+    /// The files of the database (not removed), ascending id.
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<DataFile>> {
+        self.slots
+            .iter()
+            .filter_map(|s| s.get())
+            .filter(|f| f.state() != FILE_REMOVED)
+    }
+
+    /// Number of files of the database.
+    pub fn len(&self) -> usize {
+        self.iter().count()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Highest id of a file of the database (0 if none).
+    pub fn max_id(&self) -> u16 {
+        self.iter().map(|f| f.id).max().unwrap_or(0)
+    }
+
+    /// The id a new file gets: one above every slot ever used in this process (ids of files
+    /// removed since the open are not reused until the database is reopened), if any is left.
+    pub fn next_id(&self) -> Option<u16> {
+        let used = self
+            .slots
+            .iter()
+            .rposition(|s| s.get().is_some())
+            .map_or(0, |i| i + 1);
+        (used < self.slots.len()).then_some(used as u16 + 1)
+    }
+
+    /// Whether slot `id` was ever used in this process (a file, removed or not).
+    pub fn slot_used(&self, id: u16) -> bool {
+        self.slots
+            .get(usize::from(id).wrapping_sub(1))
+            .is_none_or(|s| s.get().is_some())
+    }
+
+    /// Puts a new file at its id; false if the slot was used before.
+    pub fn insert(&self, f: Arc<DataFile>) -> bool {
+        match self.slots.get(usize::from(f.id).wrapping_sub(1)) {
+            Some(s) => s.set(f).is_ok(),
+            None => false,
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a FileSet {
+    type Item = &'a Arc<DataFile>;
+    type IntoIter = Box<dyn Iterator<Item = &'a Arc<DataFile>> + 'a>;
+    fn into_iter(self) -> Self::IntoIter {
+        Box::new(self.iter())
+    }
 }
 
 /// How a data file grows when an extent past its end is allocated (FILEGROWTH).
@@ -99,7 +194,34 @@ impl DataFile {
             space_limit: AtomicU64::new(u64::MAX),
             growth_bytes: AtomicU64::new(0),
             growth_pct: AtomicU64::new(0),
+            state: AtomicU8::new(FILE_ONLINE),
         })
+    }
+
+    /// Creates a data file for ALTER DATABASE ADD FILE: an existing file at `path` is a
+    /// leftover of an add or remove cut short (not named by the primary's header) and is
+    /// emptied; a symbolic link there is followed (the engine links files placed elsewhere).
+    pub fn create_empty(id: u16, path: &Path, latency: Duration) -> SqlResult<DataFile> {
+        let f = DataFile::open(id, path, latency)?;
+        f.file
+            .set_len(0)
+            .map_err(|e| SqlError::io("truncate", &path.display().to_string(), &e))?;
+        f.size.store(0, Relaxed);
+        Ok(f)
+    }
+
+    /// The latency added to reads now (`set_read_latency`).
+    pub fn read_latency(&self) -> Duration {
+        Duration::from_micros(self.read_latency_us.load(Relaxed))
+    }
+
+    /// `FILE_ONLINE`, `FILE_DRAINING` or `FILE_REMOVED`.
+    pub fn state(&self) -> u8 {
+        self.state.load(Relaxed)
+    }
+
+    pub fn set_state(&self, state: u8) {
+        self.state.store(state, Relaxed);
     }
 
     fn err(&self, op: &str, e: &std::io::Error) -> SqlError {

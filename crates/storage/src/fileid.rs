@@ -22,6 +22,9 @@ const OFF_VERSION: usize = HEADER + 10;
 const OFF_NFILES: usize = HEADER + 12;
 const OFF_GUID: usize = HEADER + 16;
 const OFF_CKPT_LSN: usize = HEADER + 32;
+const OFF_ABSENT: usize = HEADER + 40;
+/// Bytes of the absent-file bitmap (one bit per file id 0..=255).
+pub const ABSENT_BYTES: usize = 32;
 
 /// A database id; all zero = unknown (format 1).
 pub type DbGuid = [u8; 16];
@@ -55,6 +58,30 @@ pub struct FileHeader {
     pub guid: DbGuid,
     /// Primary file: end of the durable log at the last checkpoint (0 = unknown).
     pub ckpt_lsn: u64,
+    /// Primary file: bit `i` set = file id `i` (< `nfiles`) was removed (ALTER DATABASE
+    /// REMOVE FILE); all zero in files written before REMOVE FILE existed.
+    pub absent: [u8; ABSENT_BYTES],
+}
+
+impl FileHeader {
+    /// Whether file id `id` is marked removed in the absent-file bitmap.
+    pub fn is_absent(&self, id: u16) -> bool {
+        let i = usize::from(id);
+        self.absent
+            .get(i / 8)
+            .is_some_and(|b| b & (1 << (i % 8)) != 0)
+    }
+}
+
+/// The absent-file bitmap of a file set: ids in 1..=`max_id` for which `present` is false.
+pub fn absent_bitmap(max_id: u16, present: impl Fn(u16) -> bool) -> [u8; ABSENT_BYTES] {
+    let mut b = [0u8; ABSENT_BYTES];
+    for id in 1..=max_id.min((ABSENT_BYTES * 8 - 1) as u16) {
+        if !present(id) {
+            b[usize::from(id) / 8] |= 1 << (id % 8);
+        }
+    }
+    b
 }
 
 impl FileHeader {
@@ -66,6 +93,7 @@ impl FileHeader {
         wr16(p, OFF_NFILES, self.nfiles);
         p[OFF_GUID..OFF_GUID + 16].copy_from_slice(&self.guid);
         wr64(p, OFF_CKPT_LSN, self.ckpt_lsn);
+        p[OFF_ABSENT..OFF_ABSENT + ABSENT_BYTES].copy_from_slice(&self.absent);
     }
 
     /// Parses page 0 (already verified); format 1 leaves the newer fields unknown.
@@ -81,11 +109,14 @@ impl FileHeader {
             nfiles: 0,
             guid: [0; 16],
             ckpt_lsn: 0,
+            absent: [0; ABSENT_BYTES],
         };
         if version >= 2 {
             h.nfiles = rd16(p, OFF_NFILES);
             h.guid.copy_from_slice(&p[OFF_GUID..OFF_GUID + 16]);
             h.ckpt_lsn = rd64(p, OFF_CKPT_LSN);
+            h.absent
+                .copy_from_slice(&p[OFF_ABSENT..OFF_ABSENT + ABSENT_BYTES]);
         }
         Some(h)
     }
@@ -99,6 +130,11 @@ fn not_a_header(file: &DataFile, property: &str) -> SqlError {
 /// Msg 5173: a file of another database (or another file's place).
 pub fn foreign_file() -> SqlError {
     SqlError::new(5173, &[])
+}
+
+/// Parses a page 0 image (the buffer pool's copy of the primary's), if it is a header.
+pub fn parse_header(p: &PageBuf) -> Option<FileHeader> {
+    FileHeader::parse(p)
 }
 
 /// Reads and checks page 0 of `file` straight from disk (open-time checks).

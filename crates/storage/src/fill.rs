@@ -88,26 +88,32 @@ impl ProportionalFill {
     }
 
     /// The file (1-based) the next extent should come from, given each file's size in bytes
-    /// (index = file id - 1). The file with the most free space has a skip target of 0, so
-    /// the loop ends within one pass over the files.
+    /// (index = file id - 1; `None` = no extents from that file: absent, or being removed).
+    /// The file with the most free space has a skip target of 0, so the loop ends within one
+    /// pass over the files. 0 when no file is a candidate.
     ///
     /// # Locking
     /// `turn` is a leaf mutex (nothing is latched or locked while it is held); callers may
     /// hold page latches.
-    pub fn pick(&self, sizes: &[u64]) -> u16 {
+    pub fn pick(&self, sizes: &[Option<u64>]) -> u16 {
         let n = sizes.len().min(self.used.len());
-        if n == 0 {
-            return 1;
-        }
-        let free: Vec<u64> = (0..n)
-            .map(|i| free_extents(sizes[i], self.used[i].load(Relaxed)))
+        let free: Vec<Option<u64>> = (0..n)
+            .map(|i| sizes[i].map(|s| free_extents(s, self.used[i].load(Relaxed))))
             .collect();
-        let most = free.iter().copied().max().unwrap_or(0);
+        let Some(most) = free.iter().flatten().copied().max() else {
+            return 0;
+        };
         let mut t = self.turn.lock();
+        if t.skip_left.len() < n {
+            t.skip_left.resize(n, 0);
+        }
         for _ in 0..n {
             let f = t.next % n;
             t.next = (f + 1) % n;
-            let target = skip_target(most, free[f]);
+            let Some(free_f) = free[f] else {
+                continue;
+            };
+            let target = skip_target(most, free_f);
             let left = t.skip_left[f].min(target);
             if left == 0 {
                 t.skip_left[f] = target;
@@ -116,7 +122,7 @@ impl ProportionalFill {
             t.skip_left[f] = left - 1;
         }
         // unreachable: the file with the most free space has target 0
-        (free.iter().position(|&x| x == most).unwrap_or(0)) as u16 + 1
+        (free.iter().position(|&x| x == Some(most)).unwrap_or(0)) as u16 + 1
     }
 }
 
@@ -132,7 +138,8 @@ mod tests {
     fn run(fill: &ProportionalFill, sizes: &[u64], k: usize) -> Vec<u64> {
         let mut got = vec![0; sizes.len()];
         for _ in 0..k {
-            let f = fill.pick(sizes);
+            let sizes: Vec<Option<u64>> = sizes.iter().map(|&s| Some(s)).collect();
+            let f = fill.pick(&sizes);
             got[usize::from(f) - 1] += 1;
             fill.set_used(f, fill.used(f) + 1);
         }
@@ -167,6 +174,18 @@ mod tests {
         let got = run(&fill, &[mb(1), mb(2)], 30);
         // file 1 has 15 free extents: it gets them first, file 2 still gets a turn now and then
         assert!(got[0] >= 14 && got[1] >= 1, "{got:?}");
+    }
+
+    #[test]
+    fn files_without_a_size_get_no_extents() {
+        let fill = ProportionalFill::new(3);
+        let mut got = [0; 3];
+        for _ in 0..30 {
+            let f = fill.pick(&[Some(mb(4)), None, Some(mb(4))]);
+            got[usize::from(f) - 1] += 1;
+        }
+        assert_eq!(got, [15, 0, 15]);
+        assert_eq!(fill.pick(&[None, None]), 0);
     }
 
     #[test]

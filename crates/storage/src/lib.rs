@@ -39,6 +39,7 @@ pub mod db;
 pub mod dirlock;
 mod file;
 pub mod fileid;
+mod fileset;
 mod fill;
 pub mod heap;
 pub mod morsel;
@@ -263,9 +264,34 @@ impl Database {
     pub fn buffer_pool_bytes(&self) -> usize {
         self.inner.pool.bytes()
     }
-    /// Number of data files (`dataN.mdf`, N = 1..=count).
+    /// Number of data files (`dataN.mdf`; ids are 1..=count unless a file was removed).
     pub fn data_file_count(&self) -> u16 {
         self.inner.pool.files.len() as u16
+    }
+    /// Ids of the data files, ascending (`dataN.mdf` = id N).
+    pub fn data_file_ids(&self) -> Vec<u16> {
+        self.inner.pool.files.iter().map(|f| f.id).collect()
+    }
+    /// The id the next `add_data_file` gives (ids of files removed since the open are not
+    /// reused); Msg 40517 when the database has as many files as it can.
+    pub fn next_data_file_id(&self) -> SqlResult<u16> {
+        self.inner.pool.files.next_id().ok_or_else(|| {
+            SqlError::unsupported(format!(
+                "more than {} data files in a database",
+                file::MAX_DATA_FILES
+            ))
+        })
+    }
+    /// ALTER DATABASE ADD FILE (storage README "Changing the file set"): creates the next
+    /// `dataN.mdf` of at least `size_bytes` (a symbolic link there is followed) and adds it
+    /// to the database, crash-safely; returns N. New extents use it at once (A2).
+    pub fn add_data_file(&self, size_bytes: u64) -> SqlResult<u16> {
+        self.inner.add_file(size_bytes)
+    }
+    /// ALTER DATABASE REMOVE FILE of data file `id`: Msg 5042 naming `logical` unless the
+    /// file is empty; else it leaves the database (crash-safely) and is deleted.
+    pub fn remove_data_file(&self, id: u16, logical: &str) -> SqlResult<()> {
+        self.inner.remove_file(id, logical)
     }
     /// CREATE DATABASE / ALTER DATABASE ... MODIFY FILE on data file `index` (1-based):
     /// grows it to `size_bytes` now, limits it to `max_bytes` (MAXSIZE: growing past it is
@@ -279,12 +305,7 @@ impl Database {
         max_bytes: Option<u64>,
         growth: file::FileGrowth,
     ) -> SqlResult<()> {
-        let Some(f) = self
-            .inner
-            .pool
-            .files
-            .get(usize::from(index).wrapping_sub(1))
-        else {
+        let Some(f) = self.inner.pool.files.get(index) else {
             return Err(SqlError::internal(format!("no data file {index}")));
         };
         f.set_space_limit(max_bytes);
@@ -304,13 +325,7 @@ impl Database {
     /// header and GAM) not counted: 0 = the file is empty (ALTER DATABASE REMOVE FILE's
     /// Msg 5042 test). Reads the GAM page under a shared latch.
     pub fn data_file_used_extents(&self, index: u16) -> SqlResult<u64> {
-        if self
-            .inner
-            .pool
-            .files
-            .get(usize::from(index).wrapping_sub(1))
-            .is_none()
-        {
+        if self.inner.pool.files.get(index).is_none() {
             return Err(SqlError::internal(format!("no data file {index}")));
         }
         let g = self.inner.pool.read(PageId::new(index, db::GAM_PAGE))?;

@@ -1,6 +1,7 @@
 -- restart
 -- ALTER DATABASE ... MODIFY FILE: SIZE grows the file now, MAXSIZE caps it (an insert past
--- it is 1105), FILEGROWTH is the growth step; kept across a restart. Errors 5041, 5039, 226.
+-- it is 1105), FILEGROWTH is the growth step, NEWNAME renames (message 5021); kept across a
+-- restart. Errors 5041, 5039, 1828, 226; moving a file (FILENAME) is 40517.
 SET NOCOUNT ON;
 CREATE DATABASE mf ON (NAME = mf_data, FILENAME = 'mf.mdf', SIZE = 1MB), (NAME = mf_two, FILENAME = 'mf_2.ndf', SIZE = 1MB)
   LOG ON (NAME = mf_log, FILENAME = 'mf.ldf');
@@ -13,7 +14,10 @@ ALTER DATABASE CURRENT MODIFY FILE (NAME = mf_log, FILEGROWTH = 10%);
 SELECT name, CASE WHEN type = 1 THEN NULL ELSE size END AS size, max_size, growth, is_percent_growth FROM sys.database_files ORDER BY file_id;
 ALTER DATABASE mf MODIFY FILE (NAME = nosuch, SIZE = 10MB);
 ALTER DATABASE mf MODIFY FILE (NAME = mf_data, SIZE = 2MB);
-ALTER DATABASE mf MODIFY FILE (NAME = mf_data, NEWNAME = other);
+ALTER DATABASE mf MODIFY FILE (NAME = mf_two, NEWNAME = mf_second);
+ALTER DATABASE mf MODIFY FILE (NAME = mf_second, NEWNAME = MF_LOG);
+ALTER DATABASE mf MODIFY FILE (NAME = mf_two, MAXSIZE = 2MB);
+ALTER DATABASE mf MODIFY FILE (NAME = mf_data, FILENAME = 'moved.mdf');
 ALTER DATABASE mf MODIFY FILE (NAME = mf_log, MAXSIZE = 10MB);
 BEGIN TRAN;
 ALTER DATABASE mf MODIFY FILE (NAME = mf_data, SIZE = 8MB);

@@ -1,7 +1,7 @@
 -- ALTER DATABASE ... REMOVE FILE / REMOVE FILEGROUP raise SQL Server's errors where they
 -- apply: unknown file 5009, the primary data file or the log 5020, a file holding data 5042,
--- an unknown filegroup 5043. Removing an empty secondary file or the PRIMARY filegroup is
--- Msg 40517 (storage's file set is fixed at creation). Nothing is removed.
+-- an unknown filegroup 5043; removing the PRIMARY filegroup is Msg 40517. An empty
+-- secondary file is removed (its file placed outside the database directory is deleted).
 CREATE DATABASE rf
   ON (NAME = rf_a, FILENAME = 'rf_a.mdf'),
      (NAME = rf_b, FILENAME = 'rf_b.ndf', SIZE = 2MB),
@@ -25,6 +25,14 @@ SELECT name, type_desc FROM sys.database_files ORDER BY file_id;
 SELECT COUNT(*) AS rows_kept FROM t;
 GO
 ALTER DATABASE rf2 REMOVE FILE rf2_b;
+USE rf2;
+SELECT name, type_desc FROM sys.database_files ORDER BY file_id;
+SELECT COUNT(*) AS master_files FROM sys.master_files WHERE database_id = DB_ID('rf2');
+ALTER DATABASE rf2 REMOVE FILE rf2_b;
+GO
+-- the file name of the removed file can be used again
+ALTER DATABASE rf2 ADD FILE (NAME = rf2_b, FILENAME = 'rf2_b.ndf');
+SELECT name, file_id FROM sys.database_files ORDER BY file_id;
 GO
 USE master;
 DROP DATABASE rf;

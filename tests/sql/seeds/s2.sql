@@ -45,8 +45,8 @@ CREATE DATABASE s2_files
 GO
 ALTER DATABASE s2_files ADD FILE (NAME = N's2_files_2', FILENAME = N's2_files_2.ndf', SIZE = 8MB)
 GO
--- (latchkey: data files are fixed at creation, ADD FILE is Msg 40517 -> 1 file; SQL Server
--- returns 2. The four-file database of the seed is made by CREATE DATABASE ... ON, below.)
+-- (2 files, as SQL Server; tests/sql/files/add_file.sql builds the seed's four files with
+-- ADD FILE and reads them cold with injected latency. Here, CREATE DATABASE ... ON, below.)
 USE s2_files
 SELECT COUNT(*) AS files FROM sys.database_files WHERE type_desc = 'ROWS'
 GO

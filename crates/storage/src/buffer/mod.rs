@@ -227,7 +227,8 @@ impl Frame {
 pub struct BufferPool {
     frames: Frames,
     table: Mutex<Table>,
-    pub files: Vec<Arc<DataFile>>,
+    /// The data files by id; files can be added and removed while open (db.rs `add_file`).
+    pub files: crate::file::FileSet,
     log: Arc<Log>,
     pub logical_reads: AtomicU64,
     pub physical_reads: AtomicU64,
@@ -515,7 +516,7 @@ impl BufferPool {
                 free: Vec::new(),
                 hand: 0,
             }),
-            files,
+            files: crate::file::FileSet::new(files),
             log,
             logical_reads: AtomicU64::new(0),
             physical_reads: AtomicU64::new(0),
@@ -568,7 +569,7 @@ impl BufferPool {
 
     pub fn file(&self, id: u16) -> SqlResult<&Arc<DataFile>> {
         self.files
-            .get((id as usize).wrapping_sub(1))
+            .get(id)
             .ok_or_else(|| SqlError::corrupt_page("invalid file id", &format!("({id}:?)"), "?"))
     }
 
@@ -936,6 +937,28 @@ impl BufferPool {
                 }
             }
         }
+    }
+
+    /// Evicts the pages of data file `file` (ALTER DATABASE REMOVE FILE, after a checkpoint
+    /// wrote them). Returns how many stayed (pinned or dirty): 0 = none of its pages is cached.
+    pub fn drop_file_pages(&self, file: u16) -> usize {
+        let mut t = self.table.lock();
+        let mut kept = 0;
+        for i in 0..self.frames.len() {
+            if t.owner[i].is_none_or(|p| p.file != file) {
+                continue;
+            }
+            let f = &self.frames[i];
+            if f.pin.load(Acquire) == 0 && !f.dirty.load(Acquire) {
+                if let Some(old) = t.owner[i].take() {
+                    t.map.remove(&old);
+                    t.free.push(i);
+                }
+            } else {
+                kept += 1;
+            }
+        }
+        kept
     }
 
     /// True if `pid` is cached.
