@@ -210,6 +210,17 @@ impl Session {
         })
     }
 
+    /// The object id of the external table `name` (OBJECT_ID's fallback).
+    pub(crate) fn external_table_id(&self, name: &catalog::QualifiedName) -> Option<i32> {
+        if name.is_temp() {
+            return None;
+        }
+        let (db, schema) = self.resolve_parts(name);
+        let h = self.engine().database(&db)?;
+        let cat = h.cat.read();
+        cat.external_table(&schema, &name.name).map(|t| t.id)
+    }
+
     /// `DROP EXTERNAL TABLE | DATA SOURCE | FILE FORMAT`: the definition goes, the files stay.
     pub(crate) fn drop_external(
         &mut self,

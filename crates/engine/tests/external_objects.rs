@@ -163,6 +163,17 @@ fn external_objects_survive_a_restart() {
             row(&["name", "2", "231", "40"])
         ]
     );
+    // scripts test for them with OBJECT_ID before dropping
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT CASE WHEN OBJECT_ID('dbo.src_export') = t.object_id THEN 1 ELSE 0 END,
+                    CASE WHEN OBJECT_ID('lake.dbo.src_export', 'U') = t.object_id THEN 1 ELSE 0 END,
+                    OBJECT_ID('src_export', 'V'), OBJECT_ID('nosuch')
+             FROM sys.external_tables t WHERE t.name = 'src_export'"
+        ),
+        vec![row(&["1", "1", "NULL", "NULL"])]
+    );
     // the names are taken: a table of the same name is Msg 2714
     let out = exec(&mut s, "CREATE TABLE dbo.src_export (a int)");
     assert_eq!(errors(&out)[0].0, 2714);
