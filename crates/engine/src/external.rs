@@ -404,11 +404,11 @@ impl Session {
                         "CREATE EXTERNAL TABLE without columns or AS SELECT",
                     ));
                 }
-                for (col, t) in &c.columns {
+                for (col, t, nullable) in &c.columns {
                     def.columns.push(ExternalColumn {
                         name: col.value.clone(),
                         data_type: plan::decl_type(t)?,
-                        nullable: true,
+                        nullable: *nullable,
                     });
                 }
                 None

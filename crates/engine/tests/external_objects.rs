@@ -79,7 +79,7 @@ fn setup(s: &mut Session, files: &std::path::Path) {
              CREATE EXTERNAL TABLE dbo.src_export
                WITH (LOCATION = 'export/src/', DATA_SOURCE = files, FILE_FORMAT = pq)
                AS SELECT id, name FROM dbo.src;
-             CREATE EXTERNAL TABLE dbo.declared (id int, name nvarchar(20))
+             CREATE EXTERNAL TABLE dbo.declared (id int NOT NULL, name nvarchar(20) NULL)
                WITH (LOCATION = 'export/src/', DATA_SOURCE = files, FILE_FORMAT = pq);",
             files.display()
         ),
@@ -161,6 +161,20 @@ fn external_objects_survive_a_restart() {
         vec![
             row(&["id", "1", "56", "4"]),
             row(&["name", "2", "231", "40"])
+        ]
+    );
+    // declared nullability is recorded (CETAS columns are nullable)
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT o.name, c.name, c.is_nullable FROM sys.columns c JOIN sys.objects o ON o.object_id = c.object_id
+             WHERE o.name IN ('declared', 'src_export') ORDER BY o.name, c.column_id"
+        ),
+        vec![
+            row(&["declared", "id", "0"]),
+            row(&["declared", "name", "1"]),
+            row(&["src_export", "id", "1"]),
+            row(&["src_export", "name", "1"]),
         ]
     );
     // scripts test for them with OBJECT_ID before dropping
