@@ -15,6 +15,7 @@
 //! What does NOT belong here: the storage of catalog rows (engine, in each database's
 //! `catalog_btree`), row formats (exec), name binding rules (plan).
 
+pub mod external;
 pub mod security;
 pub mod serial;
 pub mod statistics;

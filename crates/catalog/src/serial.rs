@@ -41,6 +41,9 @@ pub enum ObjectKind {
     /// AUTO_CREATE / AUTO_UPDATE_STATISTICS settings). The engine encodes the value
     /// (engine/src/statistics/persist.rs), since histogram keys are stored in the row format.
     Statistics = b'X',
+    /// An external data source, file format or table (key id = its catalog key id;
+    /// `external::encode_external`).
+    External = b'E',
 }
 
 impl ObjectKind {
@@ -60,6 +63,7 @@ impl ObjectKind {
             b'U' => ObjectKind::Principal,
             b'G' => ObjectKind::Permissions,
             b'X' => ObjectKind::Statistics,
+            b'E' => ObjectKind::External,
             _ => return None,
         })
     }

@@ -161,6 +161,7 @@ pub static REGISTRY: &[ErrorInfo] = &[
     e(3609, 16, "The transaction ended in the trigger. The batch has been aborted."),
     e(3623, 16, "An invalid floating point operation occurred."),
     e(3701, 11, "Cannot drop the %S_MSG '%.*ls', because it does not exist or you do not have permission."),
+    e(3729, 16, "Cannot %ls '%.*ls' because it is being referenced by object '%.*ls'."),
     e(3732, 16, "Cannot drop type '%.*ls' because it is being referenced by object '%.*ls'. There may be other objects that reference this type."),
     e(3739, 11, "Cannot %S_MSG the index '%.*ls' because it is not a statistics collection."),
     e(3902, 16, "The COMMIT TRANSACTION request has no corresponding BEGIN TRANSACTION."),

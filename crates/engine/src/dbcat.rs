@@ -51,6 +51,8 @@ pub struct DbCatalog {
     pub security: crate::security::DbSecurity,
     /// Statistics objects of the tables and the AUTO_*_STATISTICS settings (statistics/).
     pub statistics: crate::statistics::TableStatistics,
+    /// External data sources, file formats and tables, by catalog key id (external.rs).
+    pub external: std::collections::BTreeMap<i32, Arc<catalog::external::ExternalObjectDef>>,
 }
 
 fn key_of(schema: &str, name: &str) -> (String, String) {
@@ -97,6 +99,7 @@ impl DbCatalog {
             configs: std::collections::BTreeMap::new(),
             security: Default::default(),
             statistics: Default::default(),
+            external: Default::default(),
         }
     }
 
@@ -157,6 +160,10 @@ impl DbCatalog {
                         cat.security.load_row(kind, v)?
                     }
                     ObjectKind::Statistics => cat.statistics.load_row(id, v)?,
+                    ObjectKind::External => {
+                        let o = catalog::external::decode_external(v)?;
+                        cat.external.insert(o.key_id, Arc::new(o));
+                    }
                     ObjectKind::Config => {
                         let text = std::str::from_utf8(v).unwrap_or("");
                         if let Ok(n) = text.parse::<i64>() {
@@ -455,7 +462,7 @@ impl DbCatalog {
 
     /// Fails with 2714 when `schema.name` is taken (C3).
     pub fn check_free(&self, schema: &str, name: &str) -> SqlResult<()> {
-        if self.lookup(schema, name).is_some() {
+        if self.lookup(schema, name).is_some() || self.external_table(schema, name).is_some() {
             return Err(SqlError::new(2714, &[&name]));
         }
         Ok(())

@@ -276,11 +276,12 @@ impl Session {
                 self.error = 0;
             }
             K::CreateExternal(c) => {
-                self.create_external(c, sink)?;
+                // catalog rows under the statement's transaction (external.rs)
+                self.autocommit(|me| me.create_external(c, sink))?;
                 self.error = 0;
             }
             K::DropExternal { kind, name } => {
-                self.drop_external(*kind, name)?;
+                self.autocommit(|me| me.drop_external(*kind, name))?;
                 self.error = 0;
             }
             K::BulkInsert(b) => {

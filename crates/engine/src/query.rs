@@ -410,6 +410,10 @@ impl Session {
                     Some((_, o)) if kind.as_deref().is_none_or(|k| k == o.type_code()) => {
                         Value::Int(o.object_id())
                     }
+                    // an external table is a user table ('U') to OBJECT_ID (external.rs)
+                    None if kind.as_deref().is_none_or(|k| k == "U") => {
+                        self.external_table_id(&q).map_or(Value::Null, Value::Int)
+                    }
                     _ => Value::Null,
                 }
             }

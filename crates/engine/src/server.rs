@@ -72,8 +72,6 @@ pub struct Engine {
     pub(crate) sessions: crate::sysprocs::SessionRegistry,
     /// sp_configure values in use (config.rs).
     settings: crate::config::Settings,
-    /// External data sources, file formats and tables of every database (external.rs).
-    pub(crate) external: crate::external::Registry,
     /// The lock manager shared by every session (locks/, README "Locks").
     pub(crate) locks: Arc<crate::locks::LockManager>,
     /// One engine per data directory (storage README "Directory lock"), held while open.
@@ -119,7 +117,6 @@ impl Engine {
                     .unwrap_or(config.storage.io_latency),
             ),
             config,
-            external: Default::default(),
             locks: Default::default(),
             _lock: lock,
         });

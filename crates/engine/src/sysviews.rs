@@ -197,6 +197,9 @@ pub fn system_view(
                     }
                 }
             }
+            for t in crate::external_views::tables(&cat) {
+                rows.push(crate::external_views::object_row(t, schema_id(&t.schema)));
+            }
             (objects_columns(), rows)
         }
         (true, "tables") => {
@@ -204,7 +207,8 @@ pub fn system_view(
             c.push(col("lob_data_space_id", DataType::Int, false));
             c.push(col("is_memory_optimized", DataType::Bit, true));
             c.push(col("temporal_type", DataType::TinyInt, true));
-            let rows = objs
+            c.push(col("is_external", DataType::Bit, false));
+            let mut rows: Vec<Vec<Value>> = objs
                 .iter()
                 .filter(|o| matches!(o, SchemaObject::Table(_)))
                 .map(|o| {
@@ -212,9 +216,15 @@ pub fn system_view(
                     r.push(Value::Int(0));
                     r.push(b(false));
                     r.push(Value::TinyInt(0));
+                    r.push(b(false));
                     r
                 })
                 .collect();
+            for t in crate::external_views::tables(&cat) {
+                let mut r = crate::external_views::object_row(t, schema_id(&t.schema));
+                r.extend([Value::Int(0), b(false), Value::TinyInt(0), b(true)]);
+                rows.push(r);
+            }
             (c, rows)
         }
         (true, "views") => (
@@ -334,6 +344,28 @@ pub fn system_view(
                             Value::Int(0),
                         ]);
                     }
+                }
+            }
+            for t in crate::external_views::tables(&cat) {
+                for (i, cd) in t.columns.iter().enumerate() {
+                    let (tid, ml, p, sc) = type_info(&cd.data_type);
+                    rows.push(vec![
+                        Value::Int(t.id),
+                        s(&cd.name),
+                        Value::Int(i as i32 + 1),
+                        Value::TinyInt(tid as u8),
+                        Value::Int(tid),
+                        Value::SmallInt(ml as i16),
+                        Value::TinyInt(p as u8),
+                        Value::TinyInt(sc as u8),
+                        if cd.data_type.is_string() { s("SQL_Latin1_General_CP1_CI_AS") } else { Value::Null },
+                        b(cd.nullable),
+                        b(cd.data_type.is_string() || cd.data_type.is_binary()),
+                        b(false),
+                        b(false),
+                        b(false),
+                        Value::Int(0),
+                    ]);
                 }
             }
             (c, rows)
@@ -707,6 +739,8 @@ pub fn system_view(
             } else if let Some(v) = crate::files::sys_view(session, other)? {
                 v
             } else if let Some(v) = crate::security::security_view(session, &cat, other)? {
+                v
+            } else if let Some(v) = crate::external_views::sys_view(&cat, other, &schema_id)? {
                 v
             } else if let Some(v) = crate::statistics::sys_view(&h.store, &cat, other)? {
                 v

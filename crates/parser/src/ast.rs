@@ -1736,8 +1736,9 @@ pub enum ExternalKind {
 pub struct CreateExternal {
     pub kind: ExternalKind,
     pub name: ObjectName,
-    /// `CREATE EXTERNAL TABLE t (c type, ...)` over existing files (empty otherwise).
-    pub columns: Vec<(Ident, DataTypeName)>,
+    /// `CREATE EXTERNAL TABLE t (c type [NULL | NOT NULL], ...)` over existing files (empty
+    /// otherwise): (name, type, nullable), nullable unless NOT NULL is written.
+    pub columns: Vec<(Ident, DataTypeName, bool)>,
     /// Option names upper-cased; values as written (`PARQUET`, `'file:///x'`, `ds_name`).
     pub options: Vec<(String, Expr)>,
     /// `AS SELECT ...` of CREATE EXTERNAL TABLE AS SELECT (CETAS).

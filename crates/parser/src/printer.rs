@@ -2127,11 +2127,14 @@ impl Display for StatementKind {
                 write!(f, "CREATE EXTERNAL {} {}", external_kind(c.kind), c.name)?;
                 if !c.columns.is_empty() {
                     f.write_str(" (")?;
-                    for (i, (n, t)) in c.columns.iter().enumerate() {
+                    for (i, (n, t, nullable)) in c.columns.iter().enumerate() {
                         if i > 0 {
                             f.write_str(", ")?;
                         }
                         write!(f, "{n} {t}")?;
+                        if !nullable {
+                            f.write_str(" NOT NULL")?;
+                        }
                     }
                     f.write_str(")")?;
                 }

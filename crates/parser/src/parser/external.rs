@@ -33,11 +33,13 @@ impl<'a> Parser<'a> {
             loop {
                 let c = self.parse_ident()?;
                 let t = self.parse_data_type()?;
-                // nullability is documentation only for files: both forms are accepted
+                // recorded for sys.columns; the reader does not enforce it
+                let mut nullable = true;
                 if !self.eat_kw("NULL") && self.kw("NOT") && self.kw_at(1, "NULL") {
                     self.pos += 2;
+                    nullable = false;
                 }
-                columns.push((c, t));
+                columns.push((c, t, nullable));
                 if !self.eat(Tok::Comma) {
                     break;
                 }
