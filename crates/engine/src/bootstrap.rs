@@ -70,5 +70,7 @@ pub fn bootstrap_master(engine: &Arc<Engine>, master: &Arc<DbHandle>) -> SqlResu
             ));
         }
     }
+    // the bootstrap's batches are not the users' plans (sys.dm_exec_cached_plans)
+    engine.plans.remove(None);
     Ok(())
 }
