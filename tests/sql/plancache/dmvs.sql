@@ -70,6 +70,10 @@ DBCC FREEPROCCACHE (@h) WITH NO_INFOMSGS;
 SELECT remaining = COUNT(*) FROM sys.dm_exec_cached_plans cp CROSS APPLY sys.dm_exec_sql_text(cp.plan_handle) st
 WHERE st.text LIKE 'SELECT COUNT(*) AS n FROM t%' OR st.text LIKE 'SELECT id FROM t%';
 GO
+-- the running batch's plan_handle in sys.dm_exec_requests is its cached plan's
+SELECT requests_with_cached_plan = COUNT(*) FROM sys.dm_exec_requests r
+JOIN sys.dm_exec_cached_plans cp ON cp.plan_handle = r.plan_handle WHERE r.session_id = @@SPID;
+GO
 DBCC FREEPROCCACHE WITH NO_INFOMSGS;
 GO
 SELECT plans = COUNT(*) FROM sys.dm_exec_cached_plans cp CROSS APPLY sys.dm_exec_sql_text(cp.plan_handle) st
