@@ -51,10 +51,14 @@ pub(crate) fn bump_statistics_generation() -> u64 {
 
 /// The statistics a compiled statement plan was built from: (database name, table id,
 /// statistics version) per table whose statistics the optimizer consulted.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Default)]
 pub(crate) struct StatsStamp {
     pub generation: u64,
     pub tables: Vec<(String, common::ObjectId, u64)>,
+    /// Per table whose statistics update automatically: its storage, its modification count
+    /// at compile and SQL Server's update threshold for the rows its statistics describe. A
+    /// plan whose table passed the threshold recompiles (and the compile updates them).
+    pub thresholds: Vec<(Arc<storage::Database>, common::ObjectId, u64, f64)>,
     /// (CompileTime, CompileCPU) in ms, for the showplan of the cached plan.
     pub compile_ms: (u64, u64),
 }
@@ -469,18 +473,52 @@ impl crate::session::Session {
         used.sort();
         used.dedup();
         let generation = statistics_generation();
+        let mut thresholds = Vec::new();
         let tables = used
             .into_iter()
             .map(|(db, id)| {
                 let v = self.statistics_version(&db, id);
+                if let Some(t) = self.modification_threshold(&db, id) {
+                    thresholds.push(t);
+                }
                 (db, id, v)
             })
             .collect();
         StatsStamp {
             generation,
             tables,
+            thresholds,
             compile_ms,
         }
+    }
+
+    /// (storage, table, modifications now, threshold) when the table's statistics update
+    /// automatically: AUTO_UPDATE_STATISTICS on and a built object without NORECOMPUTE.
+    fn modification_threshold(
+        &self,
+        database: &str,
+        table: common::ObjectId,
+    ) -> Option<(Arc<storage::Database>, common::ObjectId, u64, f64)> {
+        let h = self.engine().database(database)?;
+        let rows = {
+            let cat = h.cat.read();
+            if !cat.statistics.auto_update() {
+                return None;
+            }
+            cat.statistics
+                .stored(table)
+                .iter()
+                .filter(|o| !o.no_recompute && o.filter.is_none())
+                .filter_map(|o| o.data.as_ref().map(|d| d.rows))
+                .max()?
+        };
+        let now = exec::table_io::modification_count(&h.store, table);
+        Some((
+            h.store.clone(),
+            table,
+            now,
+            crate::statistics::update_threshold(rows).max(1.0),
+        ))
     }
 
     /// Whether a cached plan's statistics are still those it was compiled from. One atomic
@@ -490,6 +528,14 @@ impl crate::session::Session {
         let Some(Some(st)) = stamp else {
             return true;
         };
+        // SQL Server's recompilation threshold: enough rows changed since the compile that
+        // the statistics are out of date (one mutex-guarded map read per such table)
+        if st.thresholds.iter().any(|(store, id, base, threshold)| {
+            exec::table_io::modification_count(store, *id).saturating_sub(*base) as f64
+                >= *threshold
+        }) {
+            return false;
+        }
         let now = statistics_generation();
         if st.generation == now {
             return true;

@@ -115,3 +115,43 @@ fn statistics_of_another_table_do_not_recompile() {
     drop((a, m));
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn modifications_past_the_threshold_recompile_and_update_the_statistics() {
+    let (e, dir) = engine("threshold");
+    let mut a = Session::new(e.clone());
+    let mut m = Session::new(e.clone());
+    run(
+        &mut a,
+        "CREATE TABLE t (id int PRIMARY KEY, g int); \
+         INSERT t SELECT number, number % 10 FROM master.dbo.spt_values WHERE type = 'P' AND number < 1000",
+    );
+    run(&mut a, QUERY);
+    run(&mut a, QUERY);
+    assert_eq!(generation_and_count(&mut m), (1, 2));
+    // 600 changes of 1,000 rows: under MIN(500 + 200, SQRT(1,000,000)) = 700, the plan stays
+    run(
+        &mut a,
+        "INSERT t SELECT 1000 + number, 5 FROM master.dbo.spt_values WHERE type = 'P' AND number < 600",
+    );
+    run(&mut a, QUERY);
+    assert_eq!(generation_and_count(&mut m), (1, 3));
+    // 200 more: past it. Nobody else compiles anything on t: the cached plan itself notices,
+    // recompiles, and that compile updates the statistics (rows 1,800)
+    run(
+        &mut a,
+        "INSERT t SELECT 1600 + number, 5 FROM master.dbo.spt_values WHERE type = 'P' AND number < 200",
+    );
+    run(&mut a, QUERY);
+    assert_eq!(generation_and_count(&mut m), (2, 1));
+    let out = run(
+        &mut m,
+        "SELECT MAX(p.rows) FROM sys.stats s CROSS APPLY sys.dm_db_stats_properties(s.object_id, s.stats_id) p \
+         WHERE s.object_id = OBJECT_ID('t') AND s.auto_created = 1",
+    );
+    assert_eq!(out.result_sets()[0][0][0], Value::BigInt(1800));
+    run(&mut a, QUERY);
+    assert_eq!(generation_and_count(&mut m), (2, 2));
+    drop((a, m));
+    let _ = std::fs::remove_dir_all(dir);
+}
