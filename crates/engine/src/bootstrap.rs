@@ -165,6 +165,8 @@ pub fn bootstrap_master(engine: &Arc<Engine>, master: &Arc<DbHandle>) -> SqlResu
             return Err(bootstrap_error(&e));
         }
     }
+    // the bootstrap's batches are not the users' plans (sys.dm_exec_cached_plans)
+    engine.plans.remove(None);
     Ok(())
 }
 

@@ -100,6 +100,10 @@ pub(crate) struct Program {
 pub(crate) struct RunCache {
     pub exprs: Vec<Option<(u64, CExpr)>>,
     pub plans: Vec<Option<(u64, Arc<plan::PhysicalPlan>, bool)>>,
+    /// The statistics each cached plan was compiled from, by plan slot (plan_stats.rs).
+    pub stamps: Vec<Option<crate::plan_stats::StatsStamp>>,
+    /// The engine-wide entry of a cached batch or parameterised statement (plan_stats.rs).
+    pub entry: Option<Arc<crate::plan_stats::PlanEntry>>,
 }
 
 impl RunCache {
@@ -107,6 +111,8 @@ impl RunCache {
         RunCache {
             exprs: (0..p.n_exprs).map(|_| None).collect(),
             plans: (0..p.n_plans).map(|_| None).collect(),
+            stamps: (0..p.n_plans).map(|_| None).collect(),
+            entry: None,
         }
     }
 }

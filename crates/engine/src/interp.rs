@@ -138,10 +138,14 @@ impl Session {
                         return;
                     }
                 };
-                let rc = crate::compile::RunCache::for_program(&prog);
+                let mut rc = crate::compile::RunCache::for_program(&prog);
+                rc.entry = key.as_ref().map(|k| self.register_plan(k, "", text, &prog));
                 crate::plan_cache::CachedProgram::new(std::sync::Arc::new(prog), rc)
             }
         };
+        if let Some(e) = &entry.rc.entry {
+            e.used();
+        }
         let prog = entry.prog.clone();
         let r = match self
             .contain_panic(|me| me.run_program(&prog, &mut entry.rc, Vec::new(), sink).0)
@@ -869,8 +873,19 @@ impl Session {
         match d.command.as_str() {
             "DROPCLEANBUFFERS" => h.store.drop_clean_buffers()?,
             "FREEPROCCACHE" | "FREESYSTEMCACHE" | "FREESESSIONCACHE" => {
-                // Only this session's caches exist (plan_cache.rs); entries of running
-                // modules are re-created when they finish.
+                // This session's caches (plan_cache.rs) and the engine's registry of every
+                // session's plans (plan_stats.rs; `DBCC FREEPROCCACHE (plan_handle)` removes
+                // one); the schema generation bump makes the other sessions recompile too.
+                // Entries of running modules are re-created when they finish.
+                let handle = match (d.command.as_str(), d.args.first()) {
+                    ("FREEPROCCACHE", Some(a)) => match self.eval(a)? {
+                        Value::VarBinary(b) | Value::Binary(b) => Some(b),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                self.engine().plans.remove(handle.as_deref());
+                crate::dbcat::bump_schema_generation();
                 self.plan_cache.clear();
                 self.proc_cache.clear();
             }

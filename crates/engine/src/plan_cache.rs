@@ -55,6 +55,11 @@ struct OptionsKey {
 }
 
 impl PlanKey {
+    /// The key as text: what the engine-wide `plan_handle` hashes (plan_stats.rs).
+    pub(crate) fn describe(&self) -> String {
+        format!("{self:?}")
+    }
+
     pub(crate) fn new(
         text: &str,
         params: Vec<(String, DataType)>,

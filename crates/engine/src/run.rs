@@ -745,27 +745,61 @@ impl Session {
             return Ok(());
         }
         let gen = crate::dbcat::schema_generation();
-        let cached = match rc.plans.get(id) {
+        let mut cached = match rc.plans.get(id) {
             Some(Some((g, p, dml))) if *g == gen && !recompile => Some((p.clone(), *dml)),
             _ => None,
         };
+        if cached.is_some() && !self.plan_statistics_current(rc.stamps.get_mut(id)) {
+            cached = None; // statistics-changed recompile (plan_stats.rs)
+        }
+        let stmt_stats = rc.entry.clone();
+        let stmt_stats = stmt_stats.as_ref().and_then(|e| e.statement(id));
         let (plan, is_dml) = match cached {
-            Some(c) => c,
+            Some(c) => {
+                self.last_compile_ms = rc
+                    .stamps
+                    .get(id)
+                    .and_then(|s| s.as_ref())
+                    .map(|s| s.compile_ms);
+                c
+            }
             None => {
                 self.bind_volatile.set(false);
+                self.stats_used.borrow_mut().clear();
+                let (started, cpu) = (std::time::Instant::now(), thread_cpu_us());
                 let (p, dml) = self.plan_statement(s)?;
+                let ms = (
+                    started.elapsed().as_millis() as u64,
+                    thread_cpu_us().saturating_sub(cpu) / 1000,
+                );
+                self.last_compile_ms = Some(ms);
                 let p = Arc::new(p);
                 if !recompile && !self.bind_volatile.get() {
                     if let Some(slot) = rc.plans.get_mut(id) {
                         *slot = Some((gen, p.clone(), dml));
                     }
+                    let stamp = self.statistics_stamp(ms);
+                    if let Some(slot) = rc.stamps.get_mut(id) {
+                        *slot = Some(stamp);
+                    }
+                }
+                if let Some(st) = stmt_stats {
+                    st.compiled(crate::plan_stats::ShownPlan {
+                        plan: p.clone(),
+                        statement_type: crate::showplan::statement_type(s, Some(&p)),
+                        compile_ms: ms,
+                    });
                 }
                 (p, dml)
             }
         };
+        let measuring = stmt_stats.map(|_| crate::plan_stats::Measuring::start());
         self.with_grant(s, |me| {
             me.execute_plan(&plan, is_dml, crate::query::defer_metadata(s), sink)
         })?;
+        if let (Some(st), Some(m)) = (stmt_stats, measuring) {
+            st.executed(m.started_us, &m.finish(self.rowcount as u64));
+        }
         self.after_statement_plan(s, &plan, sink);
         Ok(())
     }
@@ -1202,11 +1236,20 @@ impl Session {
                         quoted_identifier: me.options.quoted_identifier,
                     };
                     let stmts = parser::parse_batch_with(text, opts)?;
+                    // a parameterised statement shows as SQL Server's Prepared text:
+                    // "(@p int)SELECT ..."
+                    let prefix = crate::plan_stats::parameter_prefix(&decls);
                     let prog = me.compile_program(stmts, decls, false)?;
-                    let rc = RunCache::for_program(&prog);
+                    let mut rc = RunCache::for_program(&prog);
+                    rc.entry = key
+                        .as_ref()
+                        .map(|k| me.register_plan(k, &prefix, text, &prog));
                     crate::plan_cache::CachedProgram::new(Arc::new(prog), rc)
                 }
             };
+            if let Some(e) = &entry.rc.entry {
+                e.used();
+            }
             let n = values.len();
             let prog = entry.prog.clone();
             // dynamic SQL breaks the ownership chain of the module that runs it (SQL Server's

@@ -74,6 +74,8 @@ pub struct Engine {
     settings: crate::config::Settings,
     /// The lock manager shared by every session (locks/, README "Locks").
     pub(crate) locks: Arc<crate::locks::LockManager>,
+    /// Cached plans of every session and their counters (plan_stats.rs).
+    pub(crate) plans: crate::plan_stats::PlanRegistry,
     /// One engine per data directory (storage README "Directory lock"), held while open.
     _lock: storage::dirlock::DirLock,
 }
@@ -118,6 +120,7 @@ impl Engine {
             ),
             config,
             locks: Default::default(),
+            plans: Default::default(),
             _lock: lock,
         });
         let master = engine

@@ -227,6 +227,10 @@ pub struct Session {
     pub(crate) proc_cache: HashMap<(String, ObjectId), crate::run::ProcEntry>,
     /// Compiled ad-hoc batches and parameterised statements (plan_cache.rs).
     pub(crate) plan_cache: crate::plan_cache::PlanCache,
+    /// Tables whose statistics the compile under way consulted (plan_stats.rs).
+    pub(crate) stats_used: std::cell::RefCell<Vec<(String, ObjectId)>>,
+    /// (CompileTime, CompileCPU) ms of the plan of the statement running (showplan XML).
+    pub(crate) last_compile_ms: Option<(u64, u64)>,
     /// Scalar function nesting (RETURN expr yields a value) and the value returned.
     pub(crate) function_depth: u32,
     pub(crate) function_result: Option<Value>,
@@ -303,6 +307,8 @@ impl Session {
             temp_counter: 0,
             proc_cache: HashMap::new(),
             plan_cache: Default::default(),
+            stats_used: Default::default(),
+            last_compile_ms: None,
             function_depth: 0,
             function_result: None,
             trig: Default::default(),
@@ -978,6 +984,9 @@ impl Catalog for Session {
         table: &catalog::TableDef,
         columns: &[usize],
     ) -> Vec<Arc<catalog::statistics::StatisticsObject>> {
+        self.stats_used
+            .borrow_mut()
+            .push((table.database.clone(), table.object_id));
         crate::statistics::for_optimizer(self, table, columns)
     }
 }

@@ -326,7 +326,7 @@ impl Session {
                 text,
                 statement_type: &stmt_type,
                 plan: Some(physical),
-                compile_ms: None,
+                compile_ms: self.last_compile_ms,
                 cached_plan_kb: None,
                 actuals: Some(&per_node),
             }]);

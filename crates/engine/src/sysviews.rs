@@ -736,6 +736,8 @@ pub fn system_view(
         (true, other) => {
             if let Some(v) = crate::sysviews_sessions::sys_view(session, other)? {
                 v
+            } else if let Some(v) = crate::sysviews_plans::sys_view(session, other)? {
+                v
             } else if let Some(v) = crate::files::sys_view(session, other)? {
                 v
             } else if let Some(v) = crate::security::security_view(session, &cat, other)? {

@@ -803,6 +803,9 @@ const SYSTEM_VIEW_NAMES: &[&str] = &[
     "types",
     "views",
     "xml_schema_collections",
+    // appended, not sorted in: the ids above stay what they were
+    "dm_exec_cached_plans",
+    "dm_exec_query_stats",
 ];
 
 /// The sys.objects columns of a constraint object.

@@ -332,6 +332,7 @@ fn exec_requests(session: &Session) -> SqlResult<Rows> {
     ])?;
     let me = session.spid();
     let waiters = lock_waiters(session);
+    let plans = session.engine().plans.entries();
     let mut rows = Vec::new();
     for (e, o, db_id) in sessions(session) {
         let Some(r) = e.request.lock().clone() else {
@@ -372,6 +373,12 @@ fn exec_requests(session: &Session) -> SqlResult<Rows> {
             (e.row_count.load(Relaxed), e.trancount.load(Relaxed), 0)
         };
         let handle = r.sql_handle();
+        // the cached plan of the running batch (plan_stats.rs), else the text's handle
+        let plan_handle = plans
+            .iter()
+            .find(|p| p.sql_handle == handle)
+            .map(|p| p.plan_handle.clone())
+            .unwrap_or_else(|| handle.clone());
         rows.push(vec![
             small(e.spid as i64),
             Value::Int(0),
@@ -381,7 +388,7 @@ fn exec_requests(session: &Session) -> SqlResult<Rows> {
             Value::VarBinary(handle.clone()),
             Value::Int(0),
             Value::Int(-1),
-            Value::VarBinary(handle.clone()),
+            Value::VarBinary(plan_handle),
             small(db_id as i64),
             Value::Int(1),
             Value::Null,

@@ -45,6 +45,8 @@ pub struct TableStatistics {
     by_table: HashMap<ObjectId, Vec<Arc<StatisticsObject>>>,
     auto_create_off: bool,
     auto_update_off: bool,
+    /// Per table: the statistics generation of its last install (plan_stats.rs recompile).
+    versions: HashMap<ObjectId, u64>,
 }
 
 impl TableStatistics {
@@ -69,6 +71,11 @@ impl TableStatistics {
     /// `AUTO_UPDATE_STATISTICS` is ON.
     pub(crate) fn auto_update(&self) -> bool {
         !self.auto_update_off
+    }
+
+    /// The statistics version of a table: changes whenever its objects are installed.
+    pub(crate) fn version(&self, table: ObjectId) -> u64 {
+        self.versions.get(&table).copied().unwrap_or(0)
     }
 
     /// The stored objects of a table.
@@ -111,6 +118,11 @@ impl TableStatistics {
         list: Vec<Arc<StatisticsObject>>,
     ) -> SqlResult<()> {
         let key = serial::object_key(ObjectKind::Statistics, table.object_id);
+        // plans compiled from the table's former statistics recompile on their next use
+        self.versions.insert(
+            table.object_id,
+            crate::plan_stats::bump_statistics_generation(),
+        );
         if list.is_empty() {
             tree.delete(txn, &key)?;
             self.by_table.remove(&table.object_id);
@@ -125,8 +137,9 @@ impl TableStatistics {
     /// statistics are not part of the user's transaction (SQL Server: a rollback keeps them).
     /// An automatic build happens inside the compile that asked for it, which uses the new
     /// objects at once, so it does not bump the schema generation: that would throw away the
-    /// very plan being compiled. Plans cached before it keep their shape until the next
-    /// schema change (SQL Server's statistics-changed recompile check is not built yet).
+    /// very plan being compiled. Plans cached before it that used this table's statistics
+    /// recompile on their next use, in any session (the table's statistics version,
+    /// plan_stats.rs).
     pub(crate) fn put_autonomous(
         &mut self,
         store: &storage::Database,

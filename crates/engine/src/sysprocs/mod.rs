@@ -26,7 +26,7 @@ use crate::session::Session;
 
 pub(crate) use keys::key_constraints;
 pub(crate) use serverprop::server_property;
-pub(crate) use sessions::{cpu_clock_us, from_unix_us, thread_cpu_clock, unix_us};
+pub(crate) use sessions::{cpu_clock_us, from_unix_us, sql_handle_of, thread_cpu_clock, unix_us};
 pub use sessions::{ConnectionInfo, LiveRequest, SessionEntry, SessionRegistry, COMMANDS};
 
 /// A system procedure: its name and its parameters in declaration order.

@@ -184,6 +184,14 @@ impl Binder<'_> {
         {
             return self.bind_stats_properties(&shown, args, alias, columns);
         }
+        if matches!(
+            upper.as_str(),
+            "DM_EXEC_SQL_TEXT" | "DM_EXEC_QUERY_PLAN" | "DM_EXEC_TEXT_QUERY_PLAN"
+        ) && name.parts.len() == 2
+            && name.parts[0].value.eq_ignore_ascii_case("sys")
+        {
+            return self.bind_plan_function(&upper, &shown, args, alias, columns);
+        }
         let qn = qualified_name(name);
         let module = self.env.resolve_module(&qn)?;
         let Some(m) = module else {
@@ -274,6 +282,68 @@ impl Binder<'_> {
         let exposed = alias
             .map(|a| a.value.clone())
             .unwrap_or_else(|| "dm_db_stats_properties".to_string());
+        let (op, mut sc) = self.derived_scope(op, names, &exposed, columns)?;
+        if let Some(t) = sc.tables.first_mut() {
+            t.has_alias = alias.is_some();
+            t.schema = Some("sys".into());
+        }
+        Ok((op, sc, params))
+    }
+
+    /// `sys.dm_exec_sql_text(handle)`, `sys.dm_exec_query_plan(plan_handle)`,
+    /// `sys.dm_exec_text_query_plan(plan_handle, start, end)`: the engine's view of the same
+    /// name (every cached plan, its lookup columns first; engine sysviews_plans.rs) filtered to
+    /// the arguments. DEFAULT or NULL offsets mean the whole batch (0, -1), as in SQL Server.
+    fn bind_plan_function(
+        &self,
+        upper: &str,
+        shown: &str,
+        args: &[ast::Expr],
+        alias: Option<&ast::Ident>,
+        columns: &[ast::Ident],
+    ) -> SqlResult<(LogicalOp, Scope, crate::scalar::Params)> {
+        let expected = if upper == "DM_EXEC_TEXT_QUERY_PLAN" {
+            3
+        } else {
+            1
+        };
+        if let Some(e) = arg_count_error(args.len(), expected, shown) {
+            return Err(e);
+        }
+        let arg = |i: usize| match &args[i] {
+            ast::Expr::Default => "NULL".to_string(),
+            e => format!("({e})"),
+        };
+        let lname = upper.to_ascii_lowercase();
+        let out = "f.dbid, f.objectid, f.number, f.encrypted";
+        let text = match upper {
+            "DM_EXEC_SQL_TEXT" => format!(
+                "SELECT {out}, f.[text] FROM sys.{lname} AS f WHERE f.handle = {}",
+                arg(0)
+            ),
+            "DM_EXEC_QUERY_PLAN" => format!(
+                "SELECT {out}, f.query_plan FROM sys.{lname} AS f WHERE f.plan_handle = {}",
+                arg(0)
+            ),
+            _ => format!(
+                "SELECT {out}, f.query_plan FROM sys.{lname} AS f WHERE f.plan_handle = {} \
+                 AND f.statement_start_offset = ISNULL({}, 0) \
+                 AND f.statement_end_offset = ISNULL({}, -1)",
+                arg(0),
+                arg(1),
+                arg(2)
+            ),
+        };
+        let query = parser::parse_batch(&text)?
+            .into_iter()
+            .find_map(|s| match s.kind {
+                ast::StatementKind::Select(q) => Some(q),
+                _ => None,
+            })
+            .ok_or_else(|| SqlError::internal("plan function query"))?;
+        // not a barrier: the argument usually names the left side of a CROSS APPLY
+        let (op, names, params) = self.bind_query_level(&query, false)?;
+        let exposed = alias.map(|a| a.value.clone()).unwrap_or(lname);
         let (op, mut sc) = self.derived_scope(op, names, &exposed, columns)?;
         if let Some(t) = sc.tables.first_mut() {
             t.has_alias = alias.is_some();
