@@ -619,15 +619,26 @@ impl<'o> Planner<'o> {
         if self.enabled("ExtractCommonConjuncts") {
             conj = crate::common_conjuncts::extract_common_conjuncts(conj);
         }
-        if self.enabled("SubqueryToSemiJoin") {
+        {
             let la = input.arity();
             let mut rest = Vec::new();
             let mut semis = Vec::new();
+            let mut post = Vec::new();
             for c in conj {
-                match crate::decorrelate::try_semi_join(&c, la) {
-                    Some(s) => semis.push(s),
-                    None => rest.push(c),
+                if self.enabled("SubqueryToSemiJoin") {
+                    if let Some(s) = crate::decorrelate::try_semi_join(&c, la) {
+                        semis.push(s);
+                        continue;
+                    }
                 }
+                if crate::quantified::rule_for(&c).is_some_and(|r| self.enabled(r)) {
+                    if let Some(q) = crate::quantified::try_quantified_join(&c, &columns) {
+                        semis.push((q.inner, q.kind, q.on));
+                        post.extend(q.post);
+                        continue;
+                    }
+                }
+                rest.push(c);
             }
             if !semis.is_empty() {
                 // the other conjuncts filter the outer input first (seeks stay possible)
@@ -647,6 +658,13 @@ impl<'o> Planner<'o> {
                         hint: None,
                     };
                 }
+                // NOT IN's NULL checks (uncorrelated subqueries, evaluated once) filter last
+                if let Some(p) = ScalarExpr::conjunction(post) {
+                    op = LogicalOp::Filter {
+                        input: Box::new(op),
+                        predicate: p,
+                    };
+                }
                 return self.op(op);
             }
             conj = rest;
@@ -659,6 +677,10 @@ impl<'o> Planner<'o> {
         } else {
             (input, conj)
         };
+        let mut input = input;
+        if self.enabled("SimplifyOuterJoin") {
+            crate::outer_join::simplify(&mut input, &conj);
+        }
         match input {
             LogicalOp::Get(src) => {
                 let conj = self.exprs(conj)?;
@@ -912,6 +934,10 @@ impl<'o> Planner<'o> {
         hint: Option<JoinHint>,
         columns: Vec<ColumnMeta>,
     ) -> SqlResult<PhysOp> {
+        let (mut left, mut right) = (left, right);
+        if kind == JoinKind::Inner && self.enabled("SimplifyOuterJoin") {
+            crate::outer_join::simplify_inputs(&mut left, &mut right, on.as_ref());
+        }
         if matches!(kind, JoinKind::Inner | JoinKind::Cross)
             && hint.is_none()
             && !self.options.force_order

@@ -16,12 +16,24 @@ pub const RULES: &[Rule] = &[
         doc: "A WHERE conjunct (A AND B) OR (A AND C) becomes A AND (B OR C): conjuncts common to every arm of an OR (non-deterministic calls and ORs with subqueries excepted) are factored out, so a join predicate repeated in each arm becomes a join key. An arm made only of common conjuncts drops the OR. Sound: AND/OR distribute and absorb in three-valued logic.",
     },
     Rule {
+        name: "SimplifyOuterJoin",
+        doc: "An outer join under a predicate that rejects NULLs of a null-extended side (from a WHERE above it, through filters and joins that do not null-extend it, or an inner join's ON above it) loses that NULL extension: LEFT/RIGHT → inner, FULL → LEFT, RIGHT or inner; an inner join's ON simplifies the joins below it in turn. Null-rejecting: a comparison / LIKE / IN list over a null-propagating expression of the side (column, arithmetic, non-TRY cast), NOT of one, IS NOT NULL, an AND with one, an OR of only such. Sound: the rows an outer join adds have that side all NULL, which such a predicate never accepts.",
+    },
+    Rule {
         name: "PushSelectIntoJoin",
         doc: "Filter over an inner/cross join: conjuncts that read one side move below the join; equalities between the sides become join keys. Sound: a conjunct over one side's columns filters the same rows before or after an inner join.",
     },
     Rule {
         name: "SubqueryToSemiJoin",
         doc: "WHERE EXISTS / NOT EXISTS / IN (correlated subquery shaped [Project] Filter(pred) over a parameter-free input) becomes a left semi / anti semi join on pred with outer references replaced by outer columns. NOT IN is left alone (NULL semantics).",
+    },
+    Rule {
+        name: "NotInToAntiSemiJoin",
+        doc: "WHERE x NOT IN (subquery), x op ALL (subquery), NOT (x op ANY (subquery)) over a [Project] [Filter] on a parameter-free input becomes a left anti semi join on the correlation AND x negop y (negop: = for NOT IN / <> ALL). Null-aware: with neither side nullable a plain anti join; uncorrelated, an anti join on x negop y then NOT EXISTS (S WHERE y IS NULL) AND (x IS NOT NULL OR NOT EXISTS (S)); correlated, the anti join predicate is correlation AND (x negop y OR x IS NULL OR y IS NULL). Sound: ALL is TRUE iff no y makes x op y FALSE or UNKNOWN, and TRUE over no rows.",
+    },
+    Rule {
+        name: "AnyToSemiJoin",
+        doc: "WHERE x op ANY|SOME (subquery) or NOT (x op ALL (subquery)) over a [Project] [Filter] on a parameter-free input becomes a left semi join on the correlation AND x op y (x negop y for the negated ALL). Sound: in WHERE only TRUE keeps a row, and ANY is TRUE iff some comparison is TRUE; NULL comparisons never match.",
     },
     Rule {
         name: "CorrelatedAggToJoin",
