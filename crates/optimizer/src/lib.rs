@@ -14,6 +14,7 @@ pub mod cost;
 mod costed;
 mod decorrelate;
 mod explain;
+mod gb_agg_before_join;
 mod join_order;
 mod outer_join;
 mod parallelize;

@@ -18,6 +18,8 @@ pub(crate) struct Planner<'o> {
     pub(crate) stats: StatsCache,
     /// Set while planning a join tree JoinOrder built (it is not reordered again).
     pub(crate) reordering: bool,
+    /// Set while GbAggBeforeJoin's alternatives are planned (the rule does not nest).
+    pre_aggregating: bool,
     /// Parameter slots allocated by the optimizer (nested loops index lookups) start here.
     next_slot: usize,
 }
@@ -86,6 +88,7 @@ impl<'o> Planner<'o> {
             catalog,
             stats: StatsCache::default(),
             reordering: false,
+            pre_aggregating: false,
             next_slot: OPT_SLOT_BASE,
         }
     }
@@ -364,6 +367,27 @@ impl<'o> Planner<'o> {
                 group_by,
                 aggs,
                 grouping_sets,
+            } if grouping_sets.is_none()
+                && !self.pre_aggregating
+                && self.enabled("GbAggBeforeJoin") =>
+            {
+                let alts = crate::gb_agg_before_join::alternatives(&input, &group_by, &aggs);
+                let original = LogicalOp::Aggregate {
+                    input,
+                    group_by,
+                    aggs,
+                    grouping_sets,
+                };
+                self.pre_aggregating = true;
+                let r = self.cheapest(original, alts);
+                self.pre_aggregating = false;
+                r?
+            }
+            LogicalOp::Aggregate {
+                input,
+                group_by,
+                aggs,
+                grouping_sets,
             } => {
                 let input = self.op(*input)?;
                 let group_by = self.exprs(group_by)?;
@@ -551,6 +575,26 @@ impl<'o> Planner<'o> {
                 n
             }
         })
+    }
+
+    /// Plans `original` and each alternative (same results), keeping the cheapest by
+    /// `cost.subtree`. An alternative that has no plan (a hint it cannot satisfy) is skipped.
+    fn cheapest(&mut self, original: LogicalOp, alts: Vec<LogicalOp>) -> SqlResult<PhysOp> {
+        let mut best = self.op(original)?;
+        if alts.is_empty() {
+            return Ok(best);
+        }
+        self.annotate(&mut best);
+        for alt in alts {
+            let Ok(mut p) = self.op(alt) else {
+                continue;
+            };
+            self.annotate(&mut p);
+            if p.cost.subtree < best.cost.subtree {
+                best = p;
+            }
+        }
+        Ok(best)
     }
 
     fn top(&mut self, input: PhysOp, spec: TopSpec, columns: Vec<ColumnMeta>) -> SqlResult<PhysOp> {

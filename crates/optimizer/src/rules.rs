@@ -40,6 +40,10 @@ pub const RULES: &[Rule] = &[
         doc: "A WHERE conjunct reading a correlated scalar subquery [Project] Aggregate(no GROUP BY; SUM/AVG/MIN/MAX/STDEV/VAR) over [Filter] on a parameter-free input, correlated only by equalities inner = outer, becomes a left outer join with that aggregate grouped by the inner sides of the equalities; the subquery's value is read from the join. Sound: each outer row joins the one group its subquery would aggregate, or none (NULL aggregates, as over no rows).",
     },
     Rule {
+        name: "GbAggBeforeJoin",
+        doc: "GROUP BY (non-empty, no grouping sets) over an inner/cross join whose aggregates (COUNT(*), COUNT, COUNT_BIG, SUM, MIN, MAX; no DISTINCT) read one input A: also planned as a partial aggregate of A grouped by the A columns the ON and GROUP BY read, joined, then a final aggregate (SUM of partial SUMs and counts, MIN of MINs, MAX of MAXs); the cheaper plan by cost wins. Sound: every A row of a partial group joins the same rows of the other input, so each joined row of the original is counted once through its partial group's joined row.",
+    },
+    Rule {
         name: "SelToIdxSeek",
         doc: "Filter over a table read whose conjuncts bind a prefix of an index key with equalities (plus an optional range on the next key column) becomes an index seek; remaining conjuncts stay as the seek's residual predicate.",
     },
