@@ -166,6 +166,7 @@ fn build_unguarded(op: &PhysOp) -> SqlResult<BoxOp<'_>> {
             build(right)?,
         )),
         PhysKind::HashDistinct { input } => Box::new(set_ops::HashDistinct::new(build(input)?)),
+        PhysKind::TableSpool { input } => Box::new(spool::TableSpool::new(build(input)?)),
         PhysKind::RecursiveCte {
             id,
             anchor,

@@ -24,6 +24,7 @@ mod quantified;
 pub mod rules;
 pub mod showplan_rows;
 pub mod showplan_xml;
+mod spool;
 
 use catalog::Catalog;
 use common::SqlResult;

@@ -1086,6 +1086,7 @@ impl<'o> Planner<'o> {
             if predicate.is_some() {
                 e *= crate::cardinality::OTHER_GUESS;
             }
+            let rphys = self.spool_inner(lphys.est_rows, rphys);
             let mut n = self.node(
                 PhysKind::NestedLoops {
                     outer: Box::new(lphys),
@@ -1139,6 +1140,7 @@ impl<'o> Planner<'o> {
         if hint == Some(JoinHint::Loop) && kind != JoinKind::FullOuter {
             // loop join without a usable index: keys go back into the predicate
             let e = self.join_estimate(&lphys, &rphys, &lkeys, &rkeys, kind, !residual.is_empty());
+            let rphys = self.spool_inner(lphys.est_rows, rphys);
             let mut preds = residual;
             for (l, r) in lkeys.into_iter().zip(rkeys) {
                 let mut r = r;

@@ -60,6 +60,10 @@ pub const RULES: &[Rule] = &[
         doc: "Inner equi-join (no join hint, no FORCE ORDER, row counts known): the swapped inputs are costed too — nested loops seeking into the left table through an index on its join keys, and a hash join building on the left input when the right one is over 1,000 rows and four times the left. A projection restores the column order. Sound: an inner join is commutative.",
     },
     Rule {
+        name: "BuildSpool",
+        doc: "The inner side of nested loops that reads nothing of the outer row (no equality keys, a LOOP hint without a usable index) goes under a Table Spool (Lazy Spool) that keeps its rows on the first execution and replays them for the next outer rows. Costed: built when the outer side has two or more rows and the saved re-executions outweigh keeping the rows. OPTION (NO_PERFORMANCE_SPOOL) switches it off. Sound: such an inner side returns the same rows every time.",
+    },
+    Rule {
         name: "JoinToHash",
         doc: "Equi-join (or any outer join without keys) becomes a hash match join building on the right input.",
     },

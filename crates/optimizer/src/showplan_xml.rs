@@ -167,6 +167,7 @@ fn exprs_mut(kind: &mut PhysKind) -> Vec<&mut ScalarExpr> {
         | PhysKind::Concatenation { .. }
         | PhysKind::HashSetOp { .. }
         | PhysKind::HashDistinct { .. }
+        | PhysKind::TableSpool { .. }
         | PhysKind::RecursiveCte { .. }
         | PhysKind::WorkTableScan { .. }
         | PhysKind::Parallelism { .. } => {}
@@ -222,6 +223,7 @@ pub(crate) fn op_names(op: &PhysOp) -> (&'static str, &'static str) {
         PhysKind::HashDistinct { .. } => ("Hash Match", "Flow Distinct"),
         PhysKind::RecursiveCte { .. } => ("Index Spool", "Lazy Spool"),
         PhysKind::WorkTableScan { .. } => ("Table Spool", "Lazy Spool"),
+        PhysKind::TableSpool { .. } => ("Table Spool", "Lazy Spool"),
         PhysKind::TableFunction { .. } => ("Table-valued function", "Table-valued function"),
         PhysKind::Parallelism { .. } => ("Parallelism", "Gather Streams"),
         PhysKind::PartialAggregate { group_by, .. } if group_by.is_empty() => {
@@ -1139,6 +1141,11 @@ impl Writer<'_> {
             }
             PhysKind::WorkTableScan { .. } => {
                 x.open("Spool", &[("Stack", "1".into())]);
+                x.close("Spool");
+            }
+            PhysKind::TableSpool { input } => {
+                x.open("Spool", &[]);
+                self.rel_op(x, input);
                 x.close("Spool");
             }
             PhysKind::TableFunction { func, args } => {
