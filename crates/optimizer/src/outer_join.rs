@@ -245,3 +245,73 @@ mod tests {
         assert!(rejects_nulls(&arith, 0, 1));
     }
 }
+
+/// Rule `EliminateOuterJoin`: `a LEFT JOIN b ON …` under a projection that reads none of b's
+/// columns, where b is a table read and the ON binds every key column of a unique index of b
+/// (no filter) with equalities to expressions that read nothing of b, is `a` itself: each
+/// row of `a` matches at most one row of `b` and is kept (NULL-extended) when it matches none,
+/// so the join returns exactly the rows of `a`. Between the projection and the join a filter
+/// reading only `a`'s columns may stand. Returns the input unchanged when the rule does not apply.
+pub(crate) fn eliminate_unused_join(op: LogicalOp, read: &[usize]) -> LogicalOp {
+    match op {
+        LogicalOp::Filter { input, predicate } => {
+            let mut cols = read.to_vec();
+            predicate.columns_used(&mut cols);
+            let input = eliminate_unused_join(*input, &cols);
+            LogicalOp::Filter {
+                input: Box::new(input),
+                predicate,
+            }
+        }
+        LogicalOp::Join {
+            left,
+            right,
+            kind: JoinKind::LeftOuter,
+            on: Some(on),
+            hint,
+        } => {
+            let la = left.arity();
+            let unused = read.iter().all(|&c| c < la);
+            if unused && !on.has_subquery() && unique_match(&right, &on, la) {
+                return *left;
+            }
+            LogicalOp::Join {
+                left,
+                right,
+                kind: JoinKind::LeftOuter,
+                on: Some(on),
+                hint,
+            }
+        }
+        other => other,
+    }
+}
+
+/// Whether `on` (over left ++ right, left has `la` columns) binds all key columns of a
+/// unique, unfiltered index of the table `right` reads to values that do not read `right`.
+fn unique_match(right: &LogicalOp, on: &ScalarExpr, la: usize) -> bool {
+    let LogicalOp::Get(src) = right else {
+        return false;
+    };
+    let mut bound = Vec::new();
+    for c in on.clone().into_conjuncts() {
+        if let ScalarKind::Compare(CmpOp::Eq, a, b) = &c.kind {
+            for (col, other) in [(a, b), (b, a)] {
+                let Some(i) = col.as_column() else {
+                    continue;
+                };
+                let mut oc = Vec::new();
+                other.columns_used(&mut oc);
+                if i >= la && oc.iter().all(|&x| x < la) {
+                    bound.push(i - la);
+                }
+            }
+        }
+    }
+    src.table.indexes.iter().any(|ix| {
+        ix.unique
+            && ix.filter.is_none()
+            && !ix.key_columns.is_empty()
+            && ix.key_columns.iter().all(|(k, _)| bound.contains(k))
+    })
+}

@@ -319,7 +319,14 @@ impl<'o> Planner<'o> {
             }
             LogicalOp::Filter { input, predicate } => self.filter(*input, predicate, columns)?,
             LogicalOp::Project { input, exprs, .. } => {
-                let input = self.op(*input)?;
+                let input = if self.enabled("EliminateOuterJoin") {
+                    let mut read = Vec::new();
+                    exprs.iter().for_each(|e| e.columns_used(&mut read));
+                    crate::outer_join::eliminate_unused_join(*input, &read)
+                } else {
+                    *input
+                };
+                let input = self.op(input)?;
                 let exprs = self.exprs(exprs)?;
                 let e = input.est_rows;
                 let mut n = self.node(

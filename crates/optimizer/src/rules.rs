@@ -20,6 +20,10 @@ pub const RULES: &[Rule] = &[
         doc: "An outer join under a predicate that rejects NULLs of a null-extended side (from a WHERE above it, through filters and joins that do not null-extend it, or an inner join's ON above it) loses that NULL extension: LEFT/RIGHT → inner, FULL → LEFT, RIGHT or inner; an inner join's ON simplifies the joins below it in turn. Null-rejecting: a comparison / LIKE / IN list over a null-propagating expression of the side (column, arithmetic, non-TRY cast), NOT of one, IS NOT NULL, an AND with one, an OR of only such. Sound: the rows an outer join adds have that side all NULL, which such a predicate never accepts.",
     },
     Rule {
+        name: "EliminateOuterJoin",
+        doc: "a LEFT JOIN b under a projection (and filters) reading none of b's columns, b a table read whose unique unfiltered index has every key column bound by an ON equality to a value not reading b, is replaced by a. Sound: every row of a matches at most one row of b and is kept when it matches none, so the join returns exactly a's rows.",
+    },
+    Rule {
         name: "PushSelectIntoJoin",
         doc: "Filter over an inner/cross join: conjuncts that read one side move below the join; equalities between the sides become join keys. Sound: a conjunct over one side's columns filters the same rows before or after an inner join.",
     },
