@@ -32,8 +32,8 @@ pub struct TableSpool<'p> {
     /// Kept rows exceeded the cap: pass rows through from now on.
     overflowed: bool,
     input_open: bool,
-    pub rebinds: u64,
-    pub rewinds: u64,
+    rebinds: u64,
+    rewinds: u64,
 }
 
 impl<'p> TableSpool<'p> {
@@ -111,6 +111,10 @@ impl Operator for TableSpool<'_> {
                 .map_or(&[], |r| r.as_slice());
         }
         self.input.row()
+    }
+
+    fn spool_counts(&self) -> Option<(u64, u64)> {
+        Some((self.rebinds, self.rewinds))
     }
 
     fn close(&mut self) {
