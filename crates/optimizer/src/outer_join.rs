@@ -185,67 +185,6 @@ fn walk_unguarded(op: &mut LogicalOp, preds: &[Pred]) -> bool {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use types::DataType;
-
-    fn col(i: usize) -> ScalarExpr {
-        ScalarExpr::column(i, DataType::Int)
-    }
-    fn lit(v: i32) -> ScalarExpr {
-        ScalarExpr::literal(types::Value::Int(v), DataType::Int)
-    }
-    fn bit(k: ScalarKind) -> ScalarExpr {
-        ScalarExpr::new(k, DataType::Bit)
-    }
-
-    #[test]
-    fn comparisons_reject_nulls_of_their_columns_only() {
-        let eq = bit(ScalarKind::Compare(
-            CmpOp::Eq,
-            Box::new(col(2)),
-            Box::new(lit(1)),
-        ));
-        assert!(rejects_nulls(&eq, 2, 4));
-        assert!(!rejects_nulls(&eq, 0, 2));
-        let is_null = bit(ScalarKind::IsNull(Box::new(col(2))));
-        assert!(!rejects_nulls(&is_null, 2, 4));
-        let not_null = bit(ScalarKind::Not(Box::new(is_null.clone())));
-        assert!(rejects_nulls(&not_null, 2, 4));
-        // OR: every arm must reject
-        let or = bit(ScalarKind::Or(vec![eq.clone(), is_null]));
-        assert!(!rejects_nulls(&or, 2, 4));
-        let or2 = bit(ScalarKind::Or(vec![eq.clone(), not_null]));
-        assert!(rejects_nulls(&or2, 2, 4));
-        // a function (ISNULL) hides the NULL
-        let isnull_fn = bit(ScalarKind::Compare(
-            CmpOp::Eq,
-            Box::new(ScalarExpr::new(
-                ScalarKind::Function {
-                    func: ScalarFunc::Named,
-                    name: "ISNULL".into(),
-                    args: vec![col(2), lit(0)],
-                },
-                DataType::Int,
-            )),
-            Box::new(lit(0)),
-        ));
-        assert!(!rejects_nulls(&isnull_fn, 2, 4));
-        // arithmetic propagates NULL
-        let arith = bit(ScalarKind::Compare(
-            CmpOp::Gt,
-            Box::new(ScalarExpr::new(
-                ScalarKind::Binary(BinaryOp::Add, Box::new(col(3)), Box::new(lit(1))),
-                DataType::Int,
-            )),
-            Box::new(col(0)),
-        ));
-        assert!(rejects_nulls(&arith, 2, 4));
-        assert!(rejects_nulls(&arith, 0, 1));
-    }
-}
-
 /// Rule `EliminateOuterJoin`: `a LEFT JOIN b ON …` under a projection that reads none of b's
 /// columns, where b is a table read and the ON binds every key column of a unique index of b
 /// (no filter) with equalities to expressions that read nothing of b, is `a` itself: each
@@ -314,4 +253,65 @@ fn unique_match(right: &LogicalOp, on: &ScalarExpr, la: usize) -> bool {
             && !ix.key_columns.is_empty()
             && ix.key_columns.iter().all(|(k, _)| bound.contains(k))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use types::DataType;
+
+    fn col(i: usize) -> ScalarExpr {
+        ScalarExpr::column(i, DataType::Int)
+    }
+    fn lit(v: i32) -> ScalarExpr {
+        ScalarExpr::literal(types::Value::Int(v), DataType::Int)
+    }
+    fn bit(k: ScalarKind) -> ScalarExpr {
+        ScalarExpr::new(k, DataType::Bit)
+    }
+
+    #[test]
+    fn comparisons_reject_nulls_of_their_columns_only() {
+        let eq = bit(ScalarKind::Compare(
+            CmpOp::Eq,
+            Box::new(col(2)),
+            Box::new(lit(1)),
+        ));
+        assert!(rejects_nulls(&eq, 2, 4));
+        assert!(!rejects_nulls(&eq, 0, 2));
+        let is_null = bit(ScalarKind::IsNull(Box::new(col(2))));
+        assert!(!rejects_nulls(&is_null, 2, 4));
+        let not_null = bit(ScalarKind::Not(Box::new(is_null.clone())));
+        assert!(rejects_nulls(&not_null, 2, 4));
+        // OR: every arm must reject
+        let or = bit(ScalarKind::Or(vec![eq.clone(), is_null]));
+        assert!(!rejects_nulls(&or, 2, 4));
+        let or2 = bit(ScalarKind::Or(vec![eq.clone(), not_null]));
+        assert!(rejects_nulls(&or2, 2, 4));
+        // a function (ISNULL) hides the NULL
+        let isnull_fn = bit(ScalarKind::Compare(
+            CmpOp::Eq,
+            Box::new(ScalarExpr::new(
+                ScalarKind::Function {
+                    func: ScalarFunc::Named,
+                    name: "ISNULL".into(),
+                    args: vec![col(2), lit(0)],
+                },
+                DataType::Int,
+            )),
+            Box::new(lit(0)),
+        ));
+        assert!(!rejects_nulls(&isnull_fn, 2, 4));
+        // arithmetic propagates NULL
+        let arith = bit(ScalarKind::Compare(
+            CmpOp::Gt,
+            Box::new(ScalarExpr::new(
+                ScalarKind::Binary(BinaryOp::Add, Box::new(col(3)), Box::new(lit(1))),
+                DataType::Int,
+            )),
+            Box::new(col(0)),
+        ));
+        assert!(rejects_nulls(&arith, 2, 4));
+        assert!(rejects_nulls(&arith, 0, 1));
+    }
 }
