@@ -33,6 +33,7 @@ const QUERIES: &[&str] = &[
     "SELECT id, d * 2 + 1 AS x, CASE WHEN k > 15 THEN 'big' ELSE 'small' END AS c FROM sx",
     "SELECT s.id, h.b FROM sx s JOIN hx h ON s.k = h.a",
     "SELECT s.id, h.b FROM sx s JOIN hx h ON s.k = h.a OPTION (LOOP JOIN)",
+    "SELECT s.id, h.b FROM sx s JOIN hx h ON s.k < h.a",
     "SELECT s.id, h.b FROM sx s JOIN hx h ON s.id = h.a OPTION (MERGE JOIN)",
     "SELECT s.id, h.b FROM sx s LEFT JOIN hx h ON s.k = h.a AND h.b <> N'q'",
     "SELECT id FROM sx s WHERE EXISTS (SELECT 1 FROM hx h WHERE h.a = s.k)",

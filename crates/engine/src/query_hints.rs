@@ -78,9 +78,10 @@ pub(crate) fn optimizer_options(hints: &[QueryHint]) -> SqlResult<optimizer::Opt
             | QueryHint::MaxGrantPercent(_) => {}
             // the joins keep their written order and sides (JoinCommute, JoinOrder off)
             QueryHint::ForceOrder => o.force_order = true,
+            // no performance spool on the inner side of nested loops
+            QueryHint::NoPerformanceSpool => o.disabled_rules.push("BuildSpool".into()),
             // hold by construction (docs/silent-noops.md says why)
-            QueryHint::NoPerformanceSpool
-            | QueryHint::KeepPlan
+            QueryHint::KeepPlan
             | QueryHint::KeepFixedPlan
             | QueryHint::ExpandViews
             | QueryHint::IgnoreNonclusteredColumnstoreIndex

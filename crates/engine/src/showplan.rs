@@ -320,6 +320,8 @@ impl Session {
                     end_of_scans: c.end_of_scans,
                     elapsed_ms: Some(c.elapsed_us / 1000),
                     cpu_ms: Some(c.cpu_us / 1000),
+                    rebinds: c.rebinds,
+                    rewinds: c.rewinds,
                 }]
             };
             let xml = showplan_xml(&[XmlStatement {

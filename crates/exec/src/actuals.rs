@@ -28,6 +28,10 @@ pub struct OpActuals {
     /// Inclusive elapsed and thread CPU time in µs (0 unless timing was on).
     pub elapsed_us: u64,
     pub cpu_us: u64,
+    /// A Table Spool's executions that read its input (rebinds) and that replayed the kept
+    /// rows (rewinds); 0 for every other operator.
+    pub rebinds: u64,
+    pub rewinds: u64,
 }
 
 /// The statement's counters, shared by its operators (each adds its own on drop).
@@ -103,6 +107,10 @@ impl Drop for Counted<'_> {
         a.executions += c.executions;
         a.end_of_scans += c.end_of_scans;
         a.elapsed_us += c.elapsed_us;
+        if let Some((rebinds, rewinds)) = self.inner.spool_counts() {
+            a.rebinds += rebinds;
+            a.rewinds += rewinds;
+        }
     }
 }
 

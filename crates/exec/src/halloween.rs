@@ -139,6 +139,7 @@ fn independent(op: &PhysOp, target: &TableDef) -> bool {
             independent(left, target) && independent(right, target)
         }
         PhysKind::HashDistinct { input } => independent(input, target),
+        PhysKind::TableSpool { input } => independent(input, target),
         PhysKind::RecursiveCte { .. }
         | PhysKind::WorkTableScan { .. }
         | PhysKind::TableFunction { .. }

@@ -48,6 +48,7 @@ mod recursive_cte;
 mod row_buffer;
 mod set_ops;
 mod sort;
+mod spool;
 mod stream_aggregate;
 mod table_function;
 mod table_scan;

@@ -19,6 +19,11 @@ pub trait Operator {
     fn count_rows(&mut self, _ctx: &mut ExecCtx) -> SqlResult<Option<u64>> {
         Ok(None)
     }
+    /// A spool's (rebinds, rewinds) so far (actual plans' ActualRebinds / ActualRewinds);
+    /// None for operators that are no spool.
+    fn spool_counts(&self) -> Option<(u64, u64)> {
+        None
+    }
 }
 
 /// A boxed operator borrowing its plan.
@@ -166,6 +171,7 @@ fn build_unguarded(op: &PhysOp) -> SqlResult<BoxOp<'_>> {
             build(right)?,
         )),
         PhysKind::HashDistinct { input } => Box::new(set_ops::HashDistinct::new(build(input)?)),
+        PhysKind::TableSpool { input } => Box::new(spool::TableSpool::new(build(input)?)),
         PhysKind::RecursiveCte {
             id,
             anchor,

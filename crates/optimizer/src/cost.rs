@@ -41,6 +41,9 @@ const LOOP_ROW: f64 = 0.00000418;
 const MERGE_ROW: f64 = 0.0000056;
 /// Filter, per input row.
 const FILTER_ROW: f64 = 0.00000048;
+/// Table Spool: replaying one kept row (a rewind), and keeping it (once, on the rebind).
+pub const SPOOL_ROW: f64 = CPU_ROW;
+pub const SPOOL_WRITE_ROW: f64 = 0.00001;
 /// Compute scalar / top / concatenation, per row.
 const PASS_ROW: f64 = 0.0000001;
 /// Sort startup and per comparison (n log2 n comparisons).
@@ -154,6 +157,16 @@ fn annotate_unguarded(
             children_cost += outer.cost.subtree + inner.cost.subtree;
             (0.0, LOOP_ROW * outer_rows)
         }
+        // a performance spool reads its input once per execution of the plan around the
+        // loop (its rows are the same every time), then replays them
+        PhysKind::TableSpool { input } => {
+            annotate(input, 1.0, table_rows);
+            children_cost += input.cost.subtree;
+            (
+                0.0,
+                SPOOL_ROW * out + SPOOL_WRITE_ROW * input.est_rows.max(0.0) / executions.max(1.0),
+            )
+        }
         kind => {
             let (io, cpu) = own_cost(kind, out, table_rows);
             for c in kind.children_mut() {
@@ -209,6 +222,8 @@ fn own_cost(
         | PhysKind::WorkTableScan { .. }
         | PhysKind::TableFunction { .. } => (0.0, CPU_FIRST_ROW * 0.01 + CPU_ROW * out),
         PhysKind::Filter { input, .. } => (0.0, FILTER_ROW * rows_in(input)),
+        // replaying the kept rows; storing them is charged once through `spool_write`
+        PhysKind::TableSpool { .. } => (0.0, SPOOL_ROW * out),
         PhysKind::ComputeScalar { input, .. } => (0.0, PASS_ROW * rows_in(input)),
         PhysKind::Top { .. } => (0.0, PASS_ROW * out),
         PhysKind::Concatenation { .. } => (0.0, PASS_ROW * out),

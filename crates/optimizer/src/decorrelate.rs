@@ -198,31 +198,27 @@ pub(crate) fn rewrite(e: &mut ScalarExpr, params: &[(usize, ScalarExpr)], shift:
         .all(|c| rewrite(c, params, shift))
 }
 
-/// Tries to turn one conjunct into a semi/anti join with `la` outer columns.
-pub(crate) fn try_semi_join(
-    c: &ScalarExpr,
-    la: usize,
-) -> Option<(LogicalOp, JoinKind, ScalarExpr)> {
-    let (sq, kind, in_expr) = match &c.kind {
-        ScalarKind::Exists(sq) => (sq, JoinKind::LeftSemi, None),
-        ScalarKind::Not(inner) => match &inner.kind {
-            ScalarKind::Exists(sq) => (sq, JoinKind::LeftAntiSemi, None),
-            _ => return None,
-        },
-        ScalarKind::InSubquery { expr, subquery } => (subquery, JoinKind::LeftSemi, Some(expr)),
-        _ => return None,
-    };
-    if sq.params.is_empty() && in_expr.is_none() {
-        return None; // uncorrelated EXISTS: evaluated once and cached
-    }
+/// A subquery taken apart for unnesting: its input (with the subquery's uncorrelated
+/// conjuncts as a filter), its correlated conjuncts rewritten over `outer ++ inner` columns,
+/// and its first output column as an expression over `inner` (for IN / ANY / ALL).
+pub(crate) struct SubqueryParts {
+    pub inner: LogicalOp,
+    pub join_parts: Vec<ScalarExpr>,
+    /// The value the subquery returns, over the inner input's columns.
+    pub value: Option<ScalarExpr>,
+}
+
+/// Takes apart a subquery shaped `[Project] [Filter(pred)]` over a parameter-free input, with
+/// `la` outer columns. `want_value`: also trace its first output column (IN / ANY / ALL).
+pub(crate) fn subquery_parts(sq: &Subquery, la: usize, want_value: bool) -> Option<SubqueryParts> {
     let SubqueryPlan::Logical(op) = &sq.plan else {
         return None;
     };
-    // peel projections (keep the IN value expression)
+    // peel projections (keep the value expression)
     let mut cur: &LogicalOp = op;
     let mut value: Option<ScalarExpr> = None;
     while let LogicalOp::Project { input, exprs, .. } = cur {
-        if in_expr.is_some() {
+        if want_value {
             let v = match &value {
                 None => exprs.first()?.clone(),
                 Some(prev) => {
@@ -236,6 +232,14 @@ pub(crate) fn try_semi_join(
             value = Some(v);
         }
         cur = input;
+    }
+    if want_value && value.is_none() {
+        // a bare table read: its only column is the value
+        if cur.arity() != 1 {
+            return None;
+        }
+        let c = cur.columns();
+        value = Some(ScalarExpr::column(0, c.first()?.data_type.clone()));
     }
     let (inner, pred) = match cur {
         LogicalOp::Filter { input, predicate } => ((**input).clone(), Some(predicate.clone())),
@@ -266,6 +270,42 @@ pub(crate) fn try_semi_join(
             }
         }
     }
+    let inner = match ScalarExpr::conjunction(inner_parts) {
+        Some(p) => LogicalOp::Filter {
+            input: Box::new(inner),
+            predicate: p,
+        },
+        None => inner,
+    };
+    Some(SubqueryParts {
+        inner,
+        join_parts,
+        value,
+    })
+}
+
+/// Tries to turn one conjunct into a semi/anti join with `la` outer columns.
+pub(crate) fn try_semi_join(
+    c: &ScalarExpr,
+    la: usize,
+) -> Option<(LogicalOp, JoinKind, ScalarExpr)> {
+    let (sq, kind, in_expr) = match &c.kind {
+        ScalarKind::Exists(sq) => (sq, JoinKind::LeftSemi, None),
+        ScalarKind::Not(inner) => match &inner.kind {
+            ScalarKind::Exists(sq) => (sq, JoinKind::LeftAntiSemi, None),
+            _ => return None,
+        },
+        ScalarKind::InSubquery { expr, subquery } => (subquery, JoinKind::LeftSemi, Some(expr)),
+        _ => return None,
+    };
+    if sq.params.is_empty() && in_expr.is_none() {
+        return None; // uncorrelated EXISTS: evaluated once and cached
+    }
+    let SubqueryParts {
+        inner,
+        mut join_parts,
+        value,
+    } = subquery_parts(sq, la, in_expr.is_some())?;
     if let (Some(outer_v), Some(mut v)) = (in_expr, value) {
         if !rewrite(&mut v, &[], la) {
             return None;
@@ -275,13 +315,6 @@ pub(crate) fn try_semi_join(
             types::DataType::Bit,
         ));
     }
-    let inner = match ScalarExpr::conjunction(inner_parts) {
-        Some(p) => LogicalOp::Filter {
-            input: Box::new(inner),
-            predicate: p,
-        },
-        None => inner,
-    };
     let on = ScalarExpr::conjunction(join_parts)?;
     Some((inner, kind, on))
 }

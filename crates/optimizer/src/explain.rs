@@ -606,6 +606,7 @@ fn node_unguarded(op: &PhysOp, depth: usize, out: &mut String) {
         PhysKind::HashDistinct { .. } => line(depth, "Hash Match(Aggregate)", out),
         PhysKind::RecursiveCte { .. } => line(depth, "Index Spool(WITH STACK)", out),
         PhysKind::WorkTableScan { .. } => line(depth, "Table Spool(WITH STACK)", out),
+        PhysKind::TableSpool { .. } => line(depth, "Table Spool", out),
         PhysKind::TableFunction { func, .. } => line(depth, &func.showplan(), out),
         PhysKind::Parallelism { .. } => line(depth, "Parallelism(Gather Streams)", out),
         PhysKind::PartialAggregate { group_by, aggs, .. } => {

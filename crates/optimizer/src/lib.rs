@@ -14,13 +14,17 @@ pub mod cost;
 mod costed;
 mod decorrelate;
 mod explain;
+mod gb_agg_before_join;
 mod join_order;
+mod outer_join;
 mod parallelize;
 mod planner;
 mod prune;
+mod quantified;
 pub mod rules;
 pub mod showplan_rows;
 pub mod showplan_xml;
+mod spool;
 
 use catalog::Catalog;
 use common::SqlResult;

@@ -18,6 +18,8 @@ pub(crate) struct Planner<'o> {
     pub(crate) stats: StatsCache,
     /// Set while planning a join tree JoinOrder built (it is not reordered again).
     pub(crate) reordering: bool,
+    /// Set while GbAggBeforeJoin's alternatives are planned (the rule does not nest).
+    pre_aggregating: bool,
     /// Parameter slots allocated by the optimizer (nested loops index lookups) start here.
     next_slot: usize,
 }
@@ -86,6 +88,7 @@ impl<'o> Planner<'o> {
             catalog,
             stats: StatsCache::default(),
             reordering: false,
+            pre_aggregating: false,
             next_slot: OPT_SLOT_BASE,
         }
     }
@@ -316,7 +319,14 @@ impl<'o> Planner<'o> {
             }
             LogicalOp::Filter { input, predicate } => self.filter(*input, predicate, columns)?,
             LogicalOp::Project { input, exprs, .. } => {
-                let input = self.op(*input)?;
+                let input = if self.enabled("EliminateOuterJoin") {
+                    let mut read = Vec::new();
+                    exprs.iter().for_each(|e| e.columns_used(&mut read));
+                    crate::outer_join::eliminate_unused_join(*input, &read)
+                } else {
+                    *input
+                };
+                let input = self.op(input)?;
                 let exprs = self.exprs(exprs)?;
                 let e = input.est_rows;
                 let mut n = self.node(
@@ -358,6 +368,27 @@ impl<'o> Planner<'o> {
                     },
                     columns,
                 )
+            }
+            LogicalOp::Aggregate {
+                input,
+                group_by,
+                aggs,
+                grouping_sets,
+            } if grouping_sets.is_none()
+                && !self.pre_aggregating
+                && self.enabled("GbAggBeforeJoin") =>
+            {
+                let alts = crate::gb_agg_before_join::alternatives(&input, &group_by, &aggs);
+                let original = LogicalOp::Aggregate {
+                    input,
+                    group_by,
+                    aggs,
+                    grouping_sets,
+                };
+                self.pre_aggregating = true;
+                let r = self.cheapest(original, alts);
+                self.pre_aggregating = false;
+                r?
             }
             LogicalOp::Aggregate {
                 input,
@@ -553,6 +584,26 @@ impl<'o> Planner<'o> {
         })
     }
 
+    /// Plans `original` and each alternative (same results), keeping the cheapest by
+    /// `cost.subtree`. An alternative that has no plan (a hint it cannot satisfy) is skipped.
+    fn cheapest(&mut self, original: LogicalOp, alts: Vec<LogicalOp>) -> SqlResult<PhysOp> {
+        let mut best = self.op(original)?;
+        if alts.is_empty() {
+            return Ok(best);
+        }
+        self.annotate(&mut best);
+        for alt in alts {
+            let Ok(mut p) = self.op(alt) else {
+                continue;
+            };
+            self.annotate(&mut p);
+            if p.cost.subtree < best.cost.subtree {
+                best = p;
+            }
+        }
+        Ok(best)
+    }
+
     fn top(&mut self, input: PhysOp, spec: TopSpec, columns: Vec<ColumnMeta>) -> SqlResult<PhysOp> {
         let spec = TopSpec {
             count: spec.count.map(|c| self.expr(c)).transpose()?,
@@ -619,15 +670,26 @@ impl<'o> Planner<'o> {
         if self.enabled("ExtractCommonConjuncts") {
             conj = crate::common_conjuncts::extract_common_conjuncts(conj);
         }
-        if self.enabled("SubqueryToSemiJoin") {
+        {
             let la = input.arity();
             let mut rest = Vec::new();
             let mut semis = Vec::new();
+            let mut post = Vec::new();
             for c in conj {
-                match crate::decorrelate::try_semi_join(&c, la) {
-                    Some(s) => semis.push(s),
-                    None => rest.push(c),
+                if self.enabled("SubqueryToSemiJoin") {
+                    if let Some(s) = crate::decorrelate::try_semi_join(&c, la) {
+                        semis.push(s);
+                        continue;
+                    }
                 }
+                if crate::quantified::rule_for(&c).is_some_and(|r| self.enabled(r)) {
+                    if let Some(q) = crate::quantified::try_quantified_join(&c, &columns) {
+                        semis.push((q.inner, q.kind, q.on));
+                        post.extend(q.post);
+                        continue;
+                    }
+                }
+                rest.push(c);
             }
             if !semis.is_empty() {
                 // the other conjuncts filter the outer input first (seeks stay possible)
@@ -647,6 +709,13 @@ impl<'o> Planner<'o> {
                         hint: None,
                     };
                 }
+                // NOT IN's NULL checks (uncorrelated subqueries, evaluated once) filter last
+                if let Some(p) = ScalarExpr::conjunction(post) {
+                    op = LogicalOp::Filter {
+                        input: Box::new(op),
+                        predicate: p,
+                    };
+                }
                 return self.op(op);
             }
             conj = rest;
@@ -659,6 +728,10 @@ impl<'o> Planner<'o> {
         } else {
             (input, conj)
         };
+        let mut input = input;
+        if self.enabled("SimplifyOuterJoin") {
+            crate::outer_join::simplify(&mut input, &conj);
+        }
         match input {
             LogicalOp::Get(src) => {
                 let conj = self.exprs(conj)?;
@@ -912,6 +985,10 @@ impl<'o> Planner<'o> {
         hint: Option<JoinHint>,
         columns: Vec<ColumnMeta>,
     ) -> SqlResult<PhysOp> {
+        let (mut left, mut right) = (left, right);
+        if kind == JoinKind::Inner && self.enabled("SimplifyOuterJoin") {
+            crate::outer_join::simplify_inputs(&mut left, &mut right, on.as_ref());
+        }
         if matches!(kind, JoinKind::Inner | JoinKind::Cross)
             && hint.is_none()
             && !self.options.force_order
@@ -1016,6 +1093,7 @@ impl<'o> Planner<'o> {
             if predicate.is_some() {
                 e *= crate::cardinality::OTHER_GUESS;
             }
+            let rphys = self.spool_inner(lphys.est_rows, rphys);
             let mut n = self.node(
                 PhysKind::NestedLoops {
                     outer: Box::new(lphys),
@@ -1069,6 +1147,7 @@ impl<'o> Planner<'o> {
         if hint == Some(JoinHint::Loop) && kind != JoinKind::FullOuter {
             // loop join without a usable index: keys go back into the predicate
             let e = self.join_estimate(&lphys, &rphys, &lkeys, &rkeys, kind, !residual.is_empty());
+            let rphys = self.spool_inner(lphys.est_rows, rphys);
             let mut preds = residual;
             for (l, r) in lkeys.into_iter().zip(rkeys) {
                 let mut r = r;

@@ -210,6 +210,8 @@ fn prune_unguarded(op: &mut PhysOp, req: &[bool]) {
             let n = arity_of(input);
             prune(input, &all(n));
         }
+        // rows pass through unchanged
+        PhysKind::TableSpool { input } => prune(input, req),
         PhysKind::RecursiveCte {
             anchor, recursive, ..
         } => {

@@ -16,6 +16,14 @@ pub const RULES: &[Rule] = &[
         doc: "A WHERE conjunct (A AND B) OR (A AND C) becomes A AND (B OR C): conjuncts common to every arm of an OR (non-deterministic calls and ORs with subqueries excepted) are factored out, so a join predicate repeated in each arm becomes a join key. An arm made only of common conjuncts drops the OR. Sound: AND/OR distribute and absorb in three-valued logic.",
     },
     Rule {
+        name: "SimplifyOuterJoin",
+        doc: "An outer join under a predicate that rejects NULLs of a null-extended side (from a WHERE above it, through filters and joins that do not null-extend it, or an inner join's ON above it) loses that NULL extension: LEFT/RIGHT → inner, FULL → LEFT, RIGHT or inner; an inner join's ON simplifies the joins below it in turn. Null-rejecting: a comparison / LIKE / IN list over a null-propagating expression of the side (column, arithmetic, non-TRY cast), NOT of one, IS NOT NULL, an AND with one, an OR of only such. Sound: the rows an outer join adds have that side all NULL, which such a predicate never accepts.",
+    },
+    Rule {
+        name: "EliminateOuterJoin",
+        doc: "a LEFT JOIN b under a projection (and filters) reading none of b's columns, b a table read whose unique unfiltered index has every key column bound by an ON equality to a value not reading b, is replaced by a. Sound: every row of a matches at most one row of b and is kept when it matches none, so the join returns exactly a's rows.",
+    },
+    Rule {
         name: "PushSelectIntoJoin",
         doc: "Filter over an inner/cross join: conjuncts that read one side move below the join; equalities between the sides become join keys. Sound: a conjunct over one side's columns filters the same rows before or after an inner join.",
     },
@@ -24,8 +32,20 @@ pub const RULES: &[Rule] = &[
         doc: "WHERE EXISTS / NOT EXISTS / IN (correlated subquery shaped [Project] Filter(pred) over a parameter-free input) becomes a left semi / anti semi join on pred with outer references replaced by outer columns. NOT IN is left alone (NULL semantics).",
     },
     Rule {
+        name: "NotInToAntiSemiJoin",
+        doc: "WHERE x NOT IN (subquery), x op ALL (subquery), NOT (x op ANY (subquery)) over a [Project] [Filter] on a parameter-free input becomes a left anti semi join on the correlation AND x negop y (negop: = for NOT IN / <> ALL). Null-aware: with neither side nullable a plain anti join; uncorrelated, an anti join on x negop y then NOT EXISTS (S WHERE y IS NULL) AND (x IS NOT NULL OR NOT EXISTS (S)); correlated, the anti join predicate is correlation AND (x negop y OR x IS NULL OR y IS NULL). Sound: ALL is TRUE iff no y makes x op y FALSE or UNKNOWN, and TRUE over no rows.",
+    },
+    Rule {
+        name: "AnyToSemiJoin",
+        doc: "WHERE x op ANY|SOME (subquery) or NOT (x op ALL (subquery)) over a [Project] [Filter] on a parameter-free input becomes a left semi join on the correlation AND x op y (x negop y for the negated ALL). Sound: in WHERE only TRUE keeps a row, and ANY is TRUE iff some comparison is TRUE; NULL comparisons never match.",
+    },
+    Rule {
         name: "CorrelatedAggToJoin",
         doc: "A WHERE conjunct reading a correlated scalar subquery [Project] Aggregate(no GROUP BY; SUM/AVG/MIN/MAX/STDEV/VAR) over [Filter] on a parameter-free input, correlated only by equalities inner = outer, becomes a left outer join with that aggregate grouped by the inner sides of the equalities; the subquery's value is read from the join. Sound: each outer row joins the one group its subquery would aggregate, or none (NULL aggregates, as over no rows).",
+    },
+    Rule {
+        name: "GbAggBeforeJoin",
+        doc: "GROUP BY (non-empty, no grouping sets) over an inner/cross join whose aggregates (COUNT(*), COUNT, COUNT_BIG, SUM, MIN, MAX; no DISTINCT) read one input A: also planned as a partial aggregate of A grouped by the A columns the ON and GROUP BY read, joined, then a final aggregate (SUM of partial SUMs and counts, MIN of MINs, MAX of MAXs); the cheaper plan by cost wins. Sound: every A row of a partial group joins the same rows of the other input, so each joined row of the original is counted once through its partial group's joined row.",
     },
     Rule {
         name: "SelToIdxSeek",
@@ -42,6 +62,10 @@ pub const RULES: &[Rule] = &[
     Rule {
         name: "JoinCommute",
         doc: "Inner equi-join (no join hint, no FORCE ORDER, row counts known): the swapped inputs are costed too — nested loops seeking into the left table through an index on its join keys, and a hash join building on the left input when the right one is over 1,000 rows and four times the left. A projection restores the column order. Sound: an inner join is commutative.",
+    },
+    Rule {
+        name: "BuildSpool",
+        doc: "The inner side of nested loops that reads nothing of the outer row (no equality keys, a LOOP hint without a usable index) goes under a Table Spool (Lazy Spool) that keeps its rows on the first execution and replays them for the next outer rows. Costed: built when the outer side has two or more rows and the saved re-executions outweigh keeping the rows. OPTION (NO_PERFORMANCE_SPOOL) switches it off. Sound: such an inner side returns the same rows every time.",
     },
     Rule {
         name: "JoinToHash",

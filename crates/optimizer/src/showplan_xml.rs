@@ -167,6 +167,7 @@ fn exprs_mut(kind: &mut PhysKind) -> Vec<&mut ScalarExpr> {
         | PhysKind::Concatenation { .. }
         | PhysKind::HashSetOp { .. }
         | PhysKind::HashDistinct { .. }
+        | PhysKind::TableSpool { .. }
         | PhysKind::RecursiveCte { .. }
         | PhysKind::WorkTableScan { .. }
         | PhysKind::Parallelism { .. } => {}
@@ -222,6 +223,7 @@ pub(crate) fn op_names(op: &PhysOp) -> (&'static str, &'static str) {
         PhysKind::HashDistinct { .. } => ("Hash Match", "Flow Distinct"),
         PhysKind::RecursiveCte { .. } => ("Index Spool", "Lazy Spool"),
         PhysKind::WorkTableScan { .. } => ("Table Spool", "Lazy Spool"),
+        PhysKind::TableSpool { .. } => ("Table Spool", "Lazy Spool"),
         PhysKind::TableFunction { .. } => ("Table-valued function", "Table-valued function"),
         PhysKind::Parallelism { .. } => ("Parallelism", "Gather Streams"),
         PhysKind::PartialAggregate { group_by, .. } if group_by.is_empty() => {
@@ -352,6 +354,9 @@ pub struct RunTimeCounters {
     /// Collected only when timing was asked for (STATISTICS XML / PROFILE).
     pub elapsed_ms: Option<u64>,
     pub cpu_ms: Option<u64>,
+    /// A spool's ActualRebinds / ActualRewinds (written when either is non-zero).
+    pub rebinds: u64,
+    pub rewinds: u64,
 }
 
 /// One statement of a showplan document.
@@ -442,6 +447,7 @@ fn statement(x: &mut Xml, s: &XmlStatement<'_>, id: u32) {
                 subtree: input.cost.subtree,
                 executions: 1.0,
                 avg_row_size: 9.0,
+                performance_spool: false,
             };
             w.header(x, &h, &[]);
             x.open("Update", &[]);
@@ -632,6 +638,8 @@ struct Header {
     subtree: f64,
     executions: f64,
     avg_row_size: f64,
+    /// A performance spool (`PhysKind::TableSpool`): its repeated executions are rewinds.
+    performance_spool: bool,
 }
 
 struct Writer<'a> {
@@ -660,8 +668,17 @@ impl Writer<'_> {
                 "Parallel",
                 bool_attr(self.parallel_depth.get() > 0 || h.physical == "Parallelism"),
             ),
-            ("EstimateRebinds", num((h.executions - 1.0).max(0.0))),
-            ("EstimateRewinds", "0".into()),
+        ]);
+        // a performance spool (BuildSpool: its input never reads the loop's outer row) reads
+        // its input once and replays it on every further execution
+        let repeats = num((h.executions - 1.0).max(0.0));
+        let spool = h.performance_spool;
+        a.extend([
+            (
+                "EstimateRebinds",
+                if spool { "0".into() } else { repeats.clone() },
+            ),
+            ("EstimateRewinds", if spool { repeats } else { "0".into() }),
             ("EstimatedExecutionMode", "Row".into()),
         ]);
         x.open("RelOp", &a);
@@ -691,6 +708,10 @@ impl Writer<'_> {
                     ("ActualExecutions", t.executions.to_string()),
                     ("ActualExecutionMode", "Row".into()),
                 ];
+                if t.rebinds + t.rewinds > 0 {
+                    a.push(("ActualRebinds", t.rebinds.to_string()));
+                    a.push(("ActualRewinds", t.rewinds.to_string()));
+                }
                 if let Some(ms) = t.elapsed_ms {
                     a.push(("ActualElapsedms", ms.to_string()));
                 }
@@ -716,6 +737,7 @@ impl Writer<'_> {
             subtree: op.cost.subtree,
             executions: op.cost.executions.max(1.0),
             avg_row_size: avg_row_size(&op.columns),
+            performance_spool: matches!(op.kind, PhysKind::TableSpool { .. }),
         }
     }
 
@@ -1139,6 +1161,11 @@ impl Writer<'_> {
             }
             PhysKind::WorkTableScan { .. } => {
                 x.open("Spool", &[("Stack", "1".into())]);
+                x.close("Spool");
+            }
+            PhysKind::TableSpool { input } => {
+                x.open("Spool", &[]);
+                self.rel_op(x, input);
                 x.close("Spool");
             }
             PhysKind::TableFunction { func, args } => {

@@ -145,6 +145,13 @@ pub enum PhysKind {
         recursive: Box<PhysOp>,
         max_recursion: Option<u32>,
     },
+    /// Table Spool (Lazy Spool), a performance spool on the inner side of nested loops: the
+    /// first execution reads `input` and keeps its rows; a later execution under the same
+    /// parameter values replays them (a rewind) instead of re-reading `input` (a rebind).
+    /// Built by `optimizer`'s BuildSpool rule.
+    TableSpool {
+        input: Box<PhysOp>,
+    },
     /// Reads the rows of the previous recursion level.
     WorkTableScan {
         id: usize,
@@ -358,6 +365,7 @@ impl PhysOp {
             | PhysKind::Top { input, .. }
             | PhysKind::Window { input, .. }
             | PhysKind::HashDistinct { input }
+            | PhysKind::TableSpool { input }
             | PhysKind::Parallelism { input, .. }
             | PhysKind::PartialAggregate { input, .. }
             | PhysKind::GlobalAggregate { input, .. } => vec![&**input],
@@ -521,6 +529,7 @@ impl PhysKind {
             | PhysKind::Top { input, .. }
             | PhysKind::Window { input, .. }
             | PhysKind::HashDistinct { input }
+            | PhysKind::TableSpool { input }
             | PhysKind::Parallelism { input, .. }
             | PhysKind::PartialAggregate { input, .. }
             | PhysKind::GlobalAggregate { input, .. } => vec![&mut **input],
