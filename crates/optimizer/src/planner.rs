@@ -20,6 +20,10 @@ pub(crate) struct Planner<'o> {
     pub(crate) reordering: bool,
     /// Parameter slots allocated by the optimizer (nested loops index lookups) start here.
     next_slot: usize,
+    /// The row goal on the output of the operator about to be planned (row_goal.rs): set by
+    /// TOP, FAST n and EXISTS, passed through projections, filters and joins' choices, taken
+    /// (cleared) by every `op` call so it never leaks to an unrelated subtree.
+    pub(crate) goal: Option<f64>,
 }
 
 const OPT_SLOT_BASE: usize = 1 << 20;
@@ -87,6 +91,7 @@ impl<'o> Planner<'o> {
             stats: StatsCache::default(),
             reordering: false,
             next_slot: OPT_SLOT_BASE,
+            goal: None,
         }
     }
 
@@ -152,7 +157,13 @@ impl<'o> Planner<'o> {
                 columns,
                 assign,
             } => Statement::Select {
-                input: self.op(input)?,
+                input: {
+                    // OPTION (FAST n): a row goal on the result
+                    if !self.options.disable_row_goal {
+                        self.goal = self.options.fast.map(f64::from);
+                    }
+                    self.op(input)?
+                },
                 columns,
                 assign,
             },
@@ -247,6 +258,10 @@ impl<'o> Planner<'o> {
     }
 
     fn expr_mut_unguarded(&mut self, e: &mut ScalarExpr) -> SqlResult<()> {
+        // EXISTS needs the subquery's first row only: a row goal of 1 (exec stops there)
+        let exists_goal = (matches!(e.kind, ScalarKind::Exists(_))
+            && !self.options.disable_row_goal)
+            .then_some(1.0);
         if let Some(sq) = e.subquery_mut() {
             if let SubqueryPlan::Logical(l) = &mut sq.plan {
                 let l = std::mem::replace(
@@ -256,12 +271,16 @@ impl<'o> Planner<'o> {
                         columns: vec![],
                     },
                 );
+                self.goal = exists_goal;
                 let mut p = self.op(l)?;
                 if self.enabled("PruneColumns") {
                     let n = p.columns.len();
                     crate::prune::prune(&mut p, &vec![true; n]);
                 }
                 self.annotate(&mut p);
+                if !self.options.disable_row_goal {
+                    crate::row_goal::apply(&mut p, exists_goal);
+                }
                 sq.plan = SubqueryPlan::Physical(Arc::new(p));
             }
         }
@@ -302,6 +321,8 @@ impl<'o> Planner<'o> {
 
     fn op_unguarded(&mut self, l: LogicalOp) -> SqlResult<PhysOp> {
         let columns = l.columns();
+        // only the operators that stream their input pass the goal on (row_goal.rs)
+        let goal = self.goal.take();
         Ok(match l {
             LogicalOp::Get(src) => self.access_path(src, vec![], columns)?,
             LogicalOp::VirtualGet { table, .. } => {
@@ -314,8 +335,12 @@ impl<'o> Planner<'o> {
                     .collect::<SqlResult<_>>()?;
                 self.node(PhysKind::ConstantScan { rows }, columns)
             }
-            LogicalOp::Filter { input, predicate } => self.filter(*input, predicate, columns)?,
+            LogicalOp::Filter { input, predicate } => {
+                self.goal = goal;
+                self.filter(*input, predicate, columns)?
+            }
             LogicalOp::Project { input, exprs, .. } => {
+                self.goal = goal;
                 let input = self.op(*input)?;
                 let exprs = self.exprs(exprs)?;
                 let e = input.est_rows;
@@ -335,7 +360,10 @@ impl<'o> Planner<'o> {
                 kind,
                 on,
                 hint,
-            } => self.join(*left, *right, kind, on, hint, columns)?,
+            } => {
+                self.goal = goal;
+                self.join(*left, *right, kind, on, hint, columns)?
+            }
             LogicalOp::Apply {
                 outer,
                 inner,
@@ -450,10 +478,12 @@ impl<'o> Planner<'o> {
                         let count = spec.count.map(|c| self.expr(c)).transpose()?;
                         return self.sort(*si, keys, count, columns);
                     } else {
+                        self.goal = self.top_input_goal(goal, &spec);
                         let input = self.op(*input)?;
                         return self.top(input, spec, columns);
                     }
                 }
+                self.goal = self.top_input_goal(goal, &spec);
                 let input = self.op(*input)?;
                 self.top(input, spec, columns)?
             }
@@ -553,6 +583,18 @@ impl<'o> Planner<'o> {
         })
     }
 
+    /// The row goal a TOP sets on its input: its count (plus offset), or the goal from above
+    /// when that is smaller; none when row goals are off.
+    fn top_input_goal(&self, above: Option<f64>, spec: &TopSpec) -> Option<f64> {
+        if self.options.disable_row_goal {
+            return None;
+        }
+        match (above, crate::row_goal::top_goal(spec)) {
+            (Some(a), Some(t)) => Some(a.min(t)),
+            (a, t) => a.or(t),
+        }
+    }
+
     fn top(&mut self, input: PhysOp, spec: TopSpec, columns: Vec<ColumnMeta>) -> SqlResult<PhysOp> {
         let spec = TopSpec {
             count: spec.count.map(|c| self.expr(c)).transpose()?,
@@ -615,6 +657,7 @@ impl<'o> Planner<'o> {
         predicate: ScalarExpr,
         columns: Vec<ColumnMeta>,
     ) -> SqlResult<PhysOp> {
+        let goal = self.goal.take();
         let mut conj = predicate.into_conjuncts();
         if self.enabled("ExtractCommonConjuncts") {
             conj = crate::common_conjuncts::extract_common_conjuncts(conj);
@@ -644,9 +687,11 @@ impl<'o> Planner<'o> {
                         right: Box::new(inner),
                         kind,
                         on: Some(on),
-                        hint: None,
+                        hint: self.options.join_hint,
                     };
                 }
+                // the semi joins produce the filter's rows: its goal is theirs
+                self.goal = goal;
                 return self.op(op);
             }
             conj = rest;
@@ -733,6 +778,7 @@ impl<'o> Planner<'o> {
                         ScalarExpr::conjunction(all),
                     )
                 };
+                self.goal = goal;
                 let j = self.join(left, right, kind, on, hint, columns.clone())?;
                 match ScalarExpr::conjunction(keep) {
                     Some(p) => {
@@ -912,6 +958,8 @@ impl<'o> Planner<'o> {
         hint: Option<JoinHint>,
         columns: Vec<ColumnMeta>,
     ) -> SqlResult<PhysOp> {
+        // the row goal on this join's output: its alternatives are compared under it
+        let goal = self.goal.take();
         if matches!(kind, JoinKind::Inner | JoinKind::Cross)
             && hint.is_none()
             && !self.options.force_order
@@ -1184,16 +1232,12 @@ impl<'o> Planner<'o> {
         if alternatives.is_empty() {
             return Ok(n);
         }
-        // the cheapest of the hash join and the alternatives
+        // the cheapest of the hash join and the alternatives, under the row goal if any
         self.annotate(&mut n);
-        let mut best = n;
-        for mut a in alternatives {
-            self.annotate(&mut a);
-            if a.cost.subtree < best.cost.subtree {
-                best = a;
-            }
+        for a in &mut alternatives {
+            self.annotate(a);
         }
-        Ok(best)
+        Ok(crate::row_goal::choose(n, alternatives, goal, kind))
     }
 
     /// Nested loops + index seek on `src` when an index leads with the right key columns.
@@ -1288,7 +1332,9 @@ impl<'o> Planner<'o> {
             };
             let e = match kind {
                 JoinKind::LeftSemi => o * matched.min(1.0),
-                JoinKind::LeftAntiSemi => (o * (1.0 - matched.min(1.0))).max(o * 0.1),
+                JoinKind::LeftAntiSemi => {
+                    (o * (1.0 - matched.min(1.0))).max(o * crate::row_goal::ANTI_SEMI_MIN_FRACTION)
+                }
                 JoinKind::LeftOuter => o * matched.max(1.0),
                 _ => o * matched,
             };

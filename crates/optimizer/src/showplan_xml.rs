@@ -442,6 +442,7 @@ fn statement(x: &mut Xml, s: &XmlStatement<'_>, id: u32) {
                 subtree: input.cost.subtree,
                 executions: 1.0,
                 avg_row_size: 9.0,
+                without_goal: None,
             };
             w.header(x, &h, &[]);
             x.open("Update", &[]);
@@ -632,6 +633,10 @@ struct Header {
     subtree: f64,
     executions: f64,
     avg_row_size: f64,
+    /// The estimate without a row goal, when one lowered `est_rows` (written as
+    /// `InternalInfo/@EstimateRowsWithoutRowGoal`: the 1.6 schema has no RelOp attribute for
+    /// it, and InternalInfo takes any attribute).
+    without_goal: Option<f64>,
 }
 
 struct Writer<'a> {
@@ -701,6 +706,9 @@ impl Writer<'_> {
             }
             x.close("RunTimeInformation");
         }
+        if let Some(rows) = h.without_goal {
+            x.empty("InternalInfo", &[("EstimateRowsWithoutRowGoal", num(rows))]);
+        }
     }
 
     fn op_header(&self, op: &PhysOp, node_id: u32, names: (&'static str, &'static str)) -> Header {
@@ -716,6 +724,7 @@ impl Writer<'_> {
             subtree: op.cost.subtree,
             executions: op.cost.executions.max(1.0),
             avg_row_size: avg_row_size(&op.columns),
+            without_goal: op.cost.rows_without_row_goal,
         }
     }
 
@@ -1200,6 +1209,7 @@ impl Writer<'_> {
         let lookup = Header {
             lookup: true,
             est_rows: 1.0,
+            without_goal: None,
             io: 0.0,
             cpu: 0.0,
             ..self.op_header(op, op.node_id + 2, (phys, phys))
