@@ -12,6 +12,7 @@ pub mod cardinality;
 mod common_conjuncts;
 pub mod cost;
 mod costed;
+mod covering;
 mod decorrelate;
 mod explain;
 mod join_order;
@@ -108,6 +109,9 @@ pub fn optimize_with(
             | plan::Statement::SelectInto { source: input, .. } => {
                 let n = input.columns.len();
                 prune::prune(input, &vec![true; n]);
+                if p.enabled("ScanToCoveringSeek") && p.enabled("SelToIdxSeek") {
+                    p.prefer_covering(input);
+                }
             }
             _ => {}
         }

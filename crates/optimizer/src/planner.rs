@@ -1398,7 +1398,7 @@ fn row_independent(e: &ScalarExpr) -> bool {
 
 /// Matches conjuncts against an index key: equality prefix + optional range on the next column.
 /// Returns the seek range and the indexes of the conjuncts it consumed.
-fn match_index(
+pub(crate) fn match_index(
     conj: &[ScalarExpr],
     key: &[(usize, bool)],
     table: &catalog::TableDef,
