@@ -717,6 +717,7 @@ impl<'o> Planner<'o> {
                 all.extend(conj);
                 let p = ScalarExpr::conjunction(all)
                     .ok_or_else(|| common::SqlError::internal("empty filter"))?;
+                self.goal = goal;
                 self.filter(*inner, p, columns)
             }
             LogicalOp::Join {
@@ -1220,7 +1221,19 @@ impl<'o> Planner<'o> {
             columns.clone(),
         );
         n.est_rows = e;
-        let mut alternatives: Vec<PhysOp> = loops_alternative.into_iter().collect();
+        // one logical semi / anti semi join, one estimate: the loops alternative's own figure
+        // assumes every seek finds its match (an anti join then sits at its floor), which
+        // would make the two alternatives disagree about the rows a row goal scales by
+        let semi = matches!(kind, JoinKind::LeftSemi | JoinKind::LeftAntiSemi);
+        let mut alternatives: Vec<PhysOp> = loops_alternative
+            .into_iter()
+            .map(|mut a| {
+                if semi {
+                    a.est_rows = e;
+                }
+                a
+            })
+            .collect();
         let commute = kind == JoinKind::Inner
             && hint.is_none()
             && !self.options.force_order
