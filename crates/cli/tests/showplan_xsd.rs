@@ -42,6 +42,8 @@ const QUERIES: &[&str] = &[
     "SELECT v FROM sx ORDER BY v DESC",
     "SELECT TOP 2 v FROM sx ORDER BY d",
     "SELECT TOP 2 v FROM sx",
+    // a row goal: the full estimate as InternalInfo/@EstimateRowsWithoutRowGoal
+    "SELECT TOP 1 id FROM sx s WHERE EXISTS (SELECT 1 FROM hx h WHERE h.a = s.k)",
     "SELECT v FROM sx ORDER BY id OFFSET 1 ROWS FETCH NEXT 2 ROWS ONLY",
     "SELECT DISTINCT k FROM sx",
     "SELECT k, COUNT(*) AS n, SUM(d) AS s FROM sx GROUP BY k",
@@ -235,6 +237,11 @@ fn estimated_and_actual_plans_validate_against_the_schema() {
             "no plan shows {op}"
         );
     }
+    assert!(
+        docs.iter()
+            .any(|d| d.contains("<InternalInfo EstimateRowsWithoutRowGoal=\"")),
+        "no plan shows a row goal's full estimate"
+    );
     for d in &docs[QUERIES.len()..] {
         assert!(d.contains("<RunTimeCountersPerThread"), "actual plan: {d}");
     }

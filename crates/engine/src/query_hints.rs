@@ -10,10 +10,10 @@ use common::{SqlError, SqlResult};
 use parser::ast::{self, QueryHint};
 
 /// `USE HINT` names that hold by construction: each disables something latchkey's planner or
-/// executor never does (row goals, batch mode, memory grant feedback, interleaved or deferred
+/// executor never does (batch mode, memory grant feedback, interleaved or deferred
 /// compilation, parameter sniffing: plans never depend on parameter values).
+/// `DISABLE_OPTIMIZER_ROWGOAL` is acted on (`optimizer::Options::disable_row_goal`).
 const USE_HINTS_HELD: &[&str] = &[
-    "DISABLE_OPTIMIZER_ROWGOAL",
     "DISALLOW_BATCH_MODE",
     "DISABLE_BATCH_MODE_ADAPTIVE_JOINS",
     "DISABLE_BATCH_MODE_MEMORY_GRANT_FEEDBACK",
@@ -70,12 +70,14 @@ pub(crate) fn optimizer_options(hints: &[QueryHint]) -> SqlResult<optimizer::Opt
             // acted on by the binder, the plan cache or the memory grant
             QueryHint::MaxDop(_)
             | QueryHint::Recompile
-            | QueryHint::HashJoin
-            | QueryHint::LoopJoin
-            | QueryHint::MergeJoin
             | QueryHint::MaxRecursion(_)
             | QueryHint::MinGrantPercent(_)
             | QueryHint::MaxGrantPercent(_) => {}
+            // the binder applies these to the written joins; the optimizer to the semi / anti
+            // semi joins it makes from subqueries
+            QueryHint::HashJoin => o.join_hint = Some(plan::JoinHint::Hash),
+            QueryHint::LoopJoin => o.join_hint = Some(plan::JoinHint::Loop),
+            QueryHint::MergeJoin => o.join_hint = Some(plan::JoinHint::Merge),
             // the joins keep their written order and sides (JoinCommute, JoinOrder off)
             QueryHint::ForceOrder => o.force_order = true,
             // no performance spool on the inner side of nested loops
@@ -88,14 +90,21 @@ pub(crate) fn optimizer_options(hints: &[QueryHint]) -> SqlResult<optimizer::Opt
             | QueryHint::OptimizeForUnknown => {}
             QueryHint::OptimizeFor(vars) if vars.iter().all(|(_, v)| v.is_none()) => {}
             QueryHint::OptimizeFor(_) => return Err(SqlError::unsupported("OPTIMIZE FOR")),
-            QueryHint::Fast(n) => return Err(SqlError::unsupported(format!("FAST {n}"))),
+            // a row goal of n rows on the result (optimizer row_goal.rs)
+            QueryHint::Fast(n) => o.fast = Some(*n),
             QueryHint::RobustPlan => return Err(SqlError::unsupported("ROBUST PLAN")),
+            // trace flag 4138: documented as disabling row goals, like the USE HINT below
+            QueryHint::QueryTraceOn(4138) => o.disable_row_goal = true,
             QueryHint::QueryTraceOn(n) => {
                 return Err(SqlError::unsupported(format!("QUERYTRACEON {n}")))
             }
             QueryHint::UseHint(names) => {
                 for name in names {
-                    check_use_hint(name)?;
+                    if name.eq_ignore_ascii_case("DISABLE_OPTIMIZER_ROWGOAL") {
+                        o.disable_row_goal = true;
+                    } else {
+                        check_use_hint(name)?;
+                    }
                 }
             }
             QueryHint::Other(text) => return Err(SqlError::unsupported(text)),

@@ -182,6 +182,12 @@ fn annotate_unguarded(
     op.cost.subtree = (io + cpu) * executions + children_cost;
 }
 
+/// The part of a hash join's CPU paid before its first output row: the hash table's startup
+/// and the whole build input of `build_rows` rows (a row goal does not discount it).
+pub(crate) fn hash_join_fixed_cpu(build_rows: f64) -> f64 {
+    HASH_STARTUP + HASH_BUILD_ROW * build_rows.max(0.0)
+}
+
 /// An operator's own (I/O, CPU) for one execution producing `out` rows.
 fn own_cost(
     kind: &PhysKind,

@@ -44,7 +44,9 @@ impl Planner<'_> {
         let (l, r) = (left.est_rows, right.est_rows);
         match kind {
             JoinKind::LeftSemi => inner.min(l),
-            JoinKind::LeftAntiSemi => (l - inner.min(l)).max(l * 0.1).max(1.0),
+            JoinKind::LeftAntiSemi => (l - inner.min(l))
+                .max(l * crate::row_goal::ANTI_SEMI_MIN_FRACTION)
+                .max(1.0),
             JoinKind::LeftOuter => inner.max(l),
             JoinKind::RightOuter => inner.max(r),
             JoinKind::FullOuter => inner.max(l).max(r),

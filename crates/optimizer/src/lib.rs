@@ -12,6 +12,7 @@ pub mod cardinality;
 mod common_conjuncts;
 pub mod cost;
 mod costed;
+mod covering;
 mod decorrelate;
 mod explain;
 mod gb_agg_before_join;
@@ -21,6 +22,7 @@ mod parallelize;
 mod planner;
 mod prune;
 mod quantified;
+mod row_goal;
 pub mod rules;
 pub mod showplan_rows;
 pub mod showplan_xml;
@@ -49,6 +51,15 @@ pub struct Options {
     pub max_dop: u16,
     /// `cost threshold for parallelism`: cheaper plans stay serial.
     pub cost_threshold: f64,
+    /// `USE HINT ('DISABLE_OPTIMIZER_ROWGOAL')` / `QUERYTRACEON 4138`: no row goals — plans
+    /// are chosen and shown by their full costs (`row_goal.rs`).
+    pub disable_row_goal: bool,
+    /// `OPTION (FAST n)`: a row goal of n on the statement's result.
+    pub fast: Option<u32>,
+    /// `OPTION (LOOP | HASH | MERGE JOIN)`: the join strategy of the semi / anti semi joins
+    /// the planner makes from EXISTS / NOT EXISTS / IN subqueries (the binder applies it to
+    /// the written joins).
+    pub join_hint: Option<plan::JoinHint>,
 }
 
 /// Aggregation strategies allowed by `OPTION (HASH GROUP, ORDER GROUP)`.
@@ -102,6 +113,9 @@ pub fn optimize_with(
             | plan::Statement::SelectInto { source: input, .. } => {
                 let n = input.columns.len();
                 prune::prune(input, &vec![true; n]);
+                if p.enabled("ScanToCoveringSeek") && p.enabled("SelToIdxSeek") {
+                    p.prefer_covering(input);
+                }
             }
             _ => {}
         }
@@ -121,6 +135,19 @@ pub fn optimize_with(
         if let plan::Statement::Select { input, .. } = &mut plan {
             parallelize::parallelize(input, options.max_dop, options.cost_threshold, catalog);
             p.annotate(input);
+        }
+    }
+    // row goals (TOP, FAST n) discount the estimates and costs of the finished plan; the
+    // parallelism decision above is made on the full costs
+    if !options.disable_row_goal {
+        let fast = options.fast.map(f64::from);
+        match &mut plan {
+            plan::Statement::Select { input, .. } => row_goal::apply(input, fast),
+            plan::Statement::Insert { source: input, .. }
+            | plan::Statement::SelectInto { source: input, .. }
+            | plan::Statement::Update { input, .. }
+            | plan::Statement::Delete { input, .. } => row_goal::apply(input, None),
+            plan::Statement::Truncate { .. } => {}
         }
     }
     // node ids last: they number the finished tree, exchanges included

@@ -22,6 +22,10 @@ pub(crate) struct Planner<'o> {
     pre_aggregating: bool,
     /// Parameter slots allocated by the optimizer (nested loops index lookups) start here.
     next_slot: usize,
+    /// The row goal on the output of the operator about to be planned (row_goal.rs): set by
+    /// TOP, FAST n and EXISTS, passed through projections, filters and joins' choices, taken
+    /// (cleared) by every `op` call so it never leaks to an unrelated subtree.
+    pub(crate) goal: Option<f64>,
 }
 
 const OPT_SLOT_BASE: usize = 1 << 20;
@@ -90,6 +94,7 @@ impl<'o> Planner<'o> {
             reordering: false,
             pre_aggregating: false,
             next_slot: OPT_SLOT_BASE,
+            goal: None,
         }
     }
 
@@ -155,7 +160,13 @@ impl<'o> Planner<'o> {
                 columns,
                 assign,
             } => Statement::Select {
-                input: self.op(input)?,
+                input: {
+                    // OPTION (FAST n): a row goal on the result
+                    if !self.options.disable_row_goal {
+                        self.goal = self.options.fast.map(f64::from);
+                    }
+                    self.op(input)?
+                },
                 columns,
                 assign,
             },
@@ -250,6 +261,10 @@ impl<'o> Planner<'o> {
     }
 
     fn expr_mut_unguarded(&mut self, e: &mut ScalarExpr) -> SqlResult<()> {
+        // EXISTS needs the subquery's first row only: a row goal of 1 (exec stops there)
+        let exists_goal = (matches!(e.kind, ScalarKind::Exists(_))
+            && !self.options.disable_row_goal)
+            .then_some(1.0);
         if let Some(sq) = e.subquery_mut() {
             if let SubqueryPlan::Logical(l) = &mut sq.plan {
                 let l = std::mem::replace(
@@ -259,12 +274,16 @@ impl<'o> Planner<'o> {
                         columns: vec![],
                     },
                 );
+                self.goal = exists_goal;
                 let mut p = self.op(l)?;
                 if self.enabled("PruneColumns") {
                     let n = p.columns.len();
                     crate::prune::prune(&mut p, &vec![true; n]);
                 }
                 self.annotate(&mut p);
+                if !self.options.disable_row_goal {
+                    crate::row_goal::apply(&mut p, exists_goal);
+                }
                 sq.plan = SubqueryPlan::Physical(Arc::new(p));
             }
         }
@@ -305,6 +324,8 @@ impl<'o> Planner<'o> {
 
     fn op_unguarded(&mut self, l: LogicalOp) -> SqlResult<PhysOp> {
         let columns = l.columns();
+        // only the operators that stream their input pass the goal on (row_goal.rs)
+        let goal = self.goal.take();
         Ok(match l {
             LogicalOp::Get(src) => self.access_path(src, vec![], columns)?,
             LogicalOp::VirtualGet { table, .. } => {
@@ -317,7 +338,10 @@ impl<'o> Planner<'o> {
                     .collect::<SqlResult<_>>()?;
                 self.node(PhysKind::ConstantScan { rows }, columns)
             }
-            LogicalOp::Filter { input, predicate } => self.filter(*input, predicate, columns)?,
+            LogicalOp::Filter { input, predicate } => {
+                self.goal = goal;
+                self.filter(*input, predicate, columns)?
+            }
             LogicalOp::Project { input, exprs, .. } => {
                 let input = if self.enabled("EliminateOuterJoin") {
                     let mut read = Vec::new();
@@ -326,6 +350,7 @@ impl<'o> Planner<'o> {
                 } else {
                     *input
                 };
+                self.goal = goal;
                 let input = self.op(input)?;
                 let exprs = self.exprs(exprs)?;
                 let e = input.est_rows;
@@ -345,7 +370,10 @@ impl<'o> Planner<'o> {
                 kind,
                 on,
                 hint,
-            } => self.join(*left, *right, kind, on, hint, columns)?,
+            } => {
+                self.goal = goal;
+                self.join(*left, *right, kind, on, hint, columns)?
+            }
             LogicalOp::Apply {
                 outer,
                 inner,
@@ -481,10 +509,12 @@ impl<'o> Planner<'o> {
                         let count = spec.count.map(|c| self.expr(c)).transpose()?;
                         return self.sort(*si, keys, count, columns);
                     } else {
+                        self.goal = self.top_input_goal(goal, &spec);
                         let input = self.op(*input)?;
                         return self.top(input, spec, columns);
                     }
                 }
+                self.goal = self.top_input_goal(goal, &spec);
                 let input = self.op(*input)?;
                 self.top(input, spec, columns)?
             }
@@ -604,6 +634,18 @@ impl<'o> Planner<'o> {
         Ok(best)
     }
 
+    /// The row goal a TOP sets on its input: its count (plus offset), or the goal from above
+    /// when that is smaller; none when row goals are off.
+    fn top_input_goal(&self, above: Option<f64>, spec: &TopSpec) -> Option<f64> {
+        if self.options.disable_row_goal {
+            return None;
+        }
+        match (above, crate::row_goal::top_goal(spec)) {
+            (Some(a), Some(t)) => Some(a.min(t)),
+            (a, t) => a.or(t),
+        }
+    }
+
     fn top(&mut self, input: PhysOp, spec: TopSpec, columns: Vec<ColumnMeta>) -> SqlResult<PhysOp> {
         let spec = TopSpec {
             count: spec.count.map(|c| self.expr(c)).transpose()?,
@@ -666,6 +708,7 @@ impl<'o> Planner<'o> {
         predicate: ScalarExpr,
         columns: Vec<ColumnMeta>,
     ) -> SqlResult<PhysOp> {
+        let goal = self.goal.take();
         let mut conj = predicate.into_conjuncts();
         if self.enabled("ExtractCommonConjuncts") {
             conj = crate::common_conjuncts::extract_common_conjuncts(conj);
@@ -706,7 +749,7 @@ impl<'o> Planner<'o> {
                         right: Box::new(inner),
                         kind,
                         on: Some(on),
-                        hint: None,
+                        hint: self.options.join_hint,
                     };
                 }
                 // NOT IN's NULL checks (uncorrelated subqueries, evaluated once) filter last
@@ -716,6 +759,8 @@ impl<'o> Planner<'o> {
                         predicate: p,
                     };
                 }
+                // the semi joins produce the filter's rows: its goal is theirs
+                self.goal = goal;
                 return self.op(op);
             }
             conj = rest;
@@ -745,6 +790,7 @@ impl<'o> Planner<'o> {
                 all.extend(conj);
                 let p = ScalarExpr::conjunction(all)
                     .ok_or_else(|| common::SqlError::internal("empty filter"))?;
+                self.goal = goal;
                 self.filter(*inner, p, columns)
             }
             LogicalOp::Join {
@@ -806,6 +852,7 @@ impl<'o> Planner<'o> {
                         ScalarExpr::conjunction(all),
                     )
                 };
+                self.goal = goal;
                 let j = self.join(left, right, kind, on, hint, columns.clone())?;
                 match ScalarExpr::conjunction(keep) {
                     Some(p) => {
@@ -989,6 +1036,8 @@ impl<'o> Planner<'o> {
         if kind == JoinKind::Inner && self.enabled("SimplifyOuterJoin") {
             crate::outer_join::simplify_inputs(&mut left, &mut right, on.as_ref());
         }
+        // the row goal on this join's output: its alternatives are compared under it
+        let goal = self.goal.take();
         if matches!(kind, JoinKind::Inner | JoinKind::Cross)
             && hint.is_none()
             && !self.options.force_order
@@ -1251,7 +1300,19 @@ impl<'o> Planner<'o> {
             columns.clone(),
         );
         n.est_rows = e;
-        let mut alternatives: Vec<PhysOp> = loops_alternative.into_iter().collect();
+        // one logical semi / anti semi join, one estimate: the loops alternative's own figure
+        // assumes every seek finds its match (an anti join then sits at its floor), which
+        // would make the two alternatives disagree about the rows a row goal scales by
+        let semi = matches!(kind, JoinKind::LeftSemi | JoinKind::LeftAntiSemi);
+        let mut alternatives: Vec<PhysOp> = loops_alternative
+            .into_iter()
+            .map(|mut a| {
+                if semi {
+                    a.est_rows = e;
+                }
+                a
+            })
+            .collect();
         let commute = kind == JoinKind::Inner
             && hint.is_none()
             && !self.options.force_order
@@ -1263,16 +1324,12 @@ impl<'o> Planner<'o> {
         if alternatives.is_empty() {
             return Ok(n);
         }
-        // the cheapest of the hash join and the alternatives
+        // the cheapest of the hash join and the alternatives, under the row goal if any
         self.annotate(&mut n);
-        let mut best = n;
-        for mut a in alternatives {
-            self.annotate(&mut a);
-            if a.cost.subtree < best.cost.subtree {
-                best = a;
-            }
+        for a in &mut alternatives {
+            self.annotate(a);
         }
-        Ok(best)
+        Ok(crate::row_goal::choose(n, alternatives, goal, kind))
     }
 
     /// Nested loops + index seek on `src` when an index leads with the right key columns.
@@ -1367,7 +1424,9 @@ impl<'o> Planner<'o> {
             };
             let e = match kind {
                 JoinKind::LeftSemi => o * matched.min(1.0),
-                JoinKind::LeftAntiSemi => (o * (1.0 - matched.min(1.0))).max(o * 0.1),
+                JoinKind::LeftAntiSemi => {
+                    (o * (1.0 - matched.min(1.0))).max(o * crate::row_goal::ANTI_SEMI_MIN_FRACTION)
+                }
                 JoinKind::LeftOuter => o * matched.max(1.0),
                 _ => o * matched,
             };
@@ -1431,7 +1490,7 @@ fn row_independent(e: &ScalarExpr) -> bool {
 
 /// Matches conjuncts against an index key: equality prefix + optional range on the next column.
 /// Returns the seek range and the indexes of the conjuncts it consumed.
-fn match_index(
+pub(crate) fn match_index(
     conj: &[ScalarExpr],
     key: &[(usize, bool)],
     table: &catalog::TableDef,

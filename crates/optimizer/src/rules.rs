@@ -88,6 +88,10 @@ pub const RULES: &[Rule] = &[
         doc: "Table accesses decode only the columns some operator above reads (others are NULL in the row buffer). Sound: unread positions are never observed.",
     },
     Rule {
+        name: "ScanToCoveringSeek",
+        doc: "After PruneColumns: a heap or clustered scan whose predicate a nonclustered index can seek on becomes a seek on that index when its INCLUDE columns hold every column the plan then reads (no Key/RID Lookup) and the seek costs less. Sound: the index range plus the residual predicate return the scan's rows, and every column read comes from the index entries.",
+    },
+    Rule {
         name: "GbAggToStrm",
         doc: "A scalar aggregate (no GROUP BY) becomes a Stream Aggregate (one group).",
     },

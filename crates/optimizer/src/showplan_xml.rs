@@ -448,6 +448,7 @@ fn statement(x: &mut Xml, s: &XmlStatement<'_>, id: u32) {
                 executions: 1.0,
                 avg_row_size: 9.0,
                 performance_spool: false,
+                without_goal: None,
             };
             w.header(x, &h, &[]);
             x.open("Update", &[]);
@@ -640,6 +641,10 @@ struct Header {
     avg_row_size: f64,
     /// A performance spool (`PhysKind::TableSpool`): its repeated executions are rewinds.
     performance_spool: bool,
+    /// The estimate without a row goal, when one lowered `est_rows` (written as
+    /// `InternalInfo/@EstimateRowsWithoutRowGoal`: the 1.6 schema has no RelOp attribute for
+    /// it, and InternalInfo takes any attribute).
+    without_goal: Option<f64>,
 }
 
 struct Writer<'a> {
@@ -722,6 +727,9 @@ impl Writer<'_> {
             }
             x.close("RunTimeInformation");
         }
+        if let Some(rows) = h.without_goal {
+            x.empty("InternalInfo", &[("EstimateRowsWithoutRowGoal", num(rows))]);
+        }
     }
 
     fn op_header(&self, op: &PhysOp, node_id: u32, names: (&'static str, &'static str)) -> Header {
@@ -738,6 +746,7 @@ impl Writer<'_> {
             executions: op.cost.executions.max(1.0),
             avg_row_size: avg_row_size(&op.columns),
             performance_spool: matches!(op.kind, PhysKind::TableSpool { .. }),
+            without_goal: op.cost.rows_without_row_goal,
         }
     }
 
@@ -1227,6 +1236,7 @@ impl Writer<'_> {
         let lookup = Header {
             lookup: true,
             est_rows: 1.0,
+            without_goal: None,
             io: 0.0,
             cpu: 0.0,
             ..self.op_header(op, op.node_id + 2, (phys, phys))

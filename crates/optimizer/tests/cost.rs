@@ -159,3 +159,57 @@ fn a_seek_is_cheaper_than_the_scan_it_replaces() {
     let guess = 100_000f64.powf(0.75);
     assert!((scan.est_rows - guess).abs() < 1.0, "{}", scan.est_rows);
 }
+
+fn plan_with(sql: &str, options: &optimizer::Options) -> PhysOp {
+    let c = Cat(vec![(table(1, "small"), 10), (table(2, "big"), 100_000)]);
+    let stmts = parser::parse_batch(sql).expect("parse");
+    let bound = plan::bind_statement(&stmts[0], &c).expect("bind");
+    match optimizer::optimize_with(bound, &c, options).expect("optimize") {
+        Statement::Select { input, .. } => input,
+        _ => panic!("not a select"),
+    }
+}
+
+/// Every node under a row goal: the goal-discounted rows with the full estimate kept beside
+/// them, and subtree costs still own + children (the discount applied once).
+fn goal_nodes(op: &PhysOp, out: &mut Vec<(f64, f64)>) {
+    if let Some(full) = op.cost.rows_without_row_goal {
+        out.push((op.est_rows, full));
+    }
+    for c in op.children() {
+        goal_nodes(c, out);
+    }
+}
+
+#[test]
+fn row_goal_costs_add_up_and_keep_the_full_estimate() {
+    let sql = "SELECT TOP 3 s.id FROM big s WHERE EXISTS (SELECT 1 FROM big b WHERE b.id = s.k)";
+    let goal = plan_with(sql, &optimizer::Options::default());
+    let mut seen = Vec::new();
+    check(&goal, 1.0, &mut seen);
+    let mut discounted = Vec::new();
+    goal_nodes(&goal, &mut discounted);
+    assert!(!discounted.is_empty(), "no node shows a row goal");
+    assert!(discounted.iter().all(|(g, full)| g < full));
+    let text = optimizer::explain(&Statement::Select {
+        input: goal.clone(),
+        columns: vec![],
+        assign: None,
+    });
+    assert!(text.contains("Nested Loops(Left Semi Join"), "{text}");
+
+    let off = optimizer::Options {
+        disable_row_goal: true,
+        ..Default::default()
+    };
+    let full = plan_with(sql, &off);
+    let mut seen = Vec::new();
+    check(&full, 1.0, &mut seen);
+    let mut none = Vec::new();
+    goal_nodes(&full, &mut none);
+    assert!(
+        none.is_empty(),
+        "DISABLE_OPTIMIZER_ROWGOAL left a goal: {none:?}"
+    );
+    assert!(goal.cost.subtree < full.cost.subtree);
+}
