@@ -15,11 +15,14 @@ mod costed;
 mod decorrelate;
 mod explain;
 mod join_order;
+pub mod memo;
+mod memo_record;
 mod parallelize;
 mod planner;
 mod prune;
 pub mod rules;
 pub mod showplan_rows;
+pub mod search_stages;
 pub mod showplan_xml;
 
 use catalog::Catalog;
@@ -85,7 +88,22 @@ pub fn optimize_with(
     catalog: &dyn Catalog,
     options: &Options,
 ) -> SqlResult<PhysicalPlan> {
+    optimize_searched(stmt, catalog, options, false).map(|(plan, _)| plan)
+}
+
+/// Optimizes a bound statement and reports its search (search_stages.rs): the stage, why it
+/// stopped early, and with `record_memo` (`SET SHOWPLAN_MEMO ON`) every group and alternative
+/// it considered (memo.rs).
+pub fn optimize_searched(
+    stmt: BoundStatement,
+    catalog: &dyn Catalog,
+    options: &Options,
+    record_memo: bool,
+) -> SqlResult<(PhysicalPlan, search_stages::SearchReport)> {
     let mut p = planner::Planner::new(options, catalog);
+    if record_memo {
+        p.memo = Some(memo::Memo::default());
+    }
     let mut plan = p.statement(stmt)?;
     if !options
         .disabled_rules
@@ -121,5 +139,13 @@ pub fn optimize_with(
     }
     // node ids last: they number the finished tree, exchanges included
     showplan_xml::number_nodes(&mut plan);
-    Ok(plan)
+    let report = search_stages::SearchReport {
+        level: p.search.level(),
+        early_abort: p.search.early_abort,
+        memo: p.memo.take().map(|mut m| {
+            memo::record_root(&mut m, &plan);
+            m
+        }),
+    };
+    Ok((plan, report))
 }

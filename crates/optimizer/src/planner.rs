@@ -20,6 +20,10 @@ pub(crate) struct Planner<'o> {
     pub(crate) reordering: bool,
     /// Parameter slots allocated by the optimizer (nested loops index lookups) start here.
     next_slot: usize,
+    /// The memo being recorded (`SET SHOWPLAN_MEMO ON`), None otherwise (memo_record.rs).
+    pub(crate) memo: Option<crate::memo::Memo>,
+    /// Search stage counters and the early-abort reason (search_stages.rs).
+    pub(crate) search: crate::search_stages::SearchState,
 }
 
 const OPT_SLOT_BASE: usize = 1 << 20;
@@ -87,6 +91,8 @@ impl<'o> Planner<'o> {
             stats: StatsCache::default(),
             reordering: false,
             next_slot: OPT_SLOT_BASE,
+            memo: None,
+            search: Default::default(),
         }
     }
 
@@ -800,6 +806,10 @@ impl<'o> Planner<'o> {
         let scan_cost = crate::cost::scan_cost(&table, ts.rows);
         let mut best: Option<SeekChoice> = None;
         let mut best_cost = f64::INFINITY;
+        self.search.tables += 1;
+        let mut seek_candidates = 0u32;
+        let mut memo_seeks = self.memo.is_some().then(Vec::new);
+        let memo_bindable = self.memo_bindable(&conj, &table);
         if self.enabled("SelToIdxSeek") && !src.hints.force_scan && forced != Some(usize::MAX) {
             for (ix, index) in table.indexes.iter().enumerate() {
                 if index.kind != IndexKind::RowStore || index.filter.is_some() {
@@ -819,6 +829,10 @@ impl<'o> Planner<'o> {
                     range.lower.is_some() || range.upper.is_some(),
                     index.clustered || index.unique,
                 );
+                seek_candidates += 1;
+                if let (false, Some(v)) = (informed, memo_seeks.as_mut()) {
+                    v.push((ix, f64::NAN, 10.0));
+                }
                 if informed {
                     // cost based: the cheapest seek (its rows from the statistics)
                     let seek_conj =
@@ -826,6 +840,9 @@ impl<'o> Planner<'o> {
                     let rows = ts.rows * ts.conj_selectivity(&seek_conj);
                     let (io, cpu) =
                         crate::cost::seek_cost(&table, ts.rows, ix, rows.max(1.0), false);
+                    if let Some(v) = memo_seeks.as_mut() {
+                        v.push((ix, io + cpu, rows.max(1.0)));
+                    }
                     if io + cpu < best_cost {
                         best_cost = io + cpu;
                         best = Some((ix, range, used, score));
@@ -837,7 +854,7 @@ impl<'o> Planner<'o> {
         }
         // the scan wins when it is clearly cheaper; on tables of a few pages both are cheap and
         // the seek is kept (it reads, and locks, fewer rows)
-        let seek_required = forced.is_some() || src.hints.force_seek;
+        let seek_required = forced.is_some() || src.hints.force_seek || !self.enabled("GetToScan");
         if informed && !seek_required && best_cost > scan_cost + SEEK_PREFERENCE {
             best = None;
         }
@@ -872,9 +889,15 @@ impl<'o> Planner<'o> {
             } else {
                 10.0
             };
+            if informed && !full_unique {
+                self.search.costed_choices += 1;
+            }
+            let memo_rows = if informed { est_out } else { f64::NAN };
+            let memo_scan = if informed { scan_cost } else { f64::NAN };
+            self.memo_access(&n, memo_seeks, Some(ix), memo_scan, memo_rows, &memo_bindable);
             return Ok(n);
         }
-        if src.hints.force_seek {
+        if src.hints.force_seek || !self.enabled("GetToScan") {
             // FORCESEEK with no index whose key the predicates can seek on: SQL Server refuses
             // the query rather than scanning
             return Err(common::SqlError::new(8622, &[]));
@@ -899,6 +922,12 @@ impl<'o> Planner<'o> {
         } else if has_pred {
             n.est_rows *= 0.3;
         }
+        if informed && seek_candidates > 0 {
+            self.search.costed_choices += 1;
+        }
+        let memo_rows = n.est_rows;
+        let memo_scan = if informed { scan_cost } else { f64::NAN };
+        self.memo_access(&n, memo_seeks, None, memo_scan, memo_rows, &memo_bindable);
         Ok(n)
     }
 
@@ -985,6 +1014,8 @@ impl<'o> Planner<'o> {
                 residual.push(c);
             }
         }
+        self.search.joins += 1;
+        let memo_inputs = self.memo_join_inputs(&left, &right, &lkeys, &rkeys);
         let left_get = match &left {
             LogicalOp::Get(src) => Some(src.clone()),
             _ => None,
@@ -1011,6 +1042,10 @@ impl<'o> Planner<'o> {
                     },
                     columns,
                 ));
+            }
+            if !self.enabled("JNtoNL") {
+                // nested loops is the only implementation of a join without equality keys
+                return Err(common::SqlError::new(8622, &[]));
             }
             let mut e = lphys.est_rows * rphys.est_rows;
             if predicate.is_some() {
@@ -1056,6 +1091,8 @@ impl<'o> Planner<'o> {
                     columns.clone(),
                 )? {
                     if hint == Some(JoinHint::Loop) || !informed_right {
+                        let mut n = n;
+                        self.memo_join(&memo_inputs, kind, hint, std::slice::from_mut(&mut n), 0);
                         return Ok(n);
                     }
                     loops_alternative = Some(n);
@@ -1067,6 +1104,9 @@ impl<'o> Planner<'o> {
         // Nested loops cannot preserve the unmatched inner rows of a FULL join: like the
         // key-less case above, a FULL join under a LOOP hint runs as a hash join.
         if hint == Some(JoinHint::Loop) && kind != JoinKind::FullOuter {
+            if !self.enabled("JNtoNL") {
+                return Err(common::SqlError::new(8622, &[]));
+            }
             // loop join without a usable index: keys go back into the predicate
             let e = self.join_estimate(&lphys, &rphys, &lkeys, &rkeys, kind, !residual.is_empty());
             let mut preds = residual;
@@ -1089,6 +1129,7 @@ impl<'o> Planner<'o> {
                 columns,
             );
             n.est_rows = e;
+            self.memo_join(&memo_inputs, kind, hint, std::slice::from_mut(&mut n), 0);
             return Ok(n);
         }
         let merge_kind = matches!(
@@ -1152,6 +1193,7 @@ impl<'o> Planner<'o> {
                 columns,
             );
             n.est_rows = e;
+            self.memo_join(&memo_inputs, kind, hint, std::slice::from_mut(&mut n), 0);
             return Ok(n);
         }
         if hint == Some(JoinHint::Merge) && self.enabled("JoinToMerge") {
@@ -1182,18 +1224,21 @@ impl<'o> Planner<'o> {
             alternatives.extend(self.commuted_join(&n, left_get, la, ra, &columns)?);
         }
         if alternatives.is_empty() {
+            self.memo_join(&memo_inputs, kind, hint, std::slice::from_mut(&mut n), 0);
             return Ok(n);
         }
-        // the cheapest of the hash join and the alternatives
-        self.annotate(&mut n);
-        let mut best = n;
-        for mut a in alternatives {
-            self.annotate(&mut a);
-            if a.cost.subtree < best.cost.subtree {
-                best = a;
+        // the cheapest of the hash join and the alternatives (the first of equal costs)
+        let mut candidates = vec![n];
+        candidates.extend(alternatives);
+        let mut best = 0;
+        for i in 0..candidates.len() {
+            self.annotate(&mut candidates[i]);
+            if candidates[i].cost.subtree < candidates[best].cost.subtree {
+                best = i;
             }
         }
-        Ok(best)
+        self.memo_join(&memo_inputs, kind, hint, &mut candidates, best);
+        Ok(candidates.swap_remove(best))
     }
 
     /// Nested loops + index seek on `src` when an index leads with the right key columns.
@@ -1311,7 +1356,7 @@ impl<'o> Planner<'o> {
 
 /// Cost difference under which a seek is kept over a cheaper scan (about three page reads):
 /// on tables of a few pages the two cost the same to the user and the seek touches fewer rows.
-const SEEK_PREFERENCE: f64 = 0.01;
+pub(crate) const SEEK_PREFERENCE: f64 = 0.01;
 
 /// The conjuncts a seek's range applies: the consumed equalities and the range conjuncts on
 /// the next key column `next` (those also stay in the residual).
@@ -1352,6 +1397,26 @@ fn row_independent(e: &ScalarExpr) -> bool {
 
 /// Matches conjuncts against an index key: equality prefix + optional range on the next column.
 /// Returns the seek range and the indexes of the conjuncts it consumed.
+/// Indexes whose key prefix `conj` binds (for the memo's record of seeks never costed);
+/// empty when no memo is recorded.
+impl Planner<'_> {
+    fn memo_bindable(&self, conj: &[ScalarExpr], table: &catalog::TableDef) -> Vec<usize> {
+        if self.memo.is_none() {
+            return Vec::new();
+        }
+        (0..table.indexes.len())
+            .filter(|&ix| {
+                let i = &table.indexes[ix];
+                if i.kind != IndexKind::RowStore || i.filter.is_some() {
+                    return false;
+                }
+                let (r, _) = match_index(conj, &i.key_columns, table);
+                !r.eq.is_empty() || r.lower.is_some() || r.upper.is_some()
+            })
+            .collect()
+    }
+}
+
 fn match_index(
     conj: &[ScalarExpr],
     key: &[(usize, bool)],

@@ -28,12 +28,20 @@ pub const RULES: &[Rule] = &[
         doc: "A WHERE conjunct reading a correlated scalar subquery [Project] Aggregate(no GROUP BY; SUM/AVG/MIN/MAX/STDEV/VAR) over [Filter] on a parameter-free input, correlated only by equalities inner = outer, becomes a left outer join with that aggregate grouped by the inner sides of the equalities; the subquery's value is read from the join. Sound: each outer row joins the one group its subquery would aggregate, or none (NULL aggregates, as over no rows).",
     },
     Rule {
+        name: "GetToScan",
+        doc: "A table access becomes a Table Scan (heap) or Clustered Index Scan, the access path every table has; with known row counts it is costed against each SelToIdxSeek alternative. Switched off, a table access needs a seek (Msg 8622 when no index's key the predicates bind). Sound: a scan reads every row and the predicates filter them.",
+    },
+    Rule {
         name: "SelToIdxSeek",
         doc: "Filter over a table read whose conjuncts bind a prefix of an index key with equalities (plus an optional range on the next key column) becomes an index seek; remaining conjuncts stay as the seek's residual predicate.",
     },
     Rule {
         name: "JNtoIdxLookup",
         doc: "Equi-join whose inner side is a table with an index led by the join columns becomes nested loops with an index seek on the inner side (outer values as parameters).",
+    },
+    Rule {
+        name: "JNtoNL",
+        doc: "A join becomes Nested Loops evaluating its condition for every pair of rows: the only implementation of a join without equality keys (cross and theta joins), and of an equi-join under LOOP JOIN when no index serves a seek. Switched off, such a join has no plan (Msg 8622). Sound: the condition is checked on every row pair.",
     },
     Rule {
         name: "JoinOrder",
