@@ -416,14 +416,17 @@ impl Session {
                 let stmt_type = statement_type(s, physical.as_ref());
                 let search = self.last_search.take();
                 if self.flag("SHOWPLAN_XML") {
-                    let xml = showplan_xml_searched(&[XmlStatement {
-                        text: &stmt_text,
-                        statement_type: &stmt_type,
-                        plan: physical.as_ref(),
-                        compile_ms: physical.as_ref().map(|_| (compile_ms, compile_ms)),
-                        cached_plan_kb: None,
-                        actuals: None,
-                    }], &[search.as_ref()]);
+                    let xml = showplan_xml_searched(
+                        &[XmlStatement {
+                            text: &stmt_text,
+                            statement_type: &stmt_type,
+                            plan: physical.as_ref(),
+                            compile_ms: physical.as_ref().map(|_| (compile_ms, compile_ms)),
+                            cached_plan_kb: None,
+                            actuals: None,
+                        }],
+                        &[search.as_ref()],
+                    );
                     xml_result(xml, show, sink);
                 } else if self.flag("SHOWPLAN_ALL") {
                     plan_rows_result(

@@ -60,7 +60,11 @@ pub(crate) fn memo_result(memo: Option<&Memo>, show_count: bool, sink: &mut dyn 
                 Value::NVarChar(a.logical.clone()),
                 text(a.physical.as_deref()),
                 text((!a.rule.is_empty()).then_some(a.rule)),
-                text((!children.is_empty()).then(|| children.join(" ")).as_deref()),
+                text(
+                    (!children.is_empty())
+                        .then(|| children.join(" "))
+                        .as_deref(),
+                ),
                 number(a.est_rows),
                 number(a.own_cost),
                 number(a.subtree_cost),

@@ -69,6 +69,15 @@ fn thirty_table_join_plans_fast_and_runs() {
     let t = Instant::now();
     let plan = run(&mut s, &query("WHERE 2 = 2"));
     let plan_time = t.elapsed();
+    // recording the memo does not change the plan
+    run(&mut s, "SET SHOWPLAN_MEMO ON");
+    let mut sink = CollectSink::default();
+    s.execute_batch(&query("WHERE 2 = 2"), &mut sink);
+    assert!(sink.errors().is_empty(), "{:?}", sink.errors());
+    let sets = sink.result_sets();
+    assert_eq!(sets.len(), 3, "statement text, plan, memo");
+    assert_eq!(sets[1], &plan, "the plan with the memo recorded");
+    run(&mut s, "SET SHOWPLAN_MEMO OFF");
     run(&mut s, "SET SHOWPLAN_TEXT OFF");
     assert!(!plan.is_empty());
     eprintln!("30-table join: compile {plan_time:?}");

@@ -21,8 +21,8 @@ mod parallelize;
 mod planner;
 mod prune;
 pub mod rules;
-pub mod showplan_rows;
 pub mod search_stages;
+pub mod showplan_rows;
 pub mod showplan_xml;
 
 use catalog::Catalog;
@@ -133,6 +133,11 @@ pub fn optimize_searched(
     // nodes it adds are costed afterwards
     if options.max_dop > 1 {
         if let plan::Statement::Select { input, .. } = &mut plan {
+            // as in SQL Server, a plan costing past the parallelism threshold is not trivial:
+            // serial and parallel plans are weighed
+            if input.cost.subtree >= options.cost_threshold {
+                p.search.costed_choices += 1;
+            }
             parallelize::parallelize(input, options.max_dop, options.cost_threshold, catalog);
             p.annotate(input);
         }

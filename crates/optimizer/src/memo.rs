@@ -206,7 +206,9 @@ fn collect_names(op: &LogicalOp, out: &mut Vec<String>) {
                 pending.push(anchor);
                 pending.push(recursive);
             }
-            LogicalOp::Values { .. } | LogicalOp::WorkTable { .. } | LogicalOp::TableFunction { .. } => {}
+            LogicalOp::Values { .. }
+            | LogicalOp::WorkTable { .. }
+            | LogicalOp::TableFunction { .. } => {}
         }
     }
 }

@@ -117,11 +117,17 @@ impl Planner<'_> {
         let has = |f: &dyn Fn(&PhysOp) -> bool| cands.iter().any(f);
         let plain_hash =
             has(&|c| matches!(c.kind, PhysKind::HashJoin { .. })) || kind == JoinKind::Cross;
-        if !plain_hash && matches!(hint, Some(JoinHint::Loop | JoinHint::Merge)) {
+        if !plain_hash {
+            let why = match hint {
+                Some(JoinHint::Loop | JoinHint::Merge) => why_hint.clone().unwrap_or_default(),
+                _ => {
+                    "not costed: rule-based preference for nested loops (row counts unknown)".into()
+                }
+            };
             forbidden.push((
                 format!("Hash Match ({})", kind.showplan()),
                 "JoinToHash",
-                why_hint.clone().unwrap_or_default(),
+                why,
                 false,
             ));
         }
@@ -274,17 +280,17 @@ impl Planner<'_> {
             format!("{k} [{}].[{}]", src.alias, i.name)
         };
         let winner = match chosen_index {
-            Some(ix) => seeks
-                .iter()
-                .find(|s| s.0 == ix)
-                .map_or(f64::NAN, |s| s.1),
+            Some(ix) => seeks.iter().find(|s| s.0 == ix).map_or(f64::NAN, |s| s.1),
             None => scan_cost,
         };
         let hints = &src.hints;
         let forced_hint = if hints.force_scan {
             Some("forbidden by hint FORCESCAN".to_string())
         } else if !hints.index.is_empty() {
-            Some(format!("forbidden by hint INDEX({})", hints.index.join(", ")))
+            Some(format!(
+                "forbidden by hint INDEX({})",
+                hints.index.join(", ")
+            ))
         } else if hints.force_seek {
             Some("forbidden by hint FORCESEEK".to_string())
         } else {

@@ -894,7 +894,14 @@ impl<'o> Planner<'o> {
             }
             let memo_rows = if informed { est_out } else { f64::NAN };
             let memo_scan = if informed { scan_cost } else { f64::NAN };
-            self.memo_access(&n, memo_seeks, Some(ix), memo_scan, memo_rows, &memo_bindable);
+            self.memo_access(
+                &n,
+                memo_seeks,
+                Some(ix),
+                memo_scan,
+                memo_rows,
+                &memo_bindable,
+            );
             return Ok(n);
         }
         if src.hints.force_seek || !self.enabled("GetToScan") {

@@ -16,8 +16,9 @@
 //!
 //! Trivial: the planner is one top-down pass; a statement is reported TRIVIAL when it reads at
 //! most one table and no decision in it compared two alternatives by cost (no usable index,
-//! or a seek on a whole unique key, which returns at most one row and always wins), FULL
-//! otherwise. The plan is the same either way: in a statement with no choice the costed
+//! or a seek on a whole unique key, which returns at most one row and always wins) and, when
+//! parallelism is allowed, it costs less than the cost threshold for parallelism (above it a
+//! parallel plan is weighed, as SQL Server leaves the trivial stage there); FULL otherwise. The plan is the same either way: in a statement with no choice the costed
 //! search has nothing to decide.
 
 use crate::memo::Memo;
