@@ -105,6 +105,11 @@ impl Memo {
         }
     }
 
+    /// The group the latest alternative went to.
+    pub fn last_group(&self) -> Option<u32> {
+        self.last_group
+    }
+
     /// Alternatives recorded so far.
     pub fn len(&self) -> usize {
         self.recorded

@@ -244,6 +244,85 @@ impl Planner<'_> {
         }
     }
 
+    /// The label of an aggregate's group (`Aggregate {o}`); None when not recording.
+    pub(crate) fn memo_aggregate_label(&self, input: &LogicalOp) -> Option<String> {
+        self.memo.as_ref()?;
+        Some(format!("Aggregate {}", memo::label_of(input)))
+    }
+
+    /// Records an aggregate group: the implementation chosen and the one not used, with why
+    /// (hash and sort + stream are not costed against each other: the hints and rules decide).
+    pub(crate) fn memo_aggregate(&mut self, label: Option<String>, chosen: &mut PhysOp) {
+        let Some(label) = label else { return };
+        self.annotate(chosen);
+        let scalar = matches!(&chosen.kind, PhysKind::StreamAggregate { group_by, .. } if group_by.is_empty());
+        let hash = matches!(chosen.kind, PhysKind::HashAggregate { .. });
+        let scalar_hashed = matches!(&chosen.kind,
+            PhysKind::HashAggregate { group_by, grouping_sets: None, .. } if group_by.is_empty());
+        let other = if scalar {
+            None
+        } else if scalar_hashed {
+            Some((
+                "Stream Aggregate",
+                "GbAggToStrm",
+                "rule disabled: QueryRuleOff GbAggToStrm",
+            ))
+        } else if hash {
+            let why = if !self.enabled("GbAggToHS") {
+                "rule disabled: QueryRuleOff GbAggToHS"
+            } else if self.options.group.hash {
+                "forbidden by hint HASH GROUP"
+            } else {
+                "not costed: GROUP BY hashes unless OPTION (ORDER GROUP) or QueryRuleOff GbAggToHS"
+            };
+            Some(("Stream Aggregate over Sort", "", why))
+        } else {
+            let why = if !self.enabled("GbAggToHS") {
+                "rule disabled: QueryRuleOff GbAggToHS"
+            } else {
+                "forbidden by hint ORDER GROUP"
+            };
+            Some(("Hash Match (Aggregate)", "GbAggToHS", why))
+        };
+        let Some(m) = self.memo.as_mut() else { return };
+        let child = m.last_group();
+        let g = m.group(&label);
+        let rule = if scalar {
+            "GbAggToStrm"
+        } else if hash {
+            "GbAggToHS"
+        } else {
+            ""
+        };
+        m.add(
+            g,
+            Alternative {
+                logical: "Aggregate".into(),
+                physical: Some(memo::describe(chosen)),
+                rule,
+                children: child.into_iter().collect(),
+                est_rows: Some(chosen.est_rows),
+                own_cost: Some(chosen.cost.io + chosen.cost.cpu),
+                subtree_cost: Some(chosen.cost.subtree),
+                chosen: true,
+                ..Default::default()
+            },
+        );
+        if let Some((physical, rule, why)) = other {
+            m.add(
+                g,
+                Alternative {
+                    logical: "Aggregate".into(),
+                    physical: Some(physical.into()),
+                    rule,
+                    children: child.into_iter().collect(),
+                    why_lost: Some(why.into()),
+                    ..Default::default()
+                },
+            );
+        }
+    }
+
     /// Records a table access group: the scan and every seek candidate, the winner, and what
     /// a hint or QueryRuleOff forbade.
     #[allow(clippy::too_many_arguments)]

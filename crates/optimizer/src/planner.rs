@@ -109,7 +109,8 @@ impl<'o> Planner<'o> {
     /// have only a hash implementation, so ORDER GROUP alone leaves them no plan (Msg 8622).
     fn stream_grouping(&self, grouping_sets: bool) -> SqlResult<bool> {
         let g = self.options.group;
-        if !g.order || g.hash {
+        // QUERYRULEOFF GbAggToHS takes hashing away as ORDER GROUP alone does
+        if (!g.order || g.hash) && self.enabled("GbAggToHS") {
             return Ok(false);
         }
         if grouping_sets {
@@ -371,13 +372,17 @@ impl<'o> Planner<'o> {
                 aggs,
                 grouping_sets,
             } => {
+                let memo_label = self.memo_aggregate_label(&input);
                 let input = self.op(*input)?;
                 let group_by = self.exprs(group_by)?;
                 let aggs = self.aggs(aggs)?;
                 let group_cols: Vec<Option<usize>> =
                     group_by.iter().map(|e| e.as_column()).collect();
                 let groups = self.stats.group_rows(self.catalog, &input, &group_cols);
-                if group_by.is_empty() && grouping_sets.is_none() && self.enabled("GbAggToStrm") {
+                let mut aggregate = if group_by.is_empty()
+                    && grouping_sets.is_none()
+                    && self.enabled("GbAggToStrm")
+                {
                     let mut n = self.node(
                         PhysKind::StreamAggregate {
                             input: Box::new(input),
@@ -424,7 +429,9 @@ impl<'o> Planner<'o> {
                         n.est_rows = groups;
                     }
                     n
-                }
+                };
+                self.memo_aggregate(memo_label, &mut aggregate);
+                aggregate
             }
             LogicalOp::Window { input, calls } => {
                 let input = self.op(*input)?;

@@ -72,6 +72,10 @@ pub const RULES: &[Rule] = &[
         doc: "Table accesses decode only the columns some operator above reads (others are NULL in the row buffer). Sound: unread positions are never observed.",
     },
     Rule {
+        name: "GbAggToHS",
+        doc: "GROUP BY (and DISTINCT) becomes a Hash Match aggregate (the default). Switched off, as under OPTION (ORDER GROUP): Sort + Stream Aggregate (Distinct Sort); grouping sets, which only hash, have no plan (Msg 8622). Sound: a hash table holds one entry per group.",
+    },
+    Rule {
         name: "GbAggToStrm",
         doc: "A scalar aggregate (no GROUP BY) becomes a Stream Aggregate (one group).",
     },

@@ -32,3 +32,17 @@ SELECT b.k FROM big b WHERE b.k = 7 OPTION (QUERYRULEOFF GetToScan)
 GO
 SELECT COUNT(*) AS n FROM small s CROSS JOIN small t OPTION (QUERYRULEOFF JNtoNL)
 GO
+SET SHOWPLAN_MEMO ON
+GO
+-- aggregates: GROUP BY hashes (GbAggToHS); ORDER GROUP or QUERYRULEOFF GbAggToHS sort and
+-- stream instead, the hash listed as forbidden / disabled; a scalar aggregate streams
+SELECT k, COUNT(*) AS n FROM big GROUP BY k
+GO
+SELECT k, COUNT(*) AS n FROM big GROUP BY k OPTION (ORDER GROUP)
+GO
+SELECT k, COUNT(*) AS n FROM big GROUP BY k OPTION (QUERYRULEOFF GbAggToHS)
+GO
+SELECT COUNT(*) AS n FROM big
+GO
+SET SHOWPLAN_MEMO OFF
+GO
