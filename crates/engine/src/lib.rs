@@ -55,6 +55,7 @@ pub mod sequence;
 pub mod server;
 pub mod session;
 mod showplan;
+mod showplan_memo;
 mod statistics;
 mod sysfuncs;
 mod sysprocs;

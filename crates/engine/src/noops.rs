@@ -33,6 +33,8 @@ const IMPLEMENTED: &[&str] = &[
     "SHOWPLAN_XML",
     "STATISTICS XML",
     "STATISTICS PROFILE",
+    // showplan_memo.rs: the optimizer's memo (latchkey's own option)
+    "SHOWPLAN_MEMO",
 ];
 
 /// Options whose ON has no observable effect in latchkey, as in SQL Server under the same

@@ -101,9 +101,12 @@ impl Session {
             return Ok(());
         }
         let (physical, is_dml) = self.plan_statement(s)?;
+        // kept aside while it runs (triggers and subqueries plan statements of their own)
+        let search = self.last_search.take();
         self.with_grant(s, |me| {
             me.execute_plan(&physical, is_dml, defer_metadata(s), sink)
         })?;
+        self.last_search = search;
         self.after_statement_plan(s, &physical, sink);
         Ok(())
     }
@@ -204,7 +207,10 @@ impl Session {
         );
         let bound = plan::bind_statement(s, self)?;
         let is_dml = !matches!(bound, plan::Statement::Select { .. });
-        Ok((optimizer::optimize_with(bound, self, &options)?, is_dml))
+        let record_memo = self.showplan_memo_on();
+        let (plan, search) = optimizer::optimize_searched(bound, self, &options, record_memo)?;
+        self.last_search = Some(search);
+        Ok((plan, is_dml))
     }
 
     /// Executes a physical plan, emitting its result set or row count.

@@ -243,6 +243,9 @@ pub struct Session {
     pub(crate) last_actuals: Vec<exec::actuals::OpActuals>,
     /// StmtId of the statement being shown in showplan mode (SHOWPLAN_ALL's StmtId column).
     pub(crate) showplan_stmt_id: i32,
+    /// The search report of the statement planned last (stage, early abort, memo), for
+    /// showplan (showplan.rs, showplan_memo.rs).
+    pub(crate) last_search: Option<optimizer::search_stages::SearchReport>,
     /// Set by another thread to cancel the running request (an attention); polled by the
     /// interpreter and exec (`cancel_handle`, README "Cancellation").
     pub(crate) cancel: common::CancelToken,
@@ -315,6 +318,7 @@ impl Session {
             grant_percent: None,
             last_actuals: Vec::new(),
             showplan_stmt_id: 0,
+            last_search: None,
             cancel,
             live,
             bind_volatile: std::cell::Cell::new(false),

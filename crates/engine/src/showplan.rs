@@ -20,7 +20,7 @@ use crate::events::{EventSink, OutColumn};
 use crate::session::Session;
 use common::{SqlError, SqlResult};
 use optimizer::showplan_rows::{plan_rows, PlanRow};
-use optimizer::showplan_xml::{showplan_xml, RunTimeCounters, XmlStatement};
+use optimizer::showplan_xml::{showplan_xml_searched, RunTimeCounters, XmlStatement};
 use parser::ast::{self, Statement, StatementKind};
 use types::{DataType, Value};
 
@@ -217,7 +217,12 @@ fn thread_cpu_us() -> u64 {
 
 /// Option names (upper case, as the parser gives them) that switch showplan mode (each must be
 /// alone in its batch, error 1067).
-const SHOWPLAN_OPTIONS: [&str; 3] = ["SHOWPLAN_TEXT", "SHOWPLAN_ALL", "SHOWPLAN_XML"];
+const SHOWPLAN_OPTIONS: [&str; 4] = [
+    "SHOWPLAN_TEXT",
+    "SHOWPLAN_ALL",
+    "SHOWPLAN_XML",
+    "SHOWPLAN_MEMO",
+];
 
 fn is_showplan_set(s: &Statement) -> bool {
     matches!(&s.kind, StatementKind::SetOption(ast::SetOption::OnOff { options, .. })
@@ -324,14 +329,18 @@ impl Session {
                     rewinds: c.rewinds,
                 }]
             };
-            let xml = showplan_xml(&[XmlStatement {
-                text,
-                statement_type: &stmt_type,
-                plan: Some(physical),
-                compile_ms: self.last_compile_ms,
-                cached_plan_kb: None,
-                actuals: Some(&per_node),
-            }]);
+            let search = self.last_search.take();
+            let xml = showplan_xml_searched(
+                &[XmlStatement {
+                    text,
+                    statement_type: &stmt_type,
+                    plan: Some(physical),
+                    compile_ms: self.last_compile_ms,
+                    cached_plan_kb: None,
+                    actuals: Some(&per_node),
+                }],
+                &[search.as_ref()],
+            );
             xml_result(xml, show, sink);
         }
     }
@@ -393,6 +402,7 @@ impl Session {
                         | StatementKind::Merge(_)
                 );
                 // Plan first so that a bind error comes before any output, as in SQL Server.
+                self.last_search = None;
                 let started = std::time::Instant::now();
                 let physical = if is_query && !matches!(kind, StatementKind::Merge(_)) {
                     Some(self.autocommit(|me| me.plan_statement(s))?.0)
@@ -406,15 +416,19 @@ impl Session {
                 self.showplan_stmt_id += 1;
                 let stmt_id = self.showplan_stmt_id;
                 let stmt_type = statement_type(s, physical.as_ref());
+                let search = self.last_search.take();
                 if self.flag("SHOWPLAN_XML") {
-                    let xml = showplan_xml(&[XmlStatement {
-                        text: &stmt_text,
-                        statement_type: &stmt_type,
-                        plan: physical.as_ref(),
-                        compile_ms: physical.as_ref().map(|_| (compile_ms, compile_ms)),
-                        cached_plan_kb: None,
-                        actuals: None,
-                    }]);
+                    let xml = showplan_xml_searched(
+                        &[XmlStatement {
+                            text: &stmt_text,
+                            statement_type: &stmt_type,
+                            plan: physical.as_ref(),
+                            compile_ms: physical.as_ref().map(|_| (compile_ms, compile_ms)),
+                            cached_plan_kb: None,
+                            actuals: None,
+                        }],
+                        &[search.as_ref()],
+                    );
                     xml_result(xml, show, sink);
                 } else if self.flag("SHOWPLAN_ALL") {
                     plan_rows_result(
@@ -426,13 +440,17 @@ impl Session {
                         show,
                         sink,
                     );
-                } else {
+                } else if self.flag("SHOWPLAN_TEXT") {
                     stmt_text_result(&[stmt_text], show, sink);
                     if let Some(p) = &physical {
                         let text = optimizer::explain(p);
                         let lines: Vec<String> = text.lines().map(str::to_string).collect();
                         stmt_text_result(&lines, show, sink);
                     }
+                }
+                if self.showplan_memo_on() && !self.flag("SHOWPLAN_XML") {
+                    let memo = search.as_ref().and_then(|r| r.memo.as_ref());
+                    crate::showplan_memo::memo_result(memo, show, sink);
                 }
             }
         }

@@ -69,13 +69,27 @@ impl Planner<'_> {
             return Ok(None);
         };
         let mut phys = Vec::with_capacity(flat.rels.len());
+        // the relations are planned here only for their estimates: not recorded in the memo
+        let memo = self.memo.take();
+        let mut planned = Ok(true);
         for r in &flat.rels {
             if let Some(t) = base_table(&r.op) {
                 if !self.informed(&t) {
-                    return Ok(None);
+                    planned = Ok(false);
+                    break;
                 }
             }
-            phys.push(self.op(r.op.clone())?);
+            match self.op(r.op.clone()) {
+                Ok(p) => phys.push(p),
+                Err(e) => {
+                    planned = Err(e);
+                    break;
+                }
+            }
+        }
+        self.memo = memo;
+        if !planned? {
+            return Ok(None);
         }
         let rows: Vec<f64> = phys.iter().map(|p| p.est_rows).collect();
         let mut edges = Vec::with_capacity(flat.preds.len());
@@ -93,7 +107,9 @@ impl Planner<'_> {
             edges.push((mask, sel));
             preds.push((mask, p));
         }
-        let tree = join_order::choose(&rows, &edges);
+        let mut trace = self.memo.as_ref().map(|_| join_order::DpTrace::default());
+        let tree = join_order::choose_searched(&rows, &edges, &mut self.search, trace.as_mut());
+        self.memo_join_order(&flat.rels, trace, &tree, &rows, &edges);
         let offsets: Vec<(usize, usize)> = flat.rels.iter().map(|r| (r.offset, r.arity)).collect();
         let mut rels: Vec<Option<LogicalOp>> = flat.rels.into_iter().map(|r| Some(r.op)).collect();
         let (mut op, layout, _) = join_order::build(&tree, &mut rels, &offsets, &mut preds);

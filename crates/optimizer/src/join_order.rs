@@ -16,6 +16,8 @@
 
 use plan::{CmpOp, JoinKind, LogicalOp, ScalarExpr, ScalarKind};
 
+use crate::search_stages::{EarlyAbort, SearchState, MEMO_GROUP_CAP, SEARCH_BUDGET};
+
 /// Relations up to which the order is exhaustive (3^12 subset splits at most).
 pub const DP_RELATIONS: usize = 12;
 /// Relations beyond which the written order is kept (one bit per relation in a u64).
@@ -216,6 +218,11 @@ pub fn equi_columns(p: &ScalarExpr, rels: &[Relation]) -> Option<((usize, usize)
     (x.0 != y.0).then_some((x, y))
 }
 
+/// Estimated rows of the join of the relations in `set` (for the memo).
+pub fn card_of(set: u64, rows: &[f64], edges: &[(u64, f64)]) -> f64 {
+    card(set, rows, edges)
+}
+
 /// Estimated rows of the join of the relations in `set`.
 fn card(set: u64, rows: &[f64], edges: &[(u64, f64)]) -> f64 {
     let mut c = 1.0;
@@ -240,25 +247,122 @@ fn connected(a: u64, b: u64, edges: &[(u64, f64)]) -> bool {
 
 /// The join order for relations of `rows` estimated rows joined by predicates `edges`
 /// (relation mask, selectivity).
+#[cfg(test)]
 pub fn choose(rows: &[f64], edges: &[(u64, f64)]) -> JoinTree {
-    let n = rows.len();
-    if n <= DP_RELATIONS {
-        if let Some(t) = dynamic(rows, edges, true).or_else(|| dynamic(rows, edges, false)) {
-            return t;
-        }
-    }
-    greedy(rows, edges)
+    choose_searched(rows, edges, &mut SearchState::default(), None)
 }
 
-/// Exhaustive bushy DP over subsets (`connected_only`: no cross products).
-fn dynamic(rows: &[f64], edges: &[(u64, f64)], connected_only: bool) -> Option<JoinTree> {
+/// One alternative JoinOrder considered for a subset (`set` = `left` | `right`): its C_out, or
+/// why it was not costed.
+#[derive(Clone, Debug)]
+pub struct DpAlternative {
+    pub set: u64,
+    pub left: u64,
+    pub right: u64,
+    /// C_out of the subtree (None: not costed).
+    pub cost: Option<f64>,
+    pub pruned: Option<&'static str>,
+}
+
+/// What JoinOrder's search considered, for the memo (kept only when recording).
+#[derive(Clone, Debug, Default)]
+pub struct DpTrace {
+    pub alternatives: Vec<DpAlternative>,
+    /// Best C_out per subset that got a plan.
+    pub best: Vec<(u64, f64, u64)>,
+    /// Estimated rows per subset seen.
+    pub cards: Vec<(u64, f64)>,
+    /// Alternatives not kept past [`crate::memo::MEMO_ALTERNATIVES_CAP`].
+    pub dropped: u64,
+    /// How the search ended (exhaustive, greedy after an early stop, greedy beyond the DP).
+    pub greedy: bool,
+}
+
+/// [`choose`] within the statement's search budget (search_stages.rs): exhaustive dynamic
+/// programming while it fits [`SEARCH_BUDGET`] and [`MEMO_GROUP_CAP`], greedy pairing when it
+/// does not (the abort reason is kept in `state`) or when the greedy order is already at the
+/// lower bound of C_out (GoodEnoughPlanFound).
+pub fn choose_searched(
+    rows: &[f64],
+    edges: &[(u64, f64)],
+    state: &mut SearchState,
+    mut trace: Option<&mut DpTrace>,
+) -> JoinTree {
+    let n = rows.len();
+    // the greedy order first: when no join in it yields more than one row no order is cheaper
+    let quick = greedy(rows, edges);
+    if c_out(&quick, rows, edges).1 <= (n.saturating_sub(1)) as f64 {
+        state.abort(EarlyAbort::GoodEnoughPlanFound);
+        if let Some(t) = trace.as_deref_mut() {
+            t.greedy = true;
+        }
+        return quick;
+    }
+    // the enumeration visits about 3^n splits: beyond the budget it is not started
+    let predicted = 3f64.powi(n.min(64) as i32);
+    if n > DP_RELATIONS || state.explored as f64 + predicted > SEARCH_BUDGET as f64 {
+        state.abort(EarlyAbort::TimeOut);
+        if let Some(t) = trace.as_deref_mut() {
+            t.greedy = true;
+        }
+        return quick;
+    }
+    let mut outcome = dynamic(rows, edges, true, state, trace.as_deref_mut());
+    if matches!(outcome, Ok(None)) {
+        outcome = dynamic(rows, edges, false, state, trace.as_deref_mut());
+    }
+    match outcome {
+        Ok(Some(t)) => t,
+        Ok(None) => quick,
+        Err(reason) => {
+            state.abort(reason);
+            if let Some(t) = trace {
+                t.greedy = true;
+            }
+            quick
+        }
+    }
+}
+
+/// (subset, C_out) of a join tree: the sum of the estimated rows of its joins.
+pub fn c_out(tree: &JoinTree, rows: &[f64], edges: &[(u64, f64)]) -> (u64, f64) {
+    match tree {
+        JoinTree::Leaf(i) => (1u64 << i, 0.0),
+        JoinTree::Join(a, b) => {
+            let (ma, ca) = c_out(a, rows, edges);
+            let (mb, cb) = c_out(b, rows, edges);
+            let set = ma | mb;
+            (set, ca + cb + card(set, rows, edges))
+        }
+    }
+}
+
+/// Exhaustive bushy DP over subsets (`connected_only`: no cross products). Ok(None): no plan
+/// without cross products; Err: the budget or the group cap stopped it.
+fn dynamic(
+    rows: &[f64],
+    edges: &[(u64, f64)],
+    connected_only: bool,
+    state: &mut SearchState,
+    mut trace: Option<&mut DpTrace>,
+) -> Result<Option<JoinTree>, EarlyAbort> {
     let n = rows.len();
     let full: u64 = (1u64 << n) - 1;
     // best[set] = (cost, left subset)
     let mut best: Vec<Option<(f64, u64)>> = vec![None; 1usize << n];
     let mut cards = vec![0.0f64; 1usize << n];
+    let mut groups = 0usize;
+    if let Some(t) = trace.as_deref_mut() {
+        // a second (cross product) pass replaces the first one's record
+        t.alternatives.clear();
+        t.best.clear();
+        t.cards.clear();
+    }
     for set in 1..=full {
         cards[set as usize] = card(set, rows, edges);
+        if let Some(t) = trace.as_deref_mut() {
+            t.cards.push((set, cards[set as usize]));
+        }
         if set.count_ones() == 1 {
             best[set as usize] = Some((0.0, 0));
             continue;
@@ -268,23 +372,57 @@ fn dynamic(rows: &[f64], edges: &[(u64, f64)], connected_only: bool) -> Option<J
         // submasks holding the lowest relation (each split once)
         let mut a = (set - 1) & set;
         while a > 0 {
+            state.explored += 1;
             if a & low != 0 {
                 let b = set & !a;
-                if let (Some((ca, _)), Some((cb, _))) = (best[a as usize], best[b as usize]) {
-                    if !connected_only || connected(a, b, edges) {
-                        let cost = ca + cb + cards[set as usize];
-                        if found.is_none_or(|f| cost < f.0) {
-                            found = Some((cost, a));
+                let considered = match (best[a as usize], best[b as usize]) {
+                    (Some((ca, _)), Some((cb, _))) => {
+                        if !connected_only || connected(a, b, edges) {
+                            let cost = ca + cb + cards[set as usize];
+                            if found.is_none_or(|f| cost < f.0) {
+                                found = Some((cost, a));
+                            }
+                            Ok(cost)
+                        } else {
+                            Err("pruned: cross product (no join predicate between the inputs)")
                         }
+                    }
+                    _ => Err("pruned: an input subset has no plan (it needs a cross product)"),
+                };
+                if let Some(t) = trace.as_deref_mut() {
+                    if t.alternatives.len() < crate::memo::MEMO_ALTERNATIVES_CAP {
+                        t.alternatives.push(DpAlternative {
+                            set,
+                            left: a,
+                            right: b,
+                            cost: considered.ok(),
+                            pruned: considered.err(),
+                        });
+                    } else {
+                        t.dropped += 1;
                     }
                 }
             }
             a = (a - 1) & set;
         }
+        if state.explored > SEARCH_BUDGET {
+            return Err(EarlyAbort::TimeOut);
+        }
+        if let Some(f) = found {
+            groups += 1;
+            if groups > MEMO_GROUP_CAP {
+                return Err(EarlyAbort::MemoryLimitExceeded);
+            }
+            if let Some(t) = trace.as_deref_mut() {
+                t.best.push((set, f.0, f.1));
+            }
+        }
         best[set as usize] = found;
     }
-    best[full as usize]?;
-    Some(build_tree(full, &best, &cards))
+    if best[full as usize].is_none() {
+        return Ok(None);
+    }
+    Ok(Some(build_tree(full, &best, &cards)))
 }
 
 fn build_tree(set: u64, best: &[Option<(f64, u64)>], cards: &[f64]) -> JoinTree {
@@ -441,14 +579,90 @@ mod tests {
         let (mut x, mut y) = (Vec::new(), Vec::new());
         leaves(a, &mut x);
         leaves(b, &mut y);
-        assert!(
-            x.contains(&1) || y.len() == 1 && y[0] == 1 || x.len() == 2,
-            "{t:?}"
-        );
+        // (every join here yields one row, so the greedy order is already optimal and either
+        // side may hold the first join)
         let pair = if x.len() == 2 { x } else { y };
+        assert_eq!(pair.len(), 2, "{t:?}");
         assert!(
             pair.contains(&1),
             "the first join reads the middle relation: {t:?}"
+        );
+    }
+
+    fn searched(rows: &[f64], edges: &[(u64, f64)]) -> (JoinTree, SearchState) {
+        let mut state = SearchState::default();
+        let t = choose_searched(rows, edges, &mut state, None);
+        (t, state)
+    }
+
+    #[test]
+    fn exhaustive_search_within_the_budget_records_no_early_abort() {
+        let rows = [1_000_000.0, 10.0, 1000.0];
+        let edges = [(0b011, 1.0 / 10.0), (0b101, 1.0 / 1000.0)];
+        let (_, state) = searched(&rows, &edges);
+        assert_eq!(state.early_abort, None);
+        assert!(state.explored > 0 && state.explored < 100);
+    }
+
+    #[test]
+    fn thirteen_relations_exceed_the_budget_timeout() {
+        // a chain of 13: the enumeration would visit 3^13 > SEARCH_BUDGET splits
+        let rows: Vec<f64> = (0..13).map(|i| 100.0 + i as f64).collect();
+        let edges: Vec<(u64, f64)> = (0..12).map(|i| (0b11u64 << i, 0.05)).collect();
+        let (t, state) = searched(&rows, &edges);
+        assert_eq!(state.early_abort, Some(EarlyAbort::TimeOut));
+        assert_eq!(state.explored, 0, "not started");
+        let mut all = Vec::new();
+        leaves(&t, &mut all);
+        all.sort();
+        assert_eq!(all, (0..13).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_twelve_relation_clique_exceeds_the_memo_cap() {
+        // every subset of a clique is connected: 4,095 groups > MEMO_GROUP_CAP
+        let rows = vec![1000.0; 12];
+        let mut edges = Vec::new();
+        for i in 0..12 {
+            for j in i + 1..12 {
+                edges.push(((1u64 << i) | (1u64 << j), 0.01));
+            }
+        }
+        let (t, state) = searched(&rows, &edges);
+        assert_eq!(state.early_abort, Some(EarlyAbort::MemoryLimitExceeded));
+        let mut all = Vec::new();
+        leaves(&t, &mut all);
+        assert_eq!(all.len(), 12);
+    }
+
+    #[test]
+    fn one_row_joins_are_good_enough_without_the_exhaustive_search() {
+        // every join yields one row: the greedy order's C_out is the lower bound n - 1
+        let rows = [1.0, 1.0, 1.0, 1.0];
+        let edges = [(0b0011, 1.0), (0b0110, 1.0), (0b1100, 1.0)];
+        let (_, state) = searched(&rows, &edges);
+        assert_eq!(state.early_abort, Some(EarlyAbort::GoodEnoughPlanFound));
+        assert_eq!(state.explored, 0);
+    }
+
+    #[test]
+    fn the_trace_holds_every_subset_and_the_pruned_cross_product() {
+        // chain 0 - 1 - 2: {0, 2} is a cross product
+        let rows = [100.0, 1000.0, 10.0];
+        let edges = [(0b011, 0.01), (0b110, 0.001)];
+        let mut trace = DpTrace::default();
+        choose_searched(&rows, &edges, &mut SearchState::default(), Some(&mut trace));
+        let sets: Vec<u64> = trace.cards.iter().map(|c| c.0).collect();
+        assert_eq!(sets, (1..8).collect::<Vec<u64>>());
+        let cross = trace
+            .alternatives
+            .iter()
+            .find(|a| a.set == 0b101)
+            .expect("the {0, 2} split");
+        assert!(cross.cost.is_none() && cross.pruned.is_some());
+        assert_eq!(
+            trace.alternatives.iter().filter(|a| a.set == 0b111).count(),
+            3
         );
     }
 

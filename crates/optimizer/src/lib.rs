@@ -18,12 +18,15 @@ mod explain;
 mod gb_agg_before_join;
 mod join_order;
 mod outer_join;
+pub mod memo;
+mod memo_record;
 mod parallelize;
 mod planner;
 mod prune;
 mod quantified;
 mod row_goal;
 pub mod rules;
+pub mod search_stages;
 pub mod showplan_rows;
 pub mod showplan_xml;
 mod spool;
@@ -100,7 +103,22 @@ pub fn optimize_with(
     catalog: &dyn Catalog,
     options: &Options,
 ) -> SqlResult<PhysicalPlan> {
+    optimize_searched(stmt, catalog, options, false).map(|(plan, _)| plan)
+}
+
+/// Optimizes a bound statement and reports its search (search_stages.rs): the stage, why it
+/// stopped early, and with `record_memo` (`SET SHOWPLAN_MEMO ON`) every group and alternative
+/// it considered (memo.rs).
+pub fn optimize_searched(
+    stmt: BoundStatement,
+    catalog: &dyn Catalog,
+    options: &Options,
+    record_memo: bool,
+) -> SqlResult<(PhysicalPlan, search_stages::SearchReport)> {
     let mut p = planner::Planner::new(options, catalog);
+    if record_memo {
+        p.memo = Some(memo::Memo::default());
+    }
     let mut plan = p.statement(stmt)?;
     if !options
         .disabled_rules
@@ -133,6 +151,11 @@ pub fn optimize_with(
     // nodes it adds are costed afterwards
     if options.max_dop > 1 {
         if let plan::Statement::Select { input, .. } = &mut plan {
+            // as in SQL Server, a plan costing past the parallelism threshold is not trivial:
+            // serial and parallel plans are weighed
+            if input.cost.subtree >= options.cost_threshold {
+                p.search.costed_choices += 1;
+            }
             parallelize::parallelize(input, options.max_dop, options.cost_threshold, catalog);
             p.annotate(input);
         }
@@ -152,5 +175,13 @@ pub fn optimize_with(
     }
     // node ids last: they number the finished tree, exchanges included
     showplan_xml::number_nodes(&mut plan);
-    Ok(plan)
+    let report = search_stages::SearchReport {
+        level: p.search.level(),
+        early_abort: p.search.early_abort,
+        memo: p.memo.take().map(|mut m| {
+            memo::record_root(&mut m, &plan);
+            m
+        }),
+    };
+    Ok((plan, report))
 }

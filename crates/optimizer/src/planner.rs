@@ -26,6 +26,10 @@ pub(crate) struct Planner<'o> {
     /// TOP, FAST n and EXISTS, passed through projections, filters and joins' choices, taken
     /// (cleared) by every `op` call so it never leaks to an unrelated subtree.
     pub(crate) goal: Option<f64>,
+    /// The memo being recorded (`SET SHOWPLAN_MEMO ON`), None otherwise (memo_record.rs).
+    pub(crate) memo: Option<crate::memo::Memo>,
+    /// Search stage counters and the early-abort reason (search_stages.rs).
+    pub(crate) search: crate::search_stages::SearchState,
 }
 
 const OPT_SLOT_BASE: usize = 1 << 20;
@@ -95,6 +99,8 @@ impl<'o> Planner<'o> {
             pre_aggregating: false,
             next_slot: OPT_SLOT_BASE,
             goal: None,
+            memo: None,
+            search: Default::default(),
         }
     }
 
@@ -111,7 +117,8 @@ impl<'o> Planner<'o> {
     /// have only a hash implementation, so ORDER GROUP alone leaves them no plan (Msg 8622).
     fn stream_grouping(&self, grouping_sets: bool) -> SqlResult<bool> {
         let g = self.options.group;
-        if !g.order || g.hash {
+        // QUERYRULEOFF GbAggToHS takes hashing away as ORDER GROUP alone does
+        if (!g.order || g.hash) && self.enabled("GbAggToHS") {
             return Ok(false);
         }
         if grouping_sets {
@@ -424,13 +431,17 @@ impl<'o> Planner<'o> {
                 aggs,
                 grouping_sets,
             } => {
+                let memo_label = self.memo_aggregate_label(&input);
                 let input = self.op(*input)?;
                 let group_by = self.exprs(group_by)?;
                 let aggs = self.aggs(aggs)?;
                 let group_cols: Vec<Option<usize>> =
                     group_by.iter().map(|e| e.as_column()).collect();
                 let groups = self.stats.group_rows(self.catalog, &input, &group_cols);
-                if group_by.is_empty() && grouping_sets.is_none() && self.enabled("GbAggToStrm") {
+                let mut aggregate = if group_by.is_empty()
+                    && grouping_sets.is_none()
+                    && self.enabled("GbAggToStrm")
+                {
                     let mut n = self.node(
                         PhysKind::StreamAggregate {
                             input: Box::new(input),
@@ -477,7 +488,9 @@ impl<'o> Planner<'o> {
                         n.est_rows = groups;
                     }
                     n
-                }
+                };
+                self.memo_aggregate(memo_label, &mut aggregate);
+                aggregate
             }
             LogicalOp::Window { input, calls } => {
                 let input = self.op(*input)?;
@@ -920,6 +933,10 @@ impl<'o> Planner<'o> {
         let scan_cost = crate::cost::scan_cost(&table, ts.rows);
         let mut best: Option<SeekChoice> = None;
         let mut best_cost = f64::INFINITY;
+        self.search.tables += 1;
+        let mut seek_candidates = 0u32;
+        let mut memo_seeks = self.memo.is_some().then(Vec::new);
+        let memo_bindable = self.memo_bindable(&conj, &table);
         if self.enabled("SelToIdxSeek") && !src.hints.force_scan && forced != Some(usize::MAX) {
             for (ix, index) in table.indexes.iter().enumerate() {
                 if index.kind != IndexKind::RowStore || index.filter.is_some() {
@@ -939,6 +956,10 @@ impl<'o> Planner<'o> {
                     range.lower.is_some() || range.upper.is_some(),
                     index.clustered || index.unique,
                 );
+                seek_candidates += 1;
+                if let (false, Some(v)) = (informed, memo_seeks.as_mut()) {
+                    v.push((ix, f64::NAN, 10.0));
+                }
                 if informed {
                     // cost based: the cheapest seek (its rows from the statistics)
                     let seek_conj =
@@ -946,6 +967,9 @@ impl<'o> Planner<'o> {
                     let rows = ts.rows * ts.conj_selectivity(&seek_conj);
                     let (io, cpu) =
                         crate::cost::seek_cost(&table, ts.rows, ix, rows.max(1.0), false);
+                    if let Some(v) = memo_seeks.as_mut() {
+                        v.push((ix, io + cpu, rows.max(1.0)));
+                    }
                     if io + cpu < best_cost {
                         best_cost = io + cpu;
                         best = Some((ix, range, used, score));
@@ -957,7 +981,7 @@ impl<'o> Planner<'o> {
         }
         // the scan wins when it is clearly cheaper; on tables of a few pages both are cheap and
         // the seek is kept (it reads, and locks, fewer rows)
-        let seek_required = forced.is_some() || src.hints.force_seek;
+        let seek_required = forced.is_some() || src.hints.force_seek || !self.enabled("GetToScan");
         if informed && !seek_required && best_cost > scan_cost + SEEK_PREFERENCE {
             best = None;
         }
@@ -992,9 +1016,22 @@ impl<'o> Planner<'o> {
             } else {
                 10.0
             };
+            if informed && !full_unique {
+                self.search.costed_choices += 1;
+            }
+            let memo_rows = if informed { est_out } else { f64::NAN };
+            let memo_scan = if informed { scan_cost } else { f64::NAN };
+            self.memo_access(
+                &n,
+                memo_seeks,
+                Some(ix),
+                memo_scan,
+                memo_rows,
+                &memo_bindable,
+            );
             return Ok(n);
         }
-        if src.hints.force_seek {
+        if src.hints.force_seek || !self.enabled("GetToScan") {
             // FORCESEEK with no index whose key the predicates can seek on: SQL Server refuses
             // the query rather than scanning
             return Err(common::SqlError::new(8622, &[]));
@@ -1019,6 +1056,12 @@ impl<'o> Planner<'o> {
         } else if has_pred {
             n.est_rows *= 0.3;
         }
+        if informed && seek_candidates > 0 {
+            self.search.costed_choices += 1;
+        }
+        let memo_rows = n.est_rows;
+        let memo_scan = if informed { scan_cost } else { f64::NAN };
+        self.memo_access(&n, memo_seeks, None, memo_scan, memo_rows, &memo_bindable);
         Ok(n)
     }
 
@@ -1111,6 +1154,8 @@ impl<'o> Planner<'o> {
                 residual.push(c);
             }
         }
+        self.search.joins += 1;
+        let memo_inputs = self.memo_join_inputs(&left, &right, &lkeys, &rkeys);
         let left_get = match &left {
             LogicalOp::Get(src) => Some(src.clone()),
             _ => None,
@@ -1137,6 +1182,10 @@ impl<'o> Planner<'o> {
                     },
                     columns,
                 ));
+            }
+            if !self.enabled("JNtoNL") {
+                // nested loops is the only implementation of a join without equality keys
+                return Err(common::SqlError::new(8622, &[]));
             }
             let mut e = lphys.est_rows * rphys.est_rows;
             if predicate.is_some() {
@@ -1183,6 +1232,8 @@ impl<'o> Planner<'o> {
                     columns.clone(),
                 )? {
                     if hint == Some(JoinHint::Loop) || !informed_right {
+                        let mut n = n;
+                        self.memo_join(&memo_inputs, kind, hint, std::slice::from_mut(&mut n), 0);
                         return Ok(n);
                     }
                     loops_alternative = Some(n);
@@ -1194,6 +1245,9 @@ impl<'o> Planner<'o> {
         // Nested loops cannot preserve the unmatched inner rows of a FULL join: like the
         // key-less case above, a FULL join under a LOOP hint runs as a hash join.
         if hint == Some(JoinHint::Loop) && kind != JoinKind::FullOuter {
+            if !self.enabled("JNtoNL") {
+                return Err(common::SqlError::new(8622, &[]));
+            }
             // loop join without a usable index: keys go back into the predicate
             let e = self.join_estimate(&lphys, &rphys, &lkeys, &rkeys, kind, !residual.is_empty());
             let rphys = self.spool_inner(lphys.est_rows, rphys);
@@ -1217,6 +1271,7 @@ impl<'o> Planner<'o> {
                 columns,
             );
             n.est_rows = e;
+            self.memo_join(&memo_inputs, kind, hint, std::slice::from_mut(&mut n), 0);
             return Ok(n);
         }
         let merge_kind = matches!(
@@ -1280,6 +1335,7 @@ impl<'o> Planner<'o> {
                 columns,
             );
             n.est_rows = e;
+            self.memo_join(&memo_inputs, kind, hint, std::slice::from_mut(&mut n), 0);
             return Ok(n);
         }
         if hint == Some(JoinHint::Merge) && self.enabled("JoinToMerge") {
@@ -1322,14 +1378,18 @@ impl<'o> Planner<'o> {
             alternatives.extend(self.commuted_join(&n, left_get, la, ra, &columns)?);
         }
         if alternatives.is_empty() {
+            self.memo_join(&memo_inputs, kind, hint, std::slice::from_mut(&mut n), 0);
             return Ok(n);
         }
         // the cheapest of the hash join and the alternatives, under the row goal if any
-        self.annotate(&mut n);
-        for a in &mut alternatives {
-            self.annotate(a);
+        let mut candidates = vec![n];
+        candidates.extend(alternatives);
+        for c in &mut candidates {
+            self.annotate(c);
         }
-        Ok(crate::row_goal::choose(n, alternatives, goal, kind))
+        let best = crate::row_goal::choose_index(&candidates, goal, kind);
+        self.memo_join(&memo_inputs, kind, hint, &mut candidates, best);
+        Ok(candidates.swap_remove(best))
     }
 
     /// Nested loops + index seek on `src` when an index leads with the right key columns.
@@ -1449,7 +1509,7 @@ impl<'o> Planner<'o> {
 
 /// Cost difference under which a seek is kept over a cheaper scan (about three page reads):
 /// on tables of a few pages the two cost the same to the user and the seek touches fewer rows.
-const SEEK_PREFERENCE: f64 = 0.01;
+pub(crate) const SEEK_PREFERENCE: f64 = 0.01;
 
 /// The conjuncts a seek's range applies: the consumed equalities and the range conjuncts on
 /// the next key column `next` (those also stay in the residual).
@@ -1490,6 +1550,26 @@ fn row_independent(e: &ScalarExpr) -> bool {
 
 /// Matches conjuncts against an index key: equality prefix + optional range on the next column.
 /// Returns the seek range and the indexes of the conjuncts it consumed.
+/// Indexes whose key prefix `conj` binds (for the memo's record of seeks never costed);
+/// empty when no memo is recorded.
+impl Planner<'_> {
+    fn memo_bindable(&self, conj: &[ScalarExpr], table: &catalog::TableDef) -> Vec<usize> {
+        if self.memo.is_none() {
+            return Vec::new();
+        }
+        (0..table.indexes.len())
+            .filter(|&ix| {
+                let i = &table.indexes[ix];
+                if i.kind != IndexKind::RowStore || i.filter.is_some() {
+                    return false;
+                }
+                let (r, _) = match_index(conj, &i.key_columns, table);
+                !r.eq.is_empty() || r.lower.is_some() || r.upper.is_some()
+            })
+            .collect()
+    }
+}
+
 pub(crate) fn match_index(
     conj: &[ScalarExpr],
     key: &[(usize, bool)],

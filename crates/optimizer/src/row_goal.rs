@@ -83,15 +83,7 @@ pub(crate) fn goal_cost(op: &PhysOp, goal: f64) -> f64 {
 /// one the cheapest goal-discounted cost, among anti semi joins only between the plans whose
 /// full cost is within [`ANTI_JOIN_REGRET`] of the cheapest (guard 2 in the module doc). The
 /// earlier alternative wins ties.
-pub(crate) fn choose(
-    first: PhysOp,
-    others: Vec<PhysOp>,
-    goal: Option<f64>,
-    kind: JoinKind,
-) -> PhysOp {
-    let mut alternatives = Vec::with_capacity(others.len() + 1);
-    alternatives.push(first);
-    alternatives.extend(others);
+pub(crate) fn choose_index(alternatives: &[PhysOp], goal: Option<f64>, kind: JoinKind) -> usize {
     let full_best = alternatives
         .iter()
         .map(|a| a.cost.subtree)
@@ -113,8 +105,7 @@ pub(crate) fn choose(
         }
     }
     // the cheapest full-cost plan always passes the regret test, so `best` is set
-    let i = best.map_or(0, |(i, _)| i);
-    alternatives.swap_remove(i)
+    best.map_or(0, |(i, _)| i)
 }
 
 /// The goal a TOP sets on its input: its count plus its offset, when both are literals (no

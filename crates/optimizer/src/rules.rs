@@ -48,12 +48,20 @@ pub const RULES: &[Rule] = &[
         doc: "GROUP BY (non-empty, no grouping sets) over an inner/cross join whose aggregates (COUNT(*), COUNT, COUNT_BIG, SUM, MIN, MAX; no DISTINCT) read one input A: also planned as a partial aggregate of A grouped by the A columns the ON and GROUP BY read, joined, then a final aggregate (SUM of partial SUMs and counts, MIN of MINs, MAX of MAXs); the cheaper plan by cost wins. Sound: every A row of a partial group joins the same rows of the other input, so each joined row of the original is counted once through its partial group's joined row.",
     },
     Rule {
+        name: "GetToScan",
+        doc: "A table access becomes a Table Scan (heap) or Clustered Index Scan, the access path every table has; with known row counts it is costed against each SelToIdxSeek alternative. Switched off, a table access needs a seek (Msg 8622 when no index's key the predicates bind). Sound: a scan reads every row and the predicates filter them.",
+    },
+    Rule {
         name: "SelToIdxSeek",
         doc: "Filter over a table read whose conjuncts bind a prefix of an index key with equalities (plus an optional range on the next key column) becomes an index seek; remaining conjuncts stay as the seek's residual predicate.",
     },
     Rule {
         name: "JNtoIdxLookup",
         doc: "Equi-join whose inner side is a table with an index led by the join columns becomes nested loops with an index seek on the inner side (outer values as parameters).",
+    },
+    Rule {
+        name: "JNtoNL",
+        doc: "A join becomes Nested Loops evaluating its condition for every pair of rows: the only implementation of a join without equality keys (cross and theta joins), and of an equi-join under LOOP JOIN when no index serves a seek. Switched off, such a join has no plan (Msg 8622). Sound: the condition is checked on every row pair.",
     },
     Rule {
         name: "JoinOrder",
@@ -90,6 +98,10 @@ pub const RULES: &[Rule] = &[
     Rule {
         name: "ScanToCoveringSeek",
         doc: "After PruneColumns: a heap or clustered scan whose predicate a nonclustered index can seek on becomes a seek on that index when its INCLUDE columns hold every column the plan then reads (no Key/RID Lookup) and the seek costs less. Sound: the index range plus the residual predicate return the scan's rows, and every column read comes from the index entries.",
+    },
+    Rule {
+        name: "GbAggToHS",
+        doc: "GROUP BY (and DISTINCT) becomes a Hash Match aggregate (the default). Switched off, as under OPTION (ORDER GROUP): Sort + Stream Aggregate (Distinct Sort); grouping sets, which only hash, have no plan (Msg 8622). Sound: a hash table holds one entry per group.",
     },
     Rule {
         name: "GbAggToStrm",

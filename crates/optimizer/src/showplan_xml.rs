@@ -375,6 +375,17 @@ pub struct XmlStatement<'a> {
 
 /// Renders one `ShowPlanXML` document with one batch of `stmts`.
 pub fn showplan_xml(stmts: &[XmlStatement<'_>]) -> String {
+    showplan_xml_searched(stmts, &[])
+}
+
+/// [`showplan_xml`] with each statement's search report (by position; missing = none):
+/// `StatementOptmLevel` and `StatementOptmEarlyAbortReason` from it, and its memo, when one was
+/// recorded (`SET SHOWPLAN_MEMO ON`), inside the QueryPlan's `InternalInfo` element (the 1.6
+/// schema's arbitrary-content element; memo.rs documents the shape).
+pub fn showplan_xml_searched(
+    stmts: &[XmlStatement<'_>],
+    searches: &[Option<&crate::search_stages::SearchReport>],
+) -> String {
     let mut x = Xml::default();
     x.open(
         "ShowPlanXML",
@@ -391,7 +402,8 @@ pub fn showplan_xml(stmts: &[XmlStatement<'_>]) -> String {
     x.open("Batch", &[]);
     x.open("Statements", &[]);
     for (i, s) in stmts.iter().enumerate() {
-        statement(&mut x, s, i as u32 + 1);
+        let search = searches.get(i).copied().flatten();
+        statement(&mut x, s, i as u32 + 1, search);
     }
     x.close("Statements");
     x.close("Batch");
@@ -400,7 +412,12 @@ pub fn showplan_xml(stmts: &[XmlStatement<'_>]) -> String {
     x.out
 }
 
-fn statement(x: &mut Xml, s: &XmlStatement<'_>, id: u32) {
+fn statement(
+    x: &mut Xml,
+    s: &XmlStatement<'_>,
+    id: u32,
+    search: Option<&crate::search_stages::SearchReport>,
+) {
     let root = s.plan.and_then(plan_root);
     let mut a: Vec<(&str, String)> = vec![
         ("StatementText", s.text.to_string()),
@@ -409,7 +426,11 @@ fn statement(x: &mut Xml, s: &XmlStatement<'_>, id: u32) {
         ("StatementType", s.statement_type.to_string()),
     ];
     if s.plan.is_some() {
-        a.push(("StatementOptmLevel", "FULL".into()));
+        let level = search.map_or("FULL", |r| r.level.as_str());
+        a.push(("StatementOptmLevel", level.into()));
+        if let Some(reason) = search.and_then(|r| r.early_abort) {
+            a.push(("StatementOptmEarlyAbortReason", reason.as_str().into()));
+        }
     }
     if let Some(r) = root {
         a.push(("StatementSubTreeCost", num(r.cost.subtree)));
@@ -429,6 +450,9 @@ fn statement(x: &mut Xml, s: &XmlStatement<'_>, id: u32) {
         qa.push(("CompileCPU", cpu.to_string()));
     }
     x.open("QueryPlan", &qa);
+    if let Some(memo) = search.and_then(|r| r.memo.as_ref()) {
+        write_memo(x, memo);
+    }
     let w = Writer {
         actuals: s.actuals,
         parallel_depth: std::cell::Cell::new(0),
@@ -462,6 +486,62 @@ fn statement(x: &mut Xml, s: &XmlStatement<'_>, id: u32) {
     }
     x.close("QueryPlan");
     x.close("StmtSimple");
+}
+
+/// The memo as `InternalInfo/Memo` (namespace `urn:latchkey:memo`): a `Group` per group
+/// (`Id`, `Expression`), an `Alternative` per alternative with the memo's columns as
+/// attributes (absent when NULL).
+fn write_memo(x: &mut Xml, memo: &crate::memo::Memo) {
+    x.open("InternalInfo", &[]);
+    x.open(
+        "Memo",
+        &[
+            ("xmlns", "urn:latchkey:memo".into()),
+            ("DroppedAlternatives", memo.dropped.to_string()),
+        ],
+    );
+    for g in &memo.groups {
+        x.open(
+            "Group",
+            &[("Id", g.id.to_string()), ("Expression", g.label.clone())],
+        );
+        for (i, alt) in g.alternatives.iter().enumerate() {
+            let mut a: Vec<(&str, String)> = vec![
+                ("Id", (i + 1).to_string()),
+                ("LogicalOp", alt.logical.clone()),
+            ];
+            if let Some(p) = &alt.physical {
+                a.push(("PhysicalOp", p.clone()));
+            }
+            if !alt.rule.is_empty() {
+                a.push(("Rule", alt.rule.into()));
+            }
+            if !alt.children.is_empty() {
+                let c: Vec<String> = alt.children.iter().map(u32::to_string).collect();
+                a.push(("Children", c.join(" ")));
+            }
+            for (name, v) in [
+                ("EstimateRows", alt.est_rows),
+                ("OwnCost", alt.own_cost),
+                ("SubtreeCost", alt.subtree_cost),
+            ] {
+                if let Some(v) = v {
+                    a.push((name, crate::memo::fmt_num(v)));
+                }
+            }
+            if let Some(p) = &alt.properties {
+                a.push(("Properties", p.clone()));
+            }
+            a.push(("Chosen", u8::from(alt.chosen).to_string()));
+            if let Some(w) = &alt.why_lost {
+                a.push(("WhyLost", w.clone()));
+            }
+            x.empty("Alternative", &a);
+        }
+        x.close("Group");
+    }
+    x.close("Memo");
+    x.close("InternalInfo");
 }
 
 /// Minimal XML writer (attributes escaped; no pretty-printing, as SQL Server).
