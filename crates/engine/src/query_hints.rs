@@ -10,11 +10,10 @@ use common::{SqlError, SqlResult};
 use parser::ast::{self, QueryHint};
 
 /// `USE HINT` names that hold by construction: each disables something latchkey's planner or
-/// executor never does (row goals, batch mode, memory grant feedback, interleaved or deferred
+/// executor never does (row goals, batch mode adaptive joins, memory grant feedback, interleaved or deferred
 /// compilation, parameter sniffing: plans never depend on parameter values).
 const USE_HINTS_HELD: &[&str] = &[
     "DISABLE_OPTIMIZER_ROWGOAL",
-    "DISALLOW_BATCH_MODE",
     "DISABLE_BATCH_MODE_ADAPTIVE_JOINS",
     "DISABLE_BATCH_MODE_MEMORY_GRANT_FEEDBACK",
     "DISABLE_ROW_MODE_MEMORY_GRANT_FEEDBACK",
@@ -94,7 +93,15 @@ pub(crate) fn optimizer_options(hints: &[QueryHint]) -> SqlResult<optimizer::Opt
             }
             QueryHint::UseHint(names) => {
                 for name in names {
-                    check_use_hint(name)?;
+                    match name.to_ascii_uppercase().as_str() {
+                        "DISALLOW_BATCH_MODE" => {
+                            o.batch_mode = optimizer::batch_mode::BatchModeHint::Disallow
+                        }
+                        "ALLOW_BATCH_MODE" => {
+                            o.batch_mode = optimizer::batch_mode::BatchModeHint::Allow
+                        }
+                        _ => check_use_hint(name)?,
+                    }
                 }
             }
             QueryHint::Other(text) => return Err(SqlError::unsupported(text)),

@@ -8,6 +8,7 @@
 //! What does NOT belong here: storage access or execution (exec), name binding (plan).
 
 mod agg_subquery;
+pub mod batch_mode;
 pub mod cardinality;
 mod common_conjuncts;
 pub mod cost;
@@ -45,6 +46,8 @@ pub struct Options {
     pub max_dop: u16,
     /// `cost threshold for parallelism`: cheaper plans stay serial.
     pub cost_threshold: f64,
+    /// `USE HINT ('DISALLOW_BATCH_MODE' | 'ALLOW_BATCH_MODE')` ([`batch_mode`]).
+    pub batch_mode: batch_mode::BatchModeHint,
 }
 
 /// Aggregation strategies allowed by `OPTION (HASH GROUP, ORDER GROUP)`.
@@ -118,6 +121,11 @@ pub fn optimize_with(
             parallelize::parallelize(input, options.max_dop, options.cost_threshold, catalog);
             p.annotate(input);
         }
+    }
+    // batch mode on the final shape: a parallel zone's partial aggregate runs in batch mode
+    // on each worker
+    if let plan::Statement::Select { input, .. } = &mut plan {
+        batch_mode::choose_batch_mode(input, options.batch_mode, catalog);
     }
     // node ids last: they number the finished tree, exchanges included
     showplan_xml::number_nodes(&mut plan);

@@ -442,6 +442,7 @@ fn statement(x: &mut Xml, s: &XmlStatement<'_>, id: u32) {
                 subtree: input.cost.subtree,
                 executions: 1.0,
                 avg_row_size: 9.0,
+                mode: ExecMode::Row,
             };
             w.header(x, &h, &[]);
             x.open("Update", &[]);
@@ -632,6 +633,8 @@ struct Header {
     subtree: f64,
     executions: f64,
     avg_row_size: f64,
+    /// `EstimatedExecutionMode` / `ActualExecutionMode` (`PhysOp::exec_mode`).
+    mode: ExecMode,
 }
 
 struct Writer<'a> {
@@ -662,7 +665,7 @@ impl Writer<'_> {
             ),
             ("EstimateRebinds", num((h.executions - 1.0).max(0.0))),
             ("EstimateRewinds", "0".into()),
-            ("EstimatedExecutionMode", "Row".into()),
+            ("EstimatedExecutionMode", h.mode.name().into()),
         ]);
         x.open("RelOp", &a);
         x.open("OutputList", &[]);
@@ -689,7 +692,7 @@ impl Writer<'_> {
                     ("ActualRows", t.rows.to_string()),
                     ("ActualEndOfScans", t.end_of_scans.to_string()),
                     ("ActualExecutions", t.executions.to_string()),
-                    ("ActualExecutionMode", "Row".into()),
+                    ("ActualExecutionMode", h.mode.name().into()),
                 ];
                 if let Some(ms) = t.elapsed_ms {
                     a.push(("ActualElapsedms", ms.to_string()));
@@ -716,6 +719,7 @@ impl Writer<'_> {
             subtree: op.cost.subtree,
             executions: op.cost.executions.max(1.0),
             avg_row_size: avg_row_size(&op.columns),
+            mode: op.exec_mode,
         }
     }
 
