@@ -320,6 +320,7 @@ impl Session {
                     end_of_scans: c.end_of_scans,
                     elapsed_ms: Some(c.elapsed_us / 1000),
                     cpu_ms: Some(c.cpu_us / 1000),
+                    batches: c.batches,
                 }]
             };
             let xml = showplan_xml(&[XmlStatement {

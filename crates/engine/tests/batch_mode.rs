@@ -299,8 +299,39 @@ fn disallow_keeps_row_mode_and_plans_show_the_mode() {
     );
     ok(&mut s, "SET STATISTICS XML OFF");
     let actual = format!("{:?}", actual.result_sets());
+    // what ran: the aggregate and its scan in batch mode, with their batches and rows
     assert!(
         actual.contains(r#"ActualExecutionMode=\"Batch\""#),
+        "{actual}"
+    );
+    assert!(actual.contains(r#"Batches=\"1\""#), "{actual}");
+    // the scan's rows are those passing its pushed-down predicate, as row mode counts them
+    let n = run(
+        &mut s,
+        "SELECT COUNT(*) FROM t WHERE i > 0 OPTION (USE HINT ('DISALLOW_BATCH_MODE'))",
+    );
+    let n = format!("{:?}", n.result_sets()[0][0][0]);
+    let n = n.trim_start_matches("Int(").trim_end_matches(')');
+    let scan_rows = format!(
+        r#"ActualRows=\"{n}\" ActualEndOfScans=\"1\" ActualExecutions=\"1\" ActualExecutionMode=\"Batch\""#
+    );
+    assert!(
+        actual.contains(&scan_rows),
+        "the scan's rows ({n}): {actual}"
+    );
+    ok(&mut s, "SET STATISTICS XML ON");
+    let actual = run(
+        &mut s,
+        &format!("{q} OPTION (MAXDOP 1, USE HINT ('DISALLOW_BATCH_MODE'))"),
+    );
+    ok(&mut s, "SET STATISTICS XML OFF");
+    let actual = format!("{:?}", actual.result_sets());
+    assert!(
+        !actual.contains(r#"ActualExecutionMode=\"Batch\""#),
+        "{actual}"
+    );
+    assert!(
+        actual.contains(r#"ActualExecutionMode=\"Row\""#),
         "{actual}"
     );
     let _ = std::fs::remove_dir_all(d);
@@ -311,5 +342,29 @@ fn unknown_use_hint_still_errors() {
     let (mut s, d) = session("hint");
     let out = outcome(&mut s, "SELECT 1 OPTION (USE HINT ('ALLOW_BATCH_MODEX'))");
     assert!(out.iter().any(|e| e.starts_with("error 10724")), "{out:?}");
+    let _ = std::fs::remove_dir_all(d);
+}
+
+#[test]
+fn large_tables_choose_batch_mode_by_default() {
+    let (mut s, d) = session("threshold");
+    ok(
+        &mut s,
+        "SET NOCOUNT ON;
+         CREATE TABLE n (k int);
+         DECLARE @i int = 0;
+         WHILE @i < 320 BEGIN INSERT INTO n VALUES (@i); SET @i += 1; END;
+         CREATE TABLE big (a int, b int);
+         INSERT INTO big SELECT x.k, y.k FROM n x CROSS JOIN n y;",
+    );
+    let q = "SELECT a % 10, SUM(b), COUNT(*) FROM big GROUP BY a % 10";
+    // 102,400 rows: over the threshold, batch mode without any hint
+    let plan = plan_text(&mut s, &format!("{q} OPTION (MAXDOP 1)"));
+    assert!(plan.contains("Batch mode"), "{plan}");
+    let plan = plan_text(&mut s, "SELECT SUM(k) FROM n OPTION (MAXDOP 1)");
+    assert!(!plan.contains("Batch mode"), "{plan}");
+    check_same(&mut s, q, 1);
+    check_same(&mut s, q, 2);
+    check_same(&mut s, "SELECT COUNT(*) FROM big", 1);
     let _ = std::fs::remove_dir_all(d);
 }

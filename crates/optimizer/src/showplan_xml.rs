@@ -352,6 +352,8 @@ pub struct RunTimeCounters {
     /// Collected only when timing was asked for (STATISTICS XML / PROFILE).
     pub elapsed_ms: Option<u64>,
     pub cpu_ms: Option<u64>,
+    /// Batches processed in batch mode (0: the operator ran in row mode).
+    pub batches: u64,
 }
 
 /// One statement of a showplan document.
@@ -692,8 +694,14 @@ impl Writer<'_> {
                     ("ActualRows", t.rows.to_string()),
                     ("ActualEndOfScans", t.end_of_scans.to_string()),
                     ("ActualExecutions", t.executions.to_string()),
-                    ("ActualExecutionMode", h.mode.name().into()),
+                    (
+                        "ActualExecutionMode",
+                        if t.batches > 0 { "Batch" } else { "Row" }.into(),
+                    ),
                 ];
+                if t.batches > 0 {
+                    a.push(("Batches", t.batches.to_string()));
+                }
                 if let Some(ms) = t.elapsed_ms {
                     a.push(("ActualElapsedms", ms.to_string()));
                 }

@@ -47,25 +47,25 @@ pub(crate) struct Batch {
     pub len: usize,
 }
 
-/// One step of the pipeline above the scan.
+/// One step of the pipeline above the scan, and the plan node it belongs to.
 enum Stage<'p> {
-    Filter(&'p ScalarExpr),
-    Compute(&'p [ScalarExpr]),
+    Filter(&'p ScalarExpr, u32),
+    Compute(&'p [ScalarExpr], u32),
 }
 
-/// The zone below an aggregate: its scan's source and predicate and the stages above it,
-/// bottom-up. None: not a batch pipeline.
-fn pipeline(op: &PhysOp) -> Option<(&plan::TableSource, Vec<Stage<'_>>)> {
+/// The zone below an aggregate: its scan's source and node and the stages above it (the
+/// scan's predicate first), bottom-up. None: not a batch pipeline.
+fn pipeline(op: &PhysOp) -> Option<(&plan::TableSource, u32, Vec<Stage<'_>>)> {
     let mut stages = Vec::new();
     let mut cur = op;
     loop {
         match &cur.kind {
             PhysKind::Filter { input, predicate } => {
-                stages.push(Stage::Filter(predicate));
+                stages.push(Stage::Filter(predicate, cur.node_id));
                 cur = input;
             }
             PhysKind::ComputeScalar { input, exprs } => {
-                stages.push(Stage::Compute(exprs));
+                stages.push(Stage::Compute(exprs, cur.node_id));
                 cur = input;
             }
             PhysKind::TableScan { source, predicate }
@@ -76,10 +76,10 @@ fn pipeline(op: &PhysOp) -> Option<(&plan::TableSource, Vec<Stage<'_>>)> {
                 ..
             } if !source.with_locator => {
                 if let Some(p) = predicate {
-                    stages.push(Stage::Filter(p));
+                    stages.push(Stage::Filter(p, cur.node_id));
                 }
                 stages.reverse();
-                return Some((source, stages));
+                return Some((source, cur.node_id, stages));
             }
             _ => return None,
         }
@@ -100,9 +100,36 @@ pub(crate) fn aggregate(
     aggs: &[AggCall],
     ctx: &mut ExecCtx,
 ) -> SqlResult<Option<Groups>> {
-    let Some((source, stages)) = pipeline(input) else {
+    let Some((source, scan_node, stages)) = pipeline(input) else {
         return Ok(None);
     };
+    // actual counters of the pipeline's nodes: (node, rows, batches)
+    let mut counts: Vec<(u32, u64, u64)> = vec![(scan_node, 0, 0)];
+    for st in &stages {
+        let (Stage::Filter(_, n) | Stage::Compute(_, n)) = st;
+        if !counts.iter().any(|c| c.0 == *n) {
+            counts.push((*n, 0, 0));
+        }
+    }
+    let r = run_pipeline(source, &stages, group_by, aggs, &mut counts, ctx);
+    // a pipeline that gave way to row mode leaves the counting to the row operators
+    if r.as_ref().is_ok_and(|g| g.is_some()) || r.is_err() {
+        for &(node, rows, batches) in &counts {
+            crate::actuals::add_batch_execution(ctx, node);
+            crate::actuals::add_batch_counts(ctx, node, rows, batches);
+        }
+    }
+    r
+}
+
+fn run_pipeline(
+    source: &plan::TableSource,
+    stages: &[Stage<'_>],
+    group_by: &[ScalarExpr],
+    aggs: &[AggCall],
+    counts: &mut [(u32, u64, u64)],
+    ctx: &mut ExecCtx,
+) -> SqlResult<Option<Groups>> {
     let Some(mut scan) = scan::BatchScan::open(source, ctx)? else {
         return Ok(None);
     };
@@ -120,6 +147,7 @@ pub(crate) fn aggregate(
             .all(|a| matches!(a.func, AggFunc::CountStar | AggFunc::CountBigStar));
         if counts_only && stages.is_empty() {
             let n = scan.count(ctx)?;
+            counts[0].1 += n;
             for s in &mut groups.states[0] {
                 s.add_count(n);
             }
@@ -132,10 +160,13 @@ pub(crate) fn aggregate(
     let mut rowgroup: Vec<usize> = Vec::new();
     while let Some(mut batch) = scan.next_batch(ctx)? {
         let mut sel: Vec<u32> = (0..batch.len as u32).collect();
-        for stage in &stages {
+        let mut out_rows = vec![0u64; counts.len()];
+        out_rows[0] = batch.len as u64;
+        for stage in stages {
+            let (Stage::Filter(_, node) | Stage::Compute(_, node)) = stage;
             match stage {
-                Stage::Filter(p) => sel = expr::filter(p, &batch, &sel, ctx)?,
-                Stage::Compute(exprs) => {
+                Stage::Filter(p, _) => sel = expr::filter(p, &batch, &sel, ctx)?,
+                Stage::Compute(exprs, _) => {
                     let mut cols = Vec::with_capacity(exprs.len());
                     for e in exprs.iter() {
                         cols.push(materialize(
@@ -150,9 +181,16 @@ pub(crate) fn aggregate(
                     };
                 }
             }
+            if let Some(k) = counts.iter().position(|c| c.0 == *node) {
+                out_rows[k] = sel.len() as u64;
+            }
             if sel.is_empty() {
                 break;
             }
+        }
+        for (c, n) in counts.iter_mut().zip(&out_rows) {
+            c.1 += n;
+            c.2 += 1;
         }
         if sel.is_empty() {
             continue;
@@ -397,6 +435,7 @@ impl BatchAggregate<'_> {
             };
             match aggregate(input, group_by, aggs, ctx)? {
                 Some(mut g) => {
+                    crate::actuals::add_batch_counts(ctx, self.node.node_id, 0, 1);
                     for (keys, states) in g.keys.drain(..).zip(g.states.iter_mut()) {
                         let mut row = keys;
                         for (a, s) in aggs.iter().zip(states.iter_mut()) {
