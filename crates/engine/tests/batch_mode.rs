@@ -172,6 +172,8 @@ const QUERIES: &[&str] = &[
     "SELECT v, SUM(i) FROM empty_t GROUP BY v",
     "SELECT v, SUM(i), MAX(d) FROM t WHERE i IS NULL GROUP BY v",
     "SELECT SUM(i) FROM t WHERE i IS NULL",
+    // operands of types without a vector (datetime, varchar(max)) inside a predicate
+    "SELECT COUNT(*), SUM(i) FROM t WHERE CAST(dt AS datetime) > '2020-01-10' AND CAST(v AS varchar(max)) <> 'q'",
 ];
 
 /// Queries that fail in row mode (overflow, divide by zero, conversion): batch mode raises

@@ -209,6 +209,15 @@ fn eval_unguarded(
     ctx: &mut ExecCtx,
 ) -> SqlResult<Operand> {
     let len = batch.len;
+    // a kernel's operands are vectors: an operand of another type (a CAST to datetime inside
+    // a comparison) sends the whole expression to the row evaluator
+    if !e
+        .children()
+        .iter()
+        .all(|c| plan::ExecMode::vectorizable_type(&c.data_type))
+    {
+        return per_row(e, batch, sel, ctx);
+    }
     match &e.kind {
         ScalarKind::Literal(v) => Ok(Operand::Const(v.clone())),
         ScalarKind::Column(i) => Ok(match batch.columns.get(*i).and_then(|c| c.as_ref()) {

@@ -209,15 +209,14 @@ fn run_pipeline(
             for &r in &sel {
                 let i = r as usize;
                 keybuf.clear();
-                vals.clear();
                 for k in &keys {
-                    let v = k.value(i);
-                    valops::hash_key(&v, &mut keybuf);
-                    vals.push(v);
+                    key_bytes(k, i, &mut keybuf);
                 }
                 let g = match index.get(&keybuf[..]) {
                     Some(&g) => g,
                     None => {
+                        vals.clear();
+                        vals.extend(keys.iter().map(|k| k.value(i)));
                         bytes += crate::spill::row_size(&vals)
                             + keybuf.len()
                             + aggs.len() * std::mem::size_of::<AggState>()
@@ -239,6 +238,24 @@ fn run_pipeline(
         }
     }
     Ok(Some(groups))
+}
+
+/// Appends row `i`'s `valops::hash_key` encoding of the key `k`, straight from integer and
+/// string vectors (no `Value`).
+#[inline]
+fn key_bytes(k: &Operand, i: usize, out: &mut Vec<u8>) {
+    if let Operand::Col(c) = k {
+        if c.is_null(i) {
+            out.push(0);
+            return;
+        }
+        match &c.data {
+            Vector::Int(a) => return valops::hash_key_int(i128::from(a.value(i)), out),
+            Vector::Str(a) => return valops::hash_key_str(a.value(i), out),
+            _ => {}
+        }
+    }
+    valops::hash_key(&k.value(i), out)
 }
 
 /// An evaluated compute-scalar output as a column vector.
