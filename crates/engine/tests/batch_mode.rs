@@ -365,6 +365,14 @@ fn large_tables_choose_batch_mode_by_default() {
     assert!(plan.contains("Batch mode"), "{plan}");
     let plan = plan_text(&mut s, "SELECT SUM(k) FROM n OPTION (MAXDOP 1)");
     assert!(!plan.contains("Batch mode"), "{plan}");
+    // a whole-table COUNT(*) counts slot arrays in either mode: row mode unless forced
+    let plan = plan_text(&mut s, "SELECT COUNT(*) FROM big OPTION (MAXDOP 1)");
+    assert!(!plan.contains("Batch mode"), "{plan}");
+    let plan = plan_text(
+        &mut s,
+        "SELECT COUNT(*) FROM big WHERE b > 3 OPTION (MAXDOP 1)",
+    );
+    assert!(plan.contains("Batch mode"), "{plan}");
     check_same(&mut s, q, 1);
     check_same(&mut s, q, 2);
     check_same(&mut s, "SELECT COUNT(*) FROM big", 1);

@@ -12,6 +12,8 @@
 //! exec evaluates the ones it has no kernel for value by value with the row evaluator, so
 //! semantics never differ.
 //!
+//! A `COUNT(*)` of a whole table stays in row mode unless forced: both modes count slot arrays.
+//!
 //! Threshold: the scan's estimated rows ≥ [`BATCH_MODE_MIN_ROWS`] (SQL Server 2019 uses
 //! 131,072 rows for its batch-mode-on-rowstore heuristic; we use the same order of magnitude),
 //! (the table's rows: a predicate pushed into the scan does not
@@ -19,7 +21,7 @@
 //! every operator in row mode.
 
 use catalog::Catalog;
-use plan::{ExecMode, PhysKind, PhysOp, ScalarExpr};
+use plan::{AggFunc, ExecMode, PhysKind, PhysOp, ScalarExpr};
 
 use crate::parallelize::{is_zone, mergeable, pure};
 
@@ -82,6 +84,24 @@ fn eligible(op: &PhysOp, hint: BatchModeHint, catalog: &dyn Catalog) -> bool {
         return false;
     }
     if !zone_types(input) {
+        return false;
+    }
+    // COUNT(*) of a whole table reads only slot arrays in row mode too: nothing to vectorize
+    let counts_only = group_by.is_empty()
+        && aggs
+            .iter()
+            .all(|a| matches!(a.func, AggFunc::CountStar | AggFunc::CountBigStar));
+    let bare_scan = matches!(
+        &input.kind,
+        PhysKind::TableScan {
+            predicate: None,
+            ..
+        } | PhysKind::ClusteredIndexScan {
+            predicate: None,
+            ..
+        }
+    );
+    if counts_only && bare_scan && hint != BatchModeHint::Allow {
         return false;
     }
     hint == BatchModeHint::Allow || scan_rows(input, catalog) >= BATCH_MODE_MIN_ROWS
