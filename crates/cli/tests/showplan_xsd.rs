@@ -31,6 +31,8 @@ const QUERIES: &[&str] = &[
     "SELECT id, v FROM sx WHERE k = 20",
     "SELECT b FROM hx WHERE a = 2",
     "SELECT id, d * 2 + 1 AS x, CASE WHEN k > 15 THEN 'big' ELSE 'small' END AS c FROM sx",
+    // batch mode: EstimatedExecutionMode / ActualExecutionMode="Batch" and Batches
+    "SELECT k, SUM(d), COUNT(*) FROM sx WHERE d > 1 GROUP BY k OPTION (USE HINT ('ALLOW_BATCH_MODE'))",
     "SELECT s.id, h.b FROM sx s JOIN hx h ON s.k = h.a",
     "SELECT s.id, h.b FROM sx s JOIN hx h ON s.k = h.a OPTION (LOOP JOIN)",
     "SELECT s.id, h.b FROM sx s JOIN hx h ON s.k < h.a",
@@ -245,6 +247,12 @@ fn estimated_and_actual_plans_validate_against_the_schema() {
     for d in &docs[QUERIES.len()..] {
         assert!(d.contains("<RunTimeCountersPerThread"), "actual plan: {d}");
     }
+    assert!(
+        docs[QUERIES.len()..]
+            .iter()
+            .any(|d| d.contains("ActualExecutionMode=\"Batch\" Batches=\"1\"")),
+        "no actual plan ran in batch mode"
+    );
     validate(&origins.into_iter().zip(docs).collect::<Vec<_>>());
 }
 

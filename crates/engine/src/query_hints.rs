@@ -10,11 +10,11 @@ use common::{SqlError, SqlResult};
 use parser::ast::{self, QueryHint};
 
 /// `USE HINT` names that hold by construction: each disables something latchkey's planner or
-/// executor never does (batch mode, memory grant feedback, interleaved or deferred
+/// executor never does (batch mode adaptive joins, memory grant feedback, interleaved or deferred
 /// compilation, parameter sniffing: plans never depend on parameter values).
-/// `DISABLE_OPTIMIZER_ROWGOAL` is acted on (`optimizer::Options::disable_row_goal`).
+/// `DISABLE_OPTIMIZER_ROWGOAL` (`optimizer::Options::disable_row_goal`) and
+/// `DISALLOW_BATCH_MODE` / `ALLOW_BATCH_MODE` (`optimizer::batch_mode`) are acted on.
 const USE_HINTS_HELD: &[&str] = &[
-    "DISALLOW_BATCH_MODE",
     "DISABLE_BATCH_MODE_ADAPTIVE_JOINS",
     "DISABLE_BATCH_MODE_MEMORY_GRANT_FEEDBACK",
     "DISABLE_ROW_MODE_MEMORY_GRANT_FEEDBACK",
@@ -100,10 +100,15 @@ pub(crate) fn optimizer_options(hints: &[QueryHint]) -> SqlResult<optimizer::Opt
             }
             QueryHint::UseHint(names) => {
                 for name in names {
-                    if name.eq_ignore_ascii_case("DISABLE_OPTIMIZER_ROWGOAL") {
-                        o.disable_row_goal = true;
-                    } else {
-                        check_use_hint(name)?;
+                    match name.to_ascii_uppercase().as_str() {
+                        "DISABLE_OPTIMIZER_ROWGOAL" => o.disable_row_goal = true,
+                        "DISALLOW_BATCH_MODE" => {
+                            o.batch_mode = optimizer::batch_mode::BatchModeHint::Disallow
+                        }
+                        "ALLOW_BATCH_MODE" => {
+                            o.batch_mode = optimizer::batch_mode::BatchModeHint::Allow
+                        }
+                        _ => check_use_hint(name)?,
                     }
                 }
             }

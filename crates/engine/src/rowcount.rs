@@ -13,6 +13,7 @@ fn top(input: &PhysOp, n: i64) -> PhysOp {
         cost: input.cost,
         // not part of the plan showplan shows: no actual counters of its own
         node_id: plan::HIDDEN_NODE,
+        exec_mode: plan::ExecMode::Row,
         kind: PhysKind::Top {
             input: Box::new(input.clone()),
             spec: TopSpec {

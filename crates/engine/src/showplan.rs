@@ -327,6 +327,7 @@ impl Session {
                     cpu_ms: Some(c.cpu_us / 1000),
                     rebinds: c.rebinds,
                     rewinds: c.rewinds,
+                    batches: c.batches,
                 }]
             };
             let search = self.last_search.take();

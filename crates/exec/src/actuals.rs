@@ -32,6 +32,43 @@ pub struct OpActuals {
     /// rows (rewinds); 0 for every other operator.
     pub rebinds: u64,
     pub rewinds: u64,
+    /// Batches the operator processed in batch mode (0: it ran in row mode); showplan's
+    /// `Batches` and `ActualExecutionMode`.
+    pub batches: u64,
+}
+
+/// Adds the counters of a batch-mode operator (exec/src/batch: its nodes are not
+/// [`Counted`] operators) to the statement's.
+pub(crate) fn add_batch_counts(ctx: &ExecCtx, node: u32, rows: u64, batches: u64) {
+    if node == plan::HIDDEN_NODE {
+        return;
+    }
+    let Ok(mut all) = ctx.actuals.try_borrow_mut() else {
+        return;
+    };
+    let node = node as usize;
+    if node >= all.len() {
+        all.resize(node + 1, OpActuals::default());
+    }
+    let a = &mut all[node];
+    a.rows += rows;
+    a.batches += batches;
+}
+
+/// Marks `node`'s execution (one open, one end of scan) for a batch-mode pipeline node.
+pub(crate) fn add_batch_execution(ctx: &ExecCtx, node: u32) {
+    if node == plan::HIDDEN_NODE {
+        return;
+    }
+    let Ok(mut all) = ctx.actuals.try_borrow_mut() else {
+        return;
+    };
+    let node = node as usize;
+    if node >= all.len() {
+        all.resize(node + 1, OpActuals::default());
+    }
+    all[node].executions += 1;
+    all[node].end_of_scans += 1;
 }
 
 /// The statement's counters, shared by its operators (each adds its own on drop).

@@ -82,6 +82,34 @@ impl AggState {
         self.count += n as i64;
     }
 
+    /// Batch mode (exec/src/batch): how SUM / AVG of `call` accumulates — `Some(None)`: an
+    /// integer sum, `Some(Some(s))`: a sum of decimals scaled to `s`, `None`: another kind
+    /// (fed through [`AggState::update_value`]).
+    pub(crate) fn exact_sum_scale(call: &AggCall) -> Option<Option<u8>> {
+        match sum_kind(&call.data_type) {
+            SumKind::Int => Some(None),
+            SumKind::Scaled(s) => Some(Some(s)),
+            SumKind::Float => None,
+        }
+    }
+
+    /// Batch mode: one non-NULL argument of a SUM / AVG summed exactly (`x` already at the
+    /// sum's scale, see [`AggState::exact_sum_scale`]), as `update_value` adds it.
+    #[inline]
+    pub(crate) fn add_exact(&mut self, x: i128) {
+        self.count += 1;
+        match self.isum.checked_add(x) {
+            Some(s) => self.isum = s,
+            None => self.overflow = true,
+        }
+    }
+
+    /// Batch mode: one non-NULL argument of COUNT(expr) / COUNT_BIG(expr).
+    #[inline]
+    pub(crate) fn add_one(&mut self) {
+        self.count += 1;
+    }
+
     /// Feeds one input row.
     pub fn update(&mut self, call: &AggCall, row: &[Value], ctx: &mut ExecCtx) -> SqlResult<()> {
         if matches!(call.func, AggFunc::CountStar | AggFunc::CountBigStar) {

@@ -17,6 +17,7 @@
 
 pub mod actuals;
 pub mod agg;
+mod batch;
 pub mod bulk;
 pub mod context;
 pub mod eval;

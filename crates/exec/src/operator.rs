@@ -62,6 +62,14 @@ pub fn build(op: &PhysOp) -> SqlResult<BoxOp<'_>> {
 }
 
 fn build_unguarded(op: &PhysOp) -> SqlResult<BoxOp<'_>> {
+    if crate::batch::is_batch_aggregate(op) {
+        return Ok(crate::batch::build(op, build_row_mode(op)?));
+    }
+    build_row_mode(op)
+}
+
+/// The row-mode operator of `op` (whatever its `exec_mode`).
+fn build_row_mode(op: &PhysOp) -> SqlResult<BoxOp<'_>> {
     use crate::*;
     Ok(match &op.kind {
         PhysKind::ConstantScan { rows } => Box::new(constant_scan::ConstantScan::new(rows)),

@@ -166,6 +166,21 @@ pub fn sort_cmp(a: &Value, b: &Value) -> Ordering {
     }
 }
 
+/// [`hash_key`] of an integer value (any integer type or bit).
+#[inline]
+pub fn hash_key_int(i: i128, out: &mut Vec<u8>) {
+    out.push(1);
+    out.extend_from_slice(&i.to_le_bytes());
+}
+
+/// [`hash_key`] of a character string value (any string type).
+#[inline]
+pub fn hash_key_str(s: &str, out: &mut Vec<u8>) {
+    out.push(4);
+    types::Collation::DEFAULT.sort_key(s, out);
+    out.push(0xff);
+}
+
 /// Appends a byte encoding of `v` such that values equal under [`compare`] (same type family)
 /// produce equal bytes. Used for hash join / aggregate / distinct keys.
 pub fn hash_key(v: &Value, out: &mut Vec<u8>) {
@@ -174,10 +189,7 @@ pub fn hash_key(v: &Value, out: &mut Vec<u8>) {
         _ => {
             if let Some(n) = as_num(v) {
                 match n {
-                    Num::Int(i) => {
-                        out.push(1);
-                        out.extend_from_slice(&i.to_le_bytes());
-                    }
+                    Num::Int(i) => hash_key_int(i, out),
                     Num::Dec(mut m, mut s) => {
                         while s > 0 && m % 10 == 0 {
                             m /= 10;
@@ -204,9 +216,7 @@ pub fn hash_key(v: &Value, out: &mut Vec<u8>) {
                     }
                 }
             } else if let Some(s) = str_of(v) {
-                out.push(4);
-                types::Collation::DEFAULT.sort_key(s, out);
-                out.push(0xff);
+                hash_key_str(s, out);
             } else if let Some((d, t)) = dt_key(v) {
                 out.push(5);
                 out.extend_from_slice(&d.to_le_bytes());

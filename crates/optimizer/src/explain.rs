@@ -244,7 +244,14 @@ fn keys_text(keys: &[SortKey], names: &[String]) -> String {
 }
 
 fn node(op: &PhysOp, depth: usize, out: &mut String) {
-    common::stack::grow(|| node_unguarded(op, depth, out))
+    let start = out.len();
+    common::stack::grow(|| node_unguarded(op, depth, out));
+    // a batch-mode operator's line ends with `Batch mode`
+    if op.exec_mode == plan::ExecMode::Batch {
+        if let Some(nl) = out[start..].find('\n') {
+            out.insert_str(start + nl, " Batch mode");
+        }
+    }
 }
 
 fn node_unguarded(op: &PhysOp, depth: usize, out: &mut String) {

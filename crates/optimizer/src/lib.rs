@@ -8,6 +8,7 @@
 //! What does NOT belong here: storage access or execution (exec), name binding (plan).
 
 mod agg_subquery;
+pub mod batch_mode;
 pub mod cardinality;
 mod common_conjuncts;
 pub mod cost;
@@ -63,6 +64,8 @@ pub struct Options {
     /// the planner makes from EXISTS / NOT EXISTS / IN subqueries (the binder applies it to
     /// the written joins).
     pub join_hint: Option<plan::JoinHint>,
+    /// `USE HINT ('DISALLOW_BATCH_MODE' | 'ALLOW_BATCH_MODE')` ([`batch_mode`]).
+    pub batch_mode: batch_mode::BatchModeHint,
 }
 
 /// Aggregation strategies allowed by `OPTION (HASH GROUP, ORDER GROUP)`.
@@ -159,6 +162,11 @@ pub fn optimize_searched(
             parallelize::parallelize(input, options.max_dop, options.cost_threshold, catalog);
             p.annotate(input);
         }
+    }
+    // batch mode on the final shape: a parallel zone's partial aggregate runs in batch mode
+    // on each worker
+    if let plan::Statement::Select { input, .. } = &mut plan {
+        batch_mode::choose_batch_mode(input, options.batch_mode, catalog);
     }
     // row goals (TOP, FAST n) discount the estimates and costs of the finished plan; the
     // parallelism decision above is made on the full costs

@@ -167,6 +167,7 @@ fn parallel_aggregate(op: &PhysOp, dop: u16) -> Option<PhysOp> {
         est_rows: op.est_rows,
         cost: Default::default(),
         node_id: 0,
+        exec_mode: Default::default(),
     };
     let gather = PhysOp {
         kind: PhysKind::Parallelism {
@@ -177,6 +178,7 @@ fn parallel_aggregate(op: &PhysOp, dop: u16) -> Option<PhysOp> {
         est_rows: op.est_rows,
         cost: Default::default(),
         node_id: 0,
+        exec_mode: Default::default(),
     };
     Some(PhysOp {
         kind: PhysKind::GlobalAggregate {
@@ -189,11 +191,12 @@ fn parallel_aggregate(op: &PhysOp, dop: u16) -> Option<PhysOp> {
         est_rows: op.est_rows,
         cost: op.cost,
         node_id: op.node_id,
+        exec_mode: Default::default(),
     })
 }
 
 /// Exec's `AggState::mergeable`, decided here from the plan.
-fn mergeable(a: &AggCall) -> bool {
+pub(crate) fn mergeable(a: &AggCall) -> bool {
     !a.distinct
         && matches!(
             a.func,
@@ -210,7 +213,7 @@ fn mergeable(a: &AggCall) -> bool {
 
 /// Filter / Compute Scalar over one forward, unordered scan with pure expressions, whose
 /// table hints fit the table S lock a parallel read takes (no UPDLOCK, XLOCK, READPAST ...).
-fn is_zone(op: &PhysOp) -> bool {
+pub(crate) fn is_zone(op: &PhysOp) -> bool {
     let plain = |s: &plan::TableSource| {
         !s.with_locator
             && s.hints.all.iter().all(|h| {
@@ -238,7 +241,7 @@ fn is_zone(op: &PhysOp) -> bool {
 
 /// An expression a worker can evaluate alone: no variable, parameter or subquery, no
 /// non-deterministic function or function reading the session or the catalog.
-fn pure(e: &ScalarExpr) -> bool {
+pub(crate) fn pure(e: &ScalarExpr) -> bool {
     match &e.kind {
         ScalarKind::Variable(_)
         | ScalarKind::Param(_)

@@ -357,6 +357,8 @@ pub struct RunTimeCounters {
     /// A spool's ActualRebinds / ActualRewinds (written when either is non-zero).
     pub rebinds: u64,
     pub rewinds: u64,
+    /// Batches processed in batch mode (0: the operator ran in row mode).
+    pub batches: u64,
 }
 
 /// One statement of a showplan document.
@@ -473,6 +475,7 @@ fn statement(
                 avg_row_size: 9.0,
                 performance_spool: false,
                 without_goal: None,
+                mode: ExecMode::Row,
             };
             w.header(x, &h, &[]);
             x.open("Update", &[]);
@@ -725,6 +728,8 @@ struct Header {
     /// `InternalInfo/@EstimateRowsWithoutRowGoal`: the 1.6 schema has no RelOp attribute for
     /// it, and InternalInfo takes any attribute).
     without_goal: Option<f64>,
+    /// `EstimatedExecutionMode` / `ActualExecutionMode` (`PhysOp::exec_mode`).
+    mode: ExecMode,
 }
 
 struct Writer<'a> {
@@ -764,7 +769,7 @@ impl Writer<'_> {
                 if spool { "0".into() } else { repeats.clone() },
             ),
             ("EstimateRewinds", if spool { repeats } else { "0".into() }),
-            ("EstimatedExecutionMode", "Row".into()),
+            ("EstimatedExecutionMode", h.mode.name().into()),
         ]);
         x.open("RelOp", &a);
         x.open("OutputList", &[]);
@@ -791,11 +796,17 @@ impl Writer<'_> {
                     ("ActualRows", t.rows.to_string()),
                     ("ActualEndOfScans", t.end_of_scans.to_string()),
                     ("ActualExecutions", t.executions.to_string()),
-                    ("ActualExecutionMode", "Row".into()),
+                    (
+                        "ActualExecutionMode",
+                        if t.batches > 0 { "Batch" } else { "Row" }.into(),
+                    ),
                 ];
                 if t.rebinds + t.rewinds > 0 {
                     a.push(("ActualRebinds", t.rebinds.to_string()));
                     a.push(("ActualRewinds", t.rewinds.to_string()));
+                }
+                if t.batches > 0 {
+                    a.push(("Batches", t.batches.to_string()));
                 }
                 if let Some(ms) = t.elapsed_ms {
                     a.push(("ActualElapsedms", ms.to_string()));
@@ -827,6 +838,7 @@ impl Writer<'_> {
             avg_row_size: avg_row_size(&op.columns),
             performance_spool: matches!(op.kind, PhysKind::TableSpool { .. }),
             without_goal: op.cost.rows_without_row_goal,
+            mode: op.exec_mode,
         }
     }
 

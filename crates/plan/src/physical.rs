@@ -200,6 +200,51 @@ pub struct PhysOp {
     /// Node id, unique within the statement's plan (showplan `NodeId`, actual-plan counters,
     /// the memo dump). 0 until the optimizer numbers the finished plan.
     pub node_id: u32,
+    /// Row or batch mode (`optimizer::batch_mode`; showplan's `EstimatedExecutionMode`).
+    pub exec_mode: ExecMode,
+}
+
+/// How an operator runs: one row at a time, or over columnar batches (exec/src/batch).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ExecMode {
+    #[default]
+    Row,
+    Batch,
+}
+
+impl ExecMode {
+    /// Showplan's name: `Row` / `Batch`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ExecMode::Row => "Row",
+            ExecMode::Batch => "Batch",
+        }
+    }
+
+    /// Whether batch mode holds values of `t` in a column vector (exec/src/batch/vector.rs):
+    /// integers and bit, exact numerics and money, float/real, date and non-max character
+    /// strings. A subtree reading any other type stays in row mode.
+    pub fn vectorizable_type(t: &types::DataType) -> bool {
+        use types::DataType as T;
+        match t {
+            T::Bit
+            | T::TinyInt
+            | T::SmallInt
+            | T::Int
+            | T::BigInt
+            | T::Decimal { .. }
+            | T::Numeric { .. }
+            | T::Money
+            | T::SmallMoney
+            | T::Float
+            | T::Real
+            | T::Date
+            | T::Char(_)
+            | T::NChar(_) => true,
+            T::VarChar(n) | T::NVarChar(n) => n.is_some(),
+            _ => false,
+        }
+    }
 }
 
 /// `PhysOp::node_id` of an operator no plan shows (a pure projection, as SQL Server shows
@@ -339,6 +384,7 @@ impl PhysOp {
             est_rows,
             cost: OpCost::default(),
             node_id: 0,
+            exec_mode: ExecMode::Row,
         }
     }
 

@@ -114,6 +114,30 @@ fn partial(
         ));
     };
     let mut groups = Groups::default();
+    if plan.exec_mode == ::plan::ExecMode::Batch {
+        // batch mode on this worker's morsels (exec/src/batch); None (its groups outgrew
+        // the budget, morsels already taken): the aggregate runs serially
+        let Some(g) = crate::batch::aggregate(input, group_by, aggs, ctx)? else {
+            return tx.send(Msg::Data(None)).map_err(|_| super::stopped());
+        };
+        {
+            let mut keybuf = Vec::new();
+            for (keys, states) in g.keys.into_iter().zip(g.states) {
+                keybuf.clear();
+                for k in &keys {
+                    valops::hash_key(k, &mut keybuf);
+                }
+                groups
+                    .index
+                    .insert(keybuf.clone().into_boxed_slice(), groups.keys.len());
+                groups.keys.push(keys);
+                groups.states.push(states);
+            }
+            return tx
+                .send(Msg::Data(Some(groups)))
+                .map_err(|_| super::stopped());
+        }
+    }
     let mut op = build(input)?;
     op.open(ctx)?;
     let counts_only = group_by.is_empty()

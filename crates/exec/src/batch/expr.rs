@@ -1,0 +1,453 @@
+//! Vectorized expression evaluation over a batch's selected rows.
+//!
+//! Kernels exist for column references and literals, comparisons of integers, floats,
+//! decimals of one scale and dates, integer arithmetic, AND / OR / NOT and IS NULL. Every
+//! other expression (CASE, CAST, LIKE, IN lists, string comparisons, decimal arithmetic,
+//! functions) is evaluated value by value with row mode's own functions (`types::ops`,
+//! `valops`, `eval`), so results, NULLs, collations and errors (8115 overflow, 8134 divide by
+//! zero, conversions) are row mode's by construction.
+//!
+//! Evaluation order follows row mode's: an operand is evaluated only for the rows where row
+//! mode would evaluate it (the right operand of an arithmetic or comparison only where the
+//! left is not NULL; the parts of an AND only while no part was FALSE; a filter's AND only
+//! while every part so far was TRUE), so a row that row mode never computes cannot raise an
+//! error in batch mode either. Only the selected rows are computed; the others hold NULL.
+
+use std::cmp::Ordering;
+
+use common::SqlResult;
+use plan::{BinaryOp, ScalarExpr, ScalarKind};
+use types::{DataType, Value};
+
+use super::vector::{Column, ColumnBuilder, Vector};
+use super::Batch;
+use crate::context::ExecCtx;
+use crate::eval::{cmp_holds, eval};
+use crate::valops;
+
+/// An evaluated expression: a column vector or one value for every row.
+#[derive(Clone, Debug)]
+pub(crate) enum Operand {
+    Col(Column),
+    Const(Value),
+}
+
+impl Operand {
+    pub fn value(&self, i: usize) -> Value {
+        match self {
+            Operand::Col(c) => c.value(i),
+            Operand::Const(v) => v.clone(),
+        }
+    }
+    pub fn is_null(&self, i: usize) -> bool {
+        match self {
+            Operand::Col(c) => c.is_null(i),
+            Operand::Const(v) => v.is_null(),
+        }
+    }
+    /// Integer at `i` when the operand is an integer vector or constant (None: NULL).
+    fn int(&self) -> Option<IntSrc<'_>> {
+        match self {
+            Operand::Col(Column {
+                data: Vector::Int(a),
+                ..
+            }) => Some(IntSrc::Col(a)),
+            Operand::Const(v) => match v {
+                Value::TinyInt(x) => Some(IntSrc::Const(i64::from(*x))),
+                Value::SmallInt(x) => Some(IntSrc::Const(i64::from(*x))),
+                Value::Int(x) => Some(IntSrc::Const(i64::from(*x))),
+                Value::BigInt(x) => Some(IntSrc::Const(*x)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
+enum IntSrc<'a> {
+    Col(&'a arrow_array::Int64Array),
+    Const(i64),
+}
+
+impl IntSrc<'_> {
+    #[inline]
+    fn get(&self, i: usize) -> i64 {
+        match self {
+            IntSrc::Col(a) => a.value(i),
+            IntSrc::Const(x) => *x,
+        }
+    }
+}
+
+/// Ordered, comparable numbers of one kind (fast comparison paths).
+enum NumSrc<'a> {
+    Int(IntSrc<'a>),
+    Float(&'a arrow_array::Float64Array),
+    FloatConst(f64),
+    Dec(&'a arrow_array::Decimal128Array, u8),
+    DecConst(i128, u8),
+    Date(&'a arrow_array::Date32Array),
+    DateConst(i32),
+}
+
+fn num_src(o: &Operand) -> Option<NumSrc<'_>> {
+    if let Some(i) = o.int() {
+        return Some(NumSrc::Int(i));
+    }
+    match o {
+        Operand::Col(c) => match &c.data {
+            Vector::Float(a) => Some(NumSrc::Float(a)),
+            Vector::Decimal(a, s) => Some(NumSrc::Dec(a, *s)),
+            Vector::Date(a) => Some(NumSrc::Date(a)),
+            _ => None,
+        },
+        Operand::Const(v) => match v {
+            Value::Float(f) => Some(NumSrc::FloatConst(*f)),
+            Value::Decimal { mantissa, scale } => Some(NumSrc::DecConst(*mantissa, *scale)),
+            Value::Date(d) => Some(NumSrc::DateConst(*d)),
+            _ => None,
+        },
+    }
+}
+
+/// `a op b` for the selected rows when both sides are numbers of one kind (None: no kernel).
+fn compare_fast(
+    a: &Operand,
+    b: &Operand,
+    sel: &[u32],
+    len: usize,
+) -> Option<Vec<Option<Ordering>>> {
+    let (x, y) = (num_src(a)?, num_src(b)?);
+    let mut out = vec![None; len];
+    macro_rules! each {
+        ($fx:expr, $fy:expr) => {{
+            for &r in sel {
+                let i = r as usize;
+                if a.is_null(i) || b.is_null(i) {
+                    continue;
+                }
+                out[i] = $fx(i).partial_cmp(&$fy(i));
+            }
+        }};
+    }
+    match (&x, &y) {
+        (NumSrc::Int(p), NumSrc::Int(q)) => each!(|i| p.get(i), |i| q.get(i)),
+        (NumSrc::Float(p), NumSrc::Float(q)) => each!(|i| p.value(i), |i| q.value(i)),
+        (NumSrc::Float(p), NumSrc::FloatConst(q)) => each!(|i| p.value(i), |_| *q),
+        (NumSrc::FloatConst(p), NumSrc::Float(q)) => each!(|_| *p, |i| q.value(i)),
+        (NumSrc::Dec(p, s), NumSrc::Dec(q, t)) if s == t => each!(|i| p.value(i), |i| q.value(i)),
+        (NumSrc::Dec(p, s), NumSrc::DecConst(q, t)) if s == t => each!(|i| p.value(i), |_| *q),
+        (NumSrc::DecConst(p, s), NumSrc::Dec(q, t)) if s == t => each!(|_| *p, |i| q.value(i)),
+        (NumSrc::Date(p), NumSrc::Date(q)) => each!(|i| p.value(i), |i| q.value(i)),
+        (NumSrc::Date(p), NumSrc::DateConst(q)) => each!(|i| p.value(i), |_| *q),
+        (NumSrc::DateConst(p), NumSrc::Date(q)) => each!(|_| *p, |i| q.value(i)),
+        _ => return None,
+    }
+    Some(out)
+}
+
+/// The rows of `sel` where `o` is not NULL.
+fn not_null(o: &Operand, sel: &[u32]) -> Vec<u32> {
+    match o {
+        Operand::Const(v) if v.is_null() => Vec::new(),
+        Operand::Const(_) => sel.to_vec(),
+        Operand::Col(c) => sel
+            .iter()
+            .copied()
+            .filter(|&r| !c.is_null(r as usize))
+            .collect(),
+    }
+}
+
+/// Truth of a bit operand at `i` (None: unknown).
+fn truth_at(o: &Operand, i: usize) -> Option<bool> {
+    match o {
+        Operand::Col(Column {
+            data: Vector::Bool(a),
+            ..
+        }) => (!arrow_array::Array::is_null(a.as_ref(), i)).then(|| a.value(i)),
+        _ => valops::truth(&o.value(i)),
+    }
+}
+
+fn bools(len: usize, sel: &[u32], f: impl Fn(usize) -> Option<bool>) -> SqlResult<Operand> {
+    let mut b = ColumnBuilder::bools(len);
+    let mut next = 0usize;
+    for &r in sel {
+        let i = r as usize;
+        while next < i {
+            b.push_null();
+            next += 1;
+        }
+        match f(i) {
+            Some(t) => b.push_bool(t),
+            None => b.push_null(),
+        }
+        next = i + 1;
+    }
+    while next < len {
+        b.push_null();
+        next += 1;
+    }
+    Ok(Operand::Col(b.finish()?))
+}
+
+/// Evaluates `e` for the rows `sel` (ascending) of `batch`.
+pub(crate) fn eval_batch(
+    e: &ScalarExpr,
+    batch: &Batch,
+    sel: &[u32],
+    ctx: &mut ExecCtx,
+) -> SqlResult<Operand> {
+    common::stack::grow(|| eval_unguarded(e, batch, sel, ctx))
+}
+
+fn eval_unguarded(
+    e: &ScalarExpr,
+    batch: &Batch,
+    sel: &[u32],
+    ctx: &mut ExecCtx,
+) -> SqlResult<Operand> {
+    let len = batch.len;
+    // a kernel's operands are vectors: an operand of another type (a CAST to datetime inside
+    // a comparison) sends the whole expression to the row evaluator
+    if !e
+        .children()
+        .iter()
+        .all(|c| plan::ExecMode::vectorizable_type(&c.data_type))
+    {
+        return per_row(e, batch, sel, ctx);
+    }
+    match &e.kind {
+        ScalarKind::Literal(v) => Ok(Operand::Const(v.clone())),
+        ScalarKind::Column(i) => Ok(match batch.columns.get(*i).and_then(|c| c.as_ref()) {
+            Some(c) => Operand::Col(c.clone()),
+            // a column the scan does not decode is NULL, as in row mode
+            None => Operand::Const(Value::Null),
+        }),
+        ScalarKind::Compare(op, a, b) => {
+            let x = eval_batch(a, batch, sel, ctx)?;
+            let sel_b = not_null(&x, sel);
+            let y = eval_batch(b, batch, &sel_b, ctx)?;
+            if let Some(ords) = compare_fast(&x, &y, &sel_b, len) {
+                return bools(len, sel, |i| ords[i].map(|o| cmp_holds(*op, o)));
+            }
+            let mut res = vec![None; len];
+            for &r in &sel_b {
+                let i = r as usize;
+                res[i] =
+                    valops::compare_checked(&x.value(i), &y.value(i))?.map(|o| cmp_holds(*op, o));
+            }
+            bools(len, sel, |i| res[i])
+        }
+        ScalarKind::Binary(op, a, b) if !e.data_type.is_max() => {
+            let x = eval_batch(a, batch, sel, ctx)?;
+            let sel_b = not_null(&x, sel);
+            let y = eval_batch(b, batch, &sel_b, ctx)?;
+            arith(*op, &x, &y, &e.data_type, sel, &sel_b, len)
+        }
+        ScalarKind::And(parts) | ScalarKind::Or(parts) => {
+            let and = matches!(e.kind, ScalarKind::And(_));
+            // None = unknown so far; decided rows drop out of the selection
+            let mut state: Vec<Option<bool>> = vec![Some(and); len];
+            let mut live = sel.to_vec();
+            for p in parts {
+                if live.is_empty() {
+                    break;
+                }
+                let v = eval_batch(p, batch, &live, ctx)?;
+                live.retain(|&r| {
+                    let i = r as usize;
+                    match truth_at(&v, i) {
+                        Some(t) if t != and => {
+                            state[i] = Some(t);
+                            false
+                        }
+                        None => {
+                            state[i] = None;
+                            true
+                        }
+                        Some(_) => true,
+                    }
+                });
+            }
+            bools(len, sel, |i| state[i])
+        }
+        ScalarKind::Not(a) => {
+            let v = eval_batch(a, batch, sel, ctx)?;
+            bools(len, sel, |i| truth_at(&v, i).map(|t| !t))
+        }
+        ScalarKind::IsNull(a) => {
+            let v = eval_batch(a, batch, sel, ctx)?;
+            bools(len, sel, |i| Some(v.is_null(i)))
+        }
+        _ => per_row(e, batch, sel, ctx),
+    }
+}
+
+/// Row mode's evaluator, value by value: the input row holds the batch's columns that `e`
+/// reads.
+fn per_row(e: &ScalarExpr, batch: &Batch, sel: &[u32], ctx: &mut ExecCtx) -> SqlResult<Operand> {
+    let mut used = Vec::new();
+    e.columns_used(&mut used);
+    used.sort_unstable();
+    used.dedup();
+    let width = batch.columns.len().max(used.last().map_or(0, |m| m + 1));
+    let mut row = vec![Value::Null; width];
+    let Some(mut out) = ColumnBuilder::new(&e.data_type, batch.len) else {
+        return Err(common::SqlError::internal(format!(
+            "batch mode cannot hold {} values",
+            e.data_type.sql_name()
+        )));
+    };
+    let mut next = 0usize;
+    for &r in sel {
+        let i = r as usize;
+        while next < i {
+            out.push_null();
+            next += 1;
+        }
+        for &c in &used {
+            row[c] = batch
+                .columns
+                .get(c)
+                .and_then(|col| col.as_ref())
+                .map_or(Value::Null, |col| col.value(i));
+        }
+        out.push(eval(e, &row, ctx)?)?;
+        next = i + 1;
+    }
+    while next < batch.len {
+        out.push_null();
+        next += 1;
+    }
+    Ok(Operand::Col(out.finish()?))
+}
+
+/// `x op y` of result type `ty`: integer kernels with checked arithmetic; any row they cannot
+/// decide (overflow, out of the result type's range, a zero divisor, other types) goes to
+/// `types::ops::arith_typed`, row mode's arithmetic, which returns its value or its error.
+fn arith(
+    op: BinaryOp,
+    x: &Operand,
+    y: &Operand,
+    ty: &DataType,
+    sel: &[u32],
+    sel_b: &[u32],
+    len: usize,
+) -> SqlResult<Operand> {
+    let Some(mut out) = ColumnBuilder::new(ty, len) else {
+        return Err(common::SqlError::internal(format!(
+            "batch mode cannot hold {} values",
+            ty.sql_name()
+        )));
+    };
+    let range = match ty {
+        DataType::TinyInt => Some((0i64, 255i64)),
+        DataType::SmallInt => Some((i64::from(i16::MIN), i64::from(i16::MAX))),
+        DataType::Int => Some((i64::from(i32::MIN), i64::from(i32::MAX))),
+        DataType::BigInt => Some((i64::MIN, i64::MAX)),
+        _ => None,
+    };
+    let ints = match (x.int(), y.int(), range) {
+        (Some(p), Some(q), Some(r)) => Some((p, q, r)),
+        _ => None,
+    };
+    let aop = match op {
+        BinaryOp::Add | BinaryOp::Concat => types::ArithOp::Add,
+        BinaryOp::Sub => types::ArithOp::Sub,
+        BinaryOp::Mul => types::ArithOp::Mul,
+        BinaryOp::Div => types::ArithOp::Div,
+        BinaryOp::Mod => types::ArithOp::Mod,
+        BinaryOp::BitAnd => types::ArithOp::BitAnd,
+        BinaryOp::BitOr => types::ArithOp::BitOr,
+        BinaryOp::BitXor => types::ArithOp::BitXor,
+    };
+    let mut k = 0usize;
+    let mut next = 0usize;
+    for &r in sel {
+        let i = r as usize;
+        while next < i {
+            out.push_null();
+            next += 1;
+        }
+        next = i + 1;
+        // rows where x is NULL are not in sel_b: NULL without evaluating y
+        if sel_b.get(k) != Some(&r) {
+            out.push_null();
+            continue;
+        }
+        k += 1;
+        if y.is_null(i) {
+            out.push_null();
+            continue;
+        }
+        if let Some((p, q, (lo, hi))) = &ints {
+            let (a, b) = (p.get(i), q.get(i));
+            let fast = match op {
+                BinaryOp::Add => a.checked_add(b),
+                BinaryOp::Sub => a.checked_sub(b),
+                BinaryOp::Mul => a.checked_mul(b),
+                BinaryOp::Div if b != 0 => a.checked_div(b),
+                BinaryOp::Mod if b != 0 => a.checked_rem(b),
+                _ => None,
+            };
+            if let Some(v) = fast.filter(|v| (*lo..=*hi).contains(v)) {
+                out.push_i64(v);
+                continue;
+            }
+        }
+        out.push(types::ops::arith_typed(aop, &x.value(i), &y.value(i), ty)?)?;
+    }
+    while next < len {
+        out.push_null();
+        next += 1;
+    }
+    Ok(Operand::Col(out.finish()?))
+}
+
+/// The rows of `sel` for which the predicate `e` is TRUE, evaluated as row mode's filter
+/// does (`eval_pred`: an AND stops at the first part that is not TRUE; an OR at the first
+/// that is).
+pub(crate) fn filter(
+    e: &ScalarExpr,
+    batch: &Batch,
+    sel: &[u32],
+    ctx: &mut ExecCtx,
+) -> SqlResult<Vec<u32>> {
+    common::stack::grow(|| match &e.kind {
+        ScalarKind::And(parts) => {
+            let mut live = sel.to_vec();
+            for p in parts {
+                if live.is_empty() {
+                    break;
+                }
+                live = filter(p, batch, &live, ctx)?;
+            }
+            Ok(live)
+        }
+        ScalarKind::Or(parts) => {
+            let mut rest = sel.to_vec();
+            let mut hit = vec![false; batch.len];
+            for p in parts {
+                if rest.is_empty() {
+                    break;
+                }
+                let t = filter(p, batch, &rest, ctx)?;
+                for &r in &t {
+                    hit[r as usize] = true;
+                }
+                rest.retain(|&r| !hit[r as usize]);
+            }
+            Ok(sel.iter().copied().filter(|&r| hit[r as usize]).collect())
+        }
+        _ => {
+            let v = eval_batch(e, batch, sel, ctx)?;
+            Ok(sel
+                .iter()
+                .copied()
+                .filter(|&r| truth_at(&v, r as usize) == Some(true))
+                .collect())
+        }
+    })
+}

@@ -1,0 +1,308 @@
+//! Column vectors of a batch: Arrow arrays, one physical layout per family of latchkey types
+//! (`plan::ExecMode::vectorizable_type` lists the types; the column's `DataType` stays beside
+//! the array, so a value converts back to exactly the `Value` row mode would hold).
+//!
+//! | latchkey types                         | array            |
+//! |----------------------------------------|------------------|
+//! | bit, tinyint, smallint, int, bigint    | `Int64Array`     |
+//! | decimal/numeric(p,s), money, smallmoney| `Decimal128Array` (scaled i128, scale s; money 4) |
+//! | float, real                            | `Float64Array`   |
+//! | date                                   | `Date32Array` (latchkey's day number) |
+//! | char, varchar(n), nchar, nvarchar(n)   | `StringArray` (the collation stays with the expression: strings are compared by the row evaluator) |
+//! | predicate results                      | `BooleanArray`   |
+
+use std::sync::Arc;
+
+use arrow_array::builder::StringBuilder;
+use arrow_array::{
+    Array, BooleanArray, Date32Array, Decimal128Array, Float64Array, Int64Array, StringArray,
+};
+use arrow_buffer::{BooleanBuffer, NullBuffer, ScalarBuffer};
+use common::{SqlError, SqlResult};
+use types::{DataType, Value};
+
+use crate::valops;
+
+/// The array of one column.
+#[derive(Clone, Debug)]
+pub(crate) enum Vector {
+    Int(Arc<Int64Array>),
+    Decimal(Arc<Decimal128Array>, u8),
+    Float(Arc<Float64Array>),
+    Date(Arc<Date32Array>),
+    Str(Arc<StringArray>),
+    Bool(Arc<BooleanArray>),
+}
+
+/// A column vector and the type of its values.
+#[derive(Clone, Debug)]
+pub(crate) struct Column {
+    pub data: Vector,
+    pub ty: DataType,
+}
+
+fn array(v: &Vector) -> &dyn Array {
+    match v {
+        Vector::Int(a) => a.as_ref(),
+        Vector::Decimal(a, _) => a.as_ref(),
+        Vector::Float(a) => a.as_ref(),
+        Vector::Date(a) => a.as_ref(),
+        Vector::Str(a) => a.as_ref(),
+        Vector::Bool(a) => a.as_ref(),
+    }
+}
+
+impl Column {
+    pub fn is_null(&self, i: usize) -> bool {
+        array(&self.data).is_null(i)
+    }
+
+    /// Value `i` as row mode holds it.
+    pub fn value(&self, i: usize) -> Value {
+        if self.is_null(i) {
+            return Value::Null;
+        }
+        match &self.data {
+            Vector::Int(a) => int_value(a.value(i), &self.ty),
+            Vector::Decimal(a, scale) => {
+                let m = a.value(i);
+                match self.ty {
+                    DataType::Money => Value::Money(m as i64),
+                    DataType::SmallMoney => Value::SmallMoney(m as i64),
+                    _ => Value::Decimal {
+                        mantissa: m,
+                        scale: *scale,
+                    },
+                }
+            }
+            Vector::Float(a) => match self.ty {
+                DataType::Real => Value::Real(a.value(i) as f32),
+                _ => Value::Float(a.value(i)),
+            },
+            Vector::Date(a) => Value::Date(a.value(i)),
+            Vector::Str(a) => {
+                let s = a.value(i).to_string();
+                match self.ty {
+                    DataType::Char(_) => Value::Char(s),
+                    DataType::NChar(_) => Value::NChar(s),
+                    DataType::NVarChar(_) => Value::NVarChar(s),
+                    _ => Value::VarChar(s),
+                }
+            }
+            Vector::Bool(a) => Value::Bit(a.value(i)),
+        }
+    }
+}
+
+fn int_value(v: i64, ty: &DataType) -> Value {
+    match ty {
+        DataType::Bit => Value::Bit(v != 0),
+        DataType::TinyInt => Value::TinyInt(v as u8),
+        DataType::SmallInt => Value::SmallInt(v as i16),
+        DataType::Int => Value::Int(v as i32),
+        _ => Value::BigInt(v),
+    }
+}
+
+enum Values {
+    Int(Vec<i64>),
+    Decimal(Vec<i128>, u8, u8),
+    Float(Vec<f64>),
+    Date(Vec<i32>),
+    Str(StringBuilder),
+    Bool(Vec<bool>),
+}
+
+/// Builds one column vector value by value.
+pub(crate) struct ColumnBuilder {
+    ty: DataType,
+    values: Values,
+    valid: Vec<bool>,
+    nulls: bool,
+}
+
+impl ColumnBuilder {
+    /// A builder for values of `ty`; None when batch mode has no vector for the type.
+    pub fn new(ty: &DataType, capacity: usize) -> Option<Self> {
+        let values = match ty {
+            DataType::Bit
+            | DataType::TinyInt
+            | DataType::SmallInt
+            | DataType::Int
+            | DataType::BigInt => Values::Int(Vec::with_capacity(capacity)),
+            DataType::Decimal { precision, scale } | DataType::Numeric { precision, scale } => {
+                Values::Decimal(Vec::with_capacity(capacity), *precision, *scale)
+            }
+            DataType::Money => Values::Decimal(Vec::with_capacity(capacity), 19, 4),
+            DataType::SmallMoney => Values::Decimal(Vec::with_capacity(capacity), 10, 4),
+            DataType::Float | DataType::Real => Values::Float(Vec::with_capacity(capacity)),
+            DataType::Date => Values::Date(Vec::with_capacity(capacity)),
+            _ if plan::ExecMode::vectorizable_type(ty) => {
+                Values::Str(StringBuilder::with_capacity(capacity, capacity * 8))
+            }
+            _ => return None,
+        };
+        Some(ColumnBuilder {
+            ty: ty.clone(),
+            values,
+            valid: Vec::with_capacity(capacity),
+            nulls: false,
+        })
+    }
+
+    /// A builder for predicate results (bit).
+    pub fn bools(capacity: usize) -> Self {
+        ColumnBuilder {
+            ty: DataType::Bit,
+            values: Values::Bool(Vec::with_capacity(capacity)),
+            valid: Vec::with_capacity(capacity),
+            nulls: false,
+        }
+    }
+
+    pub fn push_null(&mut self) {
+        self.nulls = true;
+        self.valid.push(false);
+        match &mut self.values {
+            Values::Int(v) => v.push(0),
+            Values::Decimal(v, ..) => v.push(0),
+            Values::Float(v) => v.push(0.0),
+            Values::Date(v) => v.push(0),
+            Values::Str(b) => b.append_null(),
+            Values::Bool(v) => v.push(false),
+        }
+    }
+
+    pub fn push_i64(&mut self, x: i64) {
+        if let Values::Int(v) = &mut self.values {
+            v.push(x);
+            self.valid.push(true);
+        }
+    }
+
+    pub fn push_bool(&mut self, x: bool) {
+        if let Values::Bool(v) = &mut self.values {
+            v.push(x);
+            self.valid.push(true);
+        }
+    }
+
+    /// Appends `v`, converted to the column's type first when its variant differs (as row
+    /// mode's value would be after the same conversion).
+    pub fn push(&mut self, v: Value) -> SqlResult<()> {
+        if v.is_null() {
+            self.push_null();
+            return Ok(());
+        }
+        if self.try_push(&v) {
+            return Ok(());
+        }
+        let c = valops::cast(&v, &self.ty)?;
+        if c.is_null() {
+            self.push_null();
+            return Ok(());
+        }
+        if self.try_push(&c) {
+            return Ok(());
+        }
+        Err(SqlError::internal(format!(
+            "batch mode: a {} value in a {} column vector",
+            valops::type_name(&v),
+            self.ty.sql_name()
+        )))
+    }
+
+    fn try_push(&mut self, v: &Value) -> bool {
+        let ok = match (&mut self.values, v) {
+            (Values::Int(out), v) => match v {
+                Value::Bit(b) => {
+                    out.push(i64::from(*b));
+                    true
+                }
+                Value::TinyInt(x) => {
+                    out.push(i64::from(*x));
+                    true
+                }
+                Value::SmallInt(x) => {
+                    out.push(i64::from(*x));
+                    true
+                }
+                Value::Int(x) => {
+                    out.push(i64::from(*x));
+                    true
+                }
+                Value::BigInt(x) => {
+                    out.push(*x);
+                    true
+                }
+                _ => false,
+            },
+            (Values::Decimal(out, _, s), Value::Decimal { mantissa, scale }) if scale == s => {
+                out.push(*mantissa);
+                true
+            }
+            (Values::Decimal(out, _, 4), Value::Money(m) | Value::SmallMoney(m))
+                if matches!(self.ty, DataType::Money | DataType::SmallMoney) =>
+            {
+                out.push(i128::from(*m));
+                true
+            }
+            (Values::Float(out), Value::Float(f)) => {
+                out.push(*f);
+                true
+            }
+            (Values::Float(out), Value::Real(f)) => {
+                out.push(f64::from(*f));
+                true
+            }
+            (Values::Date(out), Value::Date(d)) => {
+                out.push(*d);
+                true
+            }
+            (
+                Values::Str(b),
+                Value::Char(s) | Value::VarChar(s) | Value::NChar(s) | Value::NVarChar(s),
+            ) => {
+                b.append_value(s);
+                true
+            }
+            (Values::Bool(out), Value::Bit(b)) => {
+                out.push(*b);
+                true
+            }
+            _ => false,
+        };
+        if ok {
+            self.valid.push(true);
+        }
+        ok
+    }
+
+    pub fn finish(self) -> SqlResult<Column> {
+        let nulls = if self.nulls {
+            Some(NullBuffer::new(BooleanBuffer::from(self.valid)))
+        } else {
+            None
+        };
+        let data = match self.values {
+            Values::Int(v) => Vector::Int(Arc::new(Int64Array::new(ScalarBuffer::from(v), nulls))),
+            Values::Decimal(v, p, s) => {
+                let a = Decimal128Array::new(ScalarBuffer::from(v), nulls)
+                    .with_precision_and_scale(p.clamp(1, 38), s as i8)
+                    .map_err(|e| SqlError::internal(format!("batch mode decimal vector: {e}")))?;
+                Vector::Decimal(Arc::new(a), s)
+            }
+            Values::Float(v) => {
+                Vector::Float(Arc::new(Float64Array::new(ScalarBuffer::from(v), nulls)))
+            }
+            Values::Date(v) => {
+                Vector::Date(Arc::new(Date32Array::new(ScalarBuffer::from(v), nulls)))
+            }
+            Values::Str(mut b) => Vector::Str(Arc::new(b.finish())),
+            Values::Bool(v) => {
+                Vector::Bool(Arc::new(BooleanArray::new(BooleanBuffer::from(v), nulls)))
+            }
+        };
+        Ok(Column { data, ty: self.ty })
+    }
+}

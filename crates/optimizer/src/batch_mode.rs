@@ -1,0 +1,155 @@
+//! The batch-mode post-pass, as SQL Server 2019's batch mode on rowstore: an aggregate over a
+//! large input runs its whole pipeline — scan, filters, compute scalars, the aggregate — over
+//! columnar batches (exec/src/batch) instead of one row at a time.
+//!
+//! Eligible: a Hash Match (Aggregate) without grouping sets, a scalar Stream Aggregate, or a
+//! parallel zone's Partial Aggregate, whose input is a *zone* (`parallelize::is_zone`: Filter /
+//! Compute Scalar over one forward, unordered Table Scan / Clustered Index Scan, pure
+//! expressions), whose aggregates are COUNT, COUNT_BIG, SUM, AVG, MIN or MAX without DISTINCT
+//! (`parallelize::mergeable`), and where every value the pipeline holds — the scan's decoded
+//! columns, computed columns, group-by keys, aggregate arguments — has a vectorizable type
+//! ([`plan::ExecMode::vectorizable_type`]). Expressions need not be vectorizable one by one:
+//! exec evaluates the ones it has no kernel for value by value with the row evaluator, so
+//! semantics never differ.
+//!
+//! A `COUNT(*)` of a whole table stays in row mode unless forced: both modes count slot arrays.
+//!
+//! Threshold: the scan's estimated rows ≥ [`BATCH_MODE_MIN_ROWS`] (SQL Server 2019 uses
+//! 131,072 rows for its batch-mode-on-rowstore heuristic; we use the same order of magnitude),
+//! (the table's rows: a predicate pushed into the scan does not
+//! make the read smaller), unless `USE HINT ('ALLOW_BATCH_MODE')` forces it; `USE HINT ('DISALLOW_BATCH_MODE')` keeps
+//! every operator in row mode.
+
+use catalog::Catalog;
+use plan::{AggFunc, ExecMode, PhysKind, PhysOp, ScalarExpr};
+
+use crate::parallelize::{is_zone, mergeable, pure};
+
+/// Estimated input rows from which an aggregate pipeline runs in batch mode.
+pub const BATCH_MODE_MIN_ROWS: f64 = 100_000.0;
+
+/// `USE HINT` switches for batch mode.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BatchModeHint {
+    /// Batch mode where the estimate says it pays.
+    #[default]
+    Auto,
+    /// `DISALLOW_BATCH_MODE`: row mode everywhere.
+    Disallow,
+    /// `ALLOW_BATCH_MODE`: batch mode wherever the shape allows, whatever the estimate.
+    Allow,
+}
+
+/// Marks the eligible aggregate pipelines of `op` as batch mode.
+pub(crate) fn choose_batch_mode(op: &mut PhysOp, hint: BatchModeHint, catalog: &dyn Catalog) {
+    if hint == BatchModeHint::Disallow {
+        return;
+    }
+    common::stack::grow(|| {
+        if eligible(op, hint, catalog) {
+            mark(op);
+            return;
+        }
+        for c in op.children_mut() {
+            choose_batch_mode(c, hint, catalog);
+        }
+    })
+}
+
+fn eligible(op: &PhysOp, hint: BatchModeHint, catalog: &dyn Catalog) -> bool {
+    let (input, group_by, aggs) = match &op.kind {
+        PhysKind::HashAggregate {
+            input,
+            group_by,
+            aggs,
+            grouping_sets: None,
+        }
+        | PhysKind::PartialAggregate {
+            input,
+            group_by,
+            aggs,
+        } => (input, group_by, aggs),
+        PhysKind::StreamAggregate {
+            input,
+            group_by,
+            aggs,
+        } if group_by.is_empty() => (input, group_by, aggs),
+        _ => return false,
+    };
+    if !is_zone(input) || !aggs.iter().all(mergeable) {
+        return false;
+    }
+    let typed = |e: &ScalarExpr| pure(e) && ExecMode::vectorizable_type(&e.data_type);
+    if !group_by.iter().all(typed) || !aggs.iter().all(|a| a.args.iter().all(typed)) {
+        return false;
+    }
+    if !zone_types(input) {
+        return false;
+    }
+    // COUNT(*) of a whole table reads only slot arrays in row mode too: nothing to vectorize
+    let counts_only = group_by.is_empty()
+        && aggs
+            .iter()
+            .all(|a| matches!(a.func, AggFunc::CountStar | AggFunc::CountBigStar));
+    let bare_scan = matches!(
+        &input.kind,
+        PhysKind::TableScan {
+            predicate: None,
+            ..
+        } | PhysKind::ClusteredIndexScan {
+            predicate: None,
+            ..
+        }
+    );
+    if counts_only && bare_scan && hint != BatchModeHint::Allow {
+        return false;
+    }
+    hint == BatchModeHint::Allow || scan_rows(input, catalog) >= BATCH_MODE_MIN_ROWS
+}
+
+/// Every column the zone decodes or computes has a vectorizable type.
+fn zone_types(op: &PhysOp) -> bool {
+    match &op.kind {
+        PhysKind::TableScan { source, .. } | PhysKind::ClusteredIndexScan { source, .. } => {
+            source.table.columns.iter().enumerate().all(|(i, c)| {
+                let needed = source
+                    .needed
+                    .as_ref()
+                    .is_none_or(|n| n.get(i).copied().unwrap_or(true));
+                !needed || ExecMode::vectorizable_type(&c.data_type)
+            })
+        }
+        PhysKind::Filter { input, .. } => zone_types(input),
+        PhysKind::ComputeScalar { input, exprs } => {
+            exprs
+                .iter()
+                .all(|e| ExecMode::vectorizable_type(&e.data_type))
+                && zone_types(input)
+        }
+        _ => false,
+    }
+}
+
+/// The rows the zone's scan reads: the table's rows (a pushed-down predicate does not make
+/// the read smaller), else the scan's estimate.
+fn scan_rows(op: &PhysOp, catalog: &dyn Catalog) -> f64 {
+    match &op.kind {
+        PhysKind::Filter { input, .. } | PhysKind::ComputeScalar { input, .. } => {
+            scan_rows(input, catalog)
+        }
+        PhysKind::TableScan { source, .. } | PhysKind::ClusteredIndexScan { source, .. } => {
+            match catalog.table_rows(&source.table) {
+                Some(n) => (n as f64).max(op.est_rows),
+                None => op.est_rows,
+            }
+        }
+        _ => op.est_rows,
+    }
+}
+
+fn mark(op: &mut PhysOp) {
+    op.exec_mode = ExecMode::Batch;
+    for c in op.children_mut() {
+        mark(c);
+    }
+}
