@@ -271,6 +271,11 @@ fn resum_unguarded(op: &mut PhysOp, executions: f64) {
             resum(inner, executions * outer_rows);
             children += outer.cost.subtree + inner.cost.subtree;
         }
+        // a performance spool reads its input once (cost::annotate)
+        PhysKind::TableSpool { input } => {
+            resum(input, 1.0);
+            children += input.cost.subtree;
+        }
         kind => {
             for c in kind.children_mut() {
                 resum(c, executions);

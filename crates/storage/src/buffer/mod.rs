@@ -944,7 +944,8 @@ impl BufferPool {
     pub fn drop_file_pages(&self, file: u16) -> usize {
         let mut t = self.table.lock();
         let mut kept = 0;
-        for i in 0..self.frames.len() {
+        // frames past `owner.len()` were never handed out (lazily allocated chunks)
+        for i in 0..t.owner.len() {
             if t.owner[i].is_none_or(|p| p.file != file) {
                 continue;
             }
