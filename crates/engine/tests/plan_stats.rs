@@ -5,6 +5,15 @@
 use engine::{CollectSink, Engine, EngineConfig, Session};
 use types::Value;
 
+/// These tests count recompiles, and the schema generation that invalidates cached plans is
+/// still process-wide (issue 11: per-database generations): a CREATE TABLE in a test running
+/// beside them recompiled their plans. They run one at a time.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn engine(tag: &str) -> (std::sync::Arc<Engine>, std::path::PathBuf) {
     let d = std::env::temp_dir().join(format!("latchkey-ps-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
@@ -39,6 +48,7 @@ fn generation_and_count(monitor: &mut Session) -> (i64, i64) {
 
 #[test]
 fn two_sessions_share_the_statement_row() {
+    let _serial = serial();
     let (e, dir) = engine("share");
     let mut a = Session::new(e.clone());
     let mut b = Session::new(e.clone());
@@ -57,6 +67,7 @@ fn two_sessions_share_the_statement_row() {
 
 #[test]
 fn statistics_changed_in_another_session_recompile_the_cached_plan() {
+    let _serial = serial();
     let (e, dir) = engine("recompile");
     let mut a = Session::new(e.clone());
     let mut b = Session::new(e.clone());
@@ -99,6 +110,7 @@ fn statistics_changed_in_another_session_recompile_the_cached_plan() {
 
 #[test]
 fn statistics_of_another_table_do_not_recompile() {
+    let _serial = serial();
     let (e, dir) = engine("other");
     let mut a = Session::new(e.clone());
     let mut m = Session::new(e.clone());
@@ -118,6 +130,7 @@ fn statistics_of_another_table_do_not_recompile() {
 
 #[test]
 fn modifications_past_the_threshold_recompile_and_update_the_statistics() {
+    let _serial = serial();
     let (e, dir) = engine("threshold");
     let mut a = Session::new(e.clone());
     let mut m = Session::new(e.clone());

@@ -48,16 +48,18 @@ pub struct TableStore {
 /// "Statistics"). In memory only: a restart starts every table at 0, as if its statistics
 /// had just been built.
 static MODIFICATIONS: std::sync::LazyLock<
-    std::sync::Mutex<std::collections::HashMap<(usize, i32), u64>>,
+    std::sync::Mutex<std::collections::HashMap<(u64, i32), u64>>,
 > = std::sync::LazyLock::new(Default::default);
 
-/// The key of a database in [`MODIFICATIONS`]: its open storage object (two engines in one
-/// process, as in tests, do not share counters).
-fn database_key(db: &Arc<Database>) -> usize {
-    Arc::as_ptr(db) as usize
+/// The key of a database in [`MODIFICATIONS`]: its open storage object's instance id (two
+/// engines in one process, as in tests, do not share counters). Not its address: a database
+/// dropped and another opened at the same address inherited the first one's counts (spurious
+/// recompiles and statistics updates; `engine/tests/plan_stats.rs` failed 1 run in 4).
+fn database_key(db: &Arc<Database>) -> u64 {
+    db.instance_id()
 }
 
-fn modifications() -> std::sync::MutexGuard<'static, std::collections::HashMap<(usize, i32), u64>> {
+fn modifications() -> std::sync::MutexGuard<'static, std::collections::HashMap<(u64, i32), u64>> {
     // a panic while holding it leaves plain counters behind: still usable
     MODIFICATIONS.lock().unwrap_or_else(|e| e.into_inner())
 }

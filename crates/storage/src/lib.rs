@@ -105,7 +105,12 @@ pub struct ObjId(pub u64);
 /// One database = data files + one log file in a directory. Thread-safe.
 pub struct Database {
     inner: Arc<Inner>,
+    /// Unique in the process for its whole life (`instance_id`).
+    instance: u64,
 }
+
+/// The next `Database::instance_id`.
+static NEXT_INSTANCE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 impl Drop for Database {
     fn drop(&mut self) {
@@ -120,15 +125,26 @@ impl Drop for Database {
 impl Database {
     /// Opens (creating if missing) the database in `dir`, running crash recovery first.
     pub fn open(dir: &Path, config: StorageConfig) -> SqlResult<Arc<Database>> {
-        Ok(Arc::new(Database {
-            inner: Inner::open(dir, config)?,
-        }))
+        Ok(Database::wrap(Inner::open(dir, config)?))
+    }
+
+    fn wrap(inner: Arc<Inner>) -> Arc<Database> {
+        Arc::new(Database {
+            inner,
+            instance: NEXT_INSTANCE.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        })
+    }
+
+    /// A number no other open of any database in this process has had or will have: a key
+    /// for per-open state kept outside the handle (an address can be reused after a drop).
+    pub fn instance_id(&self) -> u64 {
+        self.instance
     }
     /// Opens an existing database: a missing directory, data file or log is Msg 5120 and
     /// nothing is created (storage README "Open-time checks").
     pub fn open_existing(dir: &Path, config: StorageConfig) -> SqlResult<Arc<Database>> {
         let (inner, _) = Inner::open_mode(dir, config, db::OpenMode::Existing)?;
-        Ok(Arc::new(Database { inner }))
+        Ok(Database::wrap(inner))
     }
 
     /// EMERGENCY mode (storage README "Emergency and repair"): the data files as they are,
@@ -142,7 +158,7 @@ impl Database {
     ) -> SqlResult<Arc<Database>> {
         let (inner, _) = Inner::open_mode(dir, config, db::OpenMode::Emergency)?;
         inner.log.set_read_only(name);
-        Ok(Arc::new(Database { inner }))
+        Ok(Database::wrap(inner))
     }
 
     /// REPAIR_ALLOW_DATA_LOSS's log rebuild (storage README "Emergency and repair"): replays
@@ -154,7 +170,7 @@ impl Database {
         config: StorageConfig,
     ) -> SqlResult<(Arc<Database>, db::RepairReport)> {
         let (inner, report) = Inner::open_mode(dir, config, db::OpenMode::RebuildLog)?;
-        Ok((Arc::new(Database { inner }), report))
+        Ok((Database::wrap(inner), report))
     }
     /// Tests: a crash without leaving the process. Releases the directory lock and leaks the
     /// database without its clean-shutdown checkpoint (handles the caller still holds must be
