@@ -32,6 +32,7 @@ mod ddl_alter;
 mod ddl_type;
 pub mod events;
 mod external;
+mod filegroups;
 mod files;
 mod implicit_tran;
 mod interp;
