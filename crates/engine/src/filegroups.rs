@@ -523,3 +523,27 @@ pub(crate) fn space_usage_rows(session: &Session) -> Vec<Vec<Value>> {
     });
     rows
 }
+
+/// The name of filegroup `ds` of the database (`PRIMARY` when unknown).
+pub(crate) fn data_space_name(engine: &Engine, h: &DbHandle, ds: i32) -> String {
+    filegroups_of(engine, h)
+        .0
+        .into_iter()
+        .find(|g| g.data_space_id == ds)
+        .map_or_else(|| "PRIMARY".to_string(), |g| g.name)
+}
+
+/// The filegroup name of a storage object (sp_help, sp_helpindex).
+pub(crate) fn object_filegroup_name(engine: &Engine, h: &DbHandle, storage_id: u64) -> String {
+    data_space_name(engine, h, object_data_space(h, storage_id))
+}
+
+/// The filegroup name of the data file SQL Server numbers `file_id` (1, 3, 4, ...).
+pub(crate) fn file_filegroup_name(engine: &Engine, h: &DbHandle, file_id: i16) -> String {
+    let index = if file_id <= 1 {
+        1
+    } else {
+        u16::try_from(file_id - 1).unwrap_or(1)
+    };
+    data_space_name(engine, h, file_data_space(h, index))
+}

@@ -61,6 +61,7 @@ SET NOCOUNT ON;
 SELECT name, data_space_id, is_default FROM sys.filegroups ORDER BY data_space_id;
 SELECT file_id, name, data_space_id FROM sys.database_files ORDER BY file_id;
 SELECT COUNT(*) AS big_rows FROM big;
+EXEC sp_helpindex big;
 CREATE TABLE after_restart (id int);
 SELECT OBJECT_NAME(i.object_id) AS tbl, i.index_id, FILEGROUP_NAME(i.data_space_id) AS fg
 FROM sys.indexes i WHERE OBJECT_NAME(i.object_id) IN ('big', 'dflt', 'after_restart')
