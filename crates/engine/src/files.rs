@@ -673,12 +673,12 @@ pub(crate) fn alter_database_files(
             files, filegroup, ..
         } => {
             let name = a.name.as_ref().map_or(current_db, |n| n.value.as_str());
-            let ds = crate::filegroups::add_file_target(
+            add_files(
                 engine,
                 name,
+                files,
                 filegroup.as_ref().map(|g| g.value.as_str()),
             )?;
-            add_files(engine, name, files, ds)?;
             Ok(true)
         }
         ast::AlterDatabaseAction::AddFilegroup(g) => {
@@ -771,11 +771,16 @@ fn register_files(engine: &Engine, h: &DbHandle, files: Vec<DbFileDef>) -> SqlRe
     Ok(())
 }
 
-/// `ADD FILE (spec), ... [TO FILEGROUP fg]` (`data_space`: fg's id, filegroups.rs): each spec is checked as CREATE DATABASE's
+/// `ADD FILE (spec), ... [TO FILEGROUP fg]` (unknown fg: 1921, filegroups.rs): each spec is checked as CREATE DATABASE's
 /// (1828 duplicate name, 5170 existing file, 5123 missing directory), then storage adds the
 /// file crash-safely and proportional fill uses it at once; SIZE / MAXSIZE / FILEGROWTH apply
 /// and the file is registered in master. Names default as CREATE DATABASE's (`db_N`).
-fn add_files(engine: &Engine, db: &str, specs: &[ast::FileSpec], data_space: u16) -> SqlResult<()> {
+fn add_files(
+    engine: &Engine,
+    db: &str,
+    specs: &[ast::FileSpec],
+    filegroup: Option<&str>,
+) -> SqlResult<()> {
     let Some(h) = engine.database(db) else {
         return Err(SqlError::new(5011, &[&db]));
     };
@@ -786,6 +791,8 @@ fn add_files(engine: &Engine, db: &str, specs: &[ast::FileSpec], data_space: u16
         return Err(SqlError::new(5013, &[]));
     }
     let _changing = FILE_SET_CHANGE.lock();
+    // resolved under the lock: REMOVE FILEGROUP cannot drop it before the files name it
+    let data_space = crate::filegroups::add_file_target(engine, db, filegroup)?;
     let data_dir = engine.data_dir().to_path_buf();
     let db_dir = h.store.path().to_path_buf();
     for spec in specs {

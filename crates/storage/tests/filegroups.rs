@@ -108,3 +108,45 @@ fn a_filegroup_without_files_is_622() {
     tx.commit().unwrap();
     assert_eq!(db.object_data_space(h).unwrap(), 1);
 }
+
+/// CHECKDB's view: an object whose extents lie in files of two filegroups is reported (here
+/// made by rewriting one file's filegroup in its header while the database is closed).
+#[test]
+fn check_reports_extents_outside_the_objects_filegroup() {
+    use std::io::{Read, Seek, SeekFrom, Write};
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let db = Database::open(dir.path(), cfg()).unwrap();
+        db.add_data_file_to(4 << 20, 2).unwrap();
+        db.add_data_file_to(4 << 20, 2).unwrap();
+        let mut tx = db.begin().unwrap();
+        let h = db.create_heap_on(&mut tx, Some(2)).unwrap();
+        tx.commit().unwrap();
+        insert(&db, h, 1000);
+        assert!(db.check().unwrap().is_empty());
+    }
+    let path = dir.path().join("data3.mdf");
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&path)
+        .unwrap();
+    let mut buf = Box::new([0u8; page::PAGE_SIZE]);
+    f.read_exact(&mut buf[..]).unwrap();
+    let mut h = fileid::parse_header(&buf).unwrap();
+    assert_eq!(h.data_space, 2);
+    h.data_space = 3;
+    h.write_into(&mut buf);
+    page::seal(&mut buf);
+    f.seek(SeekFrom::Start(0)).unwrap();
+    f.write_all(&buf[..]).unwrap();
+    f.sync_all().unwrap();
+    drop(f);
+    let db = Database::open(dir.path(), cfg()).unwrap();
+    assert_eq!(db.data_file_spaces(), vec![(1, 1), (2, 2), (3, 3)]);
+    let found = db.check().unwrap();
+    assert!(
+        found.iter().any(|t| t.contains("outside its filegroup")),
+        "{found:?}"
+    );
+}
