@@ -95,6 +95,20 @@ pub struct DatabaseDef {
     /// The files named by `CREATE DATABASE ... ON (...) LOG ON (...)` (sys.database_files);
     /// empty = the defaults (one data file and the log, named after the database).
     pub files: Vec<DbFileDef>,
+    /// Filegroups other than PRIMARY (data space 1), from ALTER DATABASE ADD FILEGROUP. Which
+    /// filegroup a data file belongs to is in the file's own header (storage README
+    /// "Filegroups"), not here.
+    pub filegroups: Vec<FilegroupDef>,
+    /// Data space id of the DEFAULT filegroup (MODIFY FILEGROUP ... DEFAULT); 1 = PRIMARY.
+    pub default_data_space: i32,
+}
+
+/// A filegroup other than PRIMARY (sys.filegroups row).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FilegroupDef {
+    /// 2, 3, ... (1 is PRIMARY).
+    pub data_space_id: i32,
+    pub name: String,
 }
 
 /// One file of a database as CREATE DATABASE named it (sys.database_files row). Storage

@@ -700,6 +700,10 @@ pub fn encode_database(d: &DatabaseDef) -> Vec<u8> {
             "path": f.physical_name, "size": f.size_pages, "max": f.max_size_pages,
             "growth": f.growth, "pct": f.is_percent_growth,
         })).collect::<Vec<_>>(),
+        "filegroups": d.filegroups.iter().map(|g| json!({
+            "id": g.data_space_id, "name": g.name,
+        })).collect::<Vec<_>>(),
+        "default_fg": d.default_data_space,
     }))
 }
 
@@ -730,6 +734,18 @@ pub fn decode_database(bytes: &[u8]) -> SqlResult<DatabaseDef> {
                 })
             })
             .collect::<SqlResult<Vec<_>>>()?,
+        filegroups: o
+            .arr("filegroups")
+            .iter()
+            .map(|g| {
+                let g = Obj::new(g, "filegroup")?;
+                Ok(crate::FilegroupDef {
+                    data_space_id: g.i32("id")?,
+                    name: g.str("name")?,
+                })
+            })
+            .collect::<SqlResult<Vec<_>>>()?,
+        default_data_space: o.i64_or("default_fg", 1) as i32,
     })
 }
 
@@ -942,10 +958,17 @@ mod tests {
                 growth: 10,
                 is_percent_growth: true,
             }],
+            filegroups: vec![crate::FilegroupDef {
+                data_space_id: 2,
+                name: "fg".into(),
+            }],
+            default_data_space: 2,
         };
         assert_eq!(decode_database(&encode_database(&d)).unwrap(), d);
         let old = br#"{"id": 5, "name": "s2", "dir": "db_5", "compat": 150}"#;
         assert!(decode_database(old).unwrap().files.is_empty());
+        assert!(decode_database(old).unwrap().filegroups.is_empty());
+        assert_eq!(decode_database(old).unwrap().default_data_space, 1);
         let bad = br#"{"id": 5, "name": "s2", "dir": "db_5", "files": [{"id": 1}]}"#;
         assert!(decode_database(bad).is_err());
         assert_eq!(ObjectKind::from_byte(b'C'), Some(ObjectKind::Config));

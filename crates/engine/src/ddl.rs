@@ -95,7 +95,14 @@ impl Session {
         sink: &mut dyn EventSink,
     ) -> SqlResult<()> {
         let _ = sink;
-        crate::files::check_storage_targets(&s.kind)?;
+        // objects this statement creates go to the filegroup its ON clauses name
+        self.ddl_data_space = self.statement_data_space(&s.kind)?;
+        let done = self.exec_ddl_statement(s);
+        self.ddl_data_space = None;
+        done
+    }
+
+    fn exec_ddl_statement(&mut self, s: &ast::Statement) -> SqlResult<()> {
         match &s.kind {
             StatementKind::CreateTable(ct) => self.create_table(ct).map(|_| ()),
             StatementKind::Drop {
@@ -358,17 +365,18 @@ impl Session {
         }
         // Storage objects.
         {
+            let space = self.ddl_data_space;
             let txn = self.txn_for(&db)?;
             let mut clustered = None;
             for (pos, ix) in table.indexes.iter_mut().enumerate() {
-                ix.storage_id = h.store.create_btree(txn)?.0;
+                ix.storage_id = h.store.create_btree_on(txn, space)?.0;
                 if ix.clustered {
                     clustered = Some(pos);
                 }
             }
             table.storage = match clustered {
                 Some(index) => TableStorage::Clustered { index },
-                None => TableStorage::Heap(h.store.create_heap(txn)?.0),
+                None => TableStorage::Heap(h.store.create_heap_on(txn, space)?.0),
             };
         }
         let table = Arc::new(table);
@@ -814,8 +822,12 @@ impl Session {
             Arc::new(self.rebuild_table(&h, &old, table, &map, &[])?)
         } else {
             {
+                // without ON, an index goes where its table is
+                let space = self
+                    .ddl_data_space
+                    .or_else(|| crate::filegroups::table_data_space(&h, &table));
                 let txn = self.txn_for(&db)?;
-                table.indexes[pos].storage_id = h.store.create_btree(txn)?.0;
+                table.indexes[pos].storage_id = h.store.create_btree_on(txn, space)?.0;
             }
             let table = Arc::new(table);
             self.fill_index(&h, &table, pos)?;
@@ -1548,8 +1560,11 @@ impl Session {
                         }
                         ast::TableElement::Index(ix) => {
                             let pos = self.add_index_def(&mut table, ix, &q.name)?;
+                            let space = self
+                                .ddl_data_space
+                                .or_else(|| crate::filegroups::table_data_space(&h, &table));
                             let txn = self.txn_for(&db)?;
-                            table.indexes[pos].storage_id = h.store.create_btree(txn)?.0;
+                            table.indexes[pos].storage_id = h.store.create_btree_on(txn, space)?.0;
                             let snapshot = Arc::new(table.clone());
                             self.fill_index(&h, &snapshot, pos)?;
                         }
@@ -1843,8 +1858,12 @@ impl Session {
             cancel: Some(&cancel),
             progress: Some(&progress),
         };
+        // a rebuilt table stays in its filegroup unless the statement names one
+        let space = self
+            .ddl_data_space
+            .or_else(|| crate::filegroups::table_data_space(h, old));
         let txn = self.txn_for(&db)?;
-        exec::table_io::create_table_storage(&h.store, txn, &mut new)?;
+        exec::table_io::create_table_storage_on(&h.store, txn, &mut new, space)?;
         let new = Arc::new(new);
         match rows {
             None => {

@@ -32,8 +32,12 @@ impl Session {
             rows.push(f(row)?);
             Ok(())
         })?;
+        // a rebuilt table stays in its filegroup unless the statement names one
+        let space = self
+            .ddl_data_space
+            .or_else(|| crate::filegroups::table_data_space(h, old));
         let txn = self.txn_for(&db)?;
-        exec::table_io::create_table_storage(&h.store, txn, &mut new)?;
+        exec::table_io::create_table_storage_on(&h.store, txn, &mut new, space)?;
         let new = Arc::new(new);
         let mut dst = exec::table_io::TableStore::open(h.store.clone(), new.clone())?;
         for r in rows {
@@ -153,15 +157,21 @@ impl Session {
             *table = self.rebuild_table(h, &before, table.clone(), &map, &[])?;
         } else if table.indexes[pos].clustered {
             // Empty heap: switch to a clustered B-tree.
+            let space = self
+                .ddl_data_space
+                .or_else(|| crate::filegroups::table_data_space(h, table));
             let txn = self.txn_for(&db)?;
             if let TableStorage::Heap(hid) = table.storage {
                 h.store.drop_object(txn, storage::ObjId(hid))?;
             }
-            table.indexes[pos].storage_id = h.store.create_btree(txn)?.0;
+            table.indexes[pos].storage_id = h.store.create_btree_on(txn, space)?.0;
             table.storage = TableStorage::Clustered { index: pos };
         } else {
+            let space = self
+                .ddl_data_space
+                .or_else(|| crate::filegroups::table_data_space(h, table));
             let txn = self.txn_for(&db)?;
-            table.indexes[pos].storage_id = h.store.create_btree(txn)?.0;
+            table.indexes[pos].storage_id = h.store.create_btree_on(txn, space)?.0;
             let snapshot = Arc::new(table.clone());
             self.fill_index(h, &snapshot, pos)?;
         }

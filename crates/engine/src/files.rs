@@ -18,22 +18,20 @@
 //! * The log: one file (several = 40517). Its SIZE and FILEGROWTH are recorded and shown, but
 //!   the log is sized by its checkpoints (its blocks are reused, wal/README W7); a MAXSIZE
 //!   other than UNLIMITED is Msg 40517 (a limit that would not be enforced).
-//! * Only the PRIMARY filegroup exists: `FILEGROUP` clauses and `ADD FILEGROUP` are Msg
-//!   40517, `ADD FILE ... TO FILEGROUP` other than PRIMARY is 1921.
+//! * Filegroups (ADD / REMOVE / MODIFY FILEGROUP, `TO FILEGROUP`, `ON fg`, sys.filegroups)
+//!   are `filegroups.rs`; CREATE DATABASE's `FILEGROUP` clauses are Msg 40517.
 //! * `ADD FILE (spec), ...` adds data files to an open database (storage's crash-safe file-set
 //!   change, README "Changing the file set"), then rewrites master's file list; `REMOVE FILE`
 //!   raises 5009 / 5020 / 5042 where they apply and removes an empty secondary file. Storage's
 //!   file set is the truth when the two disagree after a crash (`files_of`).
-//!   `REMOVE FILEGROUP` of a name other than PRIMARY is 5043;
-//!   `MODIFY FILE` changes SIZE / MAXSIZE / FILEGROWTH and NEWNAME (5021), FILENAME is 40517;
-//!   `ON fg` other than PRIMARY/"default" is Msg 1921, `ON scheme(col)` 40517. `ADD LOG FILE`
-//!   is 40517 (one log file).
+//!   `MODIFY FILE` changes SIZE / MAXSIZE / FILEGROWTH and NEWNAME (5021), FILENAME is 40517.
+//!   `ADD LOG FILE` is 40517 (one log file).
 
 use std::path::{Path, PathBuf};
 
 use catalog::{DatabaseDef, DbFileDef};
 use common::{SqlError, SqlResult};
-use parser::ast::{self, OptionValue, StatementKind, StorageTarget};
+use parser::ast::{self, OptionValue};
 use types::Value;
 
 use crate::server::{DbHandle, Engine};
@@ -486,7 +484,11 @@ fn file_rows(h: &DbHandle, engine: &Engine) -> Vec<Vec<Value>> {
                 Value::Null,
                 Value::TinyInt(u8::from(log)),
                 s(if log { "LOG" } else { "ROWS" }),
-                Value::Int(if log { 0 } else { 1 }),
+                Value::Int(if log {
+                    0
+                } else {
+                    crate::filegroups::file_data_space(h, f.storage_index)
+                }),
                 s(&f.name),
                 s(&f.physical_name),
                 Value::TinyInt(0),
@@ -551,25 +553,34 @@ pub(crate) fn sys_view(session: &Session, name: &str) -> SqlResult<Option<ViewDa
             }
             (columns(&spec)?, rows)
         }
-        "data_spaces" => (
-            columns(&[
+        "data_spaces" | "filegroups" => {
+            let mut spec = vec![
                 "name nvarchar(128)",
                 "data_space_id int",
                 "type char(2)",
                 "type_desc nvarchar(60)",
                 "is_default bit",
                 "is_system bit",
-            ])?,
-            vec![vec![
-                s("PRIMARY"),
-                Value::Int(1),
-                Value::Char("FG".into()),
-                s("ROWS_FILEGROUP"),
-                Value::Bit(true),
-                Value::Bit(false),
-            ]],
-        ),
+            ];
+            let full = name == "filegroups";
+            if full {
+                spec.extend([
+                    "filegroup_guid uniqueidentifier",
+                    "log_filegroup_id int",
+                    "is_read_only bit",
+                    "is_autogrow_all_files bit",
+                ]);
+            }
+            (
+                columns(&spec)?,
+                crate::filegroups::filegroup_rows(session, full),
+            )
+        }
         "dm_io_virtual_file_stats" => (columns(IO_COLUMNS)?, io_rows(engine)),
+        "dm_db_file_space_usage" => (
+            columns(crate::filegroups::SPACE_USAGE_COLUMNS)?,
+            crate::filegroups::space_usage_rows(session),
+        ),
         "configurations" => crate::config::configurations_view(engine)?,
         _ => return Ok(None),
     }))
@@ -633,66 +644,6 @@ fn io_rows(engine: &Engine) -> Vec<Vec<Value>> {
     rows
 }
 
-/// `ON filegroup` / `ON scheme(col)` / `TEXTIMAGE_ON` of CREATE TABLE, CREATE INDEX and
-/// ALTER TABLE ADD: only the PRIMARY filegroup exists.
-pub(crate) fn check_storage_targets(kind: &StatementKind) -> SqlResult<()> {
-    fn target(t: Option<&StorageTarget>) -> SqlResult<()> {
-        match t {
-            None => Ok(()),
-            Some(StorageTarget::Filegroup(g)) => filegroup(&g.value),
-            Some(StorageTarget::PartitionScheme { scheme, .. }) => Err(SqlError::unsupported(
-                format!("ON partition scheme {}", scheme.value),
-            )),
-        }
-    }
-    fn filegroup(name: &str) -> SqlResult<()> {
-        if name.eq_ignore_ascii_case("PRIMARY") || name.eq_ignore_ascii_case("default") {
-            Ok(())
-        } else {
-            Err(SqlError::new(1921, &[&name]))
-        }
-    }
-    fn column(c: &ast::ColumnDefinition) -> SqlResult<()> {
-        for k in &c.constraints {
-            match &k.kind {
-                ast::ColumnConstraintKind::PrimaryKey { on, .. }
-                | ast::ColumnConstraintKind::Unique { on, .. } => target(on.as_ref())?,
-                _ => {}
-            }
-        }
-        Ok(())
-    }
-    fn constraint(c: &ast::TableConstraint) -> SqlResult<()> {
-        match &c.kind {
-            ast::TableConstraintKind::PrimaryKey { on, .. }
-            | ast::TableConstraintKind::Unique { on, .. } => target(on.as_ref()),
-            _ => Ok(()),
-        }
-    }
-    match kind {
-        StatementKind::CreateTable(ct) => {
-            target(ct.on.as_ref())?;
-            if let Some(g) = &ct.textimage_on {
-                filegroup(&g.value)?;
-            }
-            let d = &ct.definition;
-            d.columns.iter().try_for_each(column)?;
-            d.constraints.iter().try_for_each(constraint)?;
-            d.indexes.iter().try_for_each(|i| target(i.on.as_ref()))
-        }
-        StatementKind::CreateIndex(ci) => target(ci.index.on.as_ref()),
-        StatementKind::AlterTable(at) => match &at.action {
-            ast::AlterTableAction::Add(elems) => elems.iter().try_for_each(|e| match e {
-                ast::TableElement::Column(c) => column(c),
-                ast::TableElement::Constraint(c) => constraint(c),
-                ast::TableElement::Index(i) => target(i.on.as_ref()),
-            }),
-            _ => Ok(()),
-        },
-        _ => Ok(()),
-    }
-}
-
 /// `ALTER DATABASE ... MODIFY FILE / ADD FILE / REMOVE FILE` act on the files; `ADD LOG FILE`
 /// and `ADD FILEGROUP` are Msg 40517 naming them (never a silent success). Returns false for
 /// the other actions.
@@ -722,22 +673,35 @@ pub(crate) fn alter_database_files(
             files, filegroup, ..
         } => {
             let name = a.name.as_ref().map_or(current_db, |n| n.value.as_str());
-            if let Some(g) = filegroup {
-                if !g.value.eq_ignore_ascii_case("PRIMARY") {
-                    return Err(SqlError::new(1921, &[&g.value]));
-                }
-            }
-            add_files(engine, name, files)?;
+            add_files(
+                engine,
+                name,
+                files,
+                filegroup.as_ref().map(|g| g.value.as_str()),
+            )?;
             Ok(true)
         }
-        ast::AlterDatabaseAction::AddFilegroup(_) => {
-            Err(SqlError::unsupported("ALTER DATABASE ADD FILEGROUP"))
+        ast::AlterDatabaseAction::AddFilegroup(g) => {
+            let name = a.name.as_ref().map_or(current_db, |n| n.value.as_str());
+            crate::filegroups::add_filegroup(engine, name, &g.value)?;
+            Ok(true)
         }
         ast::AlterDatabaseAction::RemoveFile(file) => {
             let name = a.name.as_ref().map_or(current_db, |n| n.value.as_str());
             remove_file(engine, name, &file.value)
         }
-        ast::AlterDatabaseAction::RemoveFilegroup(g) => Err(remove_filegroup(&g.value)),
+        ast::AlterDatabaseAction::RemoveFilegroup(g) => {
+            let name = a.name.as_ref().map_or(current_db, |n| n.value.as_str());
+            crate::filegroups::remove_filegroup(engine, name, &g.value, messages)?;
+            Ok(true)
+        }
+        ast::AlterDatabaseAction::ModifyFilegroup {
+            name: g, property, ..
+        } => {
+            let name = a.name.as_ref().map_or(current_db, |n| n.value.as_str());
+            crate::filegroups::modify_filegroup(engine, name, &g.value, property, messages)?;
+            Ok(true)
+        }
         _ => Ok(false),
     }
 }
@@ -762,6 +726,7 @@ fn remove_file(engine: &Engine, db: &str, logical: &str) -> SqlResult<bool> {
     if f.is_log() || f.file_id == 1 {
         return Err(SqlError::new(5020, &[]));
     }
+    crate::filegroups::check_remove_file(engine, &h, f.storage_index, &f.name)?;
     let local = local_path(f, h.store.path());
     let linked = Path::new(&f.physical_name) != local;
     h.store.remove_data_file(f.storage_index, &f.name)?;
@@ -780,7 +745,7 @@ fn remove_file(engine: &Engine, db: &str, logical: &str) -> SqlResult<bool> {
 /// Serialises ADD / REMOVE / MODIFY FILE across sessions: ADD FILE reads the next storage
 /// file id before the file is created (a file placed elsewhere is linked at that id first),
 /// and each rewrites master's file list of the database.
-static FILE_SET_CHANGE: parking_lot::Mutex<()> = parking_lot::Mutex::new(());
+pub(crate) static FILE_SET_CHANGE: parking_lot::Mutex<()> = parking_lot::Mutex::new(());
 
 /// Writes a database's file list into master's registration of it.
 fn register_files(engine: &Engine, h: &DbHandle, files: Vec<DbFileDef>) -> SqlResult<()> {
@@ -806,11 +771,16 @@ fn register_files(engine: &Engine, h: &DbHandle, files: Vec<DbFileDef>) -> SqlRe
     Ok(())
 }
 
-/// `ADD FILE (spec), ... [TO FILEGROUP PRIMARY]`: each spec is checked as CREATE DATABASE's
+/// `ADD FILE (spec), ... [TO FILEGROUP fg]` (unknown fg: 1921, filegroups.rs): each spec is checked as CREATE DATABASE's
 /// (1828 duplicate name, 5170 existing file, 5123 missing directory), then storage adds the
 /// file crash-safely and proportional fill uses it at once; SIZE / MAXSIZE / FILEGROWTH apply
 /// and the file is registered in master. Names default as CREATE DATABASE's (`db_N`).
-fn add_files(engine: &Engine, db: &str, specs: &[ast::FileSpec]) -> SqlResult<()> {
+fn add_files(
+    engine: &Engine,
+    db: &str,
+    specs: &[ast::FileSpec],
+    filegroup: Option<&str>,
+) -> SqlResult<()> {
     let Some(h) = engine.database(db) else {
         return Err(SqlError::new(5011, &[&db]));
     };
@@ -821,6 +791,8 @@ fn add_files(engine: &Engine, db: &str, specs: &[ast::FileSpec]) -> SqlResult<()
         return Err(SqlError::new(5013, &[]));
     }
     let _changing = FILE_SET_CHANGE.lock();
+    // resolved under the lock: REMOVE FILEGROUP cannot drop it before the files name it
+    let data_space = crate::filegroups::add_file_target(engine, db, filegroup)?;
     let data_dir = engine.data_dir().to_path_buf();
     let db_dir = h.store.path().to_path_buf();
     for spec in specs {
@@ -891,7 +863,7 @@ fn add_files(engine: &Engine, db: &str, specs: &[ast::FileSpec]) -> SqlResult<()
                 )
             })?;
         }
-        let got = h.store.add_data_file((size * PAGE) as u64)?;
+        let got = h.store.add_data_file_to((size * PAGE) as u64, data_space)?;
         if got != index {
             return Err(SqlError::internal(format!(
                 "ADD FILE: storage gave file {got}, expected {index}"
@@ -916,16 +888,6 @@ fn add_files(engine: &Engine, db: &str, specs: &[ast::FileSpec]) -> SqlResult<()
         register_files(engine, &h, files)?;
     }
     Ok(())
-}
-
-/// `REMOVE FILEGROUP name`: only PRIMARY exists, so any other name is Msg 5043; PRIMARY
-/// itself is Msg 40517.
-fn remove_filegroup(name: &str) -> SqlError {
-    if name.eq_ignore_ascii_case("PRIMARY") {
-        SqlError::unsupported("ALTER DATABASE REMOVE FILEGROUP PRIMARY")
-    } else {
-        SqlError::new(5043, &[&"filegroup", &name, &"sys.filegroups"])
-    }
 }
 
 /// `MODIFY FILE (NAME = logical, SIZE = s | MAXSIZE = m | FILEGROWTH = g | NEWNAME = n)`: a

@@ -338,6 +338,9 @@ impl Session {
                         ast::AlterDatabaseAction::ModifyFile(_)
                             | ast::AlterDatabaseAction::AddFile { .. }
                             | ast::AlterDatabaseAction::RemoveFile(_)
+                            | ast::AlterDatabaseAction::AddFilegroup(_)
+                            | ast::AlterDatabaseAction::RemoveFilegroup(_)
+                            | ast::AlterDatabaseAction::ModifyFilegroup { .. }
                     )
                 {
                     return Err(SqlError::custom(

@@ -33,6 +33,7 @@ mod ddl_type;
 pub mod events;
 mod external;
 mod external_views;
+mod filegroups;
 mod files;
 mod implicit_tran;
 mod interp;

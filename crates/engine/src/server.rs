@@ -131,6 +131,8 @@ impl Engine {
                     dir: "master".into(),
                     compatibility_level: 150,
                     files: Vec::new(),
+                    filegroups: Vec::new(),
+                    default_data_space: 1,
                 },
                 true,
             )
@@ -158,6 +160,8 @@ impl Engine {
                 dir: "tempdb".into(),
                 compatibility_level: 150,
                 files: Vec::new(),
+                filegroups: Vec::new(),
+                default_data_space: 1,
             },
             true,
         )?;
@@ -198,6 +202,7 @@ impl Engine {
         };
         store.set_read_latency(self.settings.read_latency());
         crate::files::apply_file_limits(&def, &store, create)?;
+        crate::filegroups::apply_default(&def, &store);
         let tree = store.catalog_btree()?;
         let cat = DbCatalog::load(&def.name, def.database_id, &tree)?;
         let h = Arc::new(DbHandle {
@@ -336,6 +341,8 @@ impl Engine {
             dir: format!("db_{id}"),
             compatibility_level: 150,
             files: Vec::new(),
+            filegroups: Vec::new(),
+            default_data_space: 1,
         };
         let dir = self.data_dir.join(&def.dir);
         if dir.exists() {

@@ -198,6 +198,8 @@ pub struct Session {
     pub(crate) frames: Vec<Frame>,
     /// `#name` (lower case) → tempdb object id.
     pub(crate) temp_tables: HashMap<String, ObjectId>,
+    /// The filegroup the running DDL statement's `ON` names (filegroups.rs); None = none.
+    pub(crate) ddl_data_space: Option<u16>,
     /// Open storage transactions, by database name.
     pub(crate) txns: Vec<(String, storage::Txn)>,
     pub(crate) trancount: u32,
@@ -293,6 +295,7 @@ impl Session {
             options: SessionOptions::default(),
             frames: vec![Frame::default()],
             temp_tables: HashMap::new(),
+            ddl_data_space: None,
             txns: Vec::new(),
             trancount: 0,
             savepoints: Vec::new(),

@@ -255,6 +255,14 @@ impl Session {
                 };
                 self.object_property(id, &p, name == "OBJECTPROPERTYEX")?
             }
+            "FILEGROUP_NAME" => match int_arg(a0)? {
+                Some(id) => crate::filegroups::filegroup_name(self, id),
+                None => Value::Null,
+            },
+            "FILEGROUP_ID" => match a0.and_then(text) {
+                Some(n) => crate::filegroups::filegroup_id(self, &n),
+                None => Value::Null,
+            },
             "STATS_DATE" => {
                 crate::statistics::stats_date(self, int_arg(a0)?, int_arg(args.get(1))?)?
             }

@@ -396,9 +396,10 @@ pub fn system_view(
             let mut rows = Vec::new();
             for o in &objs {
                 if let SchemaObject::Table(t) = o {
-                    if let TableStorage::Heap(_) = t.storage {
+                    if let TableStorage::Heap(hid) = t.storage {
+                        let space = crate::filegroups::object_data_space(&h, hid);
                         rows.push(vec![
-                            Value::Int(t.object_id), Value::Null, Value::Int(0), Value::TinyInt(0), s("HEAP"), b(false), Value::Int(1),
+                            Value::Int(t.object_id), Value::Null, Value::Int(0), Value::TinyInt(0), s("HEAP"), b(false), Value::Int(space),
                             b(false), b(false), b(false), Value::TinyInt(0), b(false), b(false), b(false), Value::Null,
                             b(false), b(true), b(true), b(false), b(false),
                         ]);
@@ -414,7 +415,7 @@ pub fn system_view(
                         };
                         rows.push(vec![
                             Value::Int(t.object_id), s(&ix.name), Value::Int(ix.index_id), Value::TinyInt(ty), s(desc), b(ix.unique),
-                            Value::Int(1), b(ix.ignore_dup_key), b(ix.primary_key), b(ix.unique_constraint), Value::TinyInt(ix.fill_factor),
+                            Value::Int(crate::filegroups::object_data_space(&h, ix.storage_id)), b(ix.ignore_dup_key), b(ix.primary_key), b(ix.unique_constraint), Value::TinyInt(ix.fill_factor),
                             b(false), b(false), b(ix.filter.is_some()),
                             ix.filter.as_ref().map(|f| s(&format!("({f})"))).unwrap_or(Value::Null),
                             b(false), b(true), b(true), b(false), b(ix.optimize_for_sequential_key),

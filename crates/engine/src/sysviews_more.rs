@@ -673,34 +673,6 @@ pub fn catalog_sys_view(
                 .collect();
             (c, rows)
         }
-        "filegroups" => {
-            // one filegroup, PRIMARY, holding every data file
-            let c = columns(&[
-                "name nvarchar(128)",
-                "data_space_id int",
-                "type char(2)",
-                "type_desc nvarchar(60)",
-                "is_default bit",
-                "is_system bit",
-                "filegroup_guid uniqueidentifier",
-                "log_filegroup_id int",
-                "is_read_only bit",
-                "is_autogrow_all_files bit",
-            ])?;
-            let row = vec![
-                s("PRIMARY"),
-                Value::Int(1),
-                Value::Char("FG".into()),
-                s("ROWS_FILEGROUP"),
-                b(true),
-                b(false),
-                Value::Null,
-                Value::Null,
-                b(false),
-                b(false),
-            ];
-            (c, vec![row])
-        }
         "database_mirroring" => {
             // no database is mirrored: one row per database, mirroring columns NULL
             let c = columns(&[

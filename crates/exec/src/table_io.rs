@@ -537,13 +537,23 @@ fn next_uniquifier(bt: &BTree, prefix: &[u8]) -> SqlResult<u32> {
 /// Creates the storage objects of a new table: the heap (when `storage` is `Heap`) and one
 /// B-tree per rowstore index; fills in the ids.
 pub fn create_table_storage(db: &Database, txn: &mut Txn, table: &mut TableDef) -> SqlResult<()> {
+    create_table_storage_on(db, txn, table, None)
+}
+
+/// [`create_table_storage`] in filegroup `data_space` (`None`: the database's default).
+pub fn create_table_storage_on(
+    db: &Database,
+    txn: &mut Txn,
+    table: &mut TableDef,
+    data_space: Option<u16>,
+) -> SqlResult<()> {
     if let TableStorage::Heap(_) = table.storage {
-        let id = db.create_heap(txn)?;
+        let id = db.create_heap_on(txn, data_space)?;
         table.storage = TableStorage::Heap(id.0);
     }
     for ix in &mut table.indexes {
         if is_rowstore(ix) {
-            ix.storage_id = db.create_btree(txn)?.0;
+            ix.storage_id = db.create_btree_on(txn, data_space)?.0;
         }
     }
     Ok(())

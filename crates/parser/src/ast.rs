@@ -1283,6 +1283,14 @@ pub enum AlterDatabaseAction {
     RemoveFile(Ident),
     /// `REMOVE FILEGROUP name`.
     RemoveFilegroup(Ident),
+    /// `MODIFY FILEGROUP name { DEFAULT | READ_ONLY | READ_WRITE | READONLY | READWRITE |
+    /// AUTOGROW_SINGLE_FILE | AUTOGROW_ALL_FILES | NAME = new_name }`: the property as
+    /// written (upper case; `NAME` carries the new name).
+    ModifyFilegroup {
+        name: Ident,
+        property: String,
+        new_name: Option<Ident>,
+    },
     /// `SET opt = v, ... [WITH ROLLBACK IMMEDIATE | NO_WAIT]`: termination kept as text.
     Set {
         options: Vec<OptionSetting>,

@@ -1901,6 +1901,17 @@ impl Display for StatementKind {
                     AlterDatabaseAction::AddFilegroup(g) => write!(f, " ADD FILEGROUP {g}"),
                     AlterDatabaseAction::RemoveFile(n) => write!(f, " REMOVE FILE {n}"),
                     AlterDatabaseAction::RemoveFilegroup(g) => write!(f, " REMOVE FILEGROUP {g}"),
+                    AlterDatabaseAction::ModifyFilegroup {
+                        name,
+                        property,
+                        new_name,
+                    } => {
+                        write!(f, " MODIFY FILEGROUP {name} {property}")?;
+                        if let Some(n) = new_name {
+                            write!(f, " = {n}")?;
+                        }
+                        Ok(())
+                    }
                     AlterDatabaseAction::Set {
                         options,
                         termination,

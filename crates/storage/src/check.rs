@@ -117,6 +117,22 @@ pub fn check_report(db: &Inner) -> SqlResult<Vec<Finding>> {
             }
         };
         let set = owned.entry(m.obj).or_default();
+        // every extent of an object comes from its filegroup (README "Filegroups")
+        let space = db.data_space_of(m.iam);
+        if let Some(&(f, e, _)) = ext
+            .iter()
+            .find(|&&(f, _, _)| db.pool.files.get(f).map(|x| x.data_space()) != Some(space))
+        {
+            out.push(Finding::Other {
+                object: Some(m.obj),
+                allocation: true,
+                text: format!(
+                    "object {}: extent {f}:{} lies outside its filegroup (data space {space})",
+                    m.obj,
+                    e * 8
+                ),
+            });
+        }
         for (f, e, mask) in ext {
             if let Some(o) = owner.insert((f, e), m.obj) {
                 out.push(Finding::ExtentSharedBy {

@@ -116,6 +116,9 @@ pub struct Inner {
     /// Which file a new extent comes from (README A2).
     pub(crate) fill: crate::fill::ProportionalFill,
     pub(crate) gam_hint: Vec<AtomicU64>,
+    /// The filegroup (data space id) of objects created without one (the database's DEFAULT
+    /// filegroup, set by the engine; README "Filegroups").
+    pub(crate) default_data_space: std::sync::atomic::AtomicU16,
     dir_lock: Mutex<()>,
     pub(crate) ckpt_lock: Mutex<()>,
     /// Serialises changes of the file set (add_file / remove_file); taken before `ckpt_lock`.
@@ -243,6 +246,7 @@ impl Inner {
                 if h.guid != h1.guid {
                     return Err(fileid::foreign_file());
                 }
+                f.set_data_space(h.data_space);
                 files.push(Arc::new(f));
             }
             let known = |g: &DbGuid| g.iter().any(|&b| b != 0);
@@ -296,6 +300,7 @@ impl Inner {
             btree_hint: Mutex::new(HashMap::default()),
             fill: crate::fill::ProportionalFill::new(usize::from(MAX_DATA_FILES)),
             gam_hint: (0..MAX_DATA_FILES).map(|_| AtomicU64::new(1)).collect(),
+            default_data_space: std::sync::atomic::AtomicU16::new(fileid::PRIMARY_DATA_SPACE),
             file_set_lock: Mutex::new(()),
             dir_lock: Mutex::new(()),
             ckpt_lock: Mutex::new(()),
@@ -325,7 +330,11 @@ impl Inner {
                 id: inner.next_txn.fetch_add(1, AcqRel),
                 ..Default::default()
             };
-            let id = inner.create_object(&mut Ctx::Txn(&mut st), KIND_BTREE)?;
+            let id = inner.create_object(
+                &mut Ctx::Txn(&mut st),
+                KIND_BTREE,
+                Some(fileid::PRIMARY_DATA_SPACE),
+            )?;
             debug_assert_eq!(id, CATALOG_OBJ, "catalog must be object 1");
             inner.commit_state(&mut st)?;
         }
@@ -364,6 +373,7 @@ impl Inner {
                 guid: self.guid,
                 ckpt_lsn: 0,
                 absent: [0; fileid::ABSENT_BYTES],
+                data_space: fileid::PRIMARY_DATA_SPACE,
             }
             .write_into(mtr.page_mut(h));
             let g = mtr.latch_new(PageId::new(f.id, GAM_PAGE))?;
@@ -630,8 +640,16 @@ impl Inner {
     }
 
     /// Allocates the first extent of a new object: IAM at page 0, root/first page at page 1.
-    fn new_storage(&self, mtr: &mut Mtr<'_>, obj: u64, kind: u8) -> SqlResult<(PageId, PageId)> {
-        let (file, ext) = self.alloc_extent(mtr, obj)?;
+    /// The first extent comes from filegroup `data_space`; the object's later extents come from
+    /// the filegroup of its first IAM page's file (README "Filegroups").
+    fn new_storage(
+        &self,
+        mtr: &mut Mtr<'_>,
+        obj: u64,
+        kind: u8,
+        data_space: u16,
+    ) -> SqlResult<(PageId, PageId)> {
+        let (file, ext) = self.alloc_extent(mtr, obj, data_space)?;
         let iam = PageId::new(file, ext * 8);
         let ii = mtr.latch_new(iam)?;
         page::init(mtr.page_mut(ii), iam, PageType::Iam, obj, 0);
@@ -647,19 +665,32 @@ impl Inner {
         }
     }
 
-    pub fn create_object(&self, ctx: &mut Ctx<'_>, kind: u8) -> SqlResult<u64> {
+    /// Creates an object in filegroup `data_space` (`None`: the default filegroup).
+    pub fn create_object(
+        &self,
+        ctx: &mut Ctx<'_>,
+        kind: u8,
+        data_space: Option<u16>,
+    ) -> SqlResult<u64> {
+        let data_space = data_space.unwrap_or_else(|| self.default_data_space.load(Relaxed));
         let _g = self.dir_lock.lock();
         let mut mtr = Mtr::new(&self.pool);
         let obj = self.next_obj_id(&mut mtr)?;
-        let (iam, root) = self.new_storage(&mut mtr, obj, kind)?;
-        let m = ObjMeta {
+        // the directory entry first: a new directory page comes from PRIMARY (file 1), whose
+        // GAM must be latched before the GAM of any other filegroup's file (README A2 order)
+        let mut m = ObjMeta {
             obj,
             kind,
             state: STATE_LIVE,
-            iam,
-            root,
+            iam: PageId::INVALID,
+            root: PageId::INVALID,
         };
         self.dir_add(&mut mtr, &m)?;
+        (m.iam, m.root) = self.new_storage(&mut mtr, obj, kind, data_space)?;
+        let Some((i, s)) = self.dir_find(&mut mtr, obj)? else {
+            return Err(SqlError::internal("create: directory entry vanished"));
+        };
+        page::replace(mtr.page_mut(i), s, &m.encode());
         self.commit_mtr(mtr, ctx, Some(UndoOp::Uncreate { obj }))?;
         self.objects.write().insert(obj, m);
         Ok(obj)
@@ -705,18 +736,21 @@ impl Inner {
         let old = self.meta(obj)?;
         let mut mtr = Mtr::new(&self.pool);
         let zombie = self.next_obj_id(&mut mtr)?;
-        let (iam, root) = self.new_storage(&mut mtr, obj, old.kind)?;
-        let Some((i, s)) = self.dir_find(&mut mtr, obj)? else {
-            return Err(SqlError::internal("truncate: object vanished"));
-        };
-        let newm = ObjMeta { iam, root, ..old };
-        page::replace(mtr.page_mut(i), s, &newm.encode());
         let z = ObjMeta {
             obj: zombie,
             state: STATE_ZOMBIE,
             ..old
         };
+        // the zombie's entry before the new storage: directory pages come from PRIMARY
+        // (file 1), latched before another filegroup's GAM (README A2 order)
         self.dir_add(&mut mtr, &z)?;
+        let space = self.data_space_of(old.iam);
+        let (iam, root) = self.new_storage(&mut mtr, obj, old.kind, space)?;
+        let Some((i, s)) = self.dir_find(&mut mtr, obj)? else {
+            return Err(SqlError::internal("truncate: object vanished"));
+        };
+        let newm = ObjMeta { iam, root, ..old };
+        page::replace(mtr.page_mut(i), s, &newm.encode());
         self.commit_mtr(
             mtr,
             &mut Ctx::Txn(st),
@@ -797,14 +831,15 @@ impl Inner {
     /// # Locking
     /// Latches one GAM page EX. An mtr already holding a GAM latch keeps using that file
     /// first; otherwise only files with a higher id are tried (storage README A2).
-    fn alloc_extent(&self, mtr: &mut Mtr<'_>, obj: u64) -> SqlResult<(u16, u32)> {
-        // ids 1..=n; absent files and files being removed are skipped (README "file set")
+    fn alloc_extent(&self, mtr: &mut Mtr<'_>, obj: u64, data_space: u16) -> SqlResult<(u16, u32)> {
+        // ids 1..=n; absent files, files being removed and files of other filegroups are
+        // skipped (README "file set", "Filegroups")
         let n = usize::from(self.pool.files.max_id());
         let open = |f: u16| {
             self.pool
                 .files
                 .get(f)
-                .is_some_and(|x| x.state() == FILE_ONLINE)
+                .is_some_and(|x| x.state() == FILE_ONLINE && x.data_space() == data_space)
         };
         let held: Vec<u16> = (1..=n as u16)
             .filter(|f| mtr.find(PageId::new(*f, GAM_PAGE)).is_some())
@@ -876,7 +911,28 @@ impl Inner {
                 return Ok((f, e));
             }
         }
-        Err(full.unwrap_or_else(|| SqlError::new(1101, &[&"latchkey", &"PRIMARY"])))
+        Err(full.unwrap_or_else(|| {
+            if (1..=n as u16).any(|f| {
+                self.pool
+                    .files
+                    .get(f)
+                    .is_some_and(|x| x.data_space() == data_space)
+            }) {
+                SqlError::new(1101, &[&"latchkey", &"PRIMARY"])
+            } else {
+                // the engine checks before creating (Msg 622 naming the filegroup)
+                SqlError::new(622, &[&format!("data space {data_space}")])
+            }
+        }))
+    }
+
+    /// The filegroup (data space id) of the file holding `pid`: an object's filegroup is the
+    /// one of its first IAM page (README "Filegroups").
+    pub(crate) fn data_space_of(&self, pid: PageId) -> u16 {
+        self.pool
+            .files
+            .get(pid.file)
+            .map_or(fileid::PRIMARY_DATA_SPACE, |f| f.data_space())
     }
 
     /// Allocates a page for object `obj` whose IAM chain starts at `iam_first`.
@@ -918,7 +974,7 @@ impl Inner {
                 break; // older entries: holes are not reused (storage README A3)
             }
         }
-        let (file, ext) = self.alloc_extent(mtr, obj)?;
+        let (file, ext) = self.alloc_extent(mtr, obj, self.data_space_of(iam_first))?;
         if n >= IAM_CAP {
             let np = PageId::new(file, ext * 8);
             let ni = mtr.latch_new(np)?;
@@ -1243,6 +1299,7 @@ impl Inner {
                 } else {
                     [0; fileid::ABSENT_BYTES]
                 },
+                data_space: f.data_space(),
             }
             .write_into(&mut w);
             w.mark_dirty();

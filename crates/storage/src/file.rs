@@ -3,7 +3,7 @@
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU16, AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -40,6 +40,9 @@ pub struct DataFile {
     /// `FILE_ONLINE`, `FILE_DRAINING` (REMOVE FILE in progress: no new extents) or
     /// `FILE_REMOVED` (no longer part of the database; every access is an error).
     state: AtomicU8,
+    /// The filegroup (data space id) of the file, from its header (storage README
+    /// "Filegroups"); proportional fill gives an object extents only from its own filegroup.
+    data_space: AtomicU16,
 }
 
 /// Most data files of one database (file ids 1..=MAX_DATA_FILES; the header's absent-file
@@ -195,6 +198,7 @@ impl DataFile {
             growth_bytes: AtomicU64::new(0),
             growth_pct: AtomicU64::new(0),
             state: AtomicU8::new(FILE_ONLINE),
+            data_space: AtomicU16::new(crate::fileid::PRIMARY_DATA_SPACE),
         })
     }
 
@@ -216,6 +220,16 @@ impl DataFile {
     }
 
     /// `FILE_ONLINE`, `FILE_DRAINING` or `FILE_REMOVED`.
+    /// The filegroup (data space id) the file belongs to.
+    pub fn data_space(&self) -> u16 {
+        self.data_space.load(Relaxed)
+    }
+
+    pub(crate) fn set_data_space(&self, id: u16) {
+        self.data_space
+            .store(id.max(crate::fileid::PRIMARY_DATA_SPACE), Relaxed);
+    }
+
     pub fn state(&self) -> u8 {
         self.state.load(Relaxed)
     }

@@ -25,6 +25,10 @@ const OFF_CKPT_LSN: usize = HEADER + 32;
 const OFF_ABSENT: usize = HEADER + 40;
 /// Bytes of the absent-file bitmap (one bit per file id 0..=255).
 pub const ABSENT_BYTES: usize = 32;
+/// The file's data space (filegroup) id; 0 in files written before filegroups = PRIMARY (1).
+const OFF_DATA_SPACE: usize = OFF_ABSENT + ABSENT_BYTES;
+/// The PRIMARY filegroup's data space id.
+pub const PRIMARY_DATA_SPACE: u16 = 1;
 
 /// A database id; all zero = unknown (format 1).
 pub type DbGuid = [u8; 16];
@@ -61,6 +65,9 @@ pub struct FileHeader {
     /// Primary file: bit `i` set = file id `i` (< `nfiles`) was removed (ALTER DATABASE
     /// REMOVE FILE); all zero in files written before REMOVE FILE existed.
     pub absent: [u8; ABSENT_BYTES],
+    /// The filegroup (data space id) the file belongs to: written once when the file is made
+    /// (before the primary names it) and kept by every checkpoint's rewrite. 1 = PRIMARY.
+    pub data_space: u16,
 }
 
 impl FileHeader {
@@ -94,6 +101,7 @@ impl FileHeader {
         p[OFF_GUID..OFF_GUID + 16].copy_from_slice(&self.guid);
         wr64(p, OFF_CKPT_LSN, self.ckpt_lsn);
         p[OFF_ABSENT..OFF_ABSENT + ABSENT_BYTES].copy_from_slice(&self.absent);
+        wr16(p, OFF_DATA_SPACE, self.data_space);
     }
 
     /// Parses page 0 (already verified); format 1 leaves the newer fields unknown.
@@ -110,6 +118,7 @@ impl FileHeader {
             guid: [0; 16],
             ckpt_lsn: 0,
             absent: [0; ABSENT_BYTES],
+            data_space: PRIMARY_DATA_SPACE,
         };
         if version >= 2 {
             h.nfiles = rd16(p, OFF_NFILES);
@@ -117,6 +126,7 @@ impl FileHeader {
             h.ckpt_lsn = rd64(p, OFF_CKPT_LSN);
             h.absent
                 .copy_from_slice(&p[OFF_ABSENT..OFF_ABSENT + ABSENT_BYTES]);
+            h.data_space = rd16(p, OFF_DATA_SPACE).max(PRIMARY_DATA_SPACE);
         }
         Some(h)
     }

@@ -62,8 +62,10 @@ impl Inner {
     }
 
     /// ALTER DATABASE ADD FILE: creates `dataN.mdf` (N = the next file id) of at least
-    /// `size_bytes` and adds it to the database; returns N. Proportional fill uses it at once.
-    pub fn add_file(&self, size_bytes: u64) -> SqlResult<u16> {
+    /// `size_bytes` in filegroup `data_space` (written in its header, README "Filegroups")
+    /// and adds it to the database; returns N. Proportional fill uses it at once.
+    pub fn add_file(&self, size_bytes: u64, data_space: u16) -> SqlResult<u16> {
+        let data_space = data_space.max(fileid::PRIMARY_DATA_SPACE);
         if self.log.is_read_only() {
             return Err(SqlError::new(3906, &[&self.dir_name()]));
         }
@@ -86,6 +88,7 @@ impl Inner {
             .map_or(self.config.io_latency, |f| f.read_latency());
         let f = DataFile::create_empty(id, &path, self.config.io_latency)?;
         f.set_read_latency(latency);
+        f.set_data_space(data_space);
         // header and GAM straight to the file: not logged, as at creation (README)
         let mut buf: Box<PageBuf> = Box::new([0u8; PAGE_SIZE]);
         page::init(&mut buf, PageId::new(id, 0), PageType::FileHeader, 0, 0);
@@ -97,6 +100,7 @@ impl Inner {
             guid: self.guid,
             ckpt_lsn: 0,
             absent: [0; fileid::ABSENT_BYTES],
+            data_space,
         }
         .write_into(&mut buf);
         page::seal(&mut buf);

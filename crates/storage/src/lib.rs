@@ -196,16 +196,49 @@ impl Database {
         })
     }
     /// Creates a heap; the id is stable across restarts.
+    /// Creates a heap in the default filegroup; the id is stable across restarts.
     pub fn create_heap(&self, txn: &mut Txn) -> SqlResult<ObjId> {
+        self.create_heap_on(txn, None)
+    }
+    /// Creates a B-tree (unique memcmp-ordered keys) in the default filegroup.
+    pub fn create_btree(&self, txn: &mut Txn) -> SqlResult<ObjId> {
+        self.create_btree_on(txn, None)
+    }
+    /// Creates a heap whose extents come only from filegroup `data_space` (`None`: the
+    /// default filegroup); README "Filegroups".
+    pub fn create_heap_on(&self, txn: &mut Txn, data_space: Option<u16>) -> SqlResult<ObjId> {
         self.inner
-            .create_object(&mut Ctx::Txn(&mut txn.st), db::KIND_HEAP)
+            .create_object(&mut Ctx::Txn(&mut txn.st), db::KIND_HEAP, data_space)
             .map(ObjId)
     }
-    /// Creates a B-tree (unique memcmp-ordered keys).
-    pub fn create_btree(&self, txn: &mut Txn) -> SqlResult<ObjId> {
+    /// Creates a B-tree whose extents come only from filegroup `data_space` (`None`: the
+    /// default filegroup).
+    pub fn create_btree_on(&self, txn: &mut Txn, data_space: Option<u16>) -> SqlResult<ObjId> {
         self.inner
-            .create_object(&mut Ctx::Txn(&mut txn.st), db::KIND_BTREE)
+            .create_object(&mut Ctx::Txn(&mut txn.st), db::KIND_BTREE, data_space)
             .map(ObjId)
+    }
+    /// The filegroup (data space id) an object's extents come from (its first IAM page's).
+    pub fn object_data_space(&self, id: ObjId) -> SqlResult<u16> {
+        let m = self.inner.meta(id.0)?;
+        Ok(self.inner.data_space_of(m.iam))
+    }
+    /// The filegroup of objects created without one (the engine's DEFAULT filegroup; kept
+    /// in memory only, the engine sets it at every open).
+    pub fn set_default_data_space(&self, data_space: u16) {
+        self.inner.default_data_space.store(
+            data_space.max(fileid::PRIMARY_DATA_SPACE),
+            std::sync::atomic::Ordering::Relaxed,
+        );
+    }
+    /// (file id, filegroup data space id) of every data file.
+    pub fn data_file_spaces(&self) -> Vec<(u16, u16)> {
+        self.inner
+            .pool
+            .files
+            .iter()
+            .map(|f| (f.id, f.data_space()))
+            .collect()
     }
     /// Drops an object; its pages are freed when `txn` commits.
     pub fn drop_object(&self, txn: &mut Txn, id: ObjId) -> SqlResult<()> {
@@ -302,7 +335,12 @@ impl Database {
     /// `dataN.mdf` of at least `size_bytes` (a symbolic link there is followed) and adds it
     /// to the database, crash-safely; returns N. New extents use it at once (A2).
     pub fn add_data_file(&self, size_bytes: u64) -> SqlResult<u16> {
-        self.inner.add_file(size_bytes)
+        self.inner.add_file(size_bytes, fileid::PRIMARY_DATA_SPACE)
+    }
+    /// ADD FILE ... TO FILEGROUP: as `add_data_file`, the file in filegroup `data_space`
+    /// (recorded in its own header before the primary names it).
+    pub fn add_data_file_to(&self, size_bytes: u64, data_space: u16) -> SqlResult<u16> {
+        self.inner.add_file(size_bytes, data_space)
     }
     /// ALTER DATABASE REMOVE FILE of data file `id`: Msg 5042 naming `logical` unless the
     /// file is empty; else it leaves the database (crash-safely) and is deleted.

@@ -163,6 +163,12 @@ fn a_dropped_object_frees_the_file_for_removal() {
     assert!(db.check().unwrap().is_empty());
 }
 
+/// The filegroup the crash test's child puts file `id` in (storage README "Filegroups"): odd
+/// ids in filegroup 2, even ones in PRIMARY; each open must find it in the file's header.
+fn filegroup_of(id: u16) -> u16 {
+    1 + id % 2
+}
+
 /// Child: adds files, commits rows into them, adds and removes empty files, until killed.
 /// Lines: "a" (an add starts), "A id" (added), "C t" (txn t committed; "B t" before it),
 /// "X id" (a remove of id starts), "Y id" (removed).
@@ -179,12 +185,14 @@ fn child(dir: &str, start: u64) {
         match t % 3 {
             0 if db.data_file_count() < 24 => {
                 say("a".into());
-                let id = db.add_data_file(256 << 10).unwrap();
+                let space = filegroup_of(db.next_data_file_id().unwrap());
+                let id = db.add_data_file_to(256 << 10, space).unwrap();
                 say(format!("A {id}"));
             }
             2 => {
                 say("a".into());
-                let id = db.add_data_file(128 << 10).unwrap();
+                let space = filegroup_of(db.next_data_file_id().unwrap());
+                let id = db.add_data_file_to(128 << 10, space).unwrap();
                 say(format!("A {id}"));
                 say(format!("X {id}"));
                 db.remove_data_file(id, "x").unwrap();
@@ -294,6 +302,10 @@ fn crash_while_changing_the_file_set() {
             missing.is_empty() || (missing.len() == 1 && Some(missing[0]) == remove_in_doubt),
             "kill {kill}: files {got:?}, expected {files:?} (remove in doubt: {remove_in_doubt:?})"
         );
+        for (id, space) in db.data_file_spaces() {
+            let want = if id == 1 { 1 } else { filegroup_of(id) };
+            assert_eq!(space, want, "kill {kill}: file {id} lost its filegroup");
+        }
         files = got;
         let r = rows(&db, h);
         if r != expect_rows {

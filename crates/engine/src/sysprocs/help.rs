@@ -61,7 +61,7 @@ fn index_keys(t: &TableDef, ix: &IndexDef) -> String {
 }
 
 /// sp_helpindex's `index_description`.
-fn index_description(ix: &IndexDef) -> String {
+fn index_description(ix: &IndexDef, filegroup: &str) -> String {
     let mut d = String::from(if ix.clustered {
         "clustered"
     } else {
@@ -81,7 +81,8 @@ fn index_description(ix: &IndexDef) -> String {
     } else if ix.unique_constraint {
         d.push_str(", unique key");
     }
-    d.push_str(" located on PRIMARY");
+    d.push_str(" located on ");
+    d.push_str(filegroup);
     d
 }
 
@@ -408,7 +409,7 @@ impl Session {
         self.send_result(
             sink,
             &["Data_located_on_filegroup:nvarchar(128)"],
-            vec![vec![nv("PRIMARY")]],
+            vec![vec![nv(&self.table_filegroup_name(t))]],
         )?;
         self.send_index_list(t, sink)?;
         // constraints
@@ -559,6 +560,15 @@ impl Session {
         Ok(())
     }
 
+    /// The filegroup a table's rows are in (sp_help's Data_located_on_filegroup).
+    fn table_filegroup_name(&self, t: &TableDef) -> String {
+        let Ok(h) = self.db(&t.database) else {
+            return "PRIMARY".into();
+        };
+        let ds = crate::filegroups::table_data_space(&h, t).map_or(1, i32::from);
+        crate::filegroups::data_space_name(self.engine(), &h, ds)
+    }
+
     /// sp_helpindex's result set, or its message when the table has no index.
     fn send_index_list(&self, t: &TableDef, sink: &mut dyn EventSink) -> SqlResult<()> {
         let mut ixs: Vec<&IndexDef> = t.indexes.iter().collect();
@@ -574,12 +584,14 @@ impl Session {
             );
             return Ok(());
         }
+        let h = self.db(&t.database)?;
         let rows = ixs
             .iter()
             .map(|ix| {
+                let fg = crate::filegroups::object_filegroup_name(self.engine(), &h, ix.storage_id);
                 vec![
                     nv(&ix.name),
-                    vc(&index_description(ix)),
+                    vc(&index_description(ix, &fg)),
                     nv(&index_keys(t, ix)),
                 ]
             })
@@ -698,7 +710,15 @@ impl Session {
                         nv(&f.logical),
                         Value::SmallInt(f.file_id),
                         nv(&f.path),
-                        if f.log { Value::Null } else { nv("PRIMARY") },
+                        if f.log {
+                            Value::Null
+                        } else {
+                            nv(&crate::filegroups::file_filegroup_name(
+                                self.engine(),
+                                h,
+                                f.file_id,
+                            ))
+                        },
                         vc(&format!("{} KB", f.bytes / 1024)),
                         vc("Unlimited"),
                         vc("65536 KB"),

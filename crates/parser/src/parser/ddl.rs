@@ -1372,7 +1372,35 @@ impl<'a> Parser<'a> {
                 }
             }
             "MODIFY" => {
-                if self.eat_kw("FILE") {
+                if self.eat_kw("FILEGROUP") {
+                    let name = self.parse_ident()?;
+                    let property = self.word_upper();
+                    if !matches!(
+                        property.as_str(),
+                        "DEFAULT"
+                            | "READ_ONLY"
+                            | "READ_WRITE"
+                            | "READONLY"
+                            | "READWRITE"
+                            | "AUTOGROW_SINGLE_FILE"
+                            | "AUTOGROW_ALL_FILES"
+                            | "NAME"
+                    ) {
+                        return Err(self.error_here());
+                    }
+                    self.pos += 1;
+                    let new_name = if property == "NAME" {
+                        self.expect(Tok::Eq)?;
+                        Some(self.parse_ident()?)
+                    } else {
+                        None
+                    };
+                    AlterDatabaseAction::ModifyFilegroup {
+                        name,
+                        property: property.to_string(),
+                        new_name,
+                    }
+                } else if self.eat_kw("FILE") {
                     AlterDatabaseAction::ModifyFile(self.parse_option_list()?)
                 } else {
                     self.expect_kw("NAME")?;

@@ -189,6 +189,8 @@ impl Binder<'_> {
             "IDENT_SEED",
             "IDENT_INCR",
             "CURRENT_TRANSACTION_ID",
+            "FILEGROUP_NAME",
+            "FILEGROUP_ID",
         ];
         if !SPECIAL.contains(&name.as_str()) {
             let arg_types: Vec<DataType> = args.iter().map(|a| a.data_type.clone()).collect();
@@ -482,6 +484,8 @@ impl Binder<'_> {
             | "SCHEMA_ID"
             | "TYPE_ID" => (F::Named, DataType::Int),
             "ROWCOUNT_BIG" => (F::Named, DataType::BigInt),
+            "FILEGROUP_NAME" => (F::Named, DataType::NVarChar(Some(128))),
+            "FILEGROUP_ID" => (F::Named, DataType::Int),
             "STATS_DATE" => (F::Named, DataType::DateTime),
             "COL_LENGTH" => (F::Named, DataType::SmallInt),
             "IDENT_SEED" | "IDENT_INCR" => (
