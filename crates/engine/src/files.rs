@@ -688,7 +688,14 @@ pub(crate) fn alter_database_files(
         }
         ast::AlterDatabaseAction::RemoveFile(file) => {
             let name = a.name.as_ref().map_or(current_db, |n| n.value.as_str());
-            remove_file(engine, name, &file.value)
+            let done = remove_file(engine, name, &file.value)?;
+            messages.push(crate::events::InfoMessage {
+                text: format!("The file '{}' has been removed.", file.value),
+                number: 5044,
+                severity: 10,
+                state: 1,
+            });
+            Ok(done)
         }
         ast::AlterDatabaseAction::RemoveFilegroup(g) => {
             let name = a.name.as_ref().map_or(current_db, |n| n.value.as_str());
