@@ -145,7 +145,7 @@ impl StmtStats {
         StmtStats {
             start_offset,
             end_offset,
-            query_hash: fnv(normalized(&text).as_bytes()),
+            query_hash: fnv(parser::query_shape(&text).as_bytes()),
             text,
             plan_generation: AtomicU64::new(0),
             compiled_under: Mutex::new((0, 0)),
@@ -398,15 +398,6 @@ fn fnv(bytes: &[u8]) -> u64 {
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
     h
-}
-
-/// The statement text with runs of white space folded and case ignored (`query_hash` input;
-/// SQL Server's also ignores literal values, latchkey's does not).
-fn normalized(text: &str) -> String {
-    text.split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase()
 }
 
 /// The plan's operator tree as SHOWPLAN_TEXT shows it, no estimates (`query_plan_hash` input).

@@ -534,3 +534,46 @@ mod tests {
         assert_eq!(string_value(src, &t[0]), "it's");
     }
 }
+
+/// The statement's shape for `query_hash`: tokens in order, words lower-cased, comments and
+/// white space gone, and every literal (string, number, money, binary) replaced by `?`, so two
+/// statements that differ only in their constants share a shape — as SQL Server's
+/// `query_hash` does. Text that does not tokenize is its own shape (lower-cased).
+pub fn query_shape(src: &str) -> String {
+    let Ok(tokens) = tokenize(src) else {
+        return src.to_lowercase();
+    };
+    let mut out = String::with_capacity(src.len());
+    for t in tokens.iter().filter(|t| t.kind != Tok::Eof) {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        match t.kind {
+            Tok::String
+            | Tok::NString
+            | Tok::Integer
+            | Tok::Decimal
+            | Tok::Float
+            | Tok::Money
+            | Tok::Binary => out.push('?'),
+            _ => out.push_str(&src[t.start as usize..t.end as usize].to_lowercase()),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod query_shape_tests {
+    use super::query_shape;
+
+    #[test]
+    fn literals_and_layout_do_not_change_the_shape() {
+        let a = query_shape("SELECT * FROM t WHERE a = 5 AND b = N'x' -- note");
+        let b = query_shape("select *\n  from T where A = 17 and B = 'yy'");
+        assert_eq!(a, b);
+        assert_eq!(a, "select * from t where a = ? and b = ?");
+        assert_ne!(a, query_shape("SELECT * FROM t WHERE a = @p AND b = 'x'"));
+        assert_ne!(a, query_shape("SELECT * FROM u WHERE a = 5 AND b = N'x'"));
+        assert_eq!(query_shape("SELECT 0x0A, 1.5e3, $2"), "select ? , ? , ?");
+    }
+}

@@ -28,5 +28,6 @@ pub mod roundtrip;
 pub use batch::{split_batches, Batch};
 pub use ident_rename::replace_identifier;
 pub use keywords::reserved_keywords;
+pub use lexer::query_shape;
 pub use parser::{parse_batch, parse_batch_with, parse_data_type, parse_expression, ParseOptions};
 pub use printer::print_batch;

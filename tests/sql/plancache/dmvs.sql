@@ -74,6 +74,21 @@ GO
 SELECT requests_with_cached_plan = COUNT(*) FROM sys.dm_exec_requests r
 JOIN sys.dm_exec_cached_plans cp ON cp.plan_handle = r.plan_handle WHERE r.session_id = @@SPID;
 GO
+SELECT id FROM t WHERE id = 2;
+GO
+select id  from T where id = 3;
+GO
+SELECT g FROM t WHERE id = 2;
+GO
+-- query_hash ignores literal values and layout: two batches that differ only in their
+-- constants are two cached plans with one query_hash; a different column is another hash
+SELECT plans = COUNT(*), hashes = COUNT(DISTINCT qs.query_hash)
+FROM sys.dm_exec_query_stats qs CROSS APPLY sys.dm_exec_sql_text(qs.sql_handle) st
+WHERE st.text LIKE 'SELECT id FROM t WHERE id = 2;%' OR st.text LIKE 'select id  from T where id = 3;%';
+SELECT hashes = COUNT(DISTINCT qs.query_hash)
+FROM sys.dm_exec_query_stats qs CROSS APPLY sys.dm_exec_sql_text(qs.sql_handle) st
+WHERE st.text LIKE 'SELECT id FROM t WHERE id = 2;%' OR st.text LIKE 'SELECT g FROM t WHERE id = 2;%';
+GO
 DBCC FREEPROCCACHE WITH NO_INFOMSGS;
 GO
 SELECT plans = COUNT(*) FROM sys.dm_exec_cached_plans cp CROSS APPLY sys.dm_exec_sql_text(cp.plan_handle) st
