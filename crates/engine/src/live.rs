@@ -130,6 +130,8 @@ impl Session {
         e.last_request_start_us
             .store(crate::sysprocs::unix_us(start_time), Relaxed);
         *e.request.lock() = Some(req);
+        e.statement_offsets
+            .store(crate::sysprocs::pack_statement_offsets(0, -1), Relaxed);
         RequestScope {
             entry: e.clone(),
             _bind: common::waits::bind(e.waits.clone()),

@@ -744,6 +744,16 @@ impl Session {
         if self.run_instead_of(s, sink)? {
             return Ok(());
         }
+        let stmt_stats = rc.entry.clone();
+        let stmt_stats = stmt_stats.as_ref().and_then(|e| e.statement(id));
+        if let Some(st) = stmt_stats {
+            // published before the compile: a system view this statement reads is
+            // materialised while it binds
+            self.live.statement_offsets.store(
+                crate::sysprocs::pack_statement_offsets(st.start_offset, st.end_offset),
+                std::sync::atomic::Ordering::Relaxed,
+            );
+        }
         let gen = crate::dbcat::schema_generation();
         let mut cached = match rc.plans.get(id) {
             Some(Some((g, p, dml))) if *g == gen && !recompile => Some((p.clone(), *dml)),
@@ -752,8 +762,6 @@ impl Session {
         if cached.is_some() && !self.plan_statistics_current(rc.stamps.get_mut(id)) {
             cached = None; // statistics-changed recompile (plan_stats.rs)
         }
-        let stmt_stats = rc.entry.clone();
-        let stmt_stats = stmt_stats.as_ref().and_then(|e| e.statement(id));
         let (plan, is_dml) = match cached {
             Some(c) => {
                 self.last_compile_ms = rc

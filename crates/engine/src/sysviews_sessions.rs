@@ -373,6 +373,8 @@ fn exec_requests(session: &Session) -> SqlResult<Rows> {
             (e.row_count.load(Relaxed), e.trancount.load(Relaxed), 0)
         };
         let handle = r.sql_handle();
+        let (stmt_start, stmt_end) =
+            crate::sysprocs::unpack_statement_offsets(e.statement_offsets.load(Relaxed));
         // the cached plan of the running batch (plan_stats.rs), else the text's handle
         let plan_handle = plans
             .iter()
@@ -386,8 +388,8 @@ fn exec_requests(session: &Session) -> SqlResult<Rows> {
             s(status),
             s(e.command()),
             Value::VarBinary(handle.clone()),
-            Value::Int(0),
-            Value::Int(-1),
+            Value::Int(stmt_start),
+            Value::Int(stmt_end),
             Value::VarBinary(plan_handle),
             small(db_id as i64),
             Value::Int(1),

@@ -94,3 +94,13 @@ GO
 SELECT plans = COUNT(*) FROM sys.dm_exec_cached_plans cp CROSS APPLY sys.dm_exec_sql_text(cp.plan_handle) st
 WHERE st.text NOT LIKE '%dm[_]exec%';
 GO
+-- sys.dm_exec_requests' statement offsets cut the running statement out of its batch's text,
+-- the way every DBA's "what is running" query does
+DECLARE @n int = 1;
+SELECT running = SUBSTRING(st.text, r.statement_start_offset / 2 + 1,
+        (CASE r.statement_end_offset WHEN -1 THEN DATALENGTH(st.text) ELSE r.statement_end_offset END
+         - r.statement_start_offset) / 2 + 1)
+FROM sys.dm_exec_requests r CROSS APPLY sys.dm_exec_sql_text(r.sql_handle) st
+WHERE r.session_id = @@SPID;
+SELECT after_it = @n;
+GO

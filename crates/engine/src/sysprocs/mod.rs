@@ -27,7 +27,10 @@ use crate::session::Session;
 pub(crate) use keys::key_constraints;
 pub(crate) use serverprop::server_property;
 pub(crate) use sessions::{cpu_clock_us, from_unix_us, sql_handle_of, thread_cpu_clock, unix_us};
-pub use sessions::{ConnectionInfo, LiveRequest, SessionEntry, SessionRegistry, COMMANDS};
+pub use sessions::{
+    pack_statement_offsets, unpack_statement_offsets, ConnectionInfo, LiveRequest, SessionEntry,
+    SessionRegistry, COMMANDS,
+};
 
 /// A system procedure: its name and its parameters in declaration order.
 struct ProcSpec {

@@ -203,6 +203,10 @@ pub struct SessionEntry {
     pub request: Mutex<Option<LiveRequest>>,
     /// Index into [`COMMANDS`] of the running statement.
     pub command: AtomicU8,
+    /// The running statement's `statement_start_offset` (high 32 bits) and
+    /// `statement_end_offset` (low 32 bits) in its batch's UTF-16 text; see
+    /// [`pack_statement_offsets`].
+    pub statement_offsets: AtomicU64,
     /// Current wait, last wait and the session's own wait statistics.
     pub waits: Arc<common::waits::TaskWaits>,
     /// `@@TRANCOUNT` (`open_transaction_count`).
@@ -295,6 +299,7 @@ impl SessionRegistry {
             kill_action: Mutex::new(None),
             request: Mutex::new(None),
             command: AtomicU8::new(0),
+            statement_offsets: AtomicU64::new(pack_statement_offsets(0, -1)),
             waits: Default::default(),
             trancount: AtomicU32::new(0),
             tran_id: AtomicU64::new(0),
@@ -478,4 +483,17 @@ mod who {
             Ok(0)
         }
     }
+}
+
+/// `sys.dm_exec_requests`' two offsets in one atomic, so a reader never sees one statement's
+/// start with another's end.
+#[inline]
+pub fn pack_statement_offsets(start: i32, end: i32) -> u64 {
+    ((start as u32 as u64) << 32) | end as u32 as u64
+}
+
+/// The inverse of [`pack_statement_offsets`].
+#[inline]
+pub fn unpack_statement_offsets(v: u64) -> (i32, i32) {
+    ((v >> 32) as u32 as i32, v as u32 as i32)
 }
