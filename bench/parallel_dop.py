@@ -11,6 +11,7 @@ Data (built once into --data, reused by later runs):
 Usage: cargo build --release -p cli &&
        python3 bench/parallel_dop.py [--bin target/release/latchkey] [--data DIR]
               [--rows 5000000] [--tpch /tmp/bench-data/tpch-sf1] [--repeat 5] [--only scan,q1]
+              [--dops 1,2,4,8,16]
 The cost threshold is set to 0 first: without row counts in the optimizer (the card work) the
 parallel pass only fires under a 0 threshold.
 """
@@ -100,7 +101,10 @@ def main():
     ap.add_argument("--tpch", default="/tmp/bench-data/tpch-sf1")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--only", default="scan,q1")
+    ap.add_argument("--dops", default="1,2",
+                    help="degrees to compare, the first is the baseline (e.g. 1,2,4,8,16)")
     a = ap.parse_args()
+    dops = [int(d) for d in a.dops.split(",")]
     parts = a.only.split(",")
     os.makedirs(a.data, exist_ok=True)
     marker = os.path.join(a.data, ".parallel-bench-{}")
@@ -121,7 +125,7 @@ def main():
         # one warm-up per query fills the buffer pool
         script.append(with_dop(QUERIES[n], 1) + ";")
         for r in range(a.repeat):
-            for dop in (1, 2):
+            for dop in dops:
                 script.append("SET @t = SYSDATETIME();")
                 script.append(with_dop(QUERIES[n], dop) + ";")
                 script.append(f"SELECT '{n}' AS q, {dop} AS dop, "
@@ -137,12 +141,14 @@ def main():
         if ev.get("type") == "resultset" and cols == ["q", "dop", "ms"]:
             for q, dop, ms in ev["rows"]:
                 times.setdefault((q, int(dop)), []).append(float(ms))
-    print(f"{'query':<12} {'DOP 1 ms':>10} {'DOP 2 ms':>10} {'speed-up':>9}   (median of {a.repeat})")
+    head = "".join(f" {'DOP ' + str(d) + ' ms':>11}" for d in dops)
+    head += "".join(f" {'x' + str(d):>7}" for d in dops[1:])
+    print(f"{'query':<12}{head}   (median of {a.repeat}; xN = DOP {dops[0]} time / DOP N time)")
     for n in names:
-        t1 = statistics.median(times[(n, 1)])
-        t2 = statistics.median(times[(n, 2)])
-        print(f"{n:<12} {t1:>10.1f} {t2:>10.1f} {t1 / t2:>8.2f}x")
-
+        med = [statistics.median(times[(n, d)]) for d in dops]
+        line = "".join(f" {t:>11.1f}" for t in med)
+        line += "".join(f" {med[0] / t:>6.2f}x" for t in med[1:])
+        print(f"{n:<12}{line}")
 
 if __name__ == "__main__":
     main()
