@@ -283,3 +283,51 @@ fn cancel_stops_a_parallel_scan() {
     drop(s);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A parallel hash join whose shared build outgrows the operator budget runs serially on the
+/// coordinator (where the join spills): same rows as DOP 1, under Gather and under a parallel
+/// aggregate alike.
+#[test]
+fn shared_build_over_budget_runs_the_zone_serially() {
+    let d = std::env::temp_dir().join(format!(
+        "latchkey-parallel-shared-build-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    let config = EngineConfig {
+        operator_memory_bytes: Some(32 << 10),
+        ..EngineConfig::default()
+    };
+    let e: Arc<Engine> = Engine::open(&d, config).expect("open engine");
+    let mut s = Session::new(e);
+    ok(
+        &mut s,
+        "EXEC sp_configure 'show advanced options', 1; RECONFIGURE;
+         EXEC sp_configure 'cost threshold for parallelism', 0; RECONFIGURE;
+         SET NOCOUNT ON;
+         CREATE TABLE p (id int NOT NULL, k int NULL, pad char(200) NOT NULL DEFAULT '');
+         CREATE TABLE b (k int NOT NULL, name varchar(30) NOT NULL);
+         INSERT p (id, k) SELECT TOP (5000) n, CASE WHEN n % 9 = 0 THEN NULL ELSE n % 3000 END
+           FROM (SELECT ROW_NUMBER() OVER (ORDER BY (SELECT NULL)) AS n
+                 FROM master..spt_values x CROSS JOIN master..spt_values y) q;
+         INSERT b SELECT number, CONCAT('name-', number, '-', REPLICATE('x', 20))
+           FROM master..spt_values WHERE type = 'P' AND number < 2000;",
+    );
+    let plan = plan_text(
+        &mut s,
+        "SELECT COUNT(*) FROM p JOIN b ON p.k = b.k OPTION (MAXDOP 2, HASH JOIN)",
+    );
+    assert!(plan.contains("Parallelism"), "{plan}");
+    for q in [
+        "SELECT COUNT(*), SUM(CAST(p.id AS bigint)), MAX(b.name) FROM p JOIN b ON p.k = b.k OPTION (MAXDOP {d}, HASH JOIN)",
+        "SELECT p.id, b.name FROM p JOIN b ON p.k = b.k WHERE p.id % 7 = 1 OPTION (MAXDOP {d}, HASH JOIN)",
+        "SELECT COUNT(*) FROM p WHERE NOT EXISTS (SELECT 1 FROM b WHERE b.k = p.k) OPTION (MAXDOP {d}, HASH JOIN)",
+    ] {
+        let serial = outcome(&mut s, &q.replace("{d}", "1"));
+        let parallel = outcome(&mut s, &q.replace("{d}", "2"));
+        assert!(serial.iter().any(|l| l.starts_with("rows")), "{q}: {serial:?}");
+        assert_eq!(serial, parallel, "{q}");
+    }
+    drop(s);
+    let _ = std::fs::remove_dir_all(&d);
+}

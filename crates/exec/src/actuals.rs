@@ -37,6 +37,47 @@ pub struct OpActuals {
     pub batches: u64,
 }
 
+/// Adds a parallel worker's counters (its own `ExecCtx::actuals`) to the statement's: an
+/// operator of a zone ran once per worker, so its rows, executions and times add up.
+pub(crate) fn add_worker_actuals(ctx: &ExecCtx, worker: &[OpActuals]) {
+    let Ok(mut all) = ctx.actuals.try_borrow_mut() else {
+        return;
+    };
+    if worker.len() > all.len() {
+        all.resize(worker.len(), OpActuals::default());
+    }
+    for (a, w) in all.iter_mut().zip(worker) {
+        a.rows += w.rows;
+        a.executions += w.executions;
+        a.end_of_scans += w.end_of_scans;
+        a.elapsed_us += w.elapsed_us;
+        a.cpu_us += w.cpu_us;
+        a.rebinds += w.rebinds;
+        a.rewinds += w.rewinds;
+        a.batches += w.batches;
+    }
+}
+
+/// Adds `rows` and `executions` (each with its end of scan) to `node`: operators the
+/// coordinator of a parallel aggregate stands in for (its exchange, the workers' partial
+/// aggregates), which are not [`Counted`] operators.
+pub(crate) fn add_node_counts(ctx: &ExecCtx, node: u32, rows: u64, executions: u64) {
+    if node == plan::HIDDEN_NODE {
+        return;
+    }
+    let Ok(mut all) = ctx.actuals.try_borrow_mut() else {
+        return;
+    };
+    let node = node as usize;
+    if node >= all.len() {
+        all.resize(node + 1, OpActuals::default());
+    }
+    let a = &mut all[node];
+    a.rows += rows;
+    a.executions += executions;
+    a.end_of_scans += executions;
+}
+
 /// Adds the counters of a batch-mode operator (exec/src/batch: its nodes are not
 /// [`Counted`] operators) to the statement's.
 pub(crate) fn add_batch_counts(ctx: &ExecCtx, node: u32, rows: u64, batches: u64) {

@@ -42,6 +42,9 @@ pub struct ExecCtx<'e> {
     /// (exec README "Parallelism").
     pub(crate) morsels: Option<std::sync::Arc<storage::morsel::MorselSource>>,
     pub(crate) stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// Set in a parallel worker: the hash tables the coordinator built once for the zone's
+    /// hash joins (shared build), keyed by the join's plan node address in the zone's plan.
+    pub(crate) shared_builds: Option<crate::hash_match::SharedBuilds>,
     rng: u64,
     /// Actual counters per plan node, shared with the operators (see `actuals.rs`).
     pub(crate) actuals: crate::actuals::SharedActuals,
@@ -69,6 +72,7 @@ impl<'e> ExecCtx<'e> {
             cancel,
             morsels: None,
             stop: None,
+            shared_builds: None,
             rng: 0x9E37_79B9_7F4A_7C15,
             actuals: Default::default(),
             op_cpu_clock,

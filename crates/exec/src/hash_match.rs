@@ -21,9 +21,11 @@
 //! probe rows (left / full outer, anti semi). Unmatched build rows (right / full outer) are
 //! emitted after each chunk, since every build row belongs to exactly one chunk.
 
+use std::sync::Arc;
+
 use common::SqlResult;
 use hashbrown::HashMap;
-use plan::{JoinKind, ScalarExpr};
+use plan::{JoinKind, PhysKind, PhysOp, ScalarExpr};
 use types::{DataType, Value};
 
 use crate::context::ExecCtx;
@@ -252,9 +254,16 @@ impl Mem {
         self.int_keys.clear();
     }
 
-    /// The first build row matching probe row `row` (keyed by `keys`).
+    /// The first build row matching probe row `row` (keyed by `keys`; `keybuf` is the
+    /// caller's, so a table shared by parallel workers is only read).
     #[inline(always)]
-    fn lookup(&mut self, keys: &[ScalarExpr], row: &[Value], ctx: &mut ExecCtx) -> SqlResult<u32> {
+    fn lookup(
+        &self,
+        keys: &[ScalarExpr],
+        row: &[Value],
+        ctx: &mut ExecCtx,
+        keybuf: &mut Vec<u8>,
+    ) -> SqlResult<u32> {
         Ok(match &self.table {
             Table::Int(m) => match int_key(&keys[0], row, ctx)? {
                 Some(k) => m.get(&k).copied().unwrap_or(END),
@@ -269,8 +278,8 @@ impl Mem {
                 None => END,
             },
             Table::Bytes(m) => {
-                if encode_keys(keys, row, ctx, &mut self.keybuf)? {
-                    m.get(&self.keybuf[..]).copied().unwrap_or(END)
+                if encode_keys(keys, row, ctx, keybuf)? {
+                    m.get(&keybuf[..]).copied().unwrap_or(END)
                 } else {
                     END
                 }
@@ -446,6 +455,10 @@ pub struct HashJoin<'p> {
     final_pass: bool,
     keybuf: Vec<u8>,
     scratch: Vec<Value>,
+    /// This join's plan node (its key in [`ExecCtx::shared_builds`]).
+    node: usize,
+    /// In a parallel worker: the build side the coordinator hashed once for all workers.
+    shared: Option<Arc<SharedTable>>,
 }
 
 /// The current probe row: from the left input, or from a partition file after a spill.
@@ -523,7 +536,16 @@ impl<'p> HashJoin<'p> {
             final_pass: false,
             keybuf: Vec::new(),
             scratch: Vec::new(),
+            node: 0,
+            shared: None,
         }
+    }
+
+    /// Marks the join as plan node `node` (`&PhysOp as *const _`): in a parallel worker, the
+    /// coordinator's shared build of that node replaces the build input.
+    pub(crate) fn for_node(mut self, node: usize) -> Self {
+        self.node = node;
+        self
     }
 }
 
@@ -788,6 +810,15 @@ impl Operator for HashJoin<'_> {
         self.done = false;
         self.chunked = false;
         self.final_pass = false;
+        self.shared = ctx.shared_builds.as_ref().and_then(|b| {
+            b.iter()
+                .find(|(n, _)| *n == self.node)
+                .map(|(_, t)| t.clone())
+        });
+        if self.shared.is_some() {
+            // a parallel worker: the coordinator read and hashed the build input once
+            return self.left.open(ctx);
+        }
         let budget = ctx.spill.operator_budget;
         self.right.open(ctx)?;
         while self.right.next(ctx)? {
@@ -862,15 +893,23 @@ impl Operator for HashJoin<'_> {
                         u32::MAX - 1
                     }
                 } else {
-                    self.mem.lookup(self.left_keys, probe_row!(self), ctx)?
+                    let mem = match &self.shared {
+                        Some(t) => &t.0,
+                        None => &self.mem,
+                    };
+                    mem.lookup(self.left_keys, probe_row!(self), ctx, &mut self.keybuf)?
                 };
             }
             // walk candidates
             while self.cand != END {
+                let mem = match &self.shared {
+                    Some(t) => &t.0,
+                    None => &self.mem,
+                };
                 let bi = if self.left_keys.is_empty() {
                     // sequential walk encoded as MAX-1-k
                     let k = (u32::MAX - 1 - self.cand) as usize;
-                    self.cand = if k + 1 < self.mem.len {
+                    self.cand = if k + 1 < mem.len {
                         u32::MAX - 2 - k as u32
                     } else {
                         END
@@ -878,7 +917,7 @@ impl Operator for HashJoin<'_> {
                     k
                 } else {
                     let b = self.cand as usize;
-                    self.cand = self.mem.next[b];
+                    self.cand = mem.next[b];
                     b
                 };
                 // the probe row is copied once, then each candidate replaces the build half
@@ -890,14 +929,17 @@ impl Operator for HashJoin<'_> {
                     self.cur.extend_from_slice(prow);
                     self.probe_copied = true;
                 }
-                self.mem.push_row(&mut self.cur, bi);
+                mem.push_row(&mut self.cur, bi);
                 if let Some(r) = self.residual {
                     if !eval_pred(r, &self.cur, ctx)? {
                         continue;
                     }
                 }
                 self.probe_matched = true;
-                self.mem.matched[bi] = true;
+                if self.shared.is_none() {
+                    // (a shared build serves only joins that never emit unmatched build rows)
+                    self.mem.matched[bi] = true;
+                }
                 if self.chunked {
                     self.flag_probe();
                 }
@@ -944,6 +986,84 @@ impl Operator for HashJoin<'_> {
             self.left.close();
         }
         self.grace = None;
+        self.shared = None;
         self.mem.release();
     }
+}
+
+/// A hash join's build side, read and hashed once by a parallel zone's coordinator and probed
+/// by all of its workers (read-only: no match flags, so only for joins that never emit
+/// unmatched build rows — inner, left outer, left semi and left anti semi).
+pub(crate) struct SharedTable(Mem);
+
+/// The shared builds of one zone: (join plan node address, table).
+pub(crate) type SharedBuilds = Arc<Vec<(usize, Arc<SharedTable>)>>;
+
+/// Whether a join of this kind can probe a shared build from several workers.
+pub(crate) fn probe_parallel_kind(kind: JoinKind) -> bool {
+    matches!(
+        kind,
+        JoinKind::Inner | JoinKind::LeftOuter | JoinKind::LeftSemi | JoinKind::LeftAntiSemi
+    )
+}
+
+/// The coordinator's build of the hash join `join` (a `PhysKind::HashJoin` of a zone): reads
+/// its build input once with the session's context. None when the rows outgrow `budget`:
+/// the zone then runs serially, where the join can spill.
+pub(crate) fn build_shared(
+    join: &PhysOp,
+    ctx: &mut ExecCtx,
+    budget: usize,
+) -> SqlResult<Option<SharedTable>> {
+    let PhysKind::HashJoin {
+        left_keys,
+        right_keys,
+        right,
+        ..
+    } = &join.kind
+    else {
+        return Err(common::SqlError::internal(
+            "shared build of a non-hash join",
+        ));
+    };
+    let int = left_keys.len() == 1
+        && right_keys.len() == 1
+        && int_key_type(&left_keys[0].data_type)
+        && int_key_type(&right_keys[0].data_type);
+    let right_arity = right.columns.len();
+    let mut mem = Mem {
+        int,
+        table: if int {
+            Table::Int(HashMap::new())
+        } else {
+            Table::Bytes(HashMap::new())
+        },
+        next: Vec::new(),
+        build: Vec::new(),
+        keep: crate::operator::decoded_columns(right).map(|d| {
+            (0..right_arity)
+                .filter(|&c| d.get(c).copied().unwrap_or(true))
+                .collect()
+        }),
+        arity: right_arity,
+        len: 0,
+        int_keys: Vec::new(),
+        matched: Vec::new(),
+        keybuf: Vec::new(),
+        bytes: 0,
+    };
+    let mut input = crate::operator::build(right)?;
+    input.open(ctx)?;
+    while input.next(ctx)? {
+        mem.add(right_keys, input.row(), ctx)?;
+        if mem.bytes > budget {
+            input.close();
+            return Ok(None);
+        }
+    }
+    input.close();
+    mem.finish();
+    // nothing reads the flags of a shared table
+    mem.matched = Vec::new();
+    Ok(Some(SharedTable(mem)))
 }

@@ -101,17 +101,20 @@ fn build_row_mode(op: &PhysOp) -> SqlResult<BoxOp<'_>> {
             left_keys,
             right_keys,
             residual,
-        } => Box::new(hash_match::HashJoin::new(
-            build(left)?,
-            build(right)?,
-            *kind,
-            left_keys,
-            right_keys,
-            residual.as_ref(),
-            left.columns.len(),
-            right.columns.len(),
-            decoded_columns(right),
-        )),
+        } => Box::new(
+            hash_match::HashJoin::new(
+                build(left)?,
+                build(right)?,
+                *kind,
+                left_keys,
+                right_keys,
+                residual.as_ref(),
+                left.columns.len(),
+                right.columns.len(),
+                decoded_columns(right),
+            )
+            .for_node(op as *const PhysOp as usize),
+        ),
         PhysKind::MergeJoin {
             left,
             right,

@@ -18,8 +18,13 @@
 //! COUNT_BIG, SUM, AVG, MIN, MAX without DISTINCT), without grouping sets; a Stream Aggregate
 //! qualifies only as a scalar aggregate (a grouped one relies on its input's order).
 //!
-//! The probe (left) input of a Hash Match join, when it is a zone that filters, is run by the
-//! workers under a `Parallelism(Gather Streams)` (the join stays serial for now).
+//! A Hash Match join (inner, left outer, left semi, left anti semi) whose probe (left) input is
+//! a zone is itself part of the zone: the coordinator reads and hashes the build (right) input
+//! once when the exchange opens, every worker probes that one shared table with the morsels of
+//! the probe side's scan (exec `hash_match::SharedTable`), and an aggregate above it becomes
+//! local-then-global as over a scan. Otherwise the probe input, when it is a zone that
+//! filters, is run by the workers under a `Parallelism(Gather Streams)` and the join stays
+//! serial.
 //!
 //! Cost: the plan's `cost.subtree` when the optimizer filled it, else the zone's scan is
 //! costed from `Catalog::table_rows` (SQL Server's per-row scan CPU plus I/O of ~20 rows a
@@ -27,7 +32,7 @@
 //! a table of few pages runs on one worker.
 
 use catalog::Catalog;
-use plan::{AggCall, AggFunc, PhysKind, PhysOp, ScalarExpr, ScalarFunc, ScalarKind};
+use plan::{AggCall, AggFunc, JoinKind, PhysKind, PhysOp, ScalarExpr, ScalarFunc, ScalarKind};
 
 /// Cost units per row of a scan when only the row count is known (CPU 0.0001581 plus the
 /// I/O of a page, 0.00074, shared by ~20 rows).
@@ -73,6 +78,26 @@ fn rewrite(op: &mut PhysOp, dop: u16) {
     common::stack::grow(|| {
         if let Some(new) = parallel_aggregate(op, dop) {
             *op = new;
+            return;
+        }
+        if matches!(op.kind, PhysKind::HashJoin { .. }) && is_zone(op) {
+            // a parallel hash join with a shared build: the coordinator reads and hashes the
+            // build side once, the workers probe it with the morsels of the probe side's scan
+            // and the joined rows are gathered (unordered, like the scan)
+            let columns = op.columns.clone();
+            let est_rows = op.est_rows;
+            let join = std::mem::replace(
+                op,
+                PhysOp::new(PhysKind::ConstantScan { rows: vec![] }, vec![], 0.0),
+            );
+            *op = PhysOp::new(
+                PhysKind::Parallelism {
+                    input: Box::new(join),
+                    dop,
+                },
+                columns,
+                est_rows,
+            );
             return;
         }
         if let PhysKind::HashJoin { left, .. } = &mut op.kind {
@@ -235,6 +260,23 @@ pub(crate) fn is_zone(op: &PhysOp) -> bool {
         } => plain(source) && !ordered && !backward && predicate.as_ref().is_none_or(pure),
         PhysKind::Filter { input, predicate } => pure(predicate) && is_zone(input),
         PhysKind::ComputeScalar { input, exprs } => exprs.iter().all(pure) && is_zone(input),
+        // the probe side of a hash join whose build side the coordinator reads once (exec's
+        // shared build): only kinds that never emit unmatched build rows, whose probe rows
+        // are independent of each other
+        PhysKind::HashJoin {
+            left,
+            kind,
+            left_keys,
+            residual,
+            ..
+        } => {
+            matches!(
+                kind,
+                JoinKind::Inner | JoinKind::LeftOuter | JoinKind::LeftSemi | JoinKind::LeftAntiSemi
+            ) && left_keys.iter().all(pure)
+                && residual.as_ref().is_none_or(pure)
+                && is_zone(left)
+        }
         _ => false,
     }
 }

@@ -285,12 +285,22 @@ impl GlobalAggregate<'_> {
                 "global aggregate without a partial aggregate",
             ));
         };
-        let mut z = open_zone(zone, *dop, usize::from(*dop), ctx, partial)?;
+        let Some(mut z) = open_zone(zone, *dop, usize::from(*dop), ctx, partial)? else {
+            // a shared hash join build outgrew its budget
+            return self.run_serially(rows, ctx);
+        };
         let mut all = Groups::default();
         let mut fallback = false;
+        // the actual plan's rows of the exchange and of the partial aggregates: the partial
+        // groups the workers sent (one message per worker)
+        let (mut partial_groups, mut workers) = (0u64, 0u64);
         while let Some(g) = z.recv(ctx)? {
             match g {
-                Some(g) if !fallback => all.merge(aggs, g),
+                Some(g) if !fallback => {
+                    partial_groups += g.keys.len() as u64;
+                    workers += 1;
+                    all.merge(aggs, g)
+                }
                 _ => {
                     fallback = true;
                     z.shut_down();
@@ -302,6 +312,8 @@ impl GlobalAggregate<'_> {
         if fallback {
             return self.run_serially(rows, ctx);
         }
+        crate::actuals::add_node_counts(ctx, input.node_id, partial_groups, 1);
+        crate::actuals::add_node_counts(ctx, zone.node_id, partial_groups, workers);
         super::gather::add_worker_messages(ctx, messages);
         if all.keys.is_empty() && group_by.is_empty() {
             all.keys.push(Vec::new());

@@ -19,6 +19,8 @@ pub(crate) struct Gather<'p> {
     input: &'p PhysOp,
     dop: u16,
     zone: Option<Zone<Vec<Vec<Value>>>>,
+    /// The zone run by the coordinator alone (a shared hash join build outgrew its budget).
+    serial: Option<crate::operator::BoxOp<'p>>,
     batch: Vec<Vec<Value>>,
     pos: usize,
     row: Vec<Value>,
@@ -30,6 +32,7 @@ impl<'p> Gather<'p> {
             input,
             dop,
             zone: None,
+            serial: None,
             batch: Vec::new(),
             pos: 0,
             row: Vec::new(),
@@ -64,14 +67,28 @@ fn produce(
 impl Operator for Gather<'_> {
     fn open(&mut self, ctx: &mut ExecCtx) -> SqlResult<()> {
         self.zone = None; // a re-open stops the previous workers first
+        self.serial = None;
         self.batch.clear();
         self.pos = 0;
         let bound = usize::from(self.dop.max(1)) * BATCHES_PER_WORKER;
-        self.zone = Some(open_zone(self.input, self.dop, bound, ctx, produce)?);
+        self.zone = open_zone(self.input, self.dop, bound, ctx, produce)?;
+        if self.zone.is_none() {
+            let mut op = build(self.input)?;
+            op.open(ctx)?;
+            self.serial = Some(op);
+        }
         Ok(())
     }
 
     fn next(&mut self, ctx: &mut ExecCtx) -> SqlResult<bool> {
+        if let Some(op) = self.serial.as_mut() {
+            if !op.next(ctx)? {
+                return Ok(false);
+            }
+            self.row.clear();
+            self.row.extend_from_slice(op.row());
+            return Ok(true);
+        }
         loop {
             if let Some(r) = self.batch.get_mut(self.pos) {
                 self.row = std::mem::take(r);
@@ -101,6 +118,9 @@ impl Operator for Gather<'_> {
     }
 
     fn close(&mut self) {
+        if let Some(mut op) = self.serial.take() {
+            op.close();
+        }
         self.zone = None;
         self.batch = Vec::new();
     }

@@ -117,8 +117,47 @@ pub(crate) fn zone_scan(op: &PhysOp) -> Option<&TableSource> {
         PhysKind::Filter { input, .. }
         | PhysKind::ComputeScalar { input, .. }
         | PhysKind::PartialAggregate { input, .. } => zone_scan(input),
+        // the probe side; the build side is read once by the coordinator (shared build)
+        PhysKind::HashJoin { left, kind, .. } if crate::hash_match::probe_parallel_kind(*kind) => {
+            zone_scan(left)
+        }
         _ => None,
     }
+}
+
+/// The hash joins of a zone (on the path from its top to its scan), outermost first.
+fn zone_joins<'a>(op: &'a PhysOp, out: &mut Vec<&'a PhysOp>) {
+    match &op.kind {
+        PhysKind::Filter { input, .. }
+        | PhysKind::ComputeScalar { input, .. }
+        | PhysKind::PartialAggregate { input, .. } => zone_joins(input, out),
+        PhysKind::HashJoin { left, .. } => {
+            out.push(op);
+            zone_joins(left, out)
+        }
+        _ => {}
+    }
+}
+
+/// The coordinator reads and hashes the build input of each of the zone's hash joins once
+/// (in the session's context: its locks, its variables), before any worker starts. None when
+/// one outgrows the operator budget: the zone then runs serially.
+fn build_shared_tables(
+    plan: &PhysOp,
+    ctx: &mut ExecCtx,
+) -> SqlResult<Option<crate::hash_match::SharedBuilds>> {
+    let mut joins = Vec::new();
+    zone_joins(plan, &mut joins);
+    let mut built = Vec::with_capacity(joins.len());
+    for join in joins {
+        let budget = ctx.spill.operator_budget;
+        match crate::hash_match::build_shared(join, ctx, budget)? {
+            // the key: the join's address in the plan the workers build from
+            Some(t) => built.push((join as *const PhysOp as usize, Arc::new(t))),
+            None => return Ok(None),
+        }
+    }
+    Ok(Some(Arc::new(built)))
 }
 
 static INJECT_PANIC: AtomicBool = AtomicBool::new(false);
@@ -133,8 +172,9 @@ pub fn inject_worker_panic_for_tests() {
 pub(crate) enum Msg<T> {
     /// Rows or a partial result.
     Data(T),
-    /// The worker finished; its informational messages (8153 ...).
-    Done(Vec<SqlError>),
+    /// The worker finished; its informational messages (8153 ...) and its operators' actual
+    /// counters (added to the statement's: the actual plan counts every worker's rows).
+    Done(Vec<SqlError>, Vec<crate::actuals::OpActuals>),
     Failed(SqlError),
     Panicked(Box<dyn Any + Send>),
 }
@@ -157,13 +197,14 @@ pub(crate) struct Zone<T: Send + 'static> {
 /// Opens the zone `plan` with up to `dop` workers, each running `body` over its own operator
 /// context (the morsels of the zone's scan set) and sending what it produces through the
 /// channel (`bound` messages in flight at most, so a slow consumer stops the producers).
+/// None: a hash join's shared build outgrew its budget; the caller runs the zone serially.
 pub(crate) fn open_zone<T, F>(
     plan: &PhysOp,
     dop: u16,
     bound: usize,
     ctx: &mut ExecCtx,
     body: F,
-) -> SqlResult<Zone<T>>
+) -> SqlResult<Option<Zone<T>>>
 where
     T: Send + 'static,
     F: Fn(&PhysOp, &mut ExecCtx, &mpsc::SyncSender<Msg<T>>) -> SqlResult<()>
@@ -215,6 +256,9 @@ where
         session_id: ctx.env.session_id(),
     };
     let plan = Arc::new(plan.clone());
+    let Some(shared_builds) = build_shared_tables(&plan, ctx)? else {
+        return Ok(None);
+    };
     let body = Arc::new(body);
     let stop = Arc::new(AtomicBool::new(false));
     let (tx, rx) = mpsc::sync_channel(bound.max(workers));
@@ -228,12 +272,13 @@ where
         messages: Vec::new(),
     };
     for i in 0..workers {
-        let (plan, body, stop, tx, morsels) = (
+        let (plan, body, stop, tx, morsels, shared_builds) = (
             plan.clone(),
             body.clone(),
             stop.clone(),
             tx.clone(),
             morsels.clone(),
+            shared_builds.clone(),
         );
         let mut env = WorkerEnv {
             storage: env.storage.clone(),
@@ -252,10 +297,14 @@ where
                     let mut wctx = ExecCtx::new(&mut env);
                     wctx.morsels = Some(morsels);
                     wctx.stop = Some(stop.clone());
-                    body(&plan, &mut wctx, &tx).map(|()| std::mem::take(&mut wctx.messages))
+                    wctx.shared_builds = Some(shared_builds);
+                    body(&plan, &mut wctx, &tx).map(|()| {
+                        let actuals = wctx.actuals.borrow().clone();
+                        (std::mem::take(&mut wctx.messages), actuals)
+                    })
                 }));
                 let msg = match run {
-                    Ok(Ok(messages)) => Msg::Done(messages),
+                    Ok(Ok((messages, actuals))) => Msg::Done(messages, actuals),
                     Ok(Err(e)) => {
                         stop.store(true, Ordering::Relaxed);
                         Msg::Failed(e)
@@ -281,7 +330,7 @@ where
             Err(_) => break,
         }
     }
-    Ok(zone)
+    Ok(Some(zone))
 }
 
 impl<T: Send + 'static> Zone<T> {
@@ -309,9 +358,10 @@ impl<T: Send + 'static> Zone<T> {
             };
             match msg {
                 Msg::Data(d) => return Ok(Some(d)),
-                Msg::Done(m) => {
+                Msg::Done(m, actuals) => {
                     self.running -= 1;
                     self.messages.extend(m);
+                    crate::actuals::add_worker_actuals(ctx, &actuals);
                 }
                 // the worker whose failure set the stop flag reports it too: wait for it
                 Msg::Failed(e) if is_stopped(&e) => self.running -= 1,
