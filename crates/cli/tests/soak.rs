@@ -275,13 +275,11 @@ impl Session {
                     self.next_key += 1;
                     self.base() + self.next_key - 1
                 };
-                if view.contains_key(&k) {
-                    view.insert(k, v);
-                    changes.push((k, Some(v)));
+                changes.push((k, Some(v)));
+                if view.insert(k, v).is_some() {
+                    // the key is there: the row gets a new value instead
                     return (format!("UPDATE owned SET v = {v} WHERE k = {k}"), 1);
                 }
-                view.insert(k, v);
-                changes.push((k, Some(v)));
                 (
                     format!("INSERT owned (k, owner, v) VALUES ({k}, {}, {v})", self.id),
                     1,
