@@ -643,3 +643,100 @@ fn a_trigger_on_an_autocommit_statement_sends_no_transaction_envchange() {
     let kinds: Vec<&str> = tran_changes_of(&items).iter().map(|c| c.0).collect();
     assert_eq!(kinds, vec!["begin", "rollback"], "{items:?}");
 }
+
+/// Issue 11 acceptance 6: a malformed packet or message from one logged-in client closes that
+/// client's connection only. Another session, in the middle of a transaction holding a
+/// #temp table, goes on as if nothing happened, and new clients still log in.
+#[test]
+fn a_malformed_packet_after_login_closes_only_its_own_connection() {
+    use std::io::Read;
+    let s = TestServer::start();
+    let mut a = login(&s);
+    let items = a.batch(
+        "CREATE TABLE iso (k int PRIMARY KEY); CREATE TABLE #mine (x int); \
+         INSERT #mine VALUES (7); BEGIN TRAN; INSERT iso VALUES (1)",
+        0,
+    );
+    assert!(errors_of(&items).is_empty(), "{items:?}");
+    let spid_a = rows_of(&a.batch("SELECT @@SPID", 0));
+
+    let mut rpc_truncated = Vec::new();
+    tds::batch::encode_all_headers(&AllHeaders::default(), &mut rpc_truncated);
+    rpc_truncated.extend_from_slice(&[0x0A, 0x00, b's', 0x00]);
+    let batch_start = SqlBatch {
+        headers: AllHeaders::default(),
+        text: "SELECT 1".into(),
+    }
+    .encode();
+    let mut cases: Vec<(&str, Vec<u8>)> = vec![
+        (
+            "header length below 8",
+            vec![0x01, 0x01, 0x00, 0x04, 0, 0, 1, 0],
+        ),
+        (
+            "packet longer than the largest packet size",
+            vec![0x01, 0x01, 0xFF, 0xFF, 0, 0, 1, 0, b'x', 0],
+        ),
+        (
+            "unknown packet type",
+            vec![0x55, 0x01, 0x00, 0x09, 0, 0, 1, 0, 0],
+        ),
+        (
+            "a LOGIN7 after login",
+            packet::encode_message(ptype::LOGIN7, 0, &[0u8; 40], 512),
+        ),
+        (
+            "a truncated RPC",
+            packet::encode_message(ptype::RPC, 0, &rpc_truncated, 512),
+        ),
+    ];
+    // the packet type switches in the middle of a message: SQLBatch without EOM, then RPC
+    let mut switch = packet::encode_message(ptype::SQL_BATCH, 0, &batch_start, 512);
+    switch[1] &= !status::EOM;
+    switch.extend(packet::encode_message(ptype::RPC, 0, &rpc_truncated, 512));
+    cases.push(("the packet type switching inside a message", switch));
+
+    for (what, bytes) in cases {
+        let mut b = login(&s);
+        b.sock.write_all(&bytes).unwrap();
+        b.sock
+            .set_read_timeout(Some(std::time::Duration::from_secs(10)))
+            .unwrap();
+        let mut rest = Vec::new();
+        match b.sock.read_to_end(&mut rest) {
+            Ok(_) => {}
+            Err(e) => assert!(
+                !matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ),
+                "{what}: the server kept the connection open"
+            ),
+        }
+        // the other session: same spid, its transaction and #temp table intact
+        assert_eq!(rows_of(&a.batch("SELECT @@SPID", 0)), spid_a, "{what}");
+        let items = a.batch(
+            "SELECT @@TRANCOUNT, (SELECT COUNT(*) FROM iso), (SELECT x FROM #mine)",
+            0,
+        );
+        assert_eq!(
+            rows_of(&items),
+            vec![vec![Value::Int(1), Value::Int(1), Value::Int(7)]],
+            "{what}: {items:?}"
+        );
+    }
+    let items = a.batch("COMMIT", 0);
+    assert!(errors_of(&items).is_empty(), "{items:?}");
+    let mut c = login(&s);
+    assert_eq!(
+        rows_of(&c.batch("SELECT COUNT(*) FROM iso", 0)),
+        vec![vec![Value::Int(1)]]
+    );
+    // each closed connection left its reason in the ERRORLOG
+    let log = s.errorlog();
+    let closed = log
+        .lines()
+        .filter(|l| l.contains("connection closed:") || l.contains("closing connection:"))
+        .count();
+    assert!(closed >= 6, "{log}");
+}

@@ -476,8 +476,14 @@ impl TypeInfo {
                         "TYPE_INFO: decimal precision {precision} / scale {scale}"
                     )));
                 }
-                if !(2..=17).contains(&len) {
-                    return Err(malformed(format!("TYPE_INFO: decimal length {len}")));
+                // The length must hold a value of the precision: writers size the value by
+                // precision (5/9/13/17 bytes), so a shorter declared length would announce a
+                // column or parameter whose values cannot be sent (found by cargo-fuzz:
+                // DECIMALN length 5 with precision 12 decoded, but re-encoded unreadably).
+                if !(2..=17).contains(&len) || len < decimal_storage_bytes(precision) {
+                    return Err(malformed(format!(
+                        "TYPE_INFO: decimal length {len} for precision {precision}"
+                    )));
                 }
                 Ok(TypeInfo {
                     precision,

@@ -1,0 +1,13 @@
+//! Server-side TDS decoder fuzz target: any bytes as a sqlbatch message payload decode to a value or
+//! an error, never a panic; a decoded value re-encodes and decodes to itself.
+//! Run: `cargo +nightly fuzz run sqlbatch fuzz/corpus/sqlbatch` from the repository root.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+#[path = "shared.rs"]
+mod shared;
+
+fuzz_target!(|data: &[u8]| {
+    shared::sqlbatch(data);
+});
