@@ -16,6 +16,14 @@ use tds::login7::{Login7, TDS74};
 use tds::packet::{self, ptype, status};
 use types::Value;
 
+/// The tests of this file run one at a time: `a_connection_costs_one_thread` counts the
+/// process's threads, which a neighbour's sessions would add to.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 fn config(s: &TestServer, encrypt: Encrypt) -> ClientConfig {
     let mut c = ClientConfig::new("localhost", s.addr.port(), "sa", SA_PASSWORD);
     c.encrypt = encrypt;
@@ -68,6 +76,7 @@ fn cancelled_after(c: &mut Client, sql: &str, after: Duration) -> (bool, Duratio
 
 #[test]
 fn attention_cancels_a_running_request_under_tls() {
+    let _serial = serial();
     // Under TLS the watcher cannot read the packet type (it peeks at an encrypted record):
     // any data arriving while a request runs is the attention.
     let s = TestServer::start_tls();
@@ -92,6 +101,7 @@ fn attention_cancels_a_running_request_under_tls() {
 
 #[test]
 fn attention_cancels_a_running_request_in_plain_text() {
+    let _serial = serial();
     let s = TestServer::start();
     let mut c = Client::connect(&ClientConfig::new(
         "127.0.0.1",
@@ -134,6 +144,7 @@ fn raw_login(s: &TestServer) -> TcpStream {
 
 #[test]
 fn a_client_gone_mid_request_has_its_request_cancelled_and_rolled_back() {
+    let _serial = serial();
     let s = TestServer::start();
     let mut c = Client::connect(&ClientConfig::new(
         "127.0.0.1",
@@ -186,6 +197,7 @@ fn thread_count() -> usize {
 
 #[test]
 fn a_connection_costs_one_thread() {
+    let _serial = serial();
     let s = TestServer::start();
     // the first connection starts the watcher thread
     let mut first = Client::connect(&ClientConfig::new(
@@ -212,7 +224,7 @@ fn a_connection_costs_one_thread() {
         assert_eq!(rows(c, "SELECT 2"), vec![vec![Value::Int(2)]]);
     }
     let during = thread_count();
-    // 16 session threads (other tests of this binary may run threads of their own meanwhile)
+    // 16 session threads, no reader threads (the tests of this file run one at a time)
     assert!(
         during >= before + 16 && during < before + 16 + 8,
         "{before} threads before, {during} with 16 more connections (a reader thread each would be 32)"
@@ -240,6 +252,7 @@ fn server_with_slow_log() -> TestServer {
 
 #[test]
 fn commits_of_many_sessions_share_log_flushes() {
+    let _serial = serial();
     let s = server_with_slow_log();
     let connect = || {
         Client::connect(&ClientConfig::new(
