@@ -603,8 +603,10 @@ const IO_COLUMNS: &[&str] = &[
     "file_handle varbinary(8)",
 ];
 
-/// sys.dm_io_virtual_file_stats for every data file of every open database, from storage's
-/// per-file counters (relaxed atomics, no lock). The log has no counters yet: not listed.
+/// sys.dm_io_virtual_file_stats for every file of every open database, from storage's
+/// per-file counters (relaxed atomics, no lock). The log is file_id 2, as in SQL Server: its
+/// num_of_writes counts log flushes (group commit: one flush serves every commit buffered
+/// behind it), io_stall_write_ms the time spent writing and syncing them.
 fn io_rows(engine: &Engine) -> Vec<Vec<Value>> {
     let sample_ms = engine
         .settings()
@@ -640,6 +642,23 @@ fn io_rows(engine: &Engine) -> Vec<Vec<Value>> {
                 Value::Null,
             ]);
         }
+        let l = h.store.log_stats();
+        rows.push(vec![
+            Value::SmallInt(i16::try_from(h.def.database_id).unwrap_or(i16::MAX)),
+            Value::SmallInt(2),
+            Value::BigInt(sample_ms),
+            Value::BigInt(0),
+            Value::BigInt(0),
+            Value::BigInt(0),
+            Value::BigInt(0),
+            big(l.num_of_writes),
+            big(l.num_of_bytes_written),
+            big(l.io_stall_write_ms),
+            Value::BigInt(0),
+            big(l.io_stall_write_ms),
+            big(l.size_bytes),
+            Value::Null,
+        ]);
     }
     rows
 }

@@ -1,12 +1,11 @@
 //! One connection: the handshake (PRELOGIN, TLS, LOGIN7, authentication, LOGINACK) and then the
 //! request loop. States: `PreLogin` → (`TlsHandshake`) → `Login` → `LoggedIn` (requests) →
-//! closed. The session thread runs requests; the reader thread (spawned after login) feeds it
-//! whole messages through a channel and turns attention packets into cancels.
+//! closed. The session thread reads its socket between requests and runs them; while one runs,
+//! the attention watcher (`attention.rs`) turns an attention into a cancel.
 
 use std::io::{self, Write};
 use std::net::{Shutdown, SocketAddr, TcpStream};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 
 use common::SqlError;
@@ -17,6 +16,7 @@ use tds::packet::{self, ptype, Assembled, Message, MessageReader, PacketWriter};
 use tds::prelogin::{encryption, PreLogin};
 use tds::tokens::{self, cur_cmd, done_status, token, Done, EnvChange, LoginAck, MessageToken};
 
+use crate::attention::Watch;
 use crate::sink::{message_token, TdsSink, SERVER_NAME};
 use crate::transport::{ReadHalf, SharedTls, WriteHalf};
 use crate::Shared;
@@ -86,6 +86,8 @@ struct Connection {
     descriptor: u64,
     next_descriptor: u64,
     prepared: crate::rpc::Prepared,
+    /// The attention watcher's view of this connection (set when the request loop starts).
+    watch: Option<Arc<Watch>>,
 }
 
 fn handshake(
@@ -362,6 +364,7 @@ fn handshake(
         descriptor: 0,
         next_descriptor: 1,
         prepared: Default::default(),
+        watch: None,
     }))
 }
 
@@ -382,79 +385,52 @@ fn login_failed(user: &str) -> SqlError {
     SqlError::custom(18456, 14, 1, format!("Login failed for user '{user}'."))
 }
 
-/// What the reader thread hands the session thread.
+/// What the session thread reads between requests.
 enum Incoming {
     Message(Message),
     Attention,
     Closed(Option<io::Error>),
 }
 
-fn reader_loop(
-    mut r: ReadHalf,
-    max_message: usize,
-    cancel: common::CancelToken,
-    tx: mpsc::Sender<Incoming>,
-) {
+/// Reads the next whole message, or an attention (at a packet boundary; also a zero-length
+/// one: a message being reassembled is abandoned), or the end of the connection.
+fn next_incoming(r: &mut ReadHalf, max_message: usize) -> Incoming {
     let mut asm = MessageReader::new(max_message);
     loop {
-        let (h, p) = match packet::read_packet(&mut r, packet::MAX_PACKET_SIZE) {
+        let (h, p) = match packet::read_packet(r, packet::MAX_PACKET_SIZE) {
             Ok(Some(x)) => x,
-            Ok(None) => {
-                let _ = tx.send(Incoming::Closed(None));
-                return;
-            }
-            Err(e) => {
-                cancel.cancel();
-                let _ = tx.send(Incoming::Closed(Some(e)));
-                return;
-            }
+            Ok(None) => return Incoming::Closed(None),
+            Err(e) => return Incoming::Closed(Some(e)),
         };
         if h.ptype == ptype::ATTENTION {
-            // An attention (also a zero-length one) cancels whatever runs; a message being
-            // reassembled is abandoned.
-            cancel.cancel();
-            asm = MessageReader::new(max_message);
-            if tx.send(Incoming::Attention).is_err() {
-                return;
-            }
-            continue;
+            return Incoming::Attention;
         }
         match asm.push(&h, &p) {
-            Ok(Assembled::Message(m)) => {
-                if tx.send(Incoming::Message(m)).is_err() {
-                    return;
-                }
-            }
+            Ok(Assembled::Message(m)) => return Incoming::Message(m),
             Ok(_) => {}
-            Err(e) => {
-                cancel.cancel();
-                let _ = tx.send(Incoming::Closed(Some(packet::to_io(e))));
-                return;
-            }
+            Err(e) => return Incoming::Closed(Some(packet::to_io(e))),
         }
     }
 }
 
 impl Connection {
     fn run(mut self) {
-        let (tx, rx) = mpsc::channel();
         // The flag is cleared here once an attention is answered, not when a request starts:
         // an attention that arrives before its request begins executing must still cancel it.
         self.session.set_caller_resets_cancel(true);
-        let reader = ReadHalf::new(&self.sock, self.tls.clone());
         let cancel = self.session.cancel_handle();
+        let watch = self
+            .sh
+            .watcher
+            .watch(self.id, &self.sock, self.tls.is_some(), cancel.clone());
+        self.watch = Some(watch.clone());
+        let mut reader = ReadHalf::new(&self.sock, self.tls.clone());
         let max = self.sh.config.max_message_bytes;
-        let rt = std::thread::Builder::new()
-            .name(format!("tds-read-{}", self.id))
-            .spawn(move || reader_loop(reader, max, cancel, tx));
-        if rt.is_err() {
-            return;
-        }
         let mut w = WriteHalf::new(&self.sock, self.tls.clone());
         let spid = self.session.spid().clamp(0, u16::MAX as i32) as u16;
         let mut pw = PacketWriter::new(ptype::TABULAR_RESULT, self.packet_size, spid);
-        while let Ok(inc) = rx.recv() {
-            match inc {
+        loop {
+            match next_incoming(&mut reader, max) {
                 Incoming::Closed(e) => {
                     if let Some(e) = e {
                         self.sh
@@ -481,12 +457,19 @@ impl Connection {
                     if pw.finish(&mut w).is_err() {
                         break;
                     }
-                    // answered: the flag the reader set for it must not cancel (or mark with
-                    // ATTN) the next request, whose DONE would then swallow a later attention
-                    self.session.cancel_handle().reset();
+                    // answered: the flag set for it must not cancel (or mark with ATTN) the
+                    // next request, whose DONE would then swallow a later attention
+                    cancel.reset();
                 }
                 Incoming::Message(m) => {
+                    // Under TLS the read may have taken the attention sent right behind the
+                    // request into rustls' buffer, where the watcher cannot see it.
+                    if reader.has_buffered_plaintext() {
+                        cancel.cancel();
+                    }
+                    watch.begin();
                     let r = catch_unwind(AssertUnwindSafe(|| self.request(&m, &mut pw, &mut w)));
+                    watch.end();
                     match r {
                         Ok(Ok(())) => {}
                         Ok(Err(e)) => {
@@ -514,6 +497,8 @@ impl Connection {
         // Dropping the session rolls back its transaction and drops its #temp tables; that is
         // done before the socket closes so a client that saw the close sees the rollback.
         let sock = self.sock;
+        drop(watch);
+        drop(self.watch);
         drop(self.session);
         let _ = sock.shutdown(Shutdown::Both);
     }
@@ -595,7 +580,16 @@ impl Connection {
         if let Some(e) = sink.broken.take() {
             return Err(e);
         }
+        self.request_ends();
         pw.finish(w)
+    }
+
+    /// The request's response is complete but for its last packet: from here on the client
+    /// may send the next request, which the attention watcher must not take for an attention.
+    fn request_ends(&self) {
+        if let Some(w) = &self.watch {
+            w.end();
+        }
     }
 
     /// ENVCHANGE tokens for what the request changed: the database (USE), and a transaction
@@ -690,6 +684,7 @@ impl Connection {
                 );
                 sink.error(&e);
                 sink.final_done(false, 0);
+                self.request_ends();
                 return sink.pw.finish(sink.out);
             }
         };
@@ -708,6 +703,7 @@ impl Connection {
         if let Some(e) = sink.broken.take() {
             return Err(e);
         }
+        self.request_ends();
         sink.pw.finish(sink.out)
     }
 }

@@ -1,8 +1,10 @@
 //! `server`: latchkey's TDS server. A listener thread accepts connections; each connection gets
-//! its own thread (the session thread, which owns the `engine::Session`) and a reader thread
-//! that reads packets, reassembles messages and turns an attention into a cancel of the running
-//! request. See README.md for the connection state machine, TLS and the attention protocol.
+//! its own thread (the session thread, which owns the `engine::Session`, reads its socket
+//! between requests and runs them); one attention watcher thread turns an attention that
+//! arrives while a request runs into a cancel of it. See README.md for the connection state
+//! machine, TLS and the attention protocol.
 
+mod attention;
 mod conn;
 mod errorlog;
 mod rpc;
@@ -66,6 +68,8 @@ pub(crate) struct Shared {
     pub(crate) next_conn: AtomicU64,
     /// The listener's address (the shutdown wakes `accept` by connecting to it).
     local_addr: Mutex<SocketAddr>,
+    /// Notices attentions while requests run (`attention.rs`).
+    pub(crate) watcher: Arc<attention::Watcher>,
 }
 
 impl Shared {
@@ -116,6 +120,7 @@ impl Server {
                 conns: Mutex::new(HashMap::new()),
                 next_conn: AtomicU64::new(1),
                 local_addr,
+                watcher: Arc::default(),
             }),
         })
     }

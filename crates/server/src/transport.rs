@@ -1,5 +1,5 @@
-//! The connection's byte stream, plain or TLS, split in a read half (the reader thread) and a
-//! write half (the session thread). With TLS both halves share one `rustls::ServerConnection`
+//! The connection's byte stream, plain or TLS, split in a read half and a write half (both used
+//! by the session thread; the halves once belonged to two threads). With TLS both halves share one `rustls::ServerConnection`
 //! behind a mutex; the lock is never held across a blocking socket read, so a reader waiting
 //! for the next packet does not stop the session thread from writing.
 
@@ -39,6 +39,22 @@ impl ReadHalf {
             sock: sock.clone(),
             tls,
             raw: vec![0; 16 * 1024],
+        }
+    }
+}
+
+impl ReadHalf {
+    /// Whether TLS holds decrypted bytes not read yet (a message read in full leaves none,
+    /// unless the client sent more right behind it: an attention).
+    pub(crate) fn has_buffered_plaintext(&self) -> bool {
+        let Some(tls) = &self.tls else {
+            return false;
+        };
+        match lock(tls) {
+            Ok(mut c) => c
+                .process_new_packets()
+                .is_ok_and(|st| st.plaintext_bytes_to_read() > 0),
+            Err(_) => false,
         }
     }
 }

@@ -302,6 +302,21 @@ impl Database {
             files: p.files.iter().map(|f| f.stats()).collect(),
         }
     }
+    /// Counters of the log file (sys.dm_io_virtual_file_stats' log row): `num_of_writes` is the
+    /// number of log flushes, `flush_waits` the commits (and WAL-rule page writes) that waited
+    /// for one: with group commit under concurrency, more waits than flushes.
+    pub fn log_stats(&self) -> LogStats {
+        use std::sync::atomic::Ordering::Relaxed;
+        let l = &self.inner.log;
+        LogStats {
+            path: l.path.clone(),
+            num_of_writes: l.flushes.load(Relaxed),
+            num_of_bytes_written: l.bytes_written.load(Relaxed),
+            io_stall_write_ms: l.flush_stall_us.load(Relaxed) / 1000,
+            flush_waits: l.flush_waits.load(Relaxed),
+            size_bytes: std::fs::metadata(&l.path).map_or(0, |m| m.len()),
+        }
+    }
     /// Sets the latency added to every data-file read from now on (the S2/S6 model at run
     /// time; `StorageConfig::io_latency` is the value at open and stays on writes and the log).
     pub fn set_read_latency(&self, latency: std::time::Duration) {
@@ -795,6 +810,19 @@ pub struct FileStats {
     pub num_of_writes: u64,
     pub num_of_bytes_written: u64,
     pub io_stall_write_ms: u64,
+    pub size_bytes: u64,
+}
+
+/// Counters of the log file (`Database::log_stats`).
+#[derive(Clone, Debug, Default)]
+pub struct LogStats {
+    pub path: PathBuf,
+    /// Log flushes (write + fdatasync).
+    pub num_of_writes: u64,
+    pub num_of_bytes_written: u64,
+    pub io_stall_write_ms: u64,
+    /// `Log::flush_to` calls that waited for a flush (WRITELOG waits).
+    pub flush_waits: u64,
     pub size_bytes: u64,
 }
 

@@ -100,3 +100,53 @@ fn group_commit_shares_log_flushes() {
     assert!(el < Duration::from_millis(235), "{el:?}");
     assert_eq!(db.check().unwrap(), Vec::<String>::new());
 }
+
+/// The log's counters make group commit visible: under concurrency more commits waited for
+/// the log (WRITELOG waits) than there were flushes, and one commit alone is one flush.
+#[test]
+fn log_counters_show_commits_sharing_flushes() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Database::open(dir.path(), cfg(3)).unwrap();
+    let mut t = db.begin().unwrap();
+    let b = db.create_btree(&mut t).unwrap();
+    t.commit().unwrap();
+    let before = db.log_stats();
+    let mut t = db.begin().unwrap();
+    db.btree(b).unwrap().insert(&mut t, b"solo", b"v").unwrap();
+    t.commit().unwrap();
+    let solo = db.log_stats();
+    assert_eq!(solo.num_of_writes - before.num_of_writes, 1, "{solo:?}");
+    assert_eq!(solo.flush_waits - before.flush_waits, 1, "{solo:?}");
+    assert!(solo.num_of_bytes_written > before.num_of_bytes_written);
+    let hs: Vec<_> = (0..8u32)
+        .map(|th| {
+            let bt = db.btree(b).unwrap();
+            let db = db.clone();
+            std::thread::spawn(move || {
+                for i in 0..10u32 {
+                    let mut t = db.begin().unwrap();
+                    bt.insert(&mut t, &(th * 1000 + i).to_be_bytes(), b"v")
+                        .unwrap();
+                    t.commit().unwrap();
+                }
+            })
+        })
+        .collect();
+    for h in hs {
+        h.join().unwrap();
+    }
+    let after = db.log_stats();
+    let flushes = after.num_of_writes - solo.num_of_writes;
+    let waits = after.flush_waits - solo.flush_waits;
+    eprintln!("80 concurrent commits: {waits} waited, {flushes} log flushes");
+    // a commit whose record another thread's flush already took may not wait at all
+    assert!(waits <= 80 && waits >= flushes, "{after:?}");
+    assert!(
+        flushes * 2 <= 80,
+        "fewer than 2 commits per flush: {after:?}"
+    );
+    assert!(
+        after.io_stall_write_ms >= flushes * 3,
+        "3 ms latency per flush: {after:?}"
+    );
+}

@@ -46,6 +46,15 @@ impl TestServer {
         engine.provision_sa(Some(SA_PASSWORD)).expect("sa password");
         let mut cfg = ServerConfig::new("127.0.0.1:0".parse().expect("addr"));
         configure(&mut cfg, dir.path());
+        Self::serve(engine, dir, cfg)
+    }
+
+    /// Serves an engine the test opened itself (over `dir`).
+    pub fn serve(
+        engine: Arc<engine::Engine>,
+        dir: tempfile::TempDir,
+        cfg: ServerConfig,
+    ) -> TestServer {
         let log = ErrorLog::open(&server::errorlog_path(dir.path())).expect("log");
         let srv = Server::bind(Arc::clone(&engine), cfg, log).expect("bind");
         drop(engine);

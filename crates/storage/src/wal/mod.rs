@@ -622,6 +622,14 @@ pub struct Log {
     latency: Duration,
     pub sync: bool,
     pub bytes_written: AtomicU64,
+    /// Log flushes (one write + fdatasync of everything buffered; group commit makes one
+    /// flush serve many commits): sys.dm_io_virtual_file_stats.num_of_writes of the log.
+    pub flushes: AtomicU64,
+    /// Microseconds spent in log flushes (io_stall_write_ms of the log).
+    pub flush_stall_us: AtomicU64,
+    /// Calls to `flush_to` that found their records not yet durable and waited (each is one
+    /// WRITELOG wait): waits / flushes is how many commits a flush served.
+    pub flush_waits: AtomicU64,
     /// Current file length (W11; only the flusher, or a holder of the state lock with no
     /// flush in progress, changes it).
     alloc: AtomicU64,
@@ -703,6 +711,9 @@ impl Log {
             latency,
             sync,
             bytes_written: AtomicU64::new(0),
+            flushes: AtomicU64::new(0),
+            flush_stall_us: AtomicU64::new(0),
+            flush_waits: AtomicU64::new(0),
             alloc: AtomicU64::new(len.max(LOG_HDR)),
         };
         Ok((log, base, data))
@@ -770,6 +781,9 @@ impl Log {
             latency,
             sync,
             bytes_written: AtomicU64::new(0),
+            flushes: AtomicU64::new(0),
+            flush_stall_us: AtomicU64::new(0),
+            flush_waits: AtomicU64::new(0),
             alloc: AtomicU64::new(LOG_HDR),
         })
     }
@@ -926,6 +940,7 @@ impl Log {
             }
             if _wait.is_none() {
                 _wait = Some(common::waits::begin(common::waits::WaitType::WRITELOG));
+                self.flush_waits.fetch_add(1, Relaxed);
             }
             if s.flushing {
                 self.cond.wait(&mut s);
@@ -948,6 +963,7 @@ impl Log {
                 ),
                 false => SqlError::io(op, &self.path.display().to_string(), &e),
             };
+            let flush_started = std::time::Instant::now();
             let res = (|| {
                 if !self.latency.is_zero() {
                     std::thread::sleep(self.latency);
@@ -970,6 +986,9 @@ impl Log {
                 Ok(())
             })();
             self.bytes_written.fetch_add(data.len() as u64, Relaxed);
+            self.flushes.fetch_add(1, Relaxed);
+            let us = flush_started.elapsed().as_micros().min(u64::MAX as u128) as u64;
+            self.flush_stall_us.fetch_add(us, Relaxed);
             s = self.state.lock();
             s.flushing = false;
             match &res {
