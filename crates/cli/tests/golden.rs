@@ -263,3 +263,35 @@ fn golden_sql() {
         failures.join("\n")
     );
 }
+
+/// The matrix's order-insensitive comparison: rows of a result in another order compare equal,
+/// other rows, a row moved to another result or a different message do not.
+#[test]
+fn matrix_comparison_ignores_only_row_order() {
+    let expected = "a\n-\n1\n2\n\n(2 rows affected)\n";
+    assert_eq!(
+        sorted_blocks(expected),
+        sorted_blocks("a\n-\n2\n1\n\n(2 rows affected)\n")
+    );
+    assert_ne!(
+        sorted_blocks(expected),
+        sorted_blocks("a\n-\n1\n3\n\n(2 rows affected)\n")
+    );
+    assert_ne!(
+        sorted_blocks("a\n-\n1\n\nb\n-\n2\n"),
+        sorted_blocks("a\n-\n2\n\nb\n-\n1\n")
+    );
+    assert_ne!(
+        sorted_blocks(expected),
+        sorted_blocks("a\n-\n1\n2\n\n(3 rows affected)\n")
+    );
+}
+
+#[test]
+fn script_config_reads_the_leading_comment_only() {
+    assert_eq!(
+        script_config("-- config: maxdop=2\n-- why\nSELECT 1;\n"),
+        Some("maxdop=2")
+    );
+    assert_eq!(script_config("SELECT 1;\n-- config: maxdop=2\n"), None);
+}
