@@ -112,3 +112,55 @@ fn number(key: &str, value: &str, min: i64, max: i64) -> SqlResult<i64> {
 fn bad(item: &str, why: &str) -> SqlError {
     SqlError::internal(format!("{VAR}: '{item}' {why}"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_key() {
+        let c = RunConfig::parse(
+            " maxdop=2, cost_threshold=0,batch=FORCE,buffer_pool_pages=64,grant_kb=64 ",
+        )
+        .unwrap();
+        assert_eq!(c.max_dop, Some(2));
+        assert_eq!(c.cost_threshold, Some(0));
+        assert_eq!(c.batch, Some(BatchModeHint::Allow));
+        assert_eq!(c.buffer_pool_pages, Some(64));
+        assert_eq!(c.grant_kb, Some(64));
+        assert_eq!(RunConfig::parse("").unwrap(), RunConfig::default());
+        assert_eq!(
+            RunConfig::parse("batch=off").unwrap().batch,
+            Some(BatchModeHint::Disallow)
+        );
+    }
+
+    #[test]
+    fn refuses_what_it_cannot_read() {
+        for bad in [
+            "maxdop",
+            "maxdop=-1",
+            "maxdop=two",
+            "dop=2",
+            "batch=sometimes",
+            "buffer_pool_pages=15",
+            "grant_kb=0",
+        ] {
+            assert!(RunConfig::parse(bad).is_err(), "{bad} was accepted");
+        }
+    }
+
+    #[test]
+    fn a_statement_hint_wins_over_the_run() {
+        let c = RunConfig::parse("batch=force").unwrap();
+        assert_eq!(c.batch_mode(BatchModeHint::Auto), BatchModeHint::Allow);
+        assert_eq!(
+            c.batch_mode(BatchModeHint::Disallow),
+            BatchModeHint::Disallow
+        );
+        assert_eq!(
+            RunConfig::default().batch_mode(BatchModeHint::Auto),
+            BatchModeHint::Auto
+        );
+    }
+}
