@@ -44,7 +44,7 @@ def main():
     conf = os.path.join(args.shared, 'conformance')
     suites = {
         'slt': [sys.executable, os.path.join(conf, 'run_slt.py'), '--bin', args.bin,
-                '--label', 'mssql', os.path.join(conf, 'slt')],
+                '--label', 'mssql', '--show-failures', '1000000', os.path.join(conf, 'slt')],
         'babelfish': [sys.executable, os.path.join(conf, 'run_babelfish.py'), '--bin', args.bin,
                       '--jobs', str(args.jobs),
                       os.path.join(conf, 'babelfish', 'input'),

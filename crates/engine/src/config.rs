@@ -126,6 +126,13 @@ impl Settings {
         v.or_else(|| option(id).map(|o| o.default)).unwrap_or(0)
     }
 
+    /// The value in use of option `id`; `run_default` (a `LATCHKEY_CONFIG` value, run_config.rs)
+    /// in place of the option's default when sp_configure never set it.
+    pub fn in_use_or(&self, id: i32, run_default: Option<i64>) -> i64 {
+        let v = self.in_use.lock().get(&id).copied();
+        v.or(run_default).unwrap_or_else(|| self.in_use(id))
+    }
+
     /// The data-file read latency every database gets (applied at open and at RECONFIGURE).
     pub fn read_latency(&self) -> Duration {
         Duration::from_millis(self.read_latency_ms.load(Relaxed))

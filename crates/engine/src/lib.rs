@@ -51,6 +51,7 @@ pub mod render;
 mod repair;
 mod rowcount;
 mod run;
+pub mod run_config;
 pub mod security;
 pub mod sequence;
 pub mod server;

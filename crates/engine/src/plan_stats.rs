@@ -106,6 +106,8 @@ pub(crate) struct Execution {
     pub logical_writes: u64,
     pub rows: u64,
     pub dop: u64,
+    /// 8 KB pages written to work files (sorts, hashes and spools that spilled).
+    pub spills: u64,
 }
 
 /// The compiled plan of one statement as the views show it.
@@ -136,6 +138,7 @@ pub(crate) struct StmtStats {
     pub elapsed: Measure,
     pub rows: Measure,
     pub dop: Measure,
+    pub spills: Measure,
     pub query_plan_hash: AtomicU64,
     pub plan: Mutex<Option<ShownPlan>>,
 }
@@ -159,6 +162,7 @@ impl StmtStats {
             elapsed: Measure::default(),
             rows: Measure::default(),
             dop: Measure::default(),
+            spills: Measure::default(),
             query_plan_hash: AtomicU64::new(0),
             plan: Mutex::new(None),
         }
@@ -188,7 +192,7 @@ impl StmtStats {
         *lock(&self.plan) = Some(shown);
     }
 
-    fn measures(&self) -> [&Measure; 7] {
+    fn measures(&self) -> [&Measure; 8] {
         [
             &self.worker,
             &self.physical_reads,
@@ -197,6 +201,7 @@ impl StmtStats {
             &self.elapsed,
             &self.rows,
             &self.dop,
+            &self.spills,
         ]
     }
 
@@ -210,6 +215,7 @@ impl StmtStats {
         self.elapsed.record(e.elapsed_us);
         self.rows.record(e.rows);
         self.dop.record(e.dop);
+        self.spills.record(e.spills);
         self.executions.fetch_add(1, Relaxed);
     }
 }
@@ -445,6 +451,7 @@ impl Measuring {
             logical_writes: io.writes,
             rows,
             dop: 1,
+            spills: 0,
         }
     }
 }

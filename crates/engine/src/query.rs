@@ -204,6 +204,7 @@ impl Session {
             &mut options,
             crate::query_hints::statement_hints(s),
             self.engine.settings(),
+            self.engine.run_config(),
         );
         let bound = plan::bind_statement(s, self)?;
         let is_dml = !matches!(bound, plan::Statement::Select { .. });
@@ -254,6 +255,7 @@ impl Session {
         match r {
             Ok(mut summary) => {
                 self.last_actuals = std::mem::take(&mut summary.actuals);
+                self.spilled_pages += summary.spills.bytes.div_ceil(8192);
                 adapter.flush_columns();
                 let (started, rows) = (adapter.started, adapter.rows);
                 if started {

@@ -120,22 +120,25 @@ pub(crate) fn optimizer_options(hints: &[QueryHint]) -> SqlResult<optimizer::Opt
 
 /// The parallelism switches of a statement: `OPTION (MAXDOP n)`, else `max degree of
 /// parallelism` (0 = all the cores in both), capped by the cores; `cost threshold for
-/// parallelism` (exec README "Parallelism").
+/// parallelism` (exec README "Parallelism"). `run`: the test run's `LATCHKEY_CONFIG` stands
+/// in for options sp_configure never set, and for a batch-mode hint the statement lacks.
 pub(crate) fn apply_parallelism(
     o: &mut optimizer::Options,
     hints: &[QueryHint],
     settings: &crate::config::Settings,
+    run: &crate::run_config::RunConfig,
 ) {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let hinted = hints.iter().rev().find_map(|h| match h {
         QueryHint::MaxDop(n) => Some(i64::from(*n)),
         _ => None,
     });
-    let dop = hinted.unwrap_or_else(|| settings.in_use(crate::config::MAX_DOP));
+    let dop = hinted.unwrap_or_else(|| settings.in_use_or(crate::config::MAX_DOP, run.max_dop));
     let dop = usize::try_from(dop).unwrap_or(0);
     let dop = if dop == 0 { cores } else { dop.min(cores) };
     o.max_dop = u16::try_from(dop).unwrap_or(u16::MAX);
-    o.cost_threshold = settings.in_use(crate::config::COST_THRESHOLD) as f64;
+    o.cost_threshold = settings.in_use_or(crate::config::COST_THRESHOLD, run.cost_threshold) as f64;
+    o.batch_mode = run.batch_mode(o.batch_mode);
 }
 
 fn check_use_hint(name: &str) -> SqlResult<()> {

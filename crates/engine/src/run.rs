@@ -802,11 +802,15 @@ impl Session {
             }
         };
         let measuring = stmt_stats.map(|_| crate::plan_stats::Measuring::start());
+        let spilled_before = self.spilled_pages;
         self.with_grant(s, |me| {
             me.execute_plan(&plan, is_dml, crate::query::defer_metadata(s), sink)
         })?;
         if let (Some(st), Some(m)) = (stmt_stats, measuring) {
-            st.executed(m.started_us, &m.finish(self.rowcount as u64));
+            let started_us = m.started_us;
+            let mut e = m.finish(self.rowcount as u64);
+            e.spills = self.spilled_pages - spilled_before;
+            st.executed(started_us, &e);
         }
         self.after_statement_plan(s, &plan, sink);
         Ok(())

@@ -72,6 +72,8 @@ pub struct Engine {
     pub(crate) sessions: crate::sysprocs::SessionRegistry,
     /// sp_configure values in use (config.rs).
     settings: crate::config::Settings,
+    /// `LATCHKEY_CONFIG`: the configuration of a test run (run_config.rs).
+    run_config: crate::run_config::RunConfig,
     /// The lock manager shared by every session (locks/, README "Locks").
     pub(crate) locks: Arc<crate::locks::LockManager>,
     /// Cached plans of every session and their counters (plan_stats.rs).
@@ -95,7 +97,9 @@ impl Engine {
     /// registered user database. The directory is locked first (a second process gets Msg
     /// 5120 before any file is touched); damage in master refuses to start, damage in a user
     /// database leaves it RECOVERY_PENDING or SUSPECT (dbstate.rs).
-    pub fn open(data_dir: &Path, config: EngineConfig) -> SqlResult<Arc<Engine>> {
+    pub fn open(data_dir: &Path, mut config: EngineConfig) -> SqlResult<Arc<Engine>> {
+        let run_config = crate::run_config::RunConfig::from_env()?;
+        run_config.apply(&mut config);
         std::fs::create_dir_all(data_dir)
             .map_err(|e| SqlError::io("create directory", &data_dir.display().to_string(), &e))?;
         let master_file = data_dir.join("master").join("data1.mdf");
@@ -119,6 +123,7 @@ impl Engine {
                     .unwrap_or(config.storage.io_latency),
             ),
             config,
+            run_config,
             locks: Default::default(),
             plans: Default::default(),
             _lock: lock,
@@ -214,6 +219,11 @@ impl Engine {
         });
         self.dbs.lock().push(h.clone());
         Ok(h)
+    }
+
+    /// The run's `LATCHKEY_CONFIG` (run_config.rs).
+    pub fn run_config(&self) -> &crate::run_config::RunConfig {
+        &self.run_config
     }
 
     /// The data directory.

@@ -243,6 +243,9 @@ pub struct Session {
     pub(crate) grant_percent: Option<f64>,
     /// Per-operator actual counters of the last executed plan (actual plans, showplan.rs).
     pub(crate) last_actuals: Vec<exec::actuals::OpActuals>,
+    /// 8 KB pages this session's statements wrote to work files, ever (the `spills` columns
+    /// of sys.dm_exec_query_stats are differences of it).
+    pub(crate) spilled_pages: u64,
     /// StmtId of the statement being shown in showplan mode (SHOWPLAN_ALL's StmtId column).
     pub(crate) showplan_stmt_id: i32,
     /// The search report of the statement planned last (stage, early abort, memo), for
@@ -320,6 +323,7 @@ impl Session {
             trig: Default::default(),
             grant_percent: None,
             last_actuals: Vec::new(),
+            spilled_pages: 0,
             showplan_stmt_id: 0,
             last_search: None,
             cancel,

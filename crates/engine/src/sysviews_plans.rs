@@ -7,8 +7,10 @@
 //!
 //! latchkey has no `xml` type: `dm_exec_query_plan.query_plan` is `nvarchar(max)` holding the
 //! showplan XML document (as `SET SHOWPLAN_XML` returns it). Values latchkey does not track are
-//! 0 where SQL Server documents 0 for "none" (CLR time, columnstore segments, spills, page
-//! server reads) and for the memory grant columns (no grant is reserved ahead of execution).
+//! 0 where SQL Server documents 0 for "none" (CLR time, columnstore segments, page server
+//! reads) and for the memory grant columns (no grant is reserved ahead of execution). The
+//! `spills` columns count 8 KB pages written to work files, as SQL Server's do (serial
+//! operators only: what parallel workers spill is not summed yet).
 
 use std::sync::atomic::Ordering::Relaxed;
 
@@ -205,7 +207,7 @@ fn query_stats_row(e: &PlanEntry, st: &StmtStats) -> Vec<Value> {
     }
     measure_values(None, &mut r); // columnstore segment reads
     measure_values(None, &mut r); // columnstore segment skips
-    measure_values(None, &mut r); // spills
+    measure_values(Some(&st.spills), &mut r); // pages written to work files
     measure_values(Some(&st.physical_reads), &mut r); // num_physical_reads: one page per read
     measure_values(None, &mut r); // page server reads
     measure_values(None, &mut r);
