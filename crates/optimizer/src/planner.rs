@@ -756,13 +756,19 @@ impl<'o> Planner<'o> {
                     },
                     None => input,
                 };
+                let push = self.enabled("SemiJoinPushDown") && !self.options.force_order;
                 for (inner, kind, on) in semis {
-                    op = LogicalOp::Join {
-                        left: Box::new(op),
-                        right: Box::new(inner),
-                        kind,
-                        on: Some(on),
-                        hint: self.options.join_hint,
+                    op = if push {
+                        let hint = self.options.join_hint;
+                        crate::semi_join_pushdown::push_down(op, inner, kind, on, hint)
+                    } else {
+                        LogicalOp::Join {
+                            left: Box::new(op),
+                            right: Box::new(inner),
+                            kind,
+                            on: Some(on),
+                            hint: self.options.join_hint,
+                        }
                     };
                 }
                 // NOT IN's NULL checks (uncorrelated subqueries, evaluated once) filter last
@@ -883,9 +889,20 @@ impl<'o> Planner<'o> {
             }
             other => {
                 let input = self.op(other)?;
-                let p = ScalarExpr::conjunction(self.exprs(conj)?)
+                let conj = self.exprs(conj)?;
+                // over an aggregate (HAVING): from the aggregated columns' histograms
+                let e = match crate::having_estimate::selectivity(
+                    &mut self.stats,
+                    self.catalog,
+                    &input,
+                    &conj,
+                ) {
+                    // never below one row, as a range estimate
+                    Some(sel) => (input.est_rows * sel).max(input.est_rows.min(1.0)),
+                    None => input.est_rows * crate::cardinality::OTHER_GUESS,
+                };
+                let p = ScalarExpr::conjunction(conj)
                     .ok_or_else(|| common::SqlError::internal("empty filter"))?;
-                let e = input.est_rows * 0.3;
                 let mut n = self.node(
                     PhysKind::Filter {
                         input: Box::new(input),
