@@ -52,7 +52,8 @@ pub(crate) fn selectivity(
     let sels = conj
         .iter()
         .map(|c| {
-            conjunct(stats, catalog, input, group_by, aggs, rows_per_group, c).unwrap_or(OTHER_GUESS)
+            conjunct(stats, catalog, input, group_by, aggs, rows_per_group, c)
+                .unwrap_or(OTHER_GUESS)
         })
         .collect();
     Some(and_backoff(sels))

@@ -26,6 +26,7 @@ mod parallelize;
 mod planner;
 mod prune;
 mod quantified;
+mod residual_estimate;
 mod row_goal;
 pub mod rules;
 pub mod search_stages;

@@ -1266,7 +1266,7 @@ impl<'o> Planner<'o> {
                 return Err(common::SqlError::new(8622, &[]));
             }
             // loop join without a usable index: keys go back into the predicate
-            let e = self.join_estimate(&lphys, &rphys, &lkeys, &rkeys, kind, !residual.is_empty());
+            let e = self.join_estimate(&lphys, &rphys, &lkeys, &rkeys, kind, &residual);
             let rphys = self.spool_inner(lphys.est_rows, rphys);
             let mut preds = residual;
             for (l, r) in lkeys.into_iter().zip(rkeys) {
@@ -1339,7 +1339,7 @@ impl<'o> Planner<'o> {
             if !try_ordered_scan(&mut r, &rk) {
                 r = sort(self, r, &rkeys);
             }
-            let e = self.join_estimate(&l, &r, &lkeys, &rkeys, kind, !residual.is_empty());
+            let e = self.join_estimate(&l, &r, &lkeys, &rkeys, kind, &residual);
             let mut n = self.node(
                 PhysKind::MergeJoin {
                     left: Box::new(l),
@@ -1360,7 +1360,7 @@ impl<'o> Planner<'o> {
             // no plan here, which SQL Server reports as Msg 8622 (never a silent hash join)
             return Err(common::SqlError::new(8622, &[]));
         }
-        let e = self.join_estimate(&lphys, &rphys, &lkeys, &rkeys, kind, !residual.is_empty());
+        let e = self.join_estimate(&lphys, &rphys, &lkeys, &rkeys, kind, &residual);
         let mut n = self.node(
             PhysKind::HashJoin {
                 left: Box::new(lphys),
