@@ -756,31 +756,51 @@ impl<'o> Planner<'o> {
                     },
                     None => input,
                 };
-                let push = self.enabled("SemiJoinPushDown") && !self.options.force_order;
+                // SemiJoinPushDown: without a row goal, the semi joins moved onto the relations
+                // they read are an alternative costed against the written order (moved below
+                // selective inner joins they can cost more: TPC-H q21)
+                let push =
+                    self.enabled("SemiJoinPushDown") && !self.options.force_order && goal.is_none();
+                let hint = self.options.join_hint;
+                let mut pushed: Option<LogicalOp> = None;
                 for (inner, kind, on) in semis {
-                    op = if push {
-                        let hint = self.options.join_hint;
-                        crate::semi_join_pushdown::push_down(op, inner, kind, on, hint)
-                    } else {
-                        LogicalOp::Join {
-                            left: Box::new(op),
-                            right: Box::new(inner),
-                            kind,
-                            on: Some(on),
-                            hint: self.options.join_hint,
+                    if push {
+                        let had = pushed.is_some();
+                        let from = pushed.take().unwrap_or_else(|| op.clone());
+                        if had || crate::semi_join_pushdown::movable(&from, &on) {
+                            let p = crate::semi_join_pushdown::push_down(
+                                from,
+                                inner.clone(),
+                                kind,
+                                on.clone(),
+                                hint,
+                            );
+                            pushed = Some(p);
                         }
+                    }
+                    op = LogicalOp::Join {
+                        left: Box::new(op),
+                        right: Box::new(inner),
+                        kind,
+                        on: Some(on),
+                        hint,
                     };
                 }
                 // NOT IN's NULL checks (uncorrelated subqueries, evaluated once) filter last
-                if let Some(p) = ScalarExpr::conjunction(post) {
-                    op = LogicalOp::Filter {
+                let post = ScalarExpr::conjunction(post);
+                let with_post = |op: LogicalOp| match &post {
+                    Some(p) => LogicalOp::Filter {
                         input: Box::new(op),
-                        predicate: p,
-                    };
+                        predicate: p.clone(),
+                    },
+                    None => op,
+                };
+                if let Some(p) = pushed {
+                    return self.cheapest(with_post(op), vec![with_post(p)]);
                 }
                 // the semi joins produce the filter's rows: its goal is theirs
                 self.goal = goal;
-                return self.op(op);
+                return self.op(with_post(op));
             }
             conj = rest;
         }
@@ -811,6 +831,29 @@ impl<'o> Planner<'o> {
                     .ok_or_else(|| common::SqlError::internal("empty filter"))?;
                 self.goal = goal;
                 self.filter(*inner, p, columns)
+            }
+            // a semi / anti semi join outputs its left input's rows: a filter over it filters
+            // that input first (JoinOrder's relation filters over a SemiJoinPushDown result)
+            LogicalOp::Join {
+                left,
+                right,
+                kind: kind @ (JoinKind::LeftSemi | JoinKind::LeftAntiSemi),
+                on,
+                hint,
+            } if self.enabled("PushSelectIntoJoin") && !conj.iter().any(|c| c.has_subquery()) => {
+                let left = LogicalOp::Filter {
+                    input: left,
+                    predicate: ScalarExpr::conjunction(conj)
+                        .ok_or_else(|| common::SqlError::internal("empty filter"))?,
+                };
+                self.goal = goal;
+                self.op(LogicalOp::Join {
+                    left: Box::new(left),
+                    right,
+                    kind,
+                    on,
+                    hint,
+                })
             }
             LogicalOp::Join {
                 left,

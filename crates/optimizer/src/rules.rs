@@ -41,7 +41,7 @@ pub const RULES: &[Rule] = &[
     },
     Rule {
         name: "SemiJoinPushDown",
-        doc: "A left semi / anti semi join (from SubqueryToSemiJoin, NotInToAntiSemiJoin, AnyToSemiJoin) whose condition reads the outer side only through one relation of an inner-join tree moves onto that relation, below the inner joins, filters and other semi joins over it (into a LEFT JOIN's preserved input only), before JoinOrder: join ordering then sees the reduced relation. Not under FORCE ORDER. Sound: the condition depends on a joined row only through that relation's row, so all joined rows of one such row are kept or dropped together, as the row is when filtered first; below a null-supplying side a dropped row would come back NULL-extended instead, so it never goes there.",
+        doc: "A left semi / anti semi join (from SubqueryToSemiJoin, NotInToAntiSemiJoin, AnyToSemiJoin) whose condition reads the outer side only through one relation of an inner-join tree moves onto that relation, below the inner joins, filters and other semi joins over it (into a LEFT JOIN's preserved input only), before JoinOrder: join ordering then sees the reduced relation. Costed against the written tree, the cheaper kept (applied after selective inner joins a semi join can be cheaper); not under FORCE ORDER or a row goal. Sound: the condition depends on a joined row only through that relation's row, so all joined rows of one such row are kept or dropped together, as the row is when filtered first; below a null-supplying side a dropped row would come back NULL-extended instead, so it never goes there.",
     },
     Rule {
         name: "CorrelatedAggToJoin",

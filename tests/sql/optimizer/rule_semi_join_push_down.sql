@@ -35,7 +35,18 @@ GO
 SELECT COUNT(*) FROM ord o LEFT JOIN cust c ON c.c_id = o.o_cid AND c.c_id < 100
 WHERE NOT EXISTS (SELECT 1 FROM line l WHERE l.l_oid = c.c_id AND l.qty > 9)
 GO
+-- the EXISTS on line keeps nearly every line; one customer's orders select a few: it stays
+-- above the joins (costed against the moved plan)
+SELECT COUNT(*) FROM line l JOIN ord o ON o.o_id = l.l_oid JOIN cust c ON c.c_id = o.o_cid
+WHERE c.c_name = 'cust7' AND EXISTS (SELECT 1 FROM line l2 WHERE l2.qty = l.qty AND l2.l_oid <> l.l_oid)
+GO
 SET SHOWPLAN_TEXT OFF
+GO
+SELECT COUNT(*) FROM line l JOIN ord o ON o.o_id = l.l_oid JOIN cust c ON c.c_id = o.o_cid
+WHERE c.c_name = 'cust7' AND EXISTS (SELECT 1 FROM line l2 WHERE l2.qty = l.qty AND l2.l_oid <> l.l_oid)
+SELECT COUNT(*) FROM line l JOIN ord o ON o.o_id = l.l_oid JOIN cust c ON c.c_id = o.o_cid
+WHERE c.c_name = 'cust7' AND EXISTS (SELECT 1 FROM line l2 WHERE l2.qty = l.qty AND l2.l_oid <> l.l_oid)
+OPTION (QUERYRULEOFF SemiJoinPushDown)
 GO
 SELECT c.c_name, o.o_id, SUM(l.qty) AS q FROM cust c, ord o, line l
 WHERE o.o_id IN (SELECT l_oid FROM line GROUP BY l_oid HAVING SUM(qty) > 150)
