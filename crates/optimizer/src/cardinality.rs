@@ -332,7 +332,7 @@ fn row_independent(e: &ScalarExpr) -> bool {
 
 /// `col op value` normalized with the column on the left; the value is None when it is unknown
 /// at compile time (variable, parameter, expression).
-fn column_vs_value(p: &ScalarExpr) -> Option<(usize, CmpOp, Option<Value>)> {
+pub(crate) fn column_vs_value(p: &ScalarExpr) -> Option<(usize, CmpOp, Option<Value>)> {
     let ScalarKind::Compare(op, a, b) = &p.kind else {
         return None;
     };
@@ -442,6 +442,27 @@ pub fn column_origin(op: &PhysOp, col: usize) -> Option<(Arc<TableDef>, usize)> 
     }
 }
 
+/// Distinct values of output column `col` when it is the only GROUP BY column of an
+/// aggregate (under filters): one per group, i.e. the aggregate's estimated rows, capped at
+/// `op`'s rows. An IN (SELECT k … GROUP BY k HAVING …) semi join then estimates by
+/// containment (the groups' keys are among the outer's) instead of taking every outer row.
+fn group_key_distinct(op: &PhysOp, col: usize) -> Option<f64> {
+    let mut at = op;
+    while let PhysKind::Filter { input, .. } = &at.kind {
+        at = input;
+    }
+    let single_key = match &at.kind {
+        PhysKind::HashAggregate {
+            group_by,
+            grouping_sets: None,
+            ..
+        }
+        | PhysKind::StreamAggregate { group_by, .. } => group_by.len() == 1,
+        _ => false,
+    };
+    (single_key && col == 0).then(|| at.est_rows.min(op.est_rows).max(1.0))
+}
+
 /// Selectivity of `L.a = R.b` from the distinct counts of both sides (when known) and the
 /// sides' rows `l`, `r` (containment: 1 / the larger distinct count; an unknown side is
 /// assumed to hold the known side's values; both unknown: the smaller side is a key).
@@ -499,7 +520,9 @@ impl StatsCache {
 
     /// Distinct values of output column `col` of `op` (capped at its estimated rows).
     pub fn distinct(&mut self, catalog: &dyn Catalog, op: &PhysOp, col: usize) -> Option<f64> {
-        let (table, c) = column_origin(op, col)?;
+        let Some((table, c)) = column_origin(op, col) else {
+            return group_key_distinct(op, col);
+        };
         let d = self.get_with(catalog, &table, &[c]).distinct(c)?;
         Some(d.min(op.est_rows.max(1.0)))
     }

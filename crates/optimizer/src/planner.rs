@@ -756,25 +756,51 @@ impl<'o> Planner<'o> {
                     },
                     None => input,
                 };
+                // SemiJoinPushDown: without a row goal, the semi joins moved onto the relations
+                // they read are an alternative costed against the written order (moved below
+                // selective inner joins they can cost more: TPC-H q21)
+                let push =
+                    self.enabled("SemiJoinPushDown") && !self.options.force_order && goal.is_none();
+                let hint = self.options.join_hint;
+                let mut pushed: Option<LogicalOp> = None;
                 for (inner, kind, on) in semis {
+                    if push {
+                        let had = pushed.is_some();
+                        let from = pushed.take().unwrap_or_else(|| op.clone());
+                        if had || crate::semi_join_pushdown::movable(&from, &on) {
+                            let p = crate::semi_join_pushdown::push_down(
+                                from,
+                                inner.clone(),
+                                kind,
+                                on.clone(),
+                                hint,
+                            );
+                            pushed = Some(p);
+                        }
+                    }
                     op = LogicalOp::Join {
                         left: Box::new(op),
                         right: Box::new(inner),
                         kind,
                         on: Some(on),
-                        hint: self.options.join_hint,
+                        hint,
                     };
                 }
                 // NOT IN's NULL checks (uncorrelated subqueries, evaluated once) filter last
-                if let Some(p) = ScalarExpr::conjunction(post) {
-                    op = LogicalOp::Filter {
+                let post = ScalarExpr::conjunction(post);
+                let with_post = |op: LogicalOp| match &post {
+                    Some(p) => LogicalOp::Filter {
                         input: Box::new(op),
-                        predicate: p,
-                    };
+                        predicate: p.clone(),
+                    },
+                    None => op,
+                };
+                if let Some(p) = pushed {
+                    return self.cheapest(with_post(op), vec![with_post(p)]);
                 }
                 // the semi joins produce the filter's rows: its goal is theirs
                 self.goal = goal;
-                return self.op(op);
+                return self.op(with_post(op));
             }
             conj = rest;
         }
@@ -805,6 +831,29 @@ impl<'o> Planner<'o> {
                     .ok_or_else(|| common::SqlError::internal("empty filter"))?;
                 self.goal = goal;
                 self.filter(*inner, p, columns)
+            }
+            // a semi / anti semi join outputs its left input's rows: a filter over it filters
+            // that input first (JoinOrder's relation filters over a SemiJoinPushDown result)
+            LogicalOp::Join {
+                left,
+                right,
+                kind: kind @ (JoinKind::LeftSemi | JoinKind::LeftAntiSemi),
+                on,
+                hint,
+            } if self.enabled("PushSelectIntoJoin") && !conj.iter().any(|c| c.has_subquery()) => {
+                let left = LogicalOp::Filter {
+                    input: left,
+                    predicate: ScalarExpr::conjunction(conj)
+                        .ok_or_else(|| common::SqlError::internal("empty filter"))?,
+                };
+                self.goal = goal;
+                self.op(LogicalOp::Join {
+                    left: Box::new(left),
+                    right,
+                    kind,
+                    on,
+                    hint,
+                })
             }
             LogicalOp::Join {
                 left,
@@ -883,9 +932,20 @@ impl<'o> Planner<'o> {
             }
             other => {
                 let input = self.op(other)?;
-                let p = ScalarExpr::conjunction(self.exprs(conj)?)
+                let conj = self.exprs(conj)?;
+                // over an aggregate (HAVING): from the aggregated columns' histograms
+                let e = match crate::having_estimate::selectivity(
+                    &mut self.stats,
+                    self.catalog,
+                    &input,
+                    &conj,
+                ) {
+                    // never below one row, as a range estimate
+                    Some(sel) => (input.est_rows * sel).max(input.est_rows.min(1.0)),
+                    None => input.est_rows * crate::cardinality::OTHER_GUESS,
+                };
+                let p = ScalarExpr::conjunction(conj)
                     .ok_or_else(|| common::SqlError::internal("empty filter"))?;
-                let e = input.est_rows * 0.3;
                 let mut n = self.node(
                     PhysKind::Filter {
                         input: Box::new(input),
@@ -1249,7 +1309,7 @@ impl<'o> Planner<'o> {
                 return Err(common::SqlError::new(8622, &[]));
             }
             // loop join without a usable index: keys go back into the predicate
-            let e = self.join_estimate(&lphys, &rphys, &lkeys, &rkeys, kind, !residual.is_empty());
+            let e = self.join_estimate(&lphys, &rphys, &lkeys, &rkeys, kind, &residual);
             let rphys = self.spool_inner(lphys.est_rows, rphys);
             let mut preds = residual;
             for (l, r) in lkeys.into_iter().zip(rkeys) {
@@ -1322,7 +1382,7 @@ impl<'o> Planner<'o> {
             if !try_ordered_scan(&mut r, &rk) {
                 r = sort(self, r, &rkeys);
             }
-            let e = self.join_estimate(&l, &r, &lkeys, &rkeys, kind, !residual.is_empty());
+            let e = self.join_estimate(&l, &r, &lkeys, &rkeys, kind, &residual);
             let mut n = self.node(
                 PhysKind::MergeJoin {
                     left: Box::new(l),
@@ -1343,7 +1403,7 @@ impl<'o> Planner<'o> {
             // no plan here, which SQL Server reports as Msg 8622 (never a silent hash join)
             return Err(common::SqlError::new(8622, &[]));
         }
-        let e = self.join_estimate(&lphys, &rphys, &lkeys, &rkeys, kind, !residual.is_empty());
+        let e = self.join_estimate(&lphys, &rphys, &lkeys, &rkeys, kind, &residual);
         let mut n = self.node(
             PhysKind::HashJoin {
                 left: Box::new(lphys),

@@ -40,6 +40,10 @@ pub const RULES: &[Rule] = &[
         doc: "WHERE x op ANY|SOME (subquery) or NOT (x op ALL (subquery)) over a [Project] [Filter] on a parameter-free input becomes a left semi join on the correlation AND x op y (x negop y for the negated ALL). Sound: in WHERE only TRUE keeps a row, and ANY is TRUE iff some comparison is TRUE; NULL comparisons never match.",
     },
     Rule {
+        name: "SemiJoinPushDown",
+        doc: "A left semi / anti semi join (from SubqueryToSemiJoin, NotInToAntiSemiJoin, AnyToSemiJoin) whose condition reads the outer side only through one relation of an inner-join tree moves onto that relation, below the inner joins, filters and other semi joins over it (into a LEFT JOIN's preserved input only), before JoinOrder: join ordering then sees the reduced relation. Costed against the written tree, the cheaper kept (applied after selective inner joins a semi join can be cheaper); not under FORCE ORDER or a row goal. Sound: the condition depends on a joined row only through that relation's row, so all joined rows of one such row are kept or dropped together, as the row is when filtered first; below a null-supplying side a dropped row would come back NULL-extended instead, so it never goes there.",
+    },
+    Rule {
         name: "CorrelatedAggToJoin",
         doc: "A WHERE conjunct reading a correlated scalar subquery [Project] Aggregate(no GROUP BY; SUM/AVG/MIN/MAX/STDEV/VAR) over [Filter] on a parameter-free input, correlated only by equalities inner = outer, becomes a left outer join with that aggregate grouped by the inner sides of the equalities; the subquery's value is read from the join. Sound: each outer row joins the one group its subquery would aggregate, or none (NULL aggregates, as over no rows).",
     },
