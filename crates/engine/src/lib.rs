@@ -55,6 +55,7 @@ pub mod security;
 pub mod sequence;
 pub mod server;
 pub mod session;
+mod versioning;
 mod showplan;
 mod showplan_memo;
 mod statistics;

@@ -74,6 +74,8 @@ pub struct Engine {
     settings: crate::config::Settings,
     /// The lock manager shared by every session (locks/, README "Locks").
     pub(crate) locks: Arc<crate::locks::LockManager>,
+    /// The row version store shared by every session (versioning.rs, exec::versions).
+    pub(crate) versions: Arc<exec::versions::VersionStore>,
     /// Cached plans of every session and their counters (plan_stats.rs).
     pub(crate) plans: crate::plan_stats::PlanRegistry,
     /// One engine per data directory (storage README "Directory lock"), held while open.
@@ -120,6 +122,7 @@ impl Engine {
             ),
             config,
             locks: Default::default(),
+            versions: exec::versions::VersionStore::new(),
             plans: Default::default(),
             _lock: lock,
         });

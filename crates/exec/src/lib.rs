@@ -24,6 +24,7 @@ pub mod eval;
 pub mod hll;
 pub mod index_check;
 pub mod locking;
+pub mod versions;
 pub mod operator;
 pub mod row_format;
 pub mod spill;
