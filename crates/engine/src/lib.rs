@@ -55,7 +55,6 @@ pub mod security;
 pub mod sequence;
 pub mod server;
 pub mod session;
-mod versioning;
 mod showplan;
 mod showplan_memo;
 mod statistics;
@@ -68,6 +67,7 @@ mod sysviews_sessions;
 mod table_rows;
 mod trigger;
 mod tvf;
+mod versioning;
 
 pub use bulk_insert::data_file_terminator;
 pub use events::{CollectSink, Event, EventSink, InfoMessage, OutColumn, TransactionChange};

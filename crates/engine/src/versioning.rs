@@ -70,7 +70,11 @@ struct VersionedLocker {
     snapshot: Option<SnapshotRead>,
     write: Option<WriteVersions>,
     /// Sch-S taken by this access, released when it ends.
-    schema_stability: Option<(Arc<crate::locks::LockManager>, crate::locks::OwnerId, Resource)>,
+    schema_stability: Option<(
+        Arc<crate::locks::LockManager>,
+        crate::locks::OwnerId,
+        Resource,
+    )>,
 }
 
 impl TableLocker for VersionedLocker {
@@ -139,7 +143,10 @@ impl Session {
         if rcsi {
             if self.versions.stmt_snapshot.is_none() {
                 let seq = self.txn_versions().sequence;
-                let h = self.engine().versions.begin_snapshot(self.spid(), seq, false);
+                let h = self
+                    .engine()
+                    .versions
+                    .begin_snapshot(self.spid(), seq, false);
                 self.versions.stmt_snapshot = Some(h);
             }
             return self.versions.stmt_snapshot.as_ref().map(|h| h.seq);
@@ -170,8 +177,9 @@ impl Session {
         let versions = self.engine().versions.clone();
         let tv = versions.table(h.def.database_id, table.object_id);
         let read_committed = level == IsolationLevel::ReadCommitted;
-        let reads_versions =
-            access == TableAccess::Read && !locking_hint(hints) && (snapshot_level || (rcsi && read_committed));
+        let reads_versions = access == TableAccess::Read
+            && !locking_hint(hints)
+            && (snapshot_level || (rcsi && read_committed));
         let seq = self.snapshot_seq(snapshot_level, rcsi && read_committed && reads_versions);
         if reads_versions {
             let Some(seq) = seq else {
@@ -185,10 +193,10 @@ impl Session {
                 object: table.object_id,
             };
             let acquired = mgr
-                .acquire(&req, res.clone(), LockMode::SchS)
+                .acquire(&req, res, LockMode::SchS)
                 .map_err(|e| crate::locks::lock_error(e, self.spid()))?;
             let schema_stability =
-                (acquired == crate::locks::Acquired::New).then(|| (mgr, req.owner, res));
+                (acquired == crate::locks::Acquired::New).then_some((mgr, req.owner, res));
             return Ok(Some(Box::new(VersionedLocker {
                 inner: None,
                 snapshot: Some(SnapshotRead {
@@ -284,8 +292,10 @@ impl Session {
             }
         };
         let h = self.db(database)?;
-        if matches!(h.def.database_id, crate::server::MASTER_ID | crate::server::TEMPDB_ID)
-            || catalog::name_eq(&h.def.name, "model")
+        if matches!(
+            h.def.database_id,
+            crate::server::MASTER_ID | crate::server::TEMPDB_ID
+        ) || catalog::name_eq(&h.def.name, "model")
         {
             return Err(SqlError::new(5058, &[&o.name, &h.def.name]));
         }
@@ -296,8 +306,7 @@ impl Session {
         };
         if bit == RCSI {
             let others = self.engine().sessions.snapshot().into_iter().any(|e| {
-                e.spid != self.spid()
-                    && catalog::name_eq(&e.database.lock(), &h.def.name)
+                e.spid != self.spid() && catalog::name_eq(&e.database.lock(), &h.def.name)
             });
             if others {
                 return match termination {

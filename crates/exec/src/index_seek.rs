@@ -16,8 +16,8 @@ use crate::eval::{eval, eval_pred};
 use crate::locking::{TableAccess, TableLocker};
 use crate::operator::Operator;
 use crate::row_format::{encode_index_key, encode_key_value, nc_locator};
-use crate::versions::{ReadOrder, VersionedReader};
 use crate::table_io::TableStore;
+use crate::versions::{ReadOrder, VersionedReader};
 
 /// Lower and upper byte bounds of a B-tree range scan.
 type ByteRange = (Bound<Vec<u8>>, Bound<Vec<u8>>);

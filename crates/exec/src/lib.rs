@@ -24,12 +24,12 @@ pub mod eval;
 pub mod hll;
 pub mod index_check;
 pub mod locking;
-pub mod versions;
 pub mod operator;
 pub mod row_format;
 pub mod spill;
 pub mod table_io;
 pub mod valops;
+pub mod versions;
 
 mod compute_scalar;
 mod concatenation;

@@ -283,7 +283,10 @@ impl TableStore {
 
     /// The row-version side of this store's writes (None: the table is not versioned).
     fn write_versions(&self) -> Option<crate::versions::WriteVersions> {
-        self.locker.as_ref().and_then(|l| l.write_versions()).cloned()
+        self.locker
+            .as_ref()
+            .and_then(|l| l.write_versions())
+            .cloned()
     }
 
     fn insert_nc(

@@ -350,7 +350,8 @@ impl TableScan<'_> {
                 Cursor::None => false,
             };
             let fetch = |loc: &[u8]| store.fetch(loc);
-            let key = |loc: &[u8], _: &[u8]| -> SqlResult<Option<Vec<u8>>> { Ok(Some(loc.to_vec())) };
+            let key =
+                |loc: &[u8], _: &[u8]| -> SqlResult<Option<Vec<u8>>> { Ok(Some(loc.to_vec())) };
             let ordered = store.heap.is_none();
             for (loc, rec) in &page {
                 vr.sync(&fetch, &key)?;

@@ -265,7 +265,10 @@ impl VersionStore {
                     chains.remove(&e.locator);
                 }
             }
-            t.bytes.fetch_sub(e.size.min(t.bytes.load(Ordering::Relaxed)), Ordering::Relaxed);
+            t.bytes.fetch_sub(
+                e.size.min(t.bytes.load(Ordering::Relaxed)),
+                Ordering::Relaxed,
+            );
         }
     }
 
@@ -296,7 +299,10 @@ impl VersionStore {
                         chains.remove(&e.locator);
                     }
                 }
-                t.bytes.fetch_sub(e.size.min(t.bytes.load(Ordering::Relaxed)), Ordering::Relaxed);
+                t.bytes.fetch_sub(
+                    e.size.min(t.bytes.load(Ordering::Relaxed)),
+                    Ordering::Relaxed,
+                );
             }
         }
     }
@@ -305,7 +311,12 @@ impl VersionStore {
     /// `sys.dm_tran_version_store_space_usage`.
     pub fn space_usage(&self) -> BTreeMap<i32, (u64, u64)> {
         let mut out: BTreeMap<i32, (u64, u64)> = BTreeMap::new();
-        for t in self.tables.read().unwrap_or_else(|e| e.into_inner()).values() {
+        for t in self
+            .tables
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+        {
             let n: u64 = t
                 .chains
                 .read()
@@ -403,6 +414,9 @@ pub enum ReadOrder {
 /// is outside the reader's range (an index seek).
 pub type OrderKeyFn<'a> = dyn Fn(&[u8], &[u8]) -> SqlResult<Option<Vec<u8>>> + 'a;
 
+/// The stored record at a locator (None: no row there).
+pub type FetchFn<'a> = dyn Fn(&[u8]) -> SqlResult<Option<Vec<u8>>> + 'a;
+
 /// One reader's merge of stored rows with versioned ones at its snapshot.
 ///
 /// Rows come from page copies in the reader's order; each is asked [`VersionedReader::keep`]:
@@ -438,11 +452,7 @@ impl VersionedReader {
 
     /// Redoes the pass if a write happened since the last one. `fetch`: the stored record at
     /// a locator; `key`: the order key of a visible row.
-    pub fn sync(
-        &mut self,
-        fetch: &dyn Fn(&[u8]) -> SqlResult<Option<Vec<u8>>>,
-        key: &OrderKeyFn<'_>,
-    ) -> SqlResult<()> {
+    pub fn sync(&mut self, fetch: &FetchFn<'_>, key: &OrderKeyFn<'_>) -> SqlResult<()> {
         let g = self.read.table.generation.load(Ordering::Acquire);
         if self.pass_generation == Some(g) {
             return Ok(());

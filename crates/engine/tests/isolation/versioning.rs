@@ -25,8 +25,10 @@ fn setup(tag: &str, rcsi: bool) -> (TempDir, Arc<Engine>, Actor, Actor) {
         a.run("ALTER DATABASE snapdb SET READ_COMMITTED_SNAPSHOT ON")
             .ok();
     }
-    a.run("USE snapdb; CREATE TABLE t (id int PRIMARY KEY, v int); INSERT t VALUES (1, 10), (2, 20);")
-        .ok();
+    a.run(
+        "USE snapdb; CREATE TABLE t (id int PRIMARY KEY, v int); INSERT t VALUES (1, 10), (2, 20);",
+    )
+    .ok();
     let b = Actor::new("B", &e);
     b.run("USE snapdb").ok();
     (d, e, a, b)
@@ -68,12 +70,23 @@ fn snapshot_repeats_reads_and_sees_no_phantoms() {
     // the snapshot began at that first read: later commits are not seen
     a.run("UPDATE t SET v = 11 WHERE id = 1; INSERT t VALUES (3, 30); DELETE t WHERE id = 2")
         .ok();
-    assert_eq!(b.run("SELECT v FROM t WHERE id = 1").int(), 10, "repeatable");
-    assert_eq!(b.run("SELECT COUNT(*) FROM t WHERE v > 0").int(), 2, "no phantom");
+    assert_eq!(
+        b.run("SELECT v FROM t WHERE id = 1").int(),
+        10,
+        "repeatable"
+    );
+    assert_eq!(
+        b.run("SELECT COUNT(*) FROM t WHERE v > 0").int(),
+        2,
+        "no phantom"
+    );
     // the deleted row through a seek, and both orders of a scan across it
     assert_eq!(b.run("SELECT v FROM t WHERE id = 2").int(), 20);
     assert_eq!(ints(&b.run("SELECT id FROM t ORDER BY id")), vec![1, 2]);
-    assert_eq!(ints(&b.run("SELECT id FROM t ORDER BY id DESC")), vec![2, 1]);
+    assert_eq!(
+        ints(&b.run("SELECT id FROM t ORDER BY id DESC")),
+        vec![2, 1]
+    );
     b.run("COMMIT").ok();
     assert_eq!(ints(&b.run("SELECT v FROM t ORDER BY id")), vec![11, 30]);
 }
@@ -99,13 +112,19 @@ fn ordered_scans_and_index_seeks_merge_versions_in_order() {
     assert_eq!(seek, (95..=155).collect::<Vec<i64>>());
     // a nonclustered seek (k = 1000 - id) in k order: rows deleted and rows whose key moved
     // away are found at their old keys, the rows inserted since are not
-    let by_k = ints(&b.run(
-        "SELECT k FROM o WITH (FORCESEEK) WHERE k BETWEEN 600 AND 950 ORDER BY k",
-    ));
+    let q = "SELECT k FROM o WITH (FORCESEEK) WHERE k BETWEEN 600 AND 950 ORDER BY k";
+    b.run("SET SHOWPLAN_TEXT ON").ok();
+    let plan = format!("{:?}", b.run(q).rows);
+    b.run("SET SHOWPLAN_TEXT OFF").ok();
+    assert!(
+        plan.contains("Index Seek") && plan.contains("ix_k"),
+        "{plan}"
+    );
+    let by_k = ints(&b.run(q));
     assert_eq!(by_k, (600..=950).collect::<Vec<i64>>());
-    let by_k_desc = ints(&b.run(
-        "SELECT k FROM o WITH (FORCESEEK) WHERE k BETWEEN 600 AND 950 ORDER BY k DESC",
-    ));
+    let by_k_desc = ints(
+        &b.run("SELECT k FROM o WITH (FORCESEEK) WHERE k BETWEEN 600 AND 950 ORDER BY k DESC"),
+    );
     assert_eq!(by_k_desc, (600..=950).rev().collect::<Vec<i64>>());
     b.run("COMMIT").ok();
     assert_eq!(b.run("SELECT COUNT(*) FROM o").int(), 400 - 51 + 101);
@@ -114,8 +133,10 @@ fn ordered_scans_and_index_seeks_merge_versions_in_order() {
 #[test]
 fn snapshot_on_a_heap() {
     let (_d, _e, a, b) = setup("heap", false);
-    a.run("CREATE TABLE h (id int, v int); INSERT h SELECT value, value FROM GENERATE_SERIES(1, 300)")
-        .ok();
+    a.run(
+        "CREATE TABLE h (id int, v int); INSERT h SELECT value, value FROM GENERATE_SERIES(1, 300)",
+    )
+    .ok();
     level(&b, "SNAPSHOT");
     assert_eq!(b.run("BEGIN TRAN; SELECT SUM(v) FROM h").int(), 45150);
     a.run("DELETE h WHERE id % 3 = 0; UPDATE h SET v = v * 100 WHERE id % 3 = 1; INSERT h VALUES (1000, 1000)")
@@ -149,7 +170,11 @@ fn lost_update_is_an_update_conflict_under_snapshot() {
     b.run("UPDATE t SET v = 21 WHERE id = 2").ok();
     a.run("UPDATE t SET v = 12 WHERE id = 1").ok();
     assert_eq!(b.run("DELETE t WHERE id = 1").error(), 3960);
-    assert_eq!(a.run("SELECT SUM(v) FROM t").int(), 32, "B's update rolled back");
+    assert_eq!(
+        a.run("SELECT SUM(v) FROM t").int(),
+        32,
+        "B's update rolled back"
+    );
 }
 
 #[test]
@@ -184,8 +209,10 @@ fn write_skew_is_allowed_under_snapshot() {
     let q = "SELECT COUNT(*) FROM oncall WHERE on_call = 1";
     assert_eq!(a.run(&format!("BEGIN TRAN; {q}")).int(), 2);
     assert_eq!(b.run(&format!("BEGIN TRAN; {q}")).int(), 2);
-    a.run("UPDATE oncall SET on_call = 0 WHERE doc = 1; COMMIT").ok();
-    b.run("UPDATE oncall SET on_call = 0 WHERE doc = 2; COMMIT").ok();
+    a.run("UPDATE oncall SET on_call = 0 WHERE doc = 1; COMMIT")
+        .ok();
+    b.run("UPDATE oncall SET on_call = 0 WHERE doc = 2; COMMIT")
+        .ok();
     assert_eq!(a.run(q).int(), 0);
 }
 
@@ -213,7 +240,8 @@ fn read_committed_snapshot_reads_the_statements_snapshot() {
     assert_eq!(b.run("SELECT COUNT(*) FROM t").int(), 3);
     b.run("COMMIT").ok();
     // a lost update is still prevented by the writers' locks (no 3960 under RCSI)
-    a.run("BEGIN TRAN; UPDATE t SET v = v + 1 WHERE id = 1").ok();
+    a.run("BEGIN TRAN; UPDATE t SET v = v + 1 WHERE id = 1")
+        .ok();
     b.blocks("UPDATE t SET v = v + 10 WHERE id = 1");
     a.run("COMMIT").ok();
     b.finish().ok();
@@ -247,8 +275,10 @@ fn versions_are_cleaned_up_when_the_last_snapshot_ends() {
     assert_eq!(b.run("BEGIN TRAN; SELECT COUNT(*) FROM t").int(), 2);
     let spid_b = b.run("SELECT @@SPID").int();
     assert_eq!(
-        a.run("SELECT session_id, is_snapshot FROM sys.dm_tran_active_snapshot_database_transactions")
-            .rows,
+        a.run(
+            "SELECT session_id, is_snapshot FROM sys.dm_tran_active_snapshot_database_transactions"
+        )
+        .rows,
         vec![vec![Value::Int(spid_b as i32), Value::Bit(true)]]
     );
     a.run("UPDATE t SET v = v + 1").ok();
