@@ -324,3 +324,32 @@ fn the_options_persist_across_a_restart() {
         .ok();
     assert_eq!(a.run("SELECT COUNT(*) FROM t").error(), 3952);
 }
+
+/// A parallel plan reading a snapshot: its zone runs one worker over the whole table with
+/// the snapshot, so it sees what a serial scan sees.
+#[test]
+fn parallel_plans_read_the_snapshot() {
+    let (_d, _e, a, b) = setup("parallel", false);
+    a.run("EXEC sp_configure 'show advanced options', 1; RECONFIGURE; EXEC sp_configure 'cost threshold for parallelism', 0; RECONFIGURE;")
+        .ok();
+    a.run("CREATE TABLE p (id int PRIMARY KEY, v int, pad char(400)); INSERT p SELECT value, value, 'x' FROM GENERATE_SERIES(1, 3000)")
+        .ok();
+    let q = "SELECT SUM(v), COUNT(*) FROM p WHERE pad = 'x' OPTION (MAXDOP 2)";
+    b.run("SET SHOWPLAN_TEXT ON").ok();
+    let plan = format!("{:?}", b.run(q).rows);
+    b.run("SET SHOWPLAN_TEXT OFF").ok();
+    assert!(plan.contains("Parallelism"), "{plan}");
+    level(&b, "SNAPSHOT");
+    assert_eq!(b.run("BEGIN TRAN; SELECT COUNT(*) FROM p").int(), 3000);
+    a.run("DELETE p WHERE id % 2 = 0; UPDATE p SET v = 0 WHERE id < 1000; INSERT p VALUES (5000, 5000, 'x')")
+        .ok();
+    let out = b.run(q);
+    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    assert_eq!(
+        out.rows,
+        vec![vec![Value::Int(4_501_500), Value::Int(3000)]]
+    );
+    b.run("COMMIT").ok();
+    let out = b.run(q);
+    assert_eq!(out.rows[0][1], Value::Int(1501));
+}
