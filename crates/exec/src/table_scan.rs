@@ -353,6 +353,9 @@ impl TableScan<'_> {
             let key =
                 |loc: &[u8], _: &[u8]| -> SqlResult<Option<Vec<u8>>> { Ok(Some(loc.to_vec())) };
             let ordered = store.heap.is_none();
+            if let (false, Some((loc, _))) = (ordered, page.first()) {
+                vr.page_started(loc);
+            }
             for (loc, rec) in &page {
                 vr.sync(&fetch, &key)?;
                 if ordered {

@@ -435,6 +435,10 @@ pub struct VersionedReader {
     last: Option<Vec<u8>>,
     /// Unordered: the pages already read (their new members were produced or invisible).
     visited_pages: HashSet<Vec<u8>>,
+    /// Unordered: the page being read and the rows of it already produced as stored (a pass
+    /// during the page must not produce them again).
+    current_page: Option<Vec<u8>>,
+    current_produced: HashSet<Vec<u8>>,
 }
 
 impl VersionedReader {
@@ -447,6 +451,8 @@ impl VersionedReader {
             pending: BTreeMap::new(),
             last: None,
             visited_pages: HashSet::new(),
+            current_page: None,
+            current_produced: HashSet::new(),
         }
     }
 
@@ -467,7 +473,10 @@ impl VersionedReader {
             self.members.insert(loc.clone());
             if self.order == ReadOrder::Unordered {
                 if let Some(p) = page_of(loc) {
-                    if self.visited_pages.contains(&p) {
+                    if self.visited_pages.contains(&p)
+                        || (self.current_page.as_ref() == Some(&p)
+                            && self.current_produced.contains(loc))
+                    {
                         continue;
                     }
                 }
@@ -505,7 +514,17 @@ impl VersionedReader {
         if let Some(k) = order_key {
             self.last = Some(k.to_vec());
         }
-        !self.members.contains(locator)
+        let keep = !self.members.contains(locator);
+        if keep && self.order == ReadOrder::Unordered {
+            self.current_produced.insert(locator.to_vec());
+        }
+        keep
+    }
+
+    /// Unordered: the rows of the page of `locator` are about to be judged.
+    pub fn page_started(&mut self, locator: &[u8]) {
+        self.current_page = page_of(locator);
+        self.current_produced.clear();
     }
 
     /// True if the table's generation has not moved since the last pass (a row fetched after
@@ -551,6 +570,8 @@ impl VersionedReader {
         if let Some(p) = page_of(locator) {
             self.visited_pages.insert(p);
         }
+        self.current_page = None;
+        self.current_produced.clear();
     }
 }
 
