@@ -67,6 +67,7 @@ pub(crate) fn is_batch_abort(e: &SqlError) -> bool {
             | 8120
             | 4145
             | 1205
+            | 3960
             | 8180
             | 266
             | 3930
@@ -604,11 +605,15 @@ impl Session {
         } else {
             None
         };
+        // READ_COMMITTED_SNAPSHOT: each statement reads its own snapshot (a nested one, in a
+        // function, its own too; the outer one's comes back after it)
+        let outer_snapshot = self.versions.stmt_snapshot.take();
         let r = f(self);
+        self.versions.stmt_snapshot = outer_snapshot;
         match (&r, sp) {
             (Ok(_), _) => self.end_statement(true)?,
             (Err(_), None) => self.end_statement(false)?,
-            (Err(e), Some(_)) if e.number == 1205 => {
+            (Err(e), Some(_)) if e.number == 1205 || e.number == 3960 => {
                 // the deadlock victim's whole transaction is rolled back, so the other
                 // transactions in the cycle get its locks
                 self.trancount = 0;

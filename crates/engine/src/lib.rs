@@ -68,6 +68,7 @@ mod sysviews_sessions;
 mod table_rows;
 mod trigger;
 mod tvf;
+mod versioning;
 
 pub use bulk_insert::data_file_terminator;
 pub use events::{CollectSink, Event, EventSink, InfoMessage, OutColumn, TransactionChange};

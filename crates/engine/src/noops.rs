@@ -152,8 +152,6 @@ pub(crate) fn check_database_set_option(
         | "AUTO_CLOSE"
         | "AUTO_SHRINK"
         | "AUTO_UPDATE_STATISTICS_ASYNC"
-        | "ALLOW_SNAPSHOT_ISOLATION"
-        | "READ_COMMITTED_SNAPSHOT"
         | "TRUSTWORTHY"
         | "DB_CHAINING"
         | "ACCELERATED_DATABASE_RECOVERY"

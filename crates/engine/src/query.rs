@@ -610,15 +610,17 @@ impl ExecEnv for Session {
             return Ok(None);
         }
         let h = self.db(&table.database)?;
-        let locker = crate::locks::table_locker(
-            &self.engine.locks,
-            self.lock_request(),
-            self.options.isolation,
-            h.def.database_id,
-            table,
-            hints,
-            access,
-        )?;
+        let locker = self.versioned_locker(&h, table, hints, access, |me, level| {
+            crate::locks::table_locker(
+                &me.engine.locks,
+                me.lock_request(),
+                level,
+                h.def.database_id,
+                table,
+                hints,
+                access,
+            )
+        })?;
         // The plan was bound before the object lock was granted: a DDL of another session
         // (holding Sch-M) may have dropped or rebuilt the table meanwhile. Its storage is
         // then not the plan's; the statement fails rather than read freed pages.

@@ -158,7 +158,11 @@ impl Session {
     /// `ALTER DATABASE`: the options of the way out (module doc); other options keep their
     /// earlier handling (accepted, no effect).
     pub(crate) fn alter_database(&mut self, a: &ast::AlterDatabase) -> SqlResult<()> {
-        let ast::AlterDatabaseAction::Set { options, .. } = &a.action else {
+        let ast::AlterDatabaseAction::Set {
+            options,
+            termination,
+        } = &a.action
+        else {
             return Ok(());
         };
         let name = match &a.name {
@@ -172,6 +176,9 @@ impl Session {
                     self.set_auto_statistics(&name, o)?
                 }
                 "ONLINE" => self.engine().set_online(&name)?,
+                "ALLOW_SNAPSHOT_ISOLATION" | "READ_COMMITTED_SNAPSHOT" => {
+                    self.alter_database_versioning(&name, o, termination.as_deref())?
+                }
                 "SINGLE_USER" | "MULTI_USER" | "RESTRICTED_USER" => {
                     let engine = self.engine().clone();
                     engine.check_single_user(&name, self.spid())?;

@@ -76,6 +76,8 @@ pub struct Engine {
     run_config: crate::run_config::RunConfig,
     /// The lock manager shared by every session (locks/, README "Locks").
     pub(crate) locks: Arc<crate::locks::LockManager>,
+    /// The row version store shared by every session (versioning.rs, exec::versions).
+    pub(crate) versions: Arc<exec::versions::VersionStore>,
     /// Cached plans of every session and their counters (plan_stats.rs).
     pub(crate) plans: crate::plan_stats::PlanRegistry,
     /// One engine per data directory (storage README "Directory lock"), held while open.
@@ -125,6 +127,7 @@ impl Engine {
             config,
             run_config,
             locks: Default::default(),
+            versions: exec::versions::VersionStore::new(),
             plans: Default::default(),
             _lock: lock,
         });

@@ -173,6 +173,8 @@ impl Frame {
 #[derive(Clone, Debug)]
 pub struct TxnMark {
     storage: Vec<(String, storage::Savepoint)>,
+    /// The transaction's row versions written before the mark (versioning.rs).
+    versions: usize,
     temp_tables: HashMap<String, ObjectId>,
 }
 
@@ -279,6 +281,8 @@ pub struct Session {
     /// `(done, total)` of the running statement when it knows its total (BULK INSERT bytes,
     /// rows a rebuild copies), read by the shell's progress bar (`progress_handle`).
     pub(crate) progress: common::ProgressMeter,
+    /// Row versioning state of the current transaction (versioning.rs).
+    pub(crate) versions: crate::versioning::SessionVersions,
 }
 
 impl Session {
@@ -336,6 +340,7 @@ impl Session {
             principal: Default::default(),
             lock_owner: engine_locks.new_owner(),
             progress: common::ProgressMeter::new(),
+            versions: Default::default(),
         }
     }
 
@@ -472,6 +477,9 @@ impl Session {
         self.savepoints.clear();
         self.temp_tables_at_begin = None;
         self.doomed = false;
+        // versions are stamped committed while the rows' locks are still held: a SNAPSHOT
+        // writer waiting for them then sees the conflict (3960)
+        self.versions_end(true);
         self.release_locks();
         match first_err {
             Some(e) => Err(e),
@@ -495,6 +503,7 @@ impl Session {
             self.temp_tables = names;
         }
         let reloaded = self.reload_touched();
+        self.versions_end(false);
         // the undo (rows and catalog cache) ran under the transaction's locks; only now may
         // others see what it restored
         self.release_locks();
@@ -576,6 +585,7 @@ impl Session {
                 .iter_mut()
                 .map(|(db, t)| (db.clone(), t.savepoint()))
                 .collect(),
+            versions: self.versions_mark(),
             temp_tables: self.temp_tables.clone(),
         }
     }
@@ -597,6 +607,7 @@ impl Session {
             }
         }
         self.txns = keep;
+        self.versions_rollback_to(mark.versions);
         self.temp_tables = mark.temp_tables.clone();
         let touched: Vec<String> = self.catalog_touched.iter().cloned().collect();
         let reloaded = self.reload_catalogs(touched);

@@ -483,6 +483,9 @@ pub fn system_view(
                 col("is_read_only", DataType::Bit, true),
                 col("state", DataType::TinyInt, true),
                 col("state_desc", DataType::NVarChar(Some(60)), true),
+                col("snapshot_isolation_state", DataType::TinyInt, true),
+                col("snapshot_isolation_state_desc", DataType::NVarChar(Some(60)), true),
+                col("is_read_committed_snapshot_on", DataType::Bit, true),
                 col("recovery_model", DataType::TinyInt, true),
                 col("recovery_model_desc", DataType::NVarChar(Some(60)), true),
                 col("is_auto_create_stats_on", DataType::Bit, true),
@@ -504,11 +507,20 @@ pub fn system_view(
                     let (st, st_desc) = if acc.emergency.is_some() { (5, "EMERGENCY") } else { (0, "ONLINE") };
                     let (ua, ua_desc) = if acc.single_user.is_some() { (1, "SINGLE_USER") } else { (0, "MULTI_USER") };
                     let (auto_create, auto_update) = auto_stats(d);
+                    // row versioning options (versioning.rs; this database's catalog may be
+                    // the one read-locked above)
+                    let versioning = if d.def.database_id == cat.database_id {
+                        cat.configs.get(&crate::versioning::VERSIONING_CONFIG_ID).copied().unwrap_or(0)
+                    } else {
+                        d.cat.read().configs.get(&crate::versioning::VERSIONING_CONFIG_ID).copied().unwrap_or(0)
+                    };
+                    let (si, si_desc, rcsi) = crate::versioning::sys_databases_columns(versioning);
                     (d.def.database_id, vec![
                         s(&d.def.name), Value::Int(d.def.database_id), Value::Null, Value::VarBinary(vec![1]),
                         dt("2024-01-01 00:00:00.000"), Value::TinyInt(d.def.compatibility_level as u8),
                         s("SQL_Latin1_General_CP1_CI_AS"), Value::TinyInt(ua), s(ua_desc), b(acc.emergency.is_some()), Value::TinyInt(st),
-                        s(st_desc), Value::TinyInt(if d.def.database_id == 2 { 3 } else { 1 }),
+                        s(st_desc), Value::TinyInt(si), s(si_desc), b(rcsi),
+                        Value::TinyInt(if d.def.database_id == 2 { 3 } else { 1 }),
                         s(if d.def.database_id == 2 { "SIMPLE" } else { "FULL" }),
                         b(auto_create), b(auto_update),
                     ])
@@ -522,7 +534,8 @@ pub fn system_view(
                     dt("2024-01-01 00:00:00.000"), Value::TinyInt(u.def.compatibility_level as u8),
                     s("SQL_Latin1_General_CP1_CI_AS"), Value::TinyInt(single as u8),
                     s(if single { "SINGLE_USER" } else { "MULTI_USER" }), b(false),
-                    Value::TinyInt(u.state.code()), s(u.state.desc()), Value::TinyInt(1), s("FULL"),
+                    Value::TinyInt(u.state.code()), s(u.state.desc()), Value::Null, Value::Null, Value::Null,
+                    Value::TinyInt(1), s("FULL"),
                     Value::Null, Value::Null,
                 ]));
             }
@@ -736,6 +749,8 @@ pub fn system_view(
         (true, "key_constraints") => crate::sysprocs::key_constraints(&objs, &schema_id)?,
         (true, other) => {
             if let Some(v) = crate::sysviews_sessions::sys_view(session, other)? {
+                v
+            } else if let Some(v) = crate::versioning::sys_view(session, other)? {
                 v
             } else if let Some(v) = crate::sysviews_plans::sys_view(session, other)? {
                 v

@@ -2,7 +2,11 @@
 //! B: ... (blocks); A: COMMIT; B completes with ...". Each test is one of SQL Server's
 //! textbook anomalies (dirty read, lost update, non-repeatable read, phantom, write skew) at
 //! an isolation level, with SQL Server's outcome under locking; plus deadlock (1205), lock
-//! timeout (1222), NOLOCK, sys.dm_tran_locks, lock escalation and SNAPSHOT (3952).
+//! timeout (1222), NOLOCK, sys.dm_tran_locks, lock escalation and SNAPSHOT (3952). Row
+//! versioning (SNAPSHOT, READ_COMMITTED_SNAPSHOT) is in `isolation/versioning.rs`.
+
+#[path = "isolation/versioning.rs"]
+mod versioning;
 
 mod support;
 
@@ -514,19 +518,27 @@ fn row_locks_escalate_to_the_object() {
 #[test]
 fn snapshot_isolation_is_refused_per_database() {
     let (_d, _e, a, _b) = setup("snapshot");
+    a.run("CREATE DATABASE nosnap").ok();
+    a.run("USE nosnap; CREATE TABLE t (id int PRIMARY KEY, v int); INSERT t VALUES (1, 10);")
+        .ok();
     a.run("SET TRANSACTION ISOLATION LEVEL SNAPSHOT").ok();
     let out = a.run("SELECT v FROM t WHERE id = 1");
     assert_eq!(out.error(), 3952);
-    assert_eq!(out.errors[0].1, "Snapshot isolation transaction failed accessing database 'master' because snapshot isolation is not allowed in this database. Use ALTER DATABASE to allow snapshot isolation.");
-    assert_eq!(
-        a.run("ALTER DATABASE master SET ALLOW_SNAPSHOT_ISOLATION ON")
-            .error(),
-        40517
-    );
+    assert_eq!(out.errors[0].1, "Snapshot isolation transaction failed accessing database 'nosnap' because snapshot isolation is not allowed in this database. Use ALTER DATABASE to allow snapshot isolation.");
+    // writes too: every data access of a SNAPSHOT transaction needs the option
+    assert_eq!(a.run("UPDATE t SET v = 1 WHERE id = 1").error(), 3952);
+    // master, tempdb and model keep their settings
     assert_eq!(
         a.run("ALTER DATABASE master SET READ_COMMITTED_SNAPSHOT ON")
             .error(),
-        40517
+        5058
+    );
+    // other values than ON / OFF are refused by name
+    assert_eq!(
+        a.run("ALTER DATABASE nosnap SET ALLOW_SNAPSHOT_ISOLATION 1")
+            .errors
+            .len(),
+        1
     );
 }
 

@@ -3,6 +3,7 @@
 //! inner side of a nested loops join re-seeks per outer row), converts them to byte bounds on
 //! the index key encoding and range-scans the B-tree.
 
+use std::collections::VecDeque;
 use std::ops::Bound;
 
 use common::{SqlError, SqlResult};
@@ -14,8 +15,9 @@ use crate::context::ExecCtx;
 use crate::eval::{eval, eval_pred};
 use crate::locking::{TableAccess, TableLocker};
 use crate::operator::Operator;
-use crate::row_format::{encode_key_value, nc_locator};
+use crate::row_format::{encode_index_key, encode_key_value, nc_locator};
 use crate::table_io::TableStore;
+use crate::versions::{ReadOrder, VersionedReader};
 
 /// Lower and upper byte bounds of a B-tree range scan.
 type ByteRange = (Bound<Vec<u8>>, Bound<Vec<u8>>);
@@ -35,6 +37,13 @@ pub struct IndexSeek<'p> {
     /// Row locks (exec README "Locks"); asked for once, at the first open.
     locker: Option<Box<dyn TableLocker>>,
     locker_asked: bool,
+    /// A snapshot read (`crate::versions`): index entries merged with the versioned rows
+    /// the snapshot sees in the seek's range, in the index's order.
+    versioned: Option<VersionedReader>,
+    /// Rows to produce next under a snapshot: (locator, record), in order.
+    vqueue: VecDeque<(Vec<u8>, Vec<u8>)>,
+    vdrained: bool,
+    seek_range: Option<ByteRange>,
 }
 
 impl<'p> IndexSeek<'p> {
@@ -59,6 +68,10 @@ impl<'p> IndexSeek<'p> {
             row: Vec::new(),
             locker: None,
             locker_asked: false,
+            versioned: None,
+            vqueue: VecDeque::new(),
+            vdrained: false,
+            seek_range: None,
         }
     }
 
@@ -138,6 +151,21 @@ impl<'p> IndexSeek<'p> {
     }
 }
 
+/// True if byte key `k` lies between the seek's bounds.
+fn within(k: &[u8], lo: &Bound<Vec<u8>>, hi: &Bound<Vec<u8>>) -> bool {
+    let above = match lo {
+        Bound::Included(b) => k >= b.as_slice(),
+        Bound::Excluded(b) => k > b.as_slice(),
+        Bound::Unbounded => true,
+    };
+    let below = match hi {
+        Bound::Included(b) => k <= b.as_slice(),
+        Bound::Excluded(b) => k < b.as_slice(),
+        Bound::Unbounded => true,
+    };
+    above && below
+}
+
 fn as_ref(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {
     match b {
         Bound::Included(v) => Bound::Included(v.as_slice()),
@@ -168,9 +196,21 @@ impl Operator for IndexSeek<'_> {
         self.pos = 0;
         self.scan = None;
         self.more = false;
+        self.versioned = None;
+        self.vqueue.clear();
+        self.vdrained = false;
         let Some((lo, hi)) = self.bounds(ctx)? else {
             return Ok(());
         };
+        if let Some(r) = self.locker.as_ref().and_then(|l| l.snapshot()) {
+            let order = if self.backward {
+                ReadOrder::Backward
+            } else {
+                ReadOrder::Forward
+            };
+            self.versioned = Some(VersionedReader::new(r, order));
+            self.seek_range = Some((lo.clone(), hi.clone()));
+        }
         let Some(store) = &self.store else {
             return Ok(());
         };
@@ -215,7 +255,77 @@ impl Operator for IndexSeek<'_> {
             .find(|(p, _, _)| *p == self.index)
             .and_then(|(_, _, f)| f.as_ref());
         ctx.check_cancel()?;
+        let table = &self.source.table;
+        let index = self.index;
+        let range = &self.seek_range;
+        let order_key = |loc: &[u8], rec: &[u8]| -> SqlResult<Option<Vec<u8>>> {
+            let k = if clustered {
+                loc.to_vec()
+            } else {
+                let ix = &table.indexes[index];
+                let mut vals = Vec::new();
+                store.format.decode_into(rec, &mut vals)?;
+                let mut k = Vec::new();
+                encode_index_key(table, ix, &vals, &mut k)?;
+                if !ix.unique {
+                    k.extend_from_slice(loc);
+                }
+                k
+            };
+            Ok(range
+                .as_ref()
+                .is_none_or(|(lo, hi)| within(&k, lo, hi))
+                .then_some(k))
+        };
+        let fetch = |loc: &[u8]| store.fetch(loc);
         loop {
+            if self.versioned.is_some() {
+                if let Some((loc, rec)) = self.vqueue.pop_front() {
+                    self.row.clear();
+                    store.format.decode_needed(
+                        &rec,
+                        self.source.needed.as_deref(),
+                        &mut self.row,
+                    )?;
+                    if self.source.with_locator {
+                        self.row.push(Value::VarBinary(loc));
+                    }
+                    if let Some(p) = self.predicate {
+                        if !eval_pred(p, &self.row, ctx)? {
+                            continue;
+                        }
+                    }
+                    return Ok(true);
+                }
+            }
+            if let (Some(vr), true) = (&mut self.versioned, self.pos < self.batch.len()) {
+                let i = self.pos;
+                self.pos += 1;
+                let k = self.batch.key(i).to_vec();
+                let loc = if clustered {
+                    k.clone()
+                } else {
+                    nc_locator(self.batch.record(i))?.to_vec()
+                };
+                let rec = loop {
+                    vr.sync(&fetch, &order_key)?;
+                    self.vqueue.extend(vr.before(Some(&k)));
+                    if clustered {
+                        break Some(self.batch.record(i).to_vec());
+                    }
+                    // the row as stored now; valid only if nothing was written meanwhile
+                    let rec = store.fetch(&loc)?;
+                    if vr.current() {
+                        break rec;
+                    }
+                };
+                if vr.keep(&loc, Some(&k)) {
+                    if let Some(rec) = rec {
+                        self.vqueue.push_back((loc, rec));
+                    }
+                }
+                continue;
+            }
             if self.pos < self.batch.len() {
                 let i = self.pos;
                 self.pos += 1;
@@ -305,6 +415,12 @@ impl Operator for IndexSeek<'_> {
                 return Ok(true);
             }
             if !self.more {
+                if let (Some(vr), false) = (&mut self.versioned, self.vdrained) {
+                    self.vdrained = true;
+                    vr.sync(&fetch, &order_key)?;
+                    self.vqueue.extend(vr.before(None));
+                    continue;
+                }
                 return Ok(false);
             }
             self.batch.clear();

@@ -29,6 +29,7 @@ pub mod row_format;
 pub mod spill;
 pub mod table_io;
 pub mod valops;
+pub mod versions;
 
 mod compute_scalar;
 mod concatenation;

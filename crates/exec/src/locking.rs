@@ -9,6 +9,8 @@
 
 use common::SqlResult;
 
+use crate::versions::{SnapshotRead, WriteVersions};
+
 /// How a statement uses a table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TableAccess {
@@ -35,4 +37,34 @@ pub trait TableLocker {
     fn row_read(&mut self, locator: &[u8], qualified: bool);
     /// Locks a row exclusively before it is inserted, changed or deleted.
     fn lock_row_for_write(&mut self, locator: &[u8]) -> SqlResult<()>;
+    /// Row versioning (`crate::versions`): the snapshot this access reads (SNAPSHOT, or
+    /// READ COMMITTED in a READ_COMMITTED_SNAPSHOT database). None: storage is read as is.
+    fn snapshot(&self) -> Option<SnapshotRead> {
+        None
+    }
+    /// Row versioning: where this access records the versions of the rows it writes (the
+    /// database allows snapshot isolation or read committed snapshot). None: no versions.
+    fn write_versions(&self) -> Option<&WriteVersions> {
+        None
+    }
+}
+
+/// The locker of a snapshot read in a parallel worker: no locks, only the snapshot the
+/// coordinator's access took.
+pub struct SnapshotOnly(pub SnapshotRead);
+
+impl TableLocker for SnapshotOnly {
+    fn rows_need_locks(&self) -> bool {
+        false
+    }
+    fn lock_row(&mut self, _locator: &[u8]) -> SqlResult<bool> {
+        Ok(true)
+    }
+    fn row_read(&mut self, _locator: &[u8], _qualified: bool) {}
+    fn lock_row_for_write(&mut self, _locator: &[u8]) -> SqlResult<()> {
+        Ok(())
+    }
+    fn snapshot(&self) -> Option<SnapshotRead> {
+        Some(self.0.clone())
+    }
 }

@@ -231,11 +231,24 @@ impl TableStore {
     pub fn insert_row(&mut self, txn: &mut Txn, row: &[Value]) -> SqlResult<Vec<u8>> {
         self.modifications += 1;
         let rec = self.format.encode(row)?.to_vec();
-        let locator = if let Some(heap) = &self.heap {
-            let rid = heap.insert(txn, &rec)?.to_bytes().to_vec();
-            // a RID is known only once the row is stored: locked right after
+        let versions = self.write_versions();
+        if let Some(heap) = &self.heap {
+            let rid = {
+                // the row and its version appear together to snapshot readers
+                let mut guard = versions.as_ref().map(|v| v.table.write());
+                let rid = heap.insert(txn, &rec)?.to_bytes().to_vec();
+                if let (Some(g), Some(v)) = (&mut guard, &versions) {
+                    g.record(&v.txn, &rid, None);
+                }
+                for k in 0..self.nonclustered.len() {
+                    self.insert_nc(txn, k, row, &rid)?;
+                }
+                rid
+            };
+            // a RID is known only once the row is stored: locked right after (never while
+            // the chain lock is held)
             self.lock_for_write(&rid)?;
-            rid
+            Ok(rid)
         } else if let Some((pos, bt)) = &self.clustered {
             let ix = &self.table.indexes[*pos];
             self.keybuf.clear();
@@ -247,6 +260,7 @@ impl TableStore {
             if let Some(l) = &mut self.locker {
                 l.lock_row_for_write(&self.keybuf)?;
             }
+            let mut guard = versions.as_ref().map(|v| v.table.write());
             if !bt.insert(txn, &self.keybuf, &rec)? {
                 if self.defer_unique {
                     self.deferred.push(Deferred::Row(row.to_vec()));
@@ -254,14 +268,25 @@ impl TableStore {
                 }
                 return Err(self.dup_error(ix, row));
             }
-            self.keybuf.clone()
+            if let (Some(g), Some(v)) = (&mut guard, &versions) {
+                g.record(&v.txn, &self.keybuf, None);
+            }
+            let locator = self.keybuf.clone();
+            for k in 0..self.nonclustered.len() {
+                self.insert_nc(txn, k, row, &locator)?;
+            }
+            Ok(locator)
         } else {
-            return Err(SqlError::internal("table without storage"));
-        };
-        for k in 0..self.nonclustered.len() {
-            self.insert_nc(txn, k, row, &locator)?;
+            Err(SqlError::internal("table without storage"))
         }
-        Ok(locator)
+    }
+
+    /// The row-version side of this store's writes (None: the table is not versioned).
+    fn write_versions(&self) -> Option<crate::versions::WriteVersions> {
+        self.locker
+            .as_ref()
+            .and_then(|l| l.write_versions())
+            .cloned()
     }
 
     fn insert_nc(
@@ -307,6 +332,13 @@ impl TableStore {
     pub fn delete_row(&mut self, txn: &mut Txn, locator: &[u8], row: &[Value]) -> SqlResult<()> {
         self.modifications += 1;
         self.lock_for_write(locator)?;
+        let versions = self.write_versions();
+        let mut guard = versions.as_ref().map(|v| v.table.write());
+        if let (Some(g), Some(v)) = (&mut guard, &versions) {
+            v.check(g, locator)?;
+            let before = self.fetch(locator)?;
+            g.record(&v.txn, locator, before.as_deref());
+        }
         for k in 0..self.nonclustered.len() {
             self.delete_nc(txn, k, row, locator)?;
         }
@@ -347,19 +379,33 @@ impl TableStore {
     ) -> SqlResult<Vec<u8>> {
         self.modifications += 1;
         self.lock_for_write(locator)?;
+        let versions = self.write_versions();
         if let Some(heap) = self.heap.clone() {
             let rid = Rid::from_bytes(locator).ok_or_else(|| SqlError::internal("bad RID"))?;
-            for k in 0..self.nonclustered.len() {
-                self.delete_nc(txn, k, old, locator)?;
-            }
-            let rec = self.format.encode(new)?.to_vec();
-            let nrid = heap.update(txn, rid, &rec)?;
-            let nloc = nrid.to_bytes().to_vec();
+            let nloc = {
+                let mut guard = versions.as_ref().map(|v| v.table.write());
+                if let (Some(g), Some(v)) = (&mut guard, &versions) {
+                    v.check(g, locator)?;
+                    let before = self.fetch(locator)?;
+                    g.record(&v.txn, locator, before.as_deref());
+                }
+                for k in 0..self.nonclustered.len() {
+                    self.delete_nc(txn, k, old, locator)?;
+                }
+                let rec = self.format.encode(new)?.to_vec();
+                let nrid = heap.update(txn, rid, &rec)?;
+                let nloc = nrid.to_bytes().to_vec();
+                if let (Some(g), Some(v), true) = (&mut guard, &versions, nloc != locator) {
+                    // the row moved: gone from its old RID (recorded above), new at this one
+                    g.record(&v.txn, &nloc, None);
+                }
+                for k in 0..self.nonclustered.len() {
+                    self.insert_nc(txn, k, new, &nloc)?;
+                }
+                nloc
+            };
             if nloc != locator {
                 self.lock_for_write(&nloc)?;
-            }
-            for k in 0..self.nonclustered.len() {
-                self.insert_nc(txn, k, new, &nloc)?;
             }
             return Ok(nloc);
         }
@@ -375,6 +421,12 @@ impl TableStore {
         });
         if !key_changed {
             let rec = self.format.encode(new)?.to_vec();
+            let mut guard = versions.as_ref().map(|v| v.table.write());
+            if let (Some(g), Some(v)) = (&mut guard, &versions) {
+                v.check(g, locator)?;
+                let before = self.fetch(locator)?;
+                g.record(&v.txn, locator, before.as_deref());
+            }
             bt.upsert(txn, locator, &rec)?;
             for k in 0..self.nonclustered.len() {
                 self.delete_nc(txn, k, old, locator)?;

@@ -21,6 +21,7 @@ use crate::locking::{TableAccess, TableLocker};
 use crate::operator::Operator;
 use crate::row_format::RowFormat;
 use crate::table_io::TableStore;
+use crate::versions::{ReadOrder, VersionedReader};
 
 enum Cursor {
     None,
@@ -61,6 +62,9 @@ pub struct TableScan<'p> {
     /// Row locks (exec README "Locks"); asked for once, at the first open.
     locker: Option<Box<dyn TableLocker>>,
     locker_asked: bool,
+    /// A snapshot read (SNAPSHOT, READ_COMMITTED_SNAPSHOT): stored rows merged with the
+    /// versions the snapshot sees (`crate::versions`).
+    versioned: Option<VersionedReader>,
 }
 
 impl<'p> TableScan<'p> {
@@ -88,6 +92,7 @@ impl<'p> TableScan<'p> {
             late_cols: Vec::new(),
             locker: None,
             locker_asked: false,
+            versioned: None,
         }
         .with_columns()
     }
@@ -138,6 +143,16 @@ impl Operator for TableScan<'_> {
         let Some(store) = &self.store else {
             return Ok(());
         };
+        self.versioned = self.locker.as_ref().and_then(|l| l.snapshot()).map(|r| {
+            let order = if store.heap.is_some() || ctx.morsels.is_some() {
+                ReadOrder::Unordered
+            } else if self.backward {
+                ReadOrder::Backward
+            } else {
+                ReadOrder::Forward
+            };
+            VersionedReader::new(r, order)
+        });
         self.cursor = if let Some(src) = &ctx.morsels {
             Cursor::Morsel(src.scanner())
         } else if let Some(h) = &store.heap {
@@ -219,8 +234,11 @@ impl Operator for TableScan<'_> {
     }
 
     fn count_rows(&mut self, ctx: &mut ExecCtx) -> SqlResult<Option<u64>> {
-        // counting from slot arrays reads rows without their locks
-        if self.predicate.is_some() || self.locker.as_ref().is_some_and(|l| l.rows_need_locks()) {
+        // counting from slot arrays reads rows without their locks, or their versions
+        if self.predicate.is_some()
+            || self.versioned.is_some()
+            || self.locker.as_ref().is_some_and(|l| l.rows_need_locks())
+        {
             return Ok(None);
         }
         let packed = self.packed_width();
@@ -312,6 +330,56 @@ impl TableScan<'_> {
             push_row(rows, scratch, cols, late, with_locator, width, packed);
             Ok(true)
         };
+        if let Some(vr) = &mut self.versioned {
+            // Snapshot path: copy the page's rows under the latch, then merge them with the
+            // versioned rows at the snapshot (no lock is taken on rows)
+            let mut page: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+            let more = match &mut self.cursor {
+                Cursor::Heap(s) => s.visit_next(&mut |rec, rid| {
+                    page.push((rid.to_bytes().to_vec(), rec.to_vec()));
+                    Ok(())
+                })?,
+                Cursor::BTree(s) => s.visit_next(&mut |key, rec| {
+                    page.push((key.to_vec(), rec.to_vec()));
+                    Ok(())
+                })?,
+                Cursor::Morsel(s) => s.visit_next(&mut |rec, loc| {
+                    page.push((loc.to_vec(), rec.to_vec()));
+                    Ok(())
+                })?,
+                Cursor::None => false,
+            };
+            let fetch = |loc: &[u8]| store.fetch(loc);
+            let key =
+                |loc: &[u8], _: &[u8]| -> SqlResult<Option<Vec<u8>>> { Ok(Some(loc.to_vec())) };
+            let ordered = store.heap.is_none();
+            if let (false, Some((loc, _))) = (ordered, page.first()) {
+                vr.page_started(loc);
+            }
+            for (loc, rec) in &page {
+                vr.sync(&fetch, &key)?;
+                if ordered {
+                    for (l, r) in vr.before(Some(loc)) {
+                        add(&r, &|| l.clone())?;
+                    }
+                }
+                if vr.keep(loc, ordered.then_some(loc.as_slice())) {
+                    add(rec, &|| loc.clone())?;
+                }
+            }
+            vr.sync(&fetch, &key)?;
+            if !ordered {
+                if let Some((loc, _)) = page.last() {
+                    vr.page_done(loc);
+                }
+            }
+            if !more {
+                for (l, r) in vr.before(None) {
+                    add(&r, &|| l.clone())?;
+                }
+            }
+            return Ok(more);
+        }
         if let Some(l) = locker {
             // Locked path: copy the page's rows under the latch, release it, then lock each
             // row and read it again as its lock protects it (never wait while latched).

@@ -27,8 +27,8 @@ pub enum IsolationLevel {
     ReadCommitted,
     RepeatableRead,
     Serializable,
-    /// Accepted by SET as in SQL Server; reading data under it raises Msg 3952, since no
-    /// database allows snapshot isolation (there is no version store).
+    /// Row versioning (versioning.rs): reads see the transaction's snapshot; accessing a
+    /// database that does not allow snapshot isolation raises Msg 3952.
     Snapshot,
 }
 
@@ -144,8 +144,9 @@ fn plan_for(level: IsolationLevel, hints: &[String], access: TableAccess) -> Sql
             nowait,
         });
     }
-    if level == IsolationLevel::Snapshot && access == TableAccess::Read {
-        // the caller raised 3952 already; never reached
+    if level == IsolationLevel::Snapshot {
+        // versioning.rs serves snapshot reads; what locks here is a write's or an UPDATE's
+        // scan, which lock as READ COMMITTED does
         level = IsolationLevel::ReadCommitted;
     }
     if access == TableAccess::Target && level == IsolationLevel::ReadUncommitted {
@@ -329,9 +330,7 @@ pub(crate) fn table_locker(
     hints: &[String],
     access: TableAccess,
 ) -> SqlResult<Option<Box<dyn TableLocker>>> {
-    if level == IsolationLevel::Snapshot && access == TableAccess::Read {
-        return Err(SqlError::new(3952, &[&table.database]));
-    }
+    // SNAPSHOT (3952 where the database does not allow it) is decided before: versioning.rs
     let plan = plan_for(level, hints, access)?;
     if plan.object.is_none() && plan.row.is_none() {
         return Ok(None);

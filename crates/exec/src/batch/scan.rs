@@ -54,7 +54,12 @@ impl BatchScan {
             locker = ctx
                 .env
                 .table_locker(&source.table, &hints, TableAccess::Read)?;
-            if locker.as_ref().is_some_and(|l| l.rows_need_locks()) {
+            // rows locked one by one, or merged with their versions (a snapshot read): row
+            // mode does it
+            if locker
+                .as_ref()
+                .is_some_and(|l| l.rows_need_locks() || l.snapshot().is_some())
+            {
                 return Ok(None);
             }
         }

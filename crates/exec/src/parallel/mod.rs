@@ -69,9 +69,23 @@ pub(crate) struct WorkerEnv {
     spill: SpillConfig,
     cancel: Option<common::CancelToken>,
     session_id: i32,
+    /// The coordinator's snapshot read (row versioning): the zone then runs one worker over
+    /// the whole table, merging versions as a serial scan does.
+    snapshot: Option<crate::versions::SnapshotRead>,
 }
 
 impl ExecEnv for WorkerEnv {
+    fn table_locker(
+        &mut self,
+        _table: &plan::catalog::TableDef,
+        _hints: &[String],
+        _access: TableAccess,
+    ) -> SqlResult<Option<Box<dyn TableLocker>>> {
+        Ok(self
+            .snapshot
+            .clone()
+            .map(|r| Box::new(crate::locking::SnapshotOnly(r)) as Box<dyn TableLocker>))
+    }
     fn storage(&mut self, database: &str) -> SqlResult<Arc<storage::Database>> {
         if database.eq_ignore_ascii_case(&self.database) {
             Ok(self.storage.clone())
@@ -241,7 +255,8 @@ where
         }
     };
     let by_pages = morsels.page_count().div_ceil(morsels.morsel_pages()).max(1);
-    let workers = if morsels.page_count() < MIN_PARALLEL_PAGES {
+    let snapshot = locker.as_ref().and_then(|l| l.snapshot());
+    let workers = if morsels.page_count() < MIN_PARALLEL_PAGES || snapshot.is_some() {
         1
     } else {
         wanted.min(by_pages)
@@ -254,6 +269,7 @@ where
         spill,
         cancel: ctx.cancel_token().cloned(),
         session_id: ctx.env.session_id(),
+        snapshot,
     };
     let plan = Arc::new(plan.clone());
     let Some(shared_builds) = build_shared_tables(&plan, ctx)? else {
@@ -286,6 +302,7 @@ where
             spill: env.spill.clone(),
             cancel: env.cancel.clone(),
             session_id: env.session_id,
+            snapshot: env.snapshot.clone(),
         };
         let spawned = std::thread::Builder::new()
             .name(format!("latchkey-worker-{i}"))
@@ -294,8 +311,10 @@ where
                     if INJECT_PANIC.swap(false, Ordering::Relaxed) {
                         panic!("panic injected by a test (inject_worker_panic_for_tests)");
                     }
+                    let snapshot_read = env.snapshot.is_some();
                     let mut wctx = ExecCtx::new(&mut env);
-                    wctx.morsels = Some(morsels);
+                    // a snapshot read is one serial scan (versioned rows merged in order)
+                    wctx.morsels = (!snapshot_read).then_some(morsels);
                     wctx.stop = Some(stop.clone());
                     wctx.shared_builds = Some(shared_builds);
                     body(&plan, &mut wctx, &tx).map(|()| {
