@@ -18,6 +18,7 @@ mod decorrelate;
 mod explain;
 mod gb_agg_before_join;
 mod join_order;
+mod join_search;
 pub mod memo;
 mod memo_record;
 mod outer_join;
