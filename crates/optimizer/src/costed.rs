@@ -54,8 +54,10 @@ impl Planner<'_> {
         }
     }
 
-    /// JoinOrder (join_order.rs): a tree of three or more inner joins over tables whose row
-    /// counts are known, planned in the order of least intermediate rows; None leaves the
+    /// JoinOrder (join_order.rs, join_search.rs): a tree of three or more inner joins over
+    /// tables whose row counts are known, planned in the order and with the implementations of
+    /// the cheapest plan the costed search found (`goal`: a row goal is on the result, so each
+    /// join's implementation is left to the planner's choice under it); None leaves the
     /// written order.
     pub(crate) fn reorder_joins(
         &mut self,

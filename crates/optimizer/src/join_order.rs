@@ -3,16 +3,15 @@
 //!
 //! The tree (inner and cross joins without hints or subqueries in their conditions, and
 //! filters between them) is flattened into relations and predicates over the columns of the
-//! written join's output. Up to [`DP_RELATIONS`] relations, dynamic programming over the
-//! connected subsets finds the bushy tree with the least total intermediate rows (C_out: the
-//! sum of every join's estimated output; cross products only when the join graph is
-//! disconnected); beyond, a greedy pass joins the pair of partial results with the smallest
-//! result until one is left (so a 30-table join plans in milliseconds). Each join puts its
-//! larger input on the left (the hash join's probe side) and the smaller on the right (its
-//! build side); the physical choice per join (nested loops with a seek, hash, commuted inputs)
-//! is then made by the planner's costs. A projection restores the written column order.
-//! Sound: inner joins are associative and commutative, and every predicate is applied at the
-//! lowest join whose inputs hold all its columns.
+//! written join's output. The order and each join's implementation are chosen by the costed
+//! search in join_search.rs (dynamic programming over the connected subsets up to
+//! [`DP_RELATIONS`] relations, each subset a memo group whose winner is its cheapest plan by the
+//! cost model; beyond, the greedy pass here joins the pair of partial results with the smallest
+//! result until one is left, so a 30-table join plans in milliseconds, and each of its joins is
+//! costed). [`build`] turns the chosen tree (left input = outer / probe side) into logical
+//! joins; a projection restores the written column order. Sound: inner joins are associative
+//! and commutative, and every predicate is applied at the lowest join whose inputs hold all its
+//! columns.
 
 use plan::{CmpOp, JoinKind, LogicalOp, ScalarExpr, ScalarKind};
 

@@ -467,9 +467,10 @@ impl Planner<'_> {
     }
 
     /// Records JoinOrder's search: one group per subset of the relations (labelled by their
-    /// tables), each with the splits the dynamic programming considered — costed (C_out) or
-    /// pruned — and its best; when the search stopped early or went greedy, the greedy tree's
-    /// joins.
+    /// tables), each with the splits the dynamic programming considered — costed (the cost of
+    /// the split's cheapest physical alternative) or pruned — and its best, then every physical
+    /// alternative costed (join_search.rs) with its group's winner; when the search stopped
+    /// early or went greedy, the greedy tree's joins.
     pub(crate) fn memo_join_order(
         &mut self,
         rels: &[Relation],
