@@ -104,7 +104,10 @@ impl Planner<'_> {
                 Some(((i, ci), (j, cj))) => {
                     let di = self.stats.distinct(self.catalog, &phys[i], ci);
                     let dj = self.stats.distinct(self.catalog, &phys[j], cj);
-                    let (ti, tj) = (&phys[i].columns[ci].data_type, &phys[j].columns[cj].data_type);
+                    let (ti, tj) = (
+                        &phys[i].columns[ci].data_type,
+                        &phys[j].columns[cj].data_type,
+                    );
                     equis.push(join_search::Equi {
                         a: (i, ci),
                         b: (j, cj),

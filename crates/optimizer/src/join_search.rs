@@ -143,9 +143,8 @@ pub struct Searched {
     pub joins: Vec<Extracted>,
 }
 
-fn rows_of(input: &SearchInput, set: u64) -> f64 {
-    let rows: Vec<f64> = input.rels.iter().map(|r| r.rows).collect();
-    join_order::card_of(set, &rows, input.edges)
+fn rows_of(input: &SearchInput, rows: &[f64], set: u64) -> f64 {
+    join_order::card_of(set, rows, input.edges)
 }
 
 /// Cost of a Sort enforcer over `rows` rows (cost.rs's Sort).
@@ -264,8 +263,9 @@ fn dynamic(
         t.cards.clear();
     }
     let mut alts = Vec::new();
+    let rows: Vec<f64> = input.rels.iter().map(|r| r.rows).collect();
     for set in 1..=full {
-        cards[set as usize] = rows_of(input, set);
+        cards[set as usize] = rows_of(input, &rows, set);
         if let Some(t) = trace.as_deref_mut() {
             t.cards.push((set, cards[set as usize]));
         }
@@ -340,9 +340,9 @@ fn dynamic(
                             )
                         }
                     }
-                    _ => Err(
-                        "pruned: an input subset has no plan (it needs a cross product)".into(),
-                    ),
+                    _ => {
+                        Err("pruned: an input subset has no plan (it needs a cross product)".into())
+                    }
                 };
                 if let Some(t) = trace.as_deref_mut() {
                     if t.alternatives.len() < crate::memo::MEMO_ALTERNATIVES_CAP {
@@ -430,6 +430,7 @@ fn extract(set: u64, best: &[Winner], joins: &mut Vec<Extracted>) -> JoinTree {
 /// and algorithm; returns (set, cost) and the oriented tree.
 fn cost_tree(
     input: &SearchInput,
+    rows: &[f64],
     tree: &JoinTree,
     joins: &mut Vec<Extracted>,
     mut trace: Option<&mut DpTrace>,
@@ -437,22 +438,19 @@ fn cost_tree(
     match tree {
         JoinTree::Leaf(i) => (1u64 << i, input.rels[*i].cost, JoinTree::Leaf(*i)),
         JoinTree::Join(a, b) => {
-            let (ma, ca, ta) = cost_tree(input, a, joins, trace.as_deref_mut());
-            let (mb, cb, tb) = cost_tree(input, b, joins, trace.as_deref_mut());
+            let (ma, ca, ta) = cost_tree(input, rows, a, joins, trace.as_deref_mut());
+            let (mb, cb, tb) = cost_tree(input, rows, b, joins, trace.as_deref_mut());
             let set = ma | mb;
-            let out = rows_of(input, set);
-            let (ra, rb) = (rows_of(input, ma), rows_of(input, mb));
+            let out = rows_of(input, rows, set);
+            let (ra, rb) = (rows_of(input, rows, ma), rows_of(input, rows, mb));
             let mut alts = Vec::new();
-            let rules = SearchRules {
-                commute: input.rules.commute,
-                ..input.rules
-            };
-            let orders: &[(bool, (u64, f64, f64), (u64, f64, f64))] = if rules.commute {
-                &[(false, (ma, ca, ra), (mb, cb, rb)), (true, (mb, cb, rb), (ma, ca, ra))]
+            // the greedy tree has the larger input on the left: kept unless JoinCommute may swap
+            let orders: &[((u64, f64, f64), (u64, f64, f64))] = if input.rules.commute {
+                &[((ma, ca, ra), (mb, cb, rb)), ((mb, cb, rb), (ma, ca, ra))]
             } else {
-                &[(false, (ma, ca, ra), (mb, cb, rb))]
+                &[((ma, ca, ra), (mb, cb, rb))]
             };
-            for &(_, (o, co, ro), (i, ci, ri)) in orders {
+            for &((o, co, ro), (i, ci, ri)) in orders {
                 alternatives(input, set, o, i, (co, ro), (ci, ri), out, &mut alts);
             }
             let Some(w) = alts
@@ -498,9 +496,10 @@ pub fn search(
 ) -> Searched {
     let n = input.rels.len();
     let rows: Vec<f64> = input.rels.iter().map(|r| r.rows).collect();
+    // the greedy order first: when no join in it yields more than one row no order is cheaper
+    let quick = join_order::greedy(&rows, input.edges);
     let greedy = |state: &mut SearchState, reason: EarlyAbort, trace: Option<&mut DpTrace>| {
         state.abort(reason);
-        let quick = join_order::greedy(&rows, input.edges);
         let mut joins = Vec::new();
         let mut trace = trace;
         if let Some(t) = trace.as_deref_mut() {
@@ -509,10 +508,9 @@ pub fn search(
             t.physical.clear();
             t.best.clear();
         }
-        let (_, _, tree) = cost_tree(input, &quick, &mut joins, trace);
+        let (_, _, tree) = cost_tree(input, &rows, &quick, &mut joins, trace);
         Searched { tree, joins }
     };
-    let quick = join_order::greedy(&rows, input.edges);
     if join_order::c_out(&quick, &rows, input.edges).1 <= (n.saturating_sub(1)) as f64 {
         return greedy(state, EarlyAbort::GoodEnoughPlanFound, trace);
     }
@@ -600,7 +598,12 @@ mod tests {
             .find(|j| j.inner == 0b010)
             .expect("relation 1 is an inner input");
         assert_eq!(seek.algo, JoinAlgo::LoopsSeek, "{:?}", s.joins);
-        let total = trace.best.iter().find(|b| b.0 == 0b111).expect("the root group").1;
+        let total = trace
+            .best
+            .iter()
+            .find(|b| b.0 == 0b111)
+            .expect("the root group")
+            .1;
         assert!(total < 1.0, "the 1M-row scan is not paid: {total}");
         // the hash alternatives over relation 1 lost by cost
         assert!(trace

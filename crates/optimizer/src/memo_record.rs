@@ -567,7 +567,10 @@ impl Planner<'_> {
             };
             let physical = match x.algo {
                 JoinAlgo::Hash => "Hash Match (Inner Join)".to_string(),
-                JoinAlgo::LoopsSeek => format!("Nested Loops (Inner Join) over Index Seek {}", label(x.inner)),
+                JoinAlgo::LoopsSeek => format!(
+                    "Nested Loops (Inner Join) over Index Seek {}",
+                    label(x.inner)
+                ),
                 JoinAlgo::Merge => "Merge Join (Inner Join)".to_string(),
                 JoinAlgo::Loops => "Nested Loops (Inner Join) over Table Spool".to_string(),
             };
