@@ -178,7 +178,7 @@ impl Planner<'_> {
         };
         let offsets: Vec<(usize, usize)> = flat.rels.iter().map(|r| (r.offset, r.arity)).collect();
         let mut rels: Vec<Option<LogicalOp>> = flat.rels.into_iter().map(|r| Some(r.op)).collect();
-        let (mut op, layout, _) = join_order::build(&tree, &mut rels, &offsets, &mut preds);
+        let (mut op, layout, _) = join_order::build(tree, &mut rels, &offsets, &mut preds);
         let position = |g: usize| layout.iter().position(|&x| x == g).unwrap_or(g);
         // predicates over no relation (constants, variables) filter the result
         let rest: Vec<ScalarExpr> = preds

@@ -426,6 +426,9 @@ fn extract(set: u64, best: &[Winner], joins: &mut Vec<Extracted>) -> JoinTree {
     }
 }
 
+/// A group as a join input: (set, winner's cost, rows).
+type Side = (u64, f64, f64);
+
 /// Costs a tree chosen elsewhere (the greedy pairing): each join gets its cheapest input order
 /// and algorithm; returns (set, cost) and the oriented tree.
 fn cost_tree(
@@ -445,7 +448,7 @@ fn cost_tree(
             let (ra, rb) = (rows_of(input, rows, ma), rows_of(input, rows, mb));
             let mut alts = Vec::new();
             // the greedy tree has the larger input on the left: kept unless JoinCommute may swap
-            let orders: &[((u64, f64, f64), (u64, f64, f64))] = if input.rules.commute {
+            let orders: &[(Side, Side)] = if input.rules.commute {
                 &[((ma, ca, ra), (mb, cb, rb)), ((mb, cb, rb), (ma, ca, ra))]
             } else {
                 &[((ma, ca, ra), (mb, cb, rb))]
