@@ -188,6 +188,36 @@ pub(crate) fn hash_join_fixed_cpu(build_rows: f64) -> f64 {
     HASH_STARTUP + HASH_BUILD_ROW * build_rows.max(0.0)
 }
 
+/// Own cost of a Hash Match join building on `build` rows, probing with `probe`, returning
+/// `out` (the join search costs its alternatives with these, as `annotate` costs the plan).
+pub(crate) fn hash_join_own_cost(build: f64, probe: f64, out: f64) -> f64 {
+    HASH_STARTUP
+        + HASH_BUILD_ROW * build.max(0.0)
+        + HASH_PROBE_ROW * probe.max(0.0)
+        + PASS_ROW * out.max(0.0)
+}
+
+/// Own cost of Nested Loops over `outer` rows (its inner side's executions are not included).
+pub(crate) fn loops_own_cost(outer: f64) -> f64 {
+    LOOP_ROW * outer.max(1.0)
+}
+
+/// A lazy spool keeping `kept` rows once and replaying `replayed` rows in all.
+pub(crate) fn spool_replay_cost(replayed: f64, kept: f64) -> f64 {
+    SPOOL_ROW * replayed.max(0.0) + SPOOL_WRITE_ROW * kept.max(0.0)
+}
+
+/// Own cost of a Merge Join over inputs of `left` and `right` rows.
+pub(crate) fn merge_join_own_cost(left: f64, right: f64) -> f64 {
+    MERGE_ROW * (left.max(0.0) + right.max(0.0))
+}
+
+/// Own cost of a full Sort of `rows` rows (the Sort enforcer).
+pub(crate) fn sort_own_cost(rows: f64) -> f64 {
+    let n = rows.max(1.0);
+    SORT_STARTUP + SORT_COMPARE * n * n.max(2.0).log2()
+}
+
 /// An operator's own (I/O, CPU) for one execution producing `out` rows.
 fn own_cost(
     kind: &PhysKind,

@@ -56,8 +56,10 @@ impl Planner<'_> {
         }
     }
 
-    /// JoinOrder (join_order.rs): a tree of three or more inner joins over tables whose row
-    /// counts are known, planned in the order of least intermediate rows; None leaves the
+    /// JoinOrder (join_order.rs, join_search.rs): a tree of three or more inner joins over
+    /// tables whose row counts are known, planned in the order and with the implementations of
+    /// the cheapest plan the costed search found (`goal`: a row goal is on the result, so each
+    /// join's implementation is left to the planner's choice under it); None leaves the
     /// written order.
     pub(crate) fn reorder_joins(
         &mut self,
@@ -65,8 +67,9 @@ impl Planner<'_> {
         right: &LogicalOp,
         on: Option<&ScalarExpr>,
         columns: &[ColumnMeta],
+        goal: bool,
     ) -> SqlResult<Option<PhysOp>> {
-        use crate::join_order;
+        use crate::{join_order, join_search, memo};
         let Some(flat) = join_order::flatten(left, right, on) else {
             return Ok(None);
         };
@@ -96,12 +99,24 @@ impl Planner<'_> {
         let rows: Vec<f64> = phys.iter().map(|p| p.est_rows).collect();
         let mut edges = Vec::with_capacity(flat.preds.len());
         let mut preds = Vec::with_capacity(flat.preds.len());
+        let mut equis = Vec::new();
         for p in flat.preds {
             let mask = join_order::rel_mask(&p, &flat.rels);
             let sel = match join_order::equi_columns(&p, &flat.rels) {
                 Some(((i, ci), (j, cj))) => {
                     let di = self.stats.distinct(self.catalog, &phys[i], ci);
                     let dj = self.stats.distinct(self.catalog, &phys[j], cj);
+                    let (ti, tj) = (
+                        &phys[i].columns[ci].data_type,
+                        &phys[j].columns[cj].data_type,
+                    );
+                    equis.push(join_search::Equi {
+                        a: (i, ci),
+                        b: (j, cj),
+                        seek_into_a: self.seek_per_row(&flat.rels[i].op, &phys[i], ci, tj),
+                        seek_into_b: self.seek_per_row(&flat.rels[j].op, &phys[j], cj, ti),
+                        mergeable: ti.is_integer() && tj.is_integer(),
+                    });
                     crate::cardinality::equi_selectivity(di, dj, rows[i], rows[j])
                 }
                 None => crate::cardinality::OTHER_GUESS,
@@ -109,12 +124,63 @@ impl Planner<'_> {
             edges.push((mask, sel));
             preds.push((mask, p));
         }
+        let rels: Vec<join_search::RelInput> = phys
+            .iter_mut()
+            .map(|p| {
+                self.annotate(p);
+                join_search::RelInput {
+                    rows: p.est_rows,
+                    cost: p.cost.subtree,
+                    order: clustered_order(p),
+                }
+            })
+            .collect();
+        let input = join_search::SearchInput {
+            rels: &rels,
+            edges: &edges,
+            equis: &equis,
+            rules: join_search::SearchRules {
+                loops_seek: self.enabled("JNtoIdxLookup"),
+                merge: self.enabled("JoinToMerge"),
+                commute: self.enabled("JoinCommute"),
+            },
+        };
         let mut trace = self.memo.as_ref().map(|_| join_order::DpTrace::default());
-        let tree = join_order::choose_searched(&rows, &edges, &mut self.search, trace.as_mut());
-        self.memo_join_order(&flat.rels, trace, &tree, &rows, &edges);
+        let searched = join_search::search(&input, &mut self.search, trace.as_mut());
+        let tree = &searched.tree;
+        self.memo_join_order(&flat.rels, trace, tree, &rows, &edges);
+        // the winner is extracted: each join of the tree is planned with the implementation the
+        // search chose for it (under a row goal the planner's own choice per join stands: the
+        // search costs full results)
+        let labels: Vec<String> = flat.rels.iter().map(|r| memo::label_of(&r.op)).collect();
+        let label = |set: u64| {
+            memo::label_from(
+                (0..labels.len())
+                    .filter(|i| set & (1 << i) != 0)
+                    .flat_map(|i| {
+                        labels[i]
+                            .trim_start_matches('{')
+                            .trim_end_matches('}')
+                            .split(", ")
+                            .filter(|n| !n.is_empty())
+                            .map(str::to_string)
+                            .collect::<Vec<_>>()
+                    })
+                    .collect(),
+            )
+        };
+        let extracted: Vec<(String, String, join_search::JoinAlgo)> = if goal {
+            Vec::new()
+        } else {
+            searched
+                .joins
+                .iter()
+                .map(|j| (label(j.outer), label(j.inner), j.algo))
+                .collect()
+        };
         let offsets: Vec<(usize, usize)> = flat.rels.iter().map(|r| (r.offset, r.arity)).collect();
         let mut rels: Vec<Option<LogicalOp>> = flat.rels.into_iter().map(|r| Some(r.op)).collect();
-        let (mut op, layout, _) = join_order::build(&tree, &mut rels, &offsets, &mut preds);
+        let (mut op, layout, _) = join_order::build(tree, &mut rels, &offsets, &mut preds);
         let position = |g: usize| layout.iter().position(|&x| x == g).unwrap_or(g);
         // predicates over no relation (constants, variables) filter the result
         let rest: Vec<ScalarExpr> = preds
@@ -139,9 +205,71 @@ impl Planner<'_> {
             columns: columns.to_vec(),
         };
         self.reordering = true;
+        let outer_extracted = std::mem::replace(&mut self.extracted, extracted);
         let planned = self.op(project);
+        self.extracted = outer_extracted;
         self.reordering = false;
         planned.map(Some)
+    }
+
+    /// The cost of one index seek into relation `op` (a base table read) on local column `col`
+    /// for one outer value of type `outer_type`: the cheapest index led by the column, returning
+    /// the rows one value matches (rows / distinct values), lookups included. None when no
+    /// index serves it (what `index_lookup` would find).
+    fn seek_per_row(
+        &mut self,
+        op: &LogicalOp,
+        phys: &PhysOp,
+        col: usize,
+        outer_type: &types::DataType,
+    ) -> Option<f64> {
+        let LogicalOp::Get(src) = op else {
+            return None;
+        };
+        let table = &src.table;
+        let column = table.columns.get(col)?;
+        if !crate::planner::seek_compatible(outer_type, &column.data_type) {
+            return None;
+        }
+        let table_rows = self.stats.get(self.catalog, table).rows;
+        let distinct = self
+            .stats
+            .distinct(self.catalog, phys, col)
+            .unwrap_or(table_rows)
+            .max(1.0);
+        let per_value = (table_rows / distinct).max(1.0);
+        table
+            .indexes
+            .iter()
+            .enumerate()
+            .filter(|(_, ix)| {
+                ix.kind == catalog::IndexKind::RowStore
+                    && ix.filter.is_none()
+                    && ix.key_columns.first().is_some_and(|&(c, _)| c == col)
+            })
+            .map(|(i, _)| {
+                let (io, cpu) =
+                    crate::cost::seek_cost(table, table_rows, i, per_value, src.covered_by(i));
+                io + cpu
+            })
+            .reduce(f64::min)
+    }
+
+    /// The implementation the join search chose for the join of `left` with `right` (its
+    /// extracted winner), when this join is one of a tree it ordered.
+    pub(crate) fn extracted_algo(
+        &self,
+        left: &LogicalOp,
+        right: &LogicalOp,
+    ) -> Option<crate::join_search::JoinAlgo> {
+        if self.extracted.is_empty() {
+            return None;
+        }
+        let (l, r) = (crate::memo::label_of(left), crate::memo::label_of(right));
+        self.extracted
+            .iter()
+            .find(|(o, i, _)| *o == l && *i == r)
+            .map(|e| e.2)
     }
 
     /// JoinCommute: the inner equi-join `hash` (left ++ right) with its inputs swapped, behind
@@ -237,6 +365,20 @@ fn base_table(op: &LogicalOp) -> Option<Arc<catalog::TableDef>> {
     match op {
         LogicalOp::Get(src) => Some(src.table.clone()),
         LogicalOp::Filter { input, .. } => base_table(input),
+        _ => None,
+    }
+}
+
+/// The local column a relation's plan can be read in order on: the leading key of the
+/// clustered index it scans (through filters), as `try_ordered_scan` makes it ordered.
+fn clustered_order(op: &PhysOp) -> Option<usize> {
+    match &op.kind {
+        PhysKind::Filter { input, .. } => clustered_order(input),
+        PhysKind::ClusteredIndexScan { source, .. } => source
+            .table
+            .clustered_index()
+            .and_then(|ci| ci.key_columns.first())
+            .map(|&(c, _)| c),
         _ => None,
     }
 }

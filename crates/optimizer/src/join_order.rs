@@ -3,20 +3,20 @@
 //!
 //! The tree (inner and cross joins without hints or subqueries in their conditions, and
 //! filters between them) is flattened into relations and predicates over the columns of the
-//! written join's output. Up to [`DP_RELATIONS`] relations, dynamic programming over the
-//! connected subsets finds the bushy tree with the least total intermediate rows (C_out: the
-//! sum of every join's estimated output; cross products only when the join graph is
-//! disconnected); beyond, a greedy pass joins the pair of partial results with the smallest
-//! result until one is left (so a 30-table join plans in milliseconds). Each join puts its
-//! larger input on the left (the hash join's probe side) and the smaller on the right (its
-//! build side); the physical choice per join (nested loops with a seek, hash, commuted inputs)
-//! is then made by the planner's costs. A projection restores the written column order.
-//! Sound: inner joins are associative and commutative, and every predicate is applied at the
-//! lowest join whose inputs hold all its columns.
+//! written join's output. The order and each join's implementation are chosen by the costed
+//! search in join_search.rs (dynamic programming over the connected subsets up to
+//! [`DP_RELATIONS`] relations, each subset a memo group whose winner is its cheapest plan by the
+//! cost model; beyond, the greedy pass here joins the pair of partial results with the smallest
+//! result until one is left, so a 30-table join plans in milliseconds, and each of its joins is
+//! costed). [`build`] turns the chosen tree (left input = outer / probe side) into logical
+//! joins; a projection restores the written column order. Sound: inner joins are associative
+//! and commutative, and every predicate is applied at the lowest join whose inputs hold all its
+//! columns.
 
 use plan::{CmpOp, JoinKind, LogicalOp, ScalarExpr, ScalarKind};
 
-use crate::search_stages::{EarlyAbort, SearchState, MEMO_GROUP_CAP, SEARCH_BUDGET};
+#[cfg(test)]
+use crate::search_stages::SearchState;
 
 /// Relations up to which the order is exhaustive (3^12 subset splits at most).
 pub const DP_RELATIONS: usize = 12;
@@ -239,17 +239,10 @@ fn card(set: u64, rows: &[f64], edges: &[(u64, f64)]) -> f64 {
     c.max(1.0)
 }
 
-fn connected(a: u64, b: u64, edges: &[(u64, f64)]) -> bool {
+pub(crate) fn connected(a: u64, b: u64, edges: &[(u64, f64)]) -> bool {
     edges
         .iter()
         .any(|&(m, _)| m & a != 0 && m & b != 0 && m & !(a | b) == 0)
-}
-
-/// The join order for relations of `rows` estimated rows joined by predicates `edges`
-/// (relation mask, selectivity).
-#[cfg(test)]
-pub fn choose(rows: &[f64], edges: &[(u64, f64)]) -> JoinTree {
-    choose_searched(rows, edges, &mut SearchState::default(), None)
 }
 
 /// One alternative JoinOrder considered for a subset (`set` = `left` | `right`): its C_out, or
@@ -261,13 +254,15 @@ pub struct DpAlternative {
     pub right: u64,
     /// C_out of the subtree (None: not costed).
     pub cost: Option<f64>,
-    pub pruned: Option<&'static str>,
+    pub pruned: Option<String>,
 }
 
 /// What JoinOrder's search considered, for the memo (kept only when recording).
 #[derive(Clone, Debug, Default)]
 pub struct DpTrace {
     pub alternatives: Vec<DpAlternative>,
+    /// The physical alternatives costed for each split (join_search.rs).
+    pub physical: Vec<crate::join_search::PhysAlternative>,
     /// Best C_out per subset that got a plan.
     pub best: Vec<(u64, f64, u64)>,
     /// Estimated rows per subset seen.
@@ -278,50 +273,48 @@ pub struct DpTrace {
     pub greedy: bool,
 }
 
-/// [`choose`] within the statement's search budget (search_stages.rs): exhaustive dynamic
-/// programming while it fits [`SEARCH_BUDGET`] and [`MEMO_GROUP_CAP`], greedy pairing when it
-/// does not (the abort reason is kept in `state`) or when the greedy order is already at the
-/// lower bound of C_out (GoodEnoughPlanFound).
+/// The join order for relations known only by their estimated rows, joined by predicates
+/// `edges` (relation mask, selectivity), each two-relation predicate an equality: the costed
+/// search (join_search.rs) with every relation's cost its rows read, no index and no order.
+#[cfg(test)]
+pub fn choose(rows: &[f64], edges: &[(u64, f64)]) -> JoinTree {
+    choose_searched(rows, edges, &mut SearchState::default(), None)
+}
+
+#[cfg(test)]
 pub fn choose_searched(
     rows: &[f64],
     edges: &[(u64, f64)],
     state: &mut SearchState,
-    mut trace: Option<&mut DpTrace>,
+    trace: Option<&mut DpTrace>,
 ) -> JoinTree {
-    let n = rows.len();
-    // the greedy order first: when no join in it yields more than one row no order is cheaper
-    let quick = greedy(rows, edges);
-    if c_out(&quick, rows, edges).1 <= (n.saturating_sub(1)) as f64 {
-        state.abort(EarlyAbort::GoodEnoughPlanFound);
-        if let Some(t) = trace.as_deref_mut() {
-            t.greedy = true;
-        }
-        return quick;
-    }
-    // the enumeration visits about 3^n splits: beyond the budget it is not started
-    let predicted = 3f64.powi(n.min(64) as i32);
-    if n > DP_RELATIONS || state.explored as f64 + predicted > SEARCH_BUDGET as f64 {
-        state.abort(EarlyAbort::TimeOut);
-        if let Some(t) = trace.as_deref_mut() {
-            t.greedy = true;
-        }
-        return quick;
-    }
-    let mut outcome = dynamic(rows, edges, true, state, trace.as_deref_mut());
-    if matches!(outcome, Ok(None)) {
-        outcome = dynamic(rows, edges, false, state, trace.as_deref_mut());
-    }
-    match outcome {
-        Ok(Some(t)) => t,
-        Ok(None) => quick,
-        Err(reason) => {
-            state.abort(reason);
-            if let Some(t) = trace {
-                t.greedy = true;
-            }
-            quick
-        }
-    }
+    use crate::join_search::{search, Equi, RelInput, SearchInput, SearchRules};
+    let rels: Vec<RelInput> = rows
+        .iter()
+        .map(|&r| RelInput {
+            rows: r,
+            cost: crate::cost::CPU_ROW * r,
+            order: None,
+        })
+        .collect();
+    let equis: Vec<Equi> = edges
+        .iter()
+        .filter(|(m, _)| m.count_ones() == 2)
+        .map(|(m, _)| Equi {
+            a: (m.trailing_zeros() as usize, 0),
+            b: (63 - m.leading_zeros() as usize, 0),
+            seek_into_a: None,
+            seek_into_b: None,
+            mergeable: false,
+        })
+        .collect();
+    let input = SearchInput {
+        rels: &rels,
+        edges,
+        equis: &equis,
+        rules: SearchRules::default(),
+    };
+    search(&input, state, trace).tree
 }
 
 /// (subset, C_out) of a join tree: the sum of the estimated rows of its joins.
@@ -337,113 +330,8 @@ pub fn c_out(tree: &JoinTree, rows: &[f64], edges: &[(u64, f64)]) -> (u64, f64) 
     }
 }
 
-/// Exhaustive bushy DP over subsets (`connected_only`: no cross products). Ok(None): no plan
-/// without cross products; Err: the budget or the group cap stopped it.
-fn dynamic(
-    rows: &[f64],
-    edges: &[(u64, f64)],
-    connected_only: bool,
-    state: &mut SearchState,
-    mut trace: Option<&mut DpTrace>,
-) -> Result<Option<JoinTree>, EarlyAbort> {
-    let n = rows.len();
-    let full: u64 = (1u64 << n) - 1;
-    // best[set] = (cost, left subset)
-    let mut best: Vec<Option<(f64, u64)>> = vec![None; 1usize << n];
-    let mut cards = vec![0.0f64; 1usize << n];
-    let mut groups = 0usize;
-    if let Some(t) = trace.as_deref_mut() {
-        // a second (cross product) pass replaces the first one's record
-        t.alternatives.clear();
-        t.best.clear();
-        t.cards.clear();
-    }
-    for set in 1..=full {
-        cards[set as usize] = card(set, rows, edges);
-        if let Some(t) = trace.as_deref_mut() {
-            t.cards.push((set, cards[set as usize]));
-        }
-        if set.count_ones() == 1 {
-            best[set as usize] = Some((0.0, 0));
-            continue;
-        }
-        let low = set & set.wrapping_neg();
-        let mut found: Option<(f64, u64)> = None;
-        // submasks holding the lowest relation (each split once)
-        let mut a = (set - 1) & set;
-        while a > 0 {
-            state.explored += 1;
-            if a & low != 0 {
-                let b = set & !a;
-                let considered = match (best[a as usize], best[b as usize]) {
-                    (Some((ca, _)), Some((cb, _))) => {
-                        if !connected_only || connected(a, b, edges) {
-                            let cost = ca + cb + cards[set as usize];
-                            if found.is_none_or(|f| cost < f.0) {
-                                found = Some((cost, a));
-                            }
-                            Ok(cost)
-                        } else {
-                            Err("pruned: cross product (no join predicate between the inputs)")
-                        }
-                    }
-                    _ => Err("pruned: an input subset has no plan (it needs a cross product)"),
-                };
-                if let Some(t) = trace.as_deref_mut() {
-                    if t.alternatives.len() < crate::memo::MEMO_ALTERNATIVES_CAP {
-                        t.alternatives.push(DpAlternative {
-                            set,
-                            left: a,
-                            right: b,
-                            cost: considered.ok(),
-                            pruned: considered.err(),
-                        });
-                    } else {
-                        t.dropped += 1;
-                    }
-                }
-            }
-            a = (a - 1) & set;
-        }
-        if state.explored > SEARCH_BUDGET {
-            return Err(EarlyAbort::TimeOut);
-        }
-        if let Some(f) = found {
-            groups += 1;
-            if groups > MEMO_GROUP_CAP {
-                return Err(EarlyAbort::MemoryLimitExceeded);
-            }
-            if let Some(t) = trace.as_deref_mut() {
-                t.best.push((set, f.0, f.1));
-            }
-        }
-        best[set as usize] = found;
-    }
-    if best[full as usize].is_none() {
-        return Ok(None);
-    }
-    Ok(Some(build_tree(full, &best, &cards)))
-}
-
-fn build_tree(set: u64, best: &[Option<(f64, u64)>], cards: &[f64]) -> JoinTree {
-    if set.count_ones() == 1 {
-        return JoinTree::Leaf(set.trailing_zeros() as usize);
-    }
-    let a = best[set as usize].map_or(set & set.wrapping_neg(), |b| b.1);
-    let b = set & !a;
-    let (l, r) = if cards[a as usize] >= cards[b as usize] {
-        (a, b)
-    } else {
-        (b, a)
-    };
-    JoinTree::Join(
-        Box::new(build_tree(l, best, cards)),
-        Box::new(build_tree(r, best, cards)),
-    )
-}
-
 /// Greedy: join the connected pair of partial results with the smallest result, repeatedly.
-fn greedy(rows: &[f64], edges: &[(u64, f64)]) -> JoinTree {
+pub(crate) fn greedy(rows: &[f64], edges: &[(u64, f64)]) -> JoinTree {
     let mut parts: Vec<(u64, f64, JoinTree)> = rows
         .iter()
         .enumerate()
@@ -539,6 +427,7 @@ pub fn build(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::search_stages::EarlyAbort;
 
     fn leaves(t: &JoinTree, out: &mut Vec<usize>) {
         match t {

@@ -19,6 +19,7 @@ mod explain;
 mod gb_agg_before_join;
 mod having_estimate;
 mod join_order;
+mod join_search;
 pub mod memo;
 mod memo_record;
 mod outer_join;

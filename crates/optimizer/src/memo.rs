@@ -14,8 +14,10 @@
 //! those two tables are the same group, its logical and physical alternatives side by side.
 //!
 //! Costs: physical alternatives carry the cost model's figures (`cost.rs`, SQL Server's
-//! units); JoinOrder's logical alternatives carry C_out, the sum of the estimated rows of every
-//! join in the subtree, which is what its dynamic programming minimises.
+//! units); JoinOrder's logical alternatives (splits) carry the cost of their cheapest physical
+//! alternative, which is what the join search (join_search.rs) minimises. The join search
+//! records its own physical alternatives in its groups; the joins it then has the planner build
+//! (the extracted winner) are not recorded a second time.
 
 use plan::{LogicalOp, PhysKind, PhysOp};
 
@@ -59,7 +61,8 @@ pub struct Alternative {
     pub est_rows: Option<f64>,
     /// Its own cost (one execution), None where it was never costed.
     pub own_cost: Option<f64>,
-    /// Its own cost plus its inputs' (C_out for JoinOrder's logical alternatives).
+    /// Its own cost plus its inputs' (for JoinOrder's logical alternatives: the cost of the
+    /// split's cheapest physical alternative).
     pub subtree_cost: Option<f64>,
     /// Derived properties (the sort order it delivers), when it has any.
     pub properties: Option<String>,

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use plan::{JoinHint, JoinKind, LogicalOp, PhysKind, PhysOp, ScalarExpr, TableSource};
 
 use crate::join_order::{DpTrace, JoinTree, Relation};
+use crate::join_search::JoinAlgo;
 use crate::memo::{self, Alternative};
 use crate::planner::Planner;
 
@@ -466,9 +467,10 @@ impl Planner<'_> {
     }
 
     /// Records JoinOrder's search: one group per subset of the relations (labelled by their
-    /// tables), each with the splits the dynamic programming considered — costed (C_out) or
-    /// pruned — and its best; when the search stopped early or went greedy, the greedy tree's
-    /// joins.
+    /// tables), each with the splits the dynamic programming considered — costed (the cost of
+    /// the split's cheapest physical alternative) or pruned — and its best, then every physical
+    /// alternative costed (join_search.rs) with its group's winner; when the search stopped
+    /// early or went greedy, the greedy tree's joins.
     pub(crate) fn memo_join_order(
         &mut self,
         rels: &[Relation],
@@ -513,12 +515,10 @@ impl Planner<'_> {
             let chosen = !trace.greedy && b.is_some_and(|b| b.1 == a.left);
             let why_lost = if chosen {
                 None
-            } else if let Some(p) = a.pruned {
-                Some(p.to_string())
+            } else if let Some(p) = &a.pruned {
+                Some(p.clone())
             } else if let (Some(c), Some(b)) = (a.cost, b) {
-                if trace.greedy {
-                    Some("search stopped early; the greedy order was used".into())
-                } else if c == b.0 {
+                if c == b.0 {
                     Some("equal cost; the first split found was kept".into())
                 } else {
                     Some(memo::higher_cost(c, b.0))
@@ -526,7 +526,6 @@ impl Planner<'_> {
             } else {
                 None
             };
-            let own = cards.get(&a.set).copied();
             m.add(
                 g,
                 Alternative {
@@ -534,18 +533,90 @@ impl Planner<'_> {
                     physical: None,
                     rule: "JoinOrder",
                     children: vec![lg, rg],
-                    est_rows: own,
-                    own_cost: own,
+                    est_rows: cards.get(&a.set).copied(),
+                    own_cost: None,
                     subtree_cost: a.cost,
-                    properties: Some("cost = C_out (rows)".into()),
+                    properties: Some("cost = its cheapest physical alternative".into()),
                     chosen,
                     why_lost,
                 },
             );
         }
+        // the physical alternatives of every split; a group's winner is its cheapest (the first
+        // found on a tie), and only a group's winner is ever used by a larger group
+        let mut winners: HashMap<u64, (usize, f64)> = HashMap::new();
+        for (i, x) in trace.physical.iter().enumerate() {
+            let w = winners.entry(x.set).or_insert((i, x.cost));
+            if x.cost < w.1 {
+                *w = (i, x.cost);
+            }
+        }
+        let columns: Vec<Vec<plan::ColumnMeta>> = rels.iter().map(|r| r.op.columns()).collect();
+        let key_name = |(r, c): (usize, usize)| {
+            let col = columns
+                .get(r)
+                .and_then(|cs| cs.get(c))
+                .map_or("?", |c| c.name.as_str());
+            format!("{}.[{col}]", label(1u64 << r))
+        };
+        for (i, x) in trace.physical.iter().enumerate() {
+            let (Some(&g), Some(&og), Some(&ig)) =
+                (ids.get(&x.set), ids.get(&x.outer), ids.get(&x.inner))
+            else {
+                continue;
+            };
+            let physical = match x.algo {
+                JoinAlgo::Hash => "Hash Match (Inner Join)".to_string(),
+                JoinAlgo::LoopsSeek => format!(
+                    "Nested Loops (Inner Join) over Index Seek {}",
+                    label(x.inner)
+                ),
+                JoinAlgo::Merge => "Merge Join (Inner Join)".to_string(),
+                JoinAlgo::Loops => "Nested Loops (Inner Join) over Table Spool".to_string(),
+            };
+            let properties = x.merge_key.map(|(ko, ki)| {
+                let enforcer = |sorted: bool, k| {
+                    if sorted {
+                        format!("Sort enforcer for order {} ASC", key_name(k))
+                    } else {
+                        format!("clustered order {} ASC", key_name(k))
+                    }
+                };
+                format!(
+                    "requires: outer {}; inner {}; delivers: order {} ASC",
+                    enforcer(x.sort_outer, ko),
+                    enforcer(x.sort_inner, ki),
+                    key_name(ko)
+                )
+            });
+            let winner = winners.get(&x.set).copied();
+            let chosen = winner.is_some_and(|w| w.0 == i);
+            m.add(
+                g,
+                Alternative {
+                    logical: "Inner Join".into(),
+                    physical: Some(physical),
+                    rule: x.algo.rule(),
+                    children: vec![og, ig],
+                    est_rows: cards.get(&x.set).copied(),
+                    own_cost: Some(x.own),
+                    subtree_cost: Some(x.cost),
+                    properties,
+                    chosen,
+                    why_lost: match winner {
+                        Some(w) if !chosen && x.cost == w.1 => {
+                            Some("equal cost; the first alternative found was kept".into())
+                        }
+                        Some(w) if !chosen => Some(memo::higher_cost(x.cost, w.1)),
+                        _ => None,
+                    },
+                },
+            );
+        }
         m.dropped += trace.dropped;
         if trace.greedy {
-            record_tree(m, tree, rows, edges, &label);
+            let costs: HashMap<u64, f64> = trace.best.iter().map(|&(s, c, _)| (s, c)).collect();
+            record_tree(m, tree, rows, edges, &costs, &label);
         }
     }
 }
@@ -556,6 +627,7 @@ fn record_tree(
     tree: &JoinTree,
     rows: &[f64],
     edges: &[(u64, f64)],
+    costs: &HashMap<u64, f64>,
     label: &dyn Fn(u64) -> String,
 ) -> (u64, u32) {
     match tree {
@@ -564,11 +636,10 @@ fn record_tree(
             (set, m.group(&label(set)))
         }
         JoinTree::Join(a, b) => {
-            let (ma, ga) = record_tree(m, a, rows, edges, label);
-            let (mb, gb) = record_tree(m, b, rows, edges, label);
+            let (ma, ga) = record_tree(m, a, rows, edges, costs, label);
+            let (mb, gb) = record_tree(m, b, rows, edges, costs, label);
             let set = ma | mb;
             let g = m.group(&label(set));
-            let (_, cost) = crate::join_order::c_out(tree, rows, edges);
             let card = crate::join_order::card_of(set, rows, edges);
             m.add(
                 g,
@@ -578,9 +649,11 @@ fn record_tree(
                     rule: "JoinOrder",
                     children: vec![ga, gb],
                     est_rows: Some(card),
-                    own_cost: Some(card),
-                    subtree_cost: Some(cost),
-                    properties: Some("cost = C_out (rows); greedy order".into()),
+                    own_cost: None,
+                    subtree_cost: costs.get(&set).copied(),
+                    properties: Some(
+                        "greedy order (the pair with the fewest rows first); cost = its cheapest physical alternative".into(),
+                    ),
                     chosen: true,
                     why_lost: None,
                 },

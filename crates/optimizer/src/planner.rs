@@ -3,6 +3,8 @@
 use std::sync::Arc;
 
 use catalog::{Catalog, IndexKind, TableStorage};
+
+use crate::join_search::JoinAlgo;
 use common::SqlResult;
 use plan::*;
 use types::DataType;
@@ -30,6 +32,9 @@ pub(crate) struct Planner<'o> {
     pub(crate) memo: Option<crate::memo::Memo>,
     /// Search stage counters and the early-abort reason (search_stages.rs).
     pub(crate) search: crate::search_stages::SearchState,
+    /// The joins of the tree JoinOrder's search is having planned, with the implementation it
+    /// chose for each: (outer group label, inner group label, algorithm) (join_search.rs).
+    pub(crate) extracted: Vec<(String, String, crate::join_search::JoinAlgo)>,
 }
 
 const OPT_SLOT_BASE: usize = 1 << 20;
@@ -101,6 +106,7 @@ impl<'o> Planner<'o> {
             goal: None,
             memo: None,
             search: Default::default(),
+            extracted: Vec::new(),
         }
     }
 
@@ -1147,10 +1153,18 @@ impl<'o> Planner<'o> {
             && !self.reordering
             && self.enabled("JoinOrder")
         {
-            if let Some(p) = self.reorder_joins(&left, &right, on.as_ref(), &columns)? {
+            if let Some(p) =
+                self.reorder_joins(&left, &right, on.as_ref(), &columns, goal.is_some())?
+            {
                 return Ok(p);
             }
         }
+        // a join of a tree JoinOrder's search ordered: its chosen implementation
+        let forced = if kind == JoinKind::Inner && hint.is_none() {
+            self.extracted_algo(&left, &right)
+        } else {
+            None
+        };
         let la = left.arity();
         let ra = right.arity();
         if kind == JoinKind::RightOuter {
@@ -1215,7 +1229,12 @@ impl<'o> Planner<'o> {
             }
         }
         self.search.joins += 1;
-        let memo_inputs = self.memo_join_inputs(&left, &right, &lkeys, &rkeys);
+        // (an extracted join's alternatives are the search's, recorded in its group)
+        let memo_inputs = if forced.is_some() {
+            None
+        } else {
+            self.memo_join_inputs(&left, &right, &lkeys, &rkeys)
+        };
         let left_get = match &left {
             LogicalOp::Get(src) => Some(src.clone()),
             _ => None,
@@ -1278,7 +1297,11 @@ impl<'o> Planner<'o> {
         ) && self.enabled("JNtoIdxLookup")
             && hint != Some(JoinHint::Hash)
             && hint != Some(JoinHint::Merge)
-            && (hint == Some(JoinHint::Loop) || informed_right || lphys.est_rows <= 100.0);
+            && matches!(forced, None | Some(JoinAlgo::LoopsSeek))
+            && (hint == Some(JoinHint::Loop)
+                || forced.is_some()
+                || informed_right
+                || lphys.est_rows <= 100.0);
         let mut loops_alternative = None;
         if lookup_ok {
             if let LogicalOp::Get(src) = &right {
@@ -1291,7 +1314,7 @@ impl<'o> Planner<'o> {
                     kind,
                     columns.clone(),
                 )? {
-                    if hint == Some(JoinHint::Loop) || !informed_right {
+                    if hint == Some(JoinHint::Loop) || !informed_right || forced.is_some() {
                         let mut n = n;
                         self.memo_join(&memo_inputs, kind, hint, std::slice::from_mut(&mut n), 0);
                         return Ok(n);
@@ -1338,7 +1361,8 @@ impl<'o> Planner<'o> {
             kind,
             JoinKind::Inner | JoinKind::LeftOuter | JoinKind::LeftSemi | JoinKind::LeftAntiSemi
         );
-        if hint == Some(JoinHint::Merge) && merge_kind && self.enabled("JoinToMerge") {
+        let merge = hint == Some(JoinHint::Merge) || forced == Some(JoinAlgo::Merge);
+        if merge && merge_kind && self.enabled("JoinToMerge") {
             let sort = |p: &mut Self, input: PhysOp, keys: &[ScalarExpr]| {
                 let cols = input.columns.clone();
                 let e = input.est_rows;
@@ -1431,6 +1455,7 @@ impl<'o> Planner<'o> {
             .collect();
         let commute = kind == JoinKind::Inner
             && hint.is_none()
+            && forced.is_none()
             && !self.options.force_order
             && (informed_right || informed_left)
             && self.enabled("JoinCommute");

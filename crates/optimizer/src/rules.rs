@@ -69,7 +69,7 @@ pub const RULES: &[Rule] = &[
     },
     Rule {
         name: "JoinOrder",
-        doc: "A tree of three or more inner/cross joins (no join hints, no FORCE ORDER, no subqueries in the conditions, row counts known) is flattened into relations and predicates and rebuilt in the order with the least intermediate rows: dynamic programming over connected subsets up to 12 relations, greedy pairing beyond; a projection restores the column order. Sound: inner joins are associative and commutative and each predicate is applied where all its columns are present.",
+        doc: "A tree of three or more inner/cross joins (no join hints, no FORCE ORDER, no subqueries in the conditions, row counts known) is flattened into relations and predicates and rebuilt by a costed search: dynamic programming over connected subsets up to 12 relations (a memo group per subset, its best plan by the cost model over the physical alternatives of every split: hash join with either build side, nested loops with an index seek, merge join through clustered order or a Sort enforcer; branch-and-bound pruning), greedy pairing beyond with each join costed; each join is planned with the implementation the search chose; a projection restores the column order. Sound: inner joins are associative and commutative and each predicate is applied where all its columns are present.",
     },
     Rule {
         name: "JoinCommute",
@@ -85,7 +85,7 @@ pub const RULES: &[Rule] = &[
     },
     Rule {
         name: "JoinToMerge",
-        doc: "Equi-join with a MERGE hint becomes a merge join over inputs sorted on the keys.",
+        doc: "Equi-join with a MERGE hint becomes a merge join over inputs sorted on the keys; in a join tree JoinOrder orders, a merge join on one integer equality is costed against the other implementations (an input read in its clustered order, else under a Sort enforcer).",
     },
     Rule {
         name: "SortToOrderedScan",

@@ -1,11 +1,13 @@
 -- format: jsonl
--- SET SHOWPLAN_MEMO ON: the memo of a three-table join. JoinOrder's dynamic programming
--- shows every subset of {c, o, l} as a group: {c, l} has no join predicate, so its only split
--- is pruned as a cross product and the split of {c, l, o} that needs it is pruned too; each
--- costed split of a group that lost says by how much (C_out, the sum of intermediate rows).
--- The same groups then hold the physical alternatives the planner costed: scan vs seek for
--- each table, hash join vs nested loops over an index seek vs the commuted inputs for each
--- join, the winner marked chosen and every loser with its reason. The root group is the plan.
+-- SET SHOWPLAN_MEMO ON: the memo of a three-table join, the join search's table. Every subset
+-- of {c, o, l} is a group: {c, l} has no join predicate, so its only split is pruned as a
+-- cross product and the split of {c, l, o} that needs it is pruned too. Each costed split
+-- (JoinOrder) carries the cost of its cheapest physical alternative, and each physical
+-- alternative of each input order is listed: hash join (JoinToHash), nested loops over an
+-- index seek (JNtoIdxLookup) where the inner input is a table with an index on the key, merge
+-- join (JoinToMerge) with the order each input is read in (clustered order or a Sort
+-- enforcer); the group's winner is marked chosen and every loser says by how much it lost.
+-- The single-table groups hold the scan vs seek alternatives; the root group is the plan.
 CREATE TABLE c (id int PRIMARY KEY, region int NOT NULL)
 CREATE TABLE o (id int PRIMARY KEY, cust_id int NOT NULL, amount int NOT NULL)
 CREATE TABLE l (id int PRIMARY KEY, order_id int NOT NULL, qty int NOT NULL)
