@@ -239,20 +239,7 @@ impl AggState {
                 for k in &call.order_by {
                     keys.push(eval(&k.expr, row, ctx)?);
                 }
-                let text = valops::to_text(&v);
-                let unicode = call.data_type.is_unicode();
-                let mut grow = types::lob::str_bytes(&text, unicode);
-                if !self.parts.is_empty() {
-                    let sep = self.sep.as_deref().unwrap_or_default();
-                    grow = grow.saturating_add(types::lob::str_bytes(sep, unicode));
-                }
-                self.string_bytes = self.string_bytes.saturating_add(grow);
-                if call.data_type.is_max() {
-                    types::lob::check_bytes(self.string_bytes)?;
-                } else if self.string_bytes > 8000 {
-                    return Err(SqlError::new(9829, &[&8000]));
-                }
-                self.parts.push((keys, text));
+                self.string_part(call, &v, keys)?;
             }
             AggFunc::ApproxCountDistinct => {
                 let mut k = Vec::new();
@@ -268,6 +255,49 @@ impl AggState {
             }
             AggFunc::Grouping | AggFunc::ForClause => {}
         }
+        Ok(())
+    }
+
+    /// STRING_AGG over an already-evaluated value, separator and WITHIN GROUP keys (batch
+    /// mode); the same NULL rule, limits and errors as [`AggState::update_value`].
+    pub(crate) fn update_string_agg(
+        &mut self,
+        call: &AggCall,
+        v: Value,
+        sep: impl FnOnce() -> Value,
+        keys: Vec<Value>,
+        ctx: &mut ExecCtx,
+    ) -> SqlResult<()> {
+        if v.is_null() {
+            ctx.null_eliminated();
+            return Ok(());
+        }
+        self.count += 1;
+        if self.sep.is_none() {
+            self.sep = Some(match call.args.get(1) {
+                Some(_) => valops::to_text(&sep()),
+                None => String::new(),
+            });
+        }
+        self.string_part(call, &v, keys)
+    }
+
+    /// Appends one STRING_AGG part (8000-byte / 2 GB limits: 9829 / 7119).
+    fn string_part(&mut self, call: &AggCall, v: &Value, keys: Vec<Value>) -> SqlResult<()> {
+        let text = valops::to_text(v);
+        let unicode = call.data_type.is_unicode();
+        let mut grow = types::lob::str_bytes(&text, unicode);
+        if !self.parts.is_empty() {
+            let sep = self.sep.as_deref().unwrap_or_default();
+            grow = grow.saturating_add(types::lob::str_bytes(sep, unicode));
+        }
+        self.string_bytes = self.string_bytes.saturating_add(grow);
+        if call.data_type.is_max() {
+            types::lob::check_bytes(self.string_bytes)?;
+        } else if self.string_bytes > 8000 {
+            return Err(SqlError::new(9829, &[&8000]));
+        }
+        self.parts.push((keys, text));
         Ok(())
     }
 

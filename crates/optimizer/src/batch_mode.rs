@@ -21,7 +21,7 @@
 //! every operator in row mode.
 
 use catalog::Catalog;
-use plan::{AggFunc, ExecMode, PhysKind, PhysOp, ScalarExpr};
+use plan::{AggCall, AggFunc, ExecMode, JoinKind, PhysKind, PhysOp, ScalarExpr};
 
 use crate::parallelize::{is_zone, mergeable, pure};
 
@@ -76,14 +76,23 @@ fn eligible(op: &PhysOp, hint: BatchModeHint, catalog: &dyn Catalog) -> bool {
         } if group_by.is_empty() => (input, group_by, aggs),
         _ => return false,
     };
-    if !is_zone(input) || !aggs.iter().all(mergeable) {
+    let partial = matches!(op.kind, PhysKind::PartialAggregate { .. });
+    if partial {
+        // a parallel worker's pipeline: a zone and mergeable states only
+        if !is_zone(input) || !aggs.iter().all(mergeable) {
+            return false;
+        }
+    } else if !is_source(input) || !aggs.iter().all(serial_batch_agg) {
         return false;
     }
-    let typed = |e: &ScalarExpr| pure(e) && ExecMode::vectorizable_type(&e.data_type);
-    if !group_by.iter().all(typed) || !aggs.iter().all(|a| a.args.iter().all(typed)) {
+    if !group_by.iter().all(typed)
+        || !aggs.iter().all(|a| {
+            a.args.iter().all(typed) && a.order_by.iter().all(|k| typed(&k.expr))
+        })
+    {
         return false;
     }
-    if !zone_types(input) {
+    if !source_types(input) {
         return false;
     }
     // COUNT(*) of a whole table reads only slot arrays in row mode too: nothing to vectorize
@@ -107,8 +116,69 @@ fn eligible(op: &PhysOp, hint: BatchModeHint, catalog: &dyn Catalog) -> bool {
     hint == BatchModeHint::Allow || scan_rows(input, catalog) >= BATCH_MODE_MIN_ROWS
 }
 
-/// Every column the zone decodes or computes has a vectorizable type.
-fn zone_types(op: &PhysOp) -> bool {
+/// A value type batch mode holds in a column vector: [`ExecMode::vectorizable_type`], and
+/// varchar(max) / nvarchar(max) (string vectors; STRING_AGG's usual argument).
+pub(crate) fn batch_type(t: &types::DataType) -> bool {
+    ExecMode::vectorizable_type(t)
+        || matches!(
+            t,
+            types::DataType::VarChar(None) | types::DataType::NVarChar(None)
+        )
+}
+
+fn typed(e: &ScalarExpr) -> bool {
+    pure(e) && batch_type(&e.data_type)
+}
+
+/// Aggregates a serial batch aggregate computes: the mergeable ones, their DISTINCT forms,
+/// and STRING_AGG (with WITHIN GROUP).
+fn serial_batch_agg(a: &AggCall) -> bool {
+    if a.func == AggFunc::StringAgg {
+        return !a.distinct;
+    }
+    matches!(
+        a.func,
+        AggFunc::CountStar
+            | AggFunc::Count
+            | AggFunc::CountBigStar
+            | AggFunc::CountBig
+            | AggFunc::Sum
+            | AggFunc::Avg
+            | AggFunc::Min
+            | AggFunc::Max
+    )
+}
+
+/// A batch source: a zone, a Hash Match join (inner, left outer, left semi, left anti semi,
+/// with keys) of two batch sources whose keys and residual are pure and vectorizable, or
+/// Filter / Compute Scalar (pure) over a source.
+fn is_source(op: &PhysOp) -> bool {
+    match &op.kind {
+        PhysKind::Filter { input, predicate } => pure(predicate) && is_source(input),
+        PhysKind::ComputeScalar { input, exprs } => exprs.iter().all(pure) && is_source(input),
+        PhysKind::HashJoin {
+            left,
+            right,
+            kind,
+            left_keys,
+            right_keys,
+            residual,
+        } => {
+            matches!(
+                kind,
+                JoinKind::Inner | JoinKind::LeftOuter | JoinKind::LeftSemi | JoinKind::LeftAntiSemi
+            ) && !left_keys.is_empty()
+                && left_keys.iter().chain(right_keys).all(typed)
+                && residual.as_ref().is_none_or(pure)
+                && is_source(left)
+                && is_source(right)
+        }
+        _ => is_zone(op),
+    }
+}
+
+/// Every column the sources decode or compute has a batch type.
+fn source_types(op: &PhysOp) -> bool {
     match &op.kind {
         PhysKind::TableScan { source, .. } | PhysKind::ClusteredIndexScan { source, .. } => {
             source.table.columns.iter().enumerate().all(|(i, c)| {
@@ -116,26 +186,27 @@ fn zone_types(op: &PhysOp) -> bool {
                     .needed
                     .as_ref()
                     .is_none_or(|n| n.get(i).copied().unwrap_or(true));
-                !needed || ExecMode::vectorizable_type(&c.data_type)
+                !needed || batch_type(&c.data_type)
             })
         }
-        PhysKind::Filter { input, .. } => zone_types(input),
+        PhysKind::Filter { input, .. } => source_types(input),
         PhysKind::ComputeScalar { input, exprs } => {
-            exprs
-                .iter()
-                .all(|e| ExecMode::vectorizable_type(&e.data_type))
-                && zone_types(input)
+            exprs.iter().all(|e| batch_type(&e.data_type)) && source_types(input)
         }
+        PhysKind::HashJoin { left, right, .. } => source_types(left) && source_types(right),
         _ => false,
     }
 }
 
-/// The rows the zone's scan reads: the table's rows (a pushed-down predicate does not make
-/// the read smaller), else the scan's estimate.
+/// The rows the source's largest scan reads: the table's rows (a pushed-down predicate does
+/// not make the read smaller), else the scan's estimate.
 fn scan_rows(op: &PhysOp, catalog: &dyn Catalog) -> f64 {
     match &op.kind {
         PhysKind::Filter { input, .. } | PhysKind::ComputeScalar { input, .. } => {
             scan_rows(input, catalog)
+        }
+        PhysKind::HashJoin { left, right, .. } => {
+            scan_rows(left, catalog).max(scan_rows(right, catalog))
         }
         PhysKind::TableScan { source, .. } | PhysKind::ClusteredIndexScan { source, .. } => {
             match catalog.table_rows(&source.table) {
