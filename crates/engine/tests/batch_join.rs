@@ -96,7 +96,9 @@ fn setup(s: &mut Session, rows: usize, seed: u64) {
         let v = null_or(&mut g, v);
         let d = format!("{}.{:02}", g.below(1000), g.below(100));
         let d = null_or(&mut g, d);
-        sql.push_str(&format!("INSERT INTO l VALUES ({k}, {b}, {sv}, {v}, {d});\n"));
+        sql.push_str(&format!(
+            "INSERT INTO l VALUES ({k}, {b}, {sv}, {v}, {d});\n"
+        ));
     }
     for _ in 0..rows {
         let k = (g.below(200) as i64).to_string();
@@ -182,10 +184,9 @@ fn batch_join_results_match_row_mode() {
             &mut s,
             &format!("{q} OPTION (MAXDOP 1, HASH JOIN, USE HINT ('ALLOW_BATCH_MODE'))"),
         );
-        if plan
-            .lines()
-            .any(|l| l.contains("Hash Match(") && !l.contains("Aggregate") && l.contains("Batch mode"))
-        {
+        if plan.lines().any(|l| {
+            l.contains("Hash Match(") && !l.contains("Aggregate") && l.contains("Batch mode")
+        }) {
             batch_joins += 1;
         }
     }
@@ -200,7 +201,10 @@ fn every_join_kind_runs_in_batch_mode() {
     setup(&mut s, 50, 7);
     for (q, kind) in [
         ("SELECT COUNT(*) FROM l JOIN r ON l.k = r.k", "Inner Join"),
-        ("SELECT COUNT(*) FROM l LEFT JOIN r ON l.k = r.k", "Left Outer Join"),
+        (
+            "SELECT COUNT(*) FROM l LEFT JOIN r ON l.k = r.k",
+            "Left Outer Join",
+        ),
         (
             "SELECT COUNT(*) FROM l WHERE EXISTS (SELECT 1 FROM r WHERE r.k = l.k)",
             "Semi Join",

@@ -86,9 +86,9 @@ fn eligible(op: &PhysOp, hint: BatchModeHint, catalog: &dyn Catalog) -> bool {
         return false;
     }
     if !group_by.iter().all(typed)
-        || !aggs.iter().all(|a| {
-            a.args.iter().all(typed) && a.order_by.iter().all(|k| typed(&k.expr))
-        })
+        || !aggs
+            .iter()
+            .all(|a| a.args.iter().all(typed) && a.order_by.iter().all(|k| typed(&k.expr)))
     {
         return false;
     }

@@ -492,12 +492,7 @@ impl<'p> Join<'p> {
     }
 
     /// The joined batch of (probe row, build row) pairs (build None: NULLs).
-    fn pairs_batch(
-        &self,
-        probe: &Batch,
-        pidx: &[u32],
-        bidx: &[Option<u32>],
-    ) -> SqlResult<Batch> {
+    fn pairs_batch(&self, probe: &Batch, pidx: &[u32], bidx: &[Option<u32>]) -> SqlResult<Batch> {
         let p = UInt32Array::from(pidx.to_vec());
         let b = UInt32Array::from(bidx.to_vec());
         let mut columns = gather(&probe.columns, &p)?;
@@ -513,7 +508,11 @@ impl<'p> Join<'p> {
         })
     }
 
-    fn next(&mut self, ctx: &mut ExecCtx, counts: &mut Counts) -> SqlResult<Option<(Batch, Vec<u32>)>> {
+    fn next(
+        &mut self,
+        ctx: &mut ExecCtx,
+        counts: &mut Counts,
+    ) -> SqlResult<Option<(Batch, Vec<u32>)>> {
         loop {
             let Some((batch, sel, pos)) = self.cur.take() else {
                 match self.probe.next(ctx, counts)? {
