@@ -31,6 +31,10 @@ pub struct AggState {
     string_bytes: u64,
     overflow: bool,
     distinct: Option<HashSet<Vec<u8>>>,
+    /// DISTINCT over integer values (tinyint..bigint): the values themselves, not their
+    /// `valops::hash_key` bytes (one aggregate's values are all of its argument's type, so
+    /// a value is always looked up in the same set).
+    distinct_ints: HashSet<i64>,
     /// APPROX_COUNT_DISTINCT's sketch.
     hll: Option<Box<crate::hll::Hll>>,
     /// FOR JSON / FOR XML: the query's rows, in arrival (ORDER BY) order.
@@ -72,6 +76,7 @@ impl AggState {
             } else {
                 None
             },
+            distinct_ints: HashSet::new(),
             hll: None,
             rows: Vec::new(),
         }
@@ -153,12 +158,42 @@ impl AggState {
             return Ok(());
         }
         if let Some(seen) = &mut self.distinct {
-            let mut k = Vec::new();
-            valops::hash_key(&v, &mut k);
-            if !seen.insert(k) {
+            let int = match &v {
+                Value::Int(i) => Some(i64::from(*i)),
+                Value::BigInt(i) => Some(*i),
+                Value::SmallInt(i) => Some(i64::from(*i)),
+                Value::TinyInt(i) => Some(i64::from(*i)),
+                _ => None,
+            };
+            let fresh = match int {
+                Some(i) => self.distinct_ints.insert(i),
+                None => {
+                    let mut k = Vec::new();
+                    valops::hash_key(&v, &mut k);
+                    seen.insert(k)
+                }
+            };
+            if !fresh {
                 return Ok(());
             }
         }
+        self.accumulate(call, v, row, ctx)
+    }
+
+    /// DISTINCT over an integer vector's value `x` (batch mode): false when the group has
+    /// seen it (the same set [`AggState::update_value`] uses for integer values).
+    pub(crate) fn insert_distinct_int(&mut self, x: i64) -> bool {
+        self.distinct_ints.insert(x)
+    }
+
+    /// Adds a non-NULL value that passed the DISTINCT check.
+    pub(crate) fn accumulate(
+        &mut self,
+        call: &AggCall,
+        v: Value,
+        row: &[Value],
+        ctx: &mut ExecCtx,
+    ) -> SqlResult<()> {
         self.count += 1;
         match call.func {
             AggFunc::Count | AggFunc::CountBig | AggFunc::CountStar | AggFunc::CountBigStar => {}

@@ -1,24 +1,27 @@
 //! The batch-mode post-pass, as SQL Server 2019's batch mode on rowstore: an aggregate over a
-//! large input runs its whole pipeline — scan, filters, compute scalars, the aggregate — over
-//! columnar batches (exec/src/batch) instead of one row at a time.
+//! large input runs its whole pipeline — scans, filters, compute scalars, hash joins, the
+//! aggregate — over columnar batches (exec/src/batch) instead of one row at a time.
 //!
-//! Eligible: a Hash Match (Aggregate) without grouping sets, a scalar Stream Aggregate, or a
-//! parallel zone's Partial Aggregate, whose input is a *zone* (`parallelize::is_zone`: Filter /
-//! Compute Scalar over one forward, unordered Table Scan / Clustered Index Scan, pure
-//! expressions), whose aggregates are COUNT, COUNT_BIG, SUM, AVG, MIN or MAX without DISTINCT
-//! (`parallelize::mergeable`), and where every value the pipeline holds — the scan's decoded
-//! columns, computed columns, group-by keys, aggregate arguments — has a vectorizable type
-//! ([`plan::ExecMode::vectorizable_type`]). Expressions need not be vectorizable one by one:
-//! exec evaluates the ones it has no kernel for value by value with the row evaluator, so
-//! semantics never differ.
+//! Eligible: a Hash Match (Aggregate) without grouping sets or a scalar Stream Aggregate over
+//! a *batch source*, or a parallel zone's Partial Aggregate over a zone. A zone
+//! (`parallelize::is_zone`) is Filter / Compute Scalar over one forward, unordered Table Scan /
+//! Clustered Index Scan with pure expressions; a batch source is a zone, a Hash Match join
+//! (inner, left outer, left semi, left anti semi, with equality keys; pure keys and residual)
+//! of two batch sources, or Filter / Compute Scalar over a source. Serial aggregates may be
+//! COUNT, COUNT_BIG, SUM, AVG, MIN, MAX (also DISTINCT) and STRING_AGG (WITHIN GROUP);
+//! partial aggregates only the mergeable ones (`parallelize::mergeable`). Every value the
+//! pipeline holds — decoded and computed columns, keys, aggregate arguments and order keys —
+//! has a batch type ([`batch_type`]: `ExecMode::vectorizable_type` plus varchar(max) /
+//! nvarchar(max)). Expressions need not be vectorizable one by one: exec evaluates the ones
+//! it has no kernel for value by value with the row evaluator, so semantics never differ.
 //!
 //! A `COUNT(*)` of a whole table stays in row mode unless forced: both modes count slot arrays.
 //!
-//! Threshold: the scan's estimated rows ≥ [`BATCH_MODE_MIN_ROWS`] (SQL Server 2019 uses
-//! 131,072 rows for its batch-mode-on-rowstore heuristic; we use the same order of magnitude),
-//! (the table's rows: a predicate pushed into the scan does not
-//! make the read smaller), unless `USE HINT ('ALLOW_BATCH_MODE')` forces it; `USE HINT ('DISALLOW_BATCH_MODE')` keeps
-//! every operator in row mode.
+//! Threshold: the largest scan's estimated rows ≥ [`BATCH_MODE_MIN_ROWS`] (SQL Server 2019
+//! uses 131,072 rows for its batch-mode-on-rowstore heuristic; we use the same order of
+//! magnitude), (the table's rows: a predicate pushed into the scan does not make the read
+//! smaller), unless `USE HINT ('ALLOW_BATCH_MODE')` forces it; `USE HINT
+//! ('DISALLOW_BATCH_MODE')` keeps every operator in row mode.
 
 use catalog::Catalog;
 use plan::{AggCall, AggFunc, ExecMode, JoinKind, PhysKind, PhysOp, ScalarExpr};

@@ -1,5 +1,6 @@
-//! Batch mode: an aggregate pipeline — scan, filters, compute scalars, hash or scalar
-//! aggregate — run over columnar batches instead of one row at a time (exec README "Batch
+//! Batch mode: an aggregate pipeline — scans, filters, compute scalars, hash joins
+//! (`join.rs`), hash or scalar aggregate — run over columnar batches instead of one row at a
+//! time (exec README "Batch
 //! mode"). The optimizer marks the pipeline (`plan::ExecMode::Batch`,
 //! `optimizer::batch_mode`); [`build`] turns a marked aggregate into [`BatchAggregate`], a
 //! row-mode operator whose output rows are the groups (the batch→row adapter), so every row
@@ -26,6 +27,7 @@ mod join;
 mod scan;
 mod vector;
 
+use arrow_array::Array;
 use hashbrown::HashMap;
 
 use common::SqlResult;
@@ -325,9 +327,8 @@ fn update(
     Ok(())
 }
 
-/// DISTINCT aggregates: each group's distinct values through `AggState::update_value` (the
-/// row mode's set of `valops::hash_key` encodings). A single-group COUNT(DISTINCT) of an
-/// integer vector first drops the values repeated within the batch.
+/// DISTINCT aggregates: each group's distinct values through `AggState::update_value` (row
+/// mode's set of `valops::hash_key` encodings, so collation and NULL rules are row mode's).
 fn update_distinct(
     call: &AggCall,
     ai: usize,
@@ -337,6 +338,39 @@ fn update_distinct(
     states: &mut [Vec<AggState>],
     ctx: &mut ExecCtx,
 ) -> SqlResult<()> {
+    if let Operand::Col(Column {
+        data: Vector::Int(a),
+        ty,
+    }) = v
+    {
+        let counting = matches!(call.func, AggFunc::Count | AggFunc::CountBig);
+        let int_type = matches!(
+            ty,
+            types::DataType::TinyInt
+                | types::DataType::SmallInt
+                | types::DataType::Int
+                | types::DataType::BigInt
+        );
+        if int_type {
+            for &r in sel {
+                let i = r as usize;
+                if a.is_null(i) {
+                    ctx.null_eliminated();
+                    continue;
+                }
+                let st = &mut states[rowgroup[i]][ai];
+                if !st.insert_distinct_int(a.value(i)) {
+                    continue;
+                }
+                if counting {
+                    st.add_one();
+                } else {
+                    st.accumulate(call, v.value(i), &[], ctx)?;
+                }
+            }
+            return Ok(());
+        }
+    }
     for &r in sel {
         let i = r as usize;
         states[rowgroup[i]][ai].update_value(call, v.value(i), &[], ctx)?;
