@@ -31,9 +31,9 @@ pub struct AggState {
     string_bytes: u64,
     overflow: bool,
     distinct: Option<HashSet<Vec<u8>>>,
-    /// DISTINCT over integer values (tinyint..bigint): the values themselves, not their
-    /// `valops::hash_key` bytes (one aggregate's values are all of its argument's type, so
-    /// a value is always looked up in the same set).
+    /// DISTINCT over an integer-typed argument (tinyint..bigint): the values themselves, not
+    /// their `valops::hash_key` bytes (a sql_variant argument, whose int 5 equals decimal 5.0,
+    /// keeps the byte set).
     distinct_ints: HashSet<i64>,
     /// APPROX_COUNT_DISTINCT's sketch.
     hll: Option<Box<crate::hll::Hll>>,
@@ -158,7 +158,14 @@ impl AggState {
             return Ok(());
         }
         if let Some(seen) = &mut self.distinct {
+            let int_arg = call.args.first().is_some_and(|a| {
+                matches!(
+                    a.data_type,
+                    DataType::TinyInt | DataType::SmallInt | DataType::Int | DataType::BigInt
+                )
+            });
             let int = match &v {
+                _ if !int_arg => None,
                 Value::Int(i) => Some(i64::from(*i)),
                 Value::BigInt(i) => Some(*i),
                 Value::SmallInt(i) => Some(i64::from(*i)),

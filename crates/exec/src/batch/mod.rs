@@ -344,13 +344,15 @@ fn update_distinct(
     }) = v
     {
         let counting = matches!(call.func, AggFunc::Count | AggFunc::CountBig);
-        let int_type = matches!(
-            ty,
-            types::DataType::TinyInt
-                | types::DataType::SmallInt
-                | types::DataType::Int
-                | types::DataType::BigInt
-        );
+        // the argument's type decides the set, as in `AggState::update_value`
+        let int_type = call.args.first().is_some_and(|a| &a.data_type == ty)
+            && matches!(
+                ty,
+                types::DataType::TinyInt
+                    | types::DataType::SmallInt
+                    | types::DataType::Int
+                    | types::DataType::BigInt
+            );
         if int_type {
             for &r in sel {
                 let i = r as usize;
