@@ -40,6 +40,9 @@ const END: u32 = u32::MAX;
 /// Actual counters of the pipeline's nodes: (node, rows, batches).
 pub(crate) type Counts = Vec<(u32, u64, u64)>;
 
+/// A batch and its selected rows.
+type Selected = (Batch, Vec<u32>);
+
 fn bump(counts: &mut Counts, node: u32, rows: u64, batches: u64) {
     if let Some(c) = counts.iter_mut().find(|c| c.0 == node) {
         c.1 += rows;
@@ -57,7 +60,7 @@ pub(crate) struct Source<'p> {
 
 pub(crate) enum Base<'p> {
     /// The scan and its node (its pushed-down predicate is the first stage).
-    Scan(BatchScan, u32),
+    Scan(Box<BatchScan>, u32),
     Join(Box<Join<'p>>),
 }
 
@@ -126,7 +129,7 @@ impl<'p> Source<'p> {
             let Some(scan) = BatchScan::open(source, ctx)? else {
                 return Ok(None);
             };
-            Base::Scan(scan, scan_node)
+            Base::Scan(Box::new(scan), scan_node)
         } else {
             match Join::open(base_op, ctx, counts)? {
                 Some(j) => Base::Join(Box::new(j)),
@@ -564,7 +567,7 @@ impl<'p> Join<'p> {
         sel: &[u32],
         pos: usize,
         ctx: &mut ExecCtx,
-    ) -> SqlResult<(Option<(Batch, Vec<u32>)>, usize)> {
+    ) -> SqlResult<(Option<Selected>, usize)> {
         let outer = self.kind == JoinKind::LeftOuter;
         // at most a batch of probe rows per call (their matches may make the output longer)
         let rows = &sel[pos..sel.len().min(pos + BATCH_ROWS)];
