@@ -238,7 +238,7 @@ fn every_join_kind_runs_in_batch_mode() {
 }
 
 /// A build side over the operator memory budget: the pipeline runs in row mode (whose Hash
-/// Match spills), with the same result, and the actual plan says Row.
+/// Match spills), with the same result.
 #[test]
 fn build_over_budget_falls_back_to_row_mode() {
     let d = std::env::temp_dir().join(format!("latchkey-bjoin-budget-{}", std::process::id()));
