@@ -217,6 +217,15 @@ fn every_join_kind_runs_in_batch_mode() {
             "SELECT COUNT(DISTINCT l.k) FROM l LEFT JOIN r ON l.k = r.k",
             "Left Outer Join",
         ),
+        // the aggregates themselves: STRING_AGG over varchar(max), COUNT(DISTINCT)
+        (
+            "SELECT r.k, STRING_AGG(r.t, ',') WITHIN GROUP (ORDER BY r.w) FROM r GROUP BY r.k",
+            "STRING_AGG",
+        ),
+        (
+            "SELECT COUNT(DISTINCT w), COUNT(DISTINCT s) FROM r",
+            "COUNT(DISTINCT",
+        ),
     ] {
         let plan = plan_text(
             &mut s,
@@ -224,8 +233,12 @@ fn every_join_kind_runs_in_batch_mode() {
         );
         let line = plan
             .lines()
-            .find(|l| l.contains("Hash Match(") && l.contains(kind))
-            .unwrap_or_else(|| panic!("{q}: no hash join:\n{plan}"));
+            .find(|l| {
+                l.contains("|--")
+                    && l.contains(kind)
+                    && (l.contains("Hash Match(") || !kind.contains("Join"))
+            })
+            .unwrap_or_else(|| panic!("{q}: no {kind} operator:\n{plan}"));
         assert!(line.contains("Batch mode"), "{q}:\n{plan}");
         let plan = plan_text(
             &mut s,
