@@ -31,6 +31,10 @@ pub struct AggState {
     string_bytes: u64,
     overflow: bool,
     distinct: Option<HashSet<Vec<u8>>>,
+    /// DISTINCT over an integer-typed argument (tinyint..bigint): the values themselves, not
+    /// their `valops::hash_key` bytes (a sql_variant argument, whose int 5 equals decimal 5.0,
+    /// keeps the byte set).
+    distinct_ints: HashSet<i64>,
     /// APPROX_COUNT_DISTINCT's sketch.
     hll: Option<Box<crate::hll::Hll>>,
     /// FOR JSON / FOR XML: the query's rows, in arrival (ORDER BY) order.
@@ -72,6 +76,7 @@ impl AggState {
             } else {
                 None
             },
+            distinct_ints: HashSet::new(),
             hll: None,
             rows: Vec::new(),
         }
@@ -153,12 +158,49 @@ impl AggState {
             return Ok(());
         }
         if let Some(seen) = &mut self.distinct {
-            let mut k = Vec::new();
-            valops::hash_key(&v, &mut k);
-            if !seen.insert(k) {
+            let int_arg = call.args.first().is_some_and(|a| {
+                matches!(
+                    a.data_type,
+                    DataType::TinyInt | DataType::SmallInt | DataType::Int | DataType::BigInt
+                )
+            });
+            let int = match &v {
+                _ if !int_arg => None,
+                Value::Int(i) => Some(i64::from(*i)),
+                Value::BigInt(i) => Some(*i),
+                Value::SmallInt(i) => Some(i64::from(*i)),
+                Value::TinyInt(i) => Some(i64::from(*i)),
+                _ => None,
+            };
+            let fresh = match int {
+                Some(i) => self.distinct_ints.insert(i),
+                None => {
+                    let mut k = Vec::new();
+                    valops::hash_key(&v, &mut k);
+                    seen.insert(k)
+                }
+            };
+            if !fresh {
                 return Ok(());
             }
         }
+        self.accumulate(call, v, row, ctx)
+    }
+
+    /// DISTINCT over an integer vector's value `x` (batch mode): false when the group has
+    /// seen it (the same set [`AggState::update_value`] uses for integer values).
+    pub(crate) fn insert_distinct_int(&mut self, x: i64) -> bool {
+        self.distinct_ints.insert(x)
+    }
+
+    /// Adds a non-NULL value that passed the DISTINCT check.
+    pub(crate) fn accumulate(
+        &mut self,
+        call: &AggCall,
+        v: Value,
+        row: &[Value],
+        ctx: &mut ExecCtx,
+    ) -> SqlResult<()> {
         self.count += 1;
         match call.func {
             AggFunc::Count | AggFunc::CountBig | AggFunc::CountStar | AggFunc::CountBigStar => {}
@@ -239,20 +281,7 @@ impl AggState {
                 for k in &call.order_by {
                     keys.push(eval(&k.expr, row, ctx)?);
                 }
-                let text = valops::to_text(&v);
-                let unicode = call.data_type.is_unicode();
-                let mut grow = types::lob::str_bytes(&text, unicode);
-                if !self.parts.is_empty() {
-                    let sep = self.sep.as_deref().unwrap_or_default();
-                    grow = grow.saturating_add(types::lob::str_bytes(sep, unicode));
-                }
-                self.string_bytes = self.string_bytes.saturating_add(grow);
-                if call.data_type.is_max() {
-                    types::lob::check_bytes(self.string_bytes)?;
-                } else if self.string_bytes > 8000 {
-                    return Err(SqlError::new(9829, &[&8000]));
-                }
-                self.parts.push((keys, text));
+                self.string_part(call, &v, keys)?;
             }
             AggFunc::ApproxCountDistinct => {
                 let mut k = Vec::new();
@@ -268,6 +297,49 @@ impl AggState {
             }
             AggFunc::Grouping | AggFunc::ForClause => {}
         }
+        Ok(())
+    }
+
+    /// STRING_AGG over an already-evaluated value, separator and WITHIN GROUP keys (batch
+    /// mode); the same NULL rule, limits and errors as [`AggState::update_value`].
+    pub(crate) fn update_string_agg(
+        &mut self,
+        call: &AggCall,
+        v: Value,
+        sep: impl FnOnce() -> Value,
+        keys: Vec<Value>,
+        ctx: &mut ExecCtx,
+    ) -> SqlResult<()> {
+        if v.is_null() {
+            ctx.null_eliminated();
+            return Ok(());
+        }
+        self.count += 1;
+        if self.sep.is_none() {
+            self.sep = Some(match call.args.get(1) {
+                Some(_) => valops::to_text(&sep()),
+                None => String::new(),
+            });
+        }
+        self.string_part(call, &v, keys)
+    }
+
+    /// Appends one STRING_AGG part (8000-byte / 2 GB limits: 9829 / 7119).
+    fn string_part(&mut self, call: &AggCall, v: &Value, keys: Vec<Value>) -> SqlResult<()> {
+        let text = valops::to_text(v);
+        let unicode = call.data_type.is_unicode();
+        let mut grow = types::lob::str_bytes(&text, unicode);
+        if !self.parts.is_empty() {
+            let sep = self.sep.as_deref().unwrap_or_default();
+            grow = grow.saturating_add(types::lob::str_bytes(sep, unicode));
+        }
+        self.string_bytes = self.string_bytes.saturating_add(grow);
+        if call.data_type.is_max() {
+            types::lob::check_bytes(self.string_bytes)?;
+        } else if self.string_bytes > 8000 {
+            return Err(SqlError::new(9829, &[&8000]));
+        }
+        self.parts.push((keys, text));
         Ok(())
     }
 

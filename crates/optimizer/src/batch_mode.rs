@@ -1,27 +1,30 @@
 //! The batch-mode post-pass, as SQL Server 2019's batch mode on rowstore: an aggregate over a
-//! large input runs its whole pipeline — scan, filters, compute scalars, the aggregate — over
-//! columnar batches (exec/src/batch) instead of one row at a time.
+//! large input runs its whole pipeline — scans, filters, compute scalars, hash joins, the
+//! aggregate — over columnar batches (exec/src/batch) instead of one row at a time.
 //!
-//! Eligible: a Hash Match (Aggregate) without grouping sets, a scalar Stream Aggregate, or a
-//! parallel zone's Partial Aggregate, whose input is a *zone* (`parallelize::is_zone`: Filter /
-//! Compute Scalar over one forward, unordered Table Scan / Clustered Index Scan, pure
-//! expressions), whose aggregates are COUNT, COUNT_BIG, SUM, AVG, MIN or MAX without DISTINCT
-//! (`parallelize::mergeable`), and where every value the pipeline holds — the scan's decoded
-//! columns, computed columns, group-by keys, aggregate arguments — has a vectorizable type
-//! ([`plan::ExecMode::vectorizable_type`]). Expressions need not be vectorizable one by one:
-//! exec evaluates the ones it has no kernel for value by value with the row evaluator, so
-//! semantics never differ.
+//! Eligible: a Hash Match (Aggregate) without grouping sets or a scalar Stream Aggregate over
+//! a *batch source*, or a parallel zone's Partial Aggregate over a zone. A zone
+//! (`parallelize::is_zone`) is Filter / Compute Scalar over one forward, unordered Table Scan /
+//! Clustered Index Scan with pure expressions; a batch source is a zone, a Hash Match join
+//! (inner, left outer, left semi, left anti semi, with equality keys; pure keys and residual)
+//! of two batch sources, or Filter / Compute Scalar over a source. Serial aggregates may be
+//! COUNT, COUNT_BIG, SUM, AVG, MIN, MAX (also DISTINCT) and STRING_AGG (WITHIN GROUP);
+//! partial aggregates only the mergeable ones (`parallelize::mergeable`). Every value the
+//! pipeline holds — decoded and computed columns, keys, aggregate arguments and order keys —
+//! has a batch type ([`batch_type`]: `ExecMode::vectorizable_type` plus varchar(max) /
+//! nvarchar(max)). Expressions need not be vectorizable one by one: exec evaluates the ones
+//! it has no kernel for value by value with the row evaluator, so semantics never differ.
 //!
 //! A `COUNT(*)` of a whole table stays in row mode unless forced: both modes count slot arrays.
 //!
-//! Threshold: the scan's estimated rows ≥ [`BATCH_MODE_MIN_ROWS`] (SQL Server 2019 uses
-//! 131,072 rows for its batch-mode-on-rowstore heuristic; we use the same order of magnitude),
-//! (the table's rows: a predicate pushed into the scan does not
-//! make the read smaller), unless `USE HINT ('ALLOW_BATCH_MODE')` forces it; `USE HINT ('DISALLOW_BATCH_MODE')` keeps
-//! every operator in row mode.
+//! Threshold: the largest scan's estimated rows ≥ [`BATCH_MODE_MIN_ROWS`] (SQL Server 2019
+//! uses 131,072 rows for its batch-mode-on-rowstore heuristic; we use the same order of
+//! magnitude), (the table's rows: a predicate pushed into the scan does not make the read
+//! smaller), unless `USE HINT ('ALLOW_BATCH_MODE')` forces it; `USE HINT
+//! ('DISALLOW_BATCH_MODE')` keeps every operator in row mode.
 
 use catalog::Catalog;
-use plan::{AggFunc, ExecMode, PhysKind, PhysOp, ScalarExpr};
+use plan::{AggCall, AggFunc, ExecMode, JoinKind, PhysKind, PhysOp, ScalarExpr};
 
 use crate::parallelize::{is_zone, mergeable, pure};
 
@@ -76,14 +79,23 @@ fn eligible(op: &PhysOp, hint: BatchModeHint, catalog: &dyn Catalog) -> bool {
         } if group_by.is_empty() => (input, group_by, aggs),
         _ => return false,
     };
-    if !is_zone(input) || !aggs.iter().all(mergeable) {
+    let partial = matches!(op.kind, PhysKind::PartialAggregate { .. });
+    if partial {
+        // a parallel worker's pipeline: a zone and mergeable states only
+        if !is_zone(input) || !aggs.iter().all(mergeable) {
+            return false;
+        }
+    } else if !is_source(input) || !aggs.iter().all(serial_batch_agg) {
         return false;
     }
-    let typed = |e: &ScalarExpr| pure(e) && ExecMode::vectorizable_type(&e.data_type);
-    if !group_by.iter().all(typed) || !aggs.iter().all(|a| a.args.iter().all(typed)) {
+    if !group_by.iter().all(typed)
+        || !aggs
+            .iter()
+            .all(|a| a.args.iter().all(typed) && a.order_by.iter().all(|k| typed(&k.expr)))
+    {
         return false;
     }
-    if !zone_types(input) {
+    if !source_types(input) {
         return false;
     }
     // COUNT(*) of a whole table reads only slot arrays in row mode too: nothing to vectorize
@@ -107,8 +119,69 @@ fn eligible(op: &PhysOp, hint: BatchModeHint, catalog: &dyn Catalog) -> bool {
     hint == BatchModeHint::Allow || scan_rows(input, catalog) >= BATCH_MODE_MIN_ROWS
 }
 
-/// Every column the zone decodes or computes has a vectorizable type.
-fn zone_types(op: &PhysOp) -> bool {
+/// A value type batch mode holds in a column vector: [`ExecMode::vectorizable_type`], and
+/// varchar(max) / nvarchar(max) (string vectors; STRING_AGG's usual argument).
+pub(crate) fn batch_type(t: &types::DataType) -> bool {
+    ExecMode::vectorizable_type(t)
+        || matches!(
+            t,
+            types::DataType::VarChar(None) | types::DataType::NVarChar(None)
+        )
+}
+
+fn typed(e: &ScalarExpr) -> bool {
+    pure(e) && batch_type(&e.data_type)
+}
+
+/// Aggregates a serial batch aggregate computes: the mergeable ones, their DISTINCT forms,
+/// and STRING_AGG (with WITHIN GROUP).
+fn serial_batch_agg(a: &AggCall) -> bool {
+    if a.func == AggFunc::StringAgg {
+        return !a.distinct;
+    }
+    matches!(
+        a.func,
+        AggFunc::CountStar
+            | AggFunc::Count
+            | AggFunc::CountBigStar
+            | AggFunc::CountBig
+            | AggFunc::Sum
+            | AggFunc::Avg
+            | AggFunc::Min
+            | AggFunc::Max
+    )
+}
+
+/// A batch source: a zone, a Hash Match join (inner, left outer, left semi, left anti semi,
+/// with keys) of two batch sources whose keys and residual are pure and vectorizable, or
+/// Filter / Compute Scalar (pure) over a source.
+fn is_source(op: &PhysOp) -> bool {
+    match &op.kind {
+        PhysKind::Filter { input, predicate } => pure(predicate) && is_source(input),
+        PhysKind::ComputeScalar { input, exprs } => exprs.iter().all(pure) && is_source(input),
+        PhysKind::HashJoin {
+            left,
+            right,
+            kind,
+            left_keys,
+            right_keys,
+            residual,
+        } => {
+            matches!(
+                kind,
+                JoinKind::Inner | JoinKind::LeftOuter | JoinKind::LeftSemi | JoinKind::LeftAntiSemi
+            ) && !left_keys.is_empty()
+                && left_keys.iter().chain(right_keys).all(typed)
+                && residual.as_ref().is_none_or(pure)
+                && is_source(left)
+                && is_source(right)
+        }
+        _ => is_zone(op),
+    }
+}
+
+/// Every column the sources decode or compute has a batch type.
+fn source_types(op: &PhysOp) -> bool {
     match &op.kind {
         PhysKind::TableScan { source, .. } | PhysKind::ClusteredIndexScan { source, .. } => {
             source.table.columns.iter().enumerate().all(|(i, c)| {
@@ -116,26 +189,27 @@ fn zone_types(op: &PhysOp) -> bool {
                     .needed
                     .as_ref()
                     .is_none_or(|n| n.get(i).copied().unwrap_or(true));
-                !needed || ExecMode::vectorizable_type(&c.data_type)
+                !needed || batch_type(&c.data_type)
             })
         }
-        PhysKind::Filter { input, .. } => zone_types(input),
+        PhysKind::Filter { input, .. } => source_types(input),
         PhysKind::ComputeScalar { input, exprs } => {
-            exprs
-                .iter()
-                .all(|e| ExecMode::vectorizable_type(&e.data_type))
-                && zone_types(input)
+            exprs.iter().all(|e| batch_type(&e.data_type)) && source_types(input)
         }
+        PhysKind::HashJoin { left, right, .. } => source_types(left) && source_types(right),
         _ => false,
     }
 }
 
-/// The rows the zone's scan reads: the table's rows (a pushed-down predicate does not make
-/// the read smaller), else the scan's estimate.
+/// The rows the source's largest scan reads: the table's rows (a pushed-down predicate does
+/// not make the read smaller), else the scan's estimate.
 fn scan_rows(op: &PhysOp, catalog: &dyn Catalog) -> f64 {
     match &op.kind {
         PhysKind::Filter { input, .. } | PhysKind::ComputeScalar { input, .. } => {
             scan_rows(input, catalog)
+        }
+        PhysKind::HashJoin { left, right, .. } => {
+            scan_rows(left, catalog).max(scan_rows(right, catalog))
         }
         PhysKind::TableScan { source, .. } | PhysKind::ClusteredIndexScan { source, .. } => {
             match catalog.table_rows(&source.table) {

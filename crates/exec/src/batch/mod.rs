@@ -1,5 +1,6 @@
-//! Batch mode: an aggregate pipeline — scan, filters, compute scalars, hash or scalar
-//! aggregate — run over columnar batches instead of one row at a time (exec README "Batch
+//! Batch mode: an aggregate pipeline — scans, filters, compute scalars, hash joins
+//! (`join.rs`), hash or scalar aggregate — run over columnar batches instead of one row at a
+//! time (exec README "Batch
 //! mode"). The optimizer marks the pipeline (`plan::ExecMode::Batch`,
 //! `optimizer::batch_mode`); [`build`] turns a marked aggregate into [`BatchAggregate`], a
 //! row-mode operator whose output rows are the groups (the batch→row adapter), so every row
@@ -22,9 +23,11 @@
 //! states (`parallel/aggregate.rs`); nothing in a batch is shared between workers.
 
 mod expr;
+mod join;
 mod scan;
 mod vector;
 
+use arrow_array::Array;
 use hashbrown::HashMap;
 
 use common::SqlResult;
@@ -100,18 +103,13 @@ pub(crate) fn aggregate(
     aggs: &[AggCall],
     ctx: &mut ExecCtx,
 ) -> SqlResult<Option<Groups>> {
-    let Some((source, scan_node, stages)) = pipeline(input) else {
+    if !join::is_source(input) {
         return Ok(None);
-    };
-    // actual counters of the pipeline's nodes: (node, rows, batches)
-    let mut counts: Vec<(u32, u64, u64)> = vec![(scan_node, 0, 0)];
-    for st in &stages {
-        let (Stage::Filter(_, n) | Stage::Compute(_, n)) = st;
-        if !counts.iter().any(|c| c.0 == *n) {
-            counts.push((*n, 0, 0));
-        }
     }
-    let r = run_pipeline(source, &stages, group_by, aggs, &mut counts, ctx);
+    // actual counters of the pipeline's nodes: (node, rows, batches)
+    let mut counts: join::Counts = Vec::new();
+    collect_nodes(input, &mut counts);
+    let r = run_pipeline(input, group_by, aggs, &mut counts, ctx);
     // a pipeline that gave way to row mode leaves the counting to the row operators
     if r.as_ref().is_ok_and(|g| g.is_some()) || r.is_err() {
         for &(node, rows, batches) in &counts {
@@ -122,15 +120,24 @@ pub(crate) fn aggregate(
     r
 }
 
+/// The nodes of a batch source, each once.
+fn collect_nodes(op: &PhysOp, out: &mut join::Counts) {
+    if !out.iter().any(|c| c.0 == op.node_id) {
+        out.push((op.node_id, 0, 0));
+    }
+    for c in op.children() {
+        collect_nodes(c, out);
+    }
+}
+
 fn run_pipeline(
-    source: &plan::TableSource,
-    stages: &[Stage<'_>],
+    input: &PhysOp,
     group_by: &[ScalarExpr],
     aggs: &[AggCall],
-    counts: &mut [(u32, u64, u64)],
+    counts: &mut join::Counts,
     ctx: &mut ExecCtx,
 ) -> SqlResult<Option<Groups>> {
-    let Some(mut scan) = scan::BatchScan::open(source, ctx)? else {
+    let Some(mut src) = join::Source::open(input, ctx, counts)? else {
         return Ok(None);
     };
     let mut index: HashMap<Box<[u8]>, usize> = HashMap::new();
@@ -145,56 +152,24 @@ fn run_pipeline(
         let counts_only = aggs
             .iter()
             .all(|a| matches!(a.func, AggFunc::CountStar | AggFunc::CountBigStar));
-        if counts_only && stages.is_empty() {
-            let n = scan.count(ctx)?;
-            counts[0].1 += n;
-            for s in &mut groups.states[0] {
-                s.add_count(n);
+        if let (join::Base::Scan(scan, node), true) = (&mut src.base, src.stages.is_empty()) {
+            if counts_only {
+                let n = scan.count(ctx)?;
+                if let Some(c) = counts.iter_mut().find(|c| c.0 == *node) {
+                    c.1 += n;
+                }
+                for s in &mut groups.states[0] {
+                    s.add_count(n);
+                }
+                return Ok(Some(groups));
             }
-            return Ok(Some(groups));
         }
     }
     let budget = ctx.spill.operator_budget;
     let mut bytes = 0usize;
     let mut keybuf = Vec::new();
     let mut rowgroup: Vec<usize> = Vec::new();
-    while let Some(mut batch) = scan.next_batch(ctx)? {
-        let mut sel: Vec<u32> = (0..batch.len as u32).collect();
-        let mut out_rows = vec![0u64; counts.len()];
-        out_rows[0] = batch.len as u64;
-        for stage in stages {
-            let (Stage::Filter(_, node) | Stage::Compute(_, node)) = stage;
-            match stage {
-                Stage::Filter(p, _) => sel = expr::filter(p, &batch, &sel, ctx)?,
-                Stage::Compute(exprs, _) => {
-                    let mut cols = Vec::with_capacity(exprs.len());
-                    for e in exprs.iter() {
-                        cols.push(materialize(
-                            eval_batch(e, &batch, &sel, ctx)?,
-                            e,
-                            batch.len,
-                        )?);
-                    }
-                    batch = Batch {
-                        columns: cols,
-                        len: batch.len,
-                    };
-                }
-            }
-            if let Some(k) = counts.iter().position(|c| c.0 == *node) {
-                out_rows[k] = sel.len() as u64;
-            }
-            if sel.is_empty() {
-                break;
-            }
-        }
-        for (c, n) in counts.iter_mut().zip(&out_rows) {
-            c.1 += n;
-            c.2 += 1;
-        }
-        if sel.is_empty() {
-            continue;
-        }
+    while let Some((batch, sel)) = src.next(ctx, counts)? {
         // the group of each selected row
         rowgroup.clear();
         if group_by.is_empty() {
@@ -296,6 +271,12 @@ fn update(
         return Err(common::SqlError::internal("aggregate without argument"));
     };
     let v = eval_batch(arg, batch, sel, ctx)?;
+    if call.func == AggFunc::StringAgg {
+        return update_string_agg(call, ai, &v, batch, sel, rowgroup, states, ctx);
+    }
+    if call.distinct {
+        return update_distinct(call, ai, &v, sel, rowgroup, states, ctx);
+    }
     let counting = matches!(call.func, AggFunc::Count | AggFunc::CountBig);
     let summing = matches!(call.func, AggFunc::Sum | AggFunc::Avg);
     let exact = if summing {
@@ -342,6 +323,106 @@ fn update(
             }
         }
         st.update_value(call, v.value(i), &[], ctx)?;
+    }
+    Ok(())
+}
+
+/// DISTINCT aggregates: each group's distinct values through `AggState::update_value` (row
+/// mode's set of `valops::hash_key` encodings, so collation and NULL rules are row mode's).
+fn update_distinct(
+    call: &AggCall,
+    ai: usize,
+    v: &Operand,
+    sel: &[u32],
+    rowgroup: &[usize],
+    states: &mut [Vec<AggState>],
+    ctx: &mut ExecCtx,
+) -> SqlResult<()> {
+    if let Operand::Col(Column {
+        data: Vector::Int(a),
+        ty,
+    }) = v
+    {
+        let counting = matches!(call.func, AggFunc::Count | AggFunc::CountBig);
+        // the argument's type decides the set, as in `AggState::update_value`
+        let int_type = call.args.first().is_some_and(|a| &a.data_type == ty)
+            && matches!(
+                ty,
+                types::DataType::TinyInt
+                    | types::DataType::SmallInt
+                    | types::DataType::Int
+                    | types::DataType::BigInt
+            );
+        if int_type {
+            for &r in sel {
+                let i = r as usize;
+                if a.is_null(i) {
+                    ctx.null_eliminated();
+                    continue;
+                }
+                let st = &mut states[rowgroup[i]][ai];
+                if !st.insert_distinct_int(a.value(i)) {
+                    continue;
+                }
+                if counting {
+                    st.add_one();
+                } else {
+                    st.accumulate(call, v.value(i), &[], ctx)?;
+                }
+            }
+            return Ok(());
+        }
+    }
+    for &r in sel {
+        let i = r as usize;
+        states[rowgroup[i]][ai].update_value(call, v.value(i), &[], ctx)?;
+    }
+    Ok(())
+}
+
+/// STRING_AGG(x, sep) [WITHIN GROUP (ORDER BY ...)]: the value, the separator (evaluated for
+/// a group's first value, as row mode) and the order keys of each selected row.
+#[allow(clippy::too_many_arguments)]
+fn update_string_agg(
+    call: &AggCall,
+    ai: usize,
+    v: &Operand,
+    batch: &Batch,
+    sel: &[u32],
+    rowgroup: &[usize],
+    states: &mut [Vec<AggState>],
+    ctx: &mut ExecCtx,
+) -> SqlResult<()> {
+    // order keys and the separator only for the rows with a value (row mode skips NULLs first)
+    let live: Vec<u32> = sel
+        .iter()
+        .copied()
+        .filter(|&r| !v.is_null(r as usize))
+        .collect();
+    let mut keys: Vec<Operand> = Vec::with_capacity(call.order_by.len());
+    for k in &call.order_by {
+        keys.push(eval_batch(&k.expr, batch, &live, ctx)?);
+    }
+    let sep = match call.args.get(1) {
+        Some(e) => Some(eval_batch(e, batch, &live, ctx)?),
+        None => None,
+    };
+    for &r in sel {
+        let i = r as usize;
+        let st = &mut states[rowgroup[i]][ai];
+        let kv: Vec<Value> = if v.is_null(i) {
+            Vec::new()
+        } else {
+            keys.iter().map(|k| k.value(i)).collect()
+        };
+        let sep = &sep;
+        st.update_string_agg(
+            call,
+            v.value(i),
+            || sep.as_ref().map(|s| s.value(i)).unwrap_or(Value::Null),
+            kv,
+            ctx,
+        )?;
     }
     Ok(())
 }

@@ -8,7 +8,7 @@
 //! | decimal/numeric(p,s), money, smallmoney| `Decimal128Array` (scaled i128, scale s; money 4) |
 //! | float, real                            | `Float64Array`   |
 //! | date                                   | `Date32Array` (latchkey's day number) |
-//! | char, varchar(n), nchar, nvarchar(n)   | `StringArray` (the collation stays with the expression: strings are compared by the row evaluator) |
+//! | char, varchar(n), nchar, nvarchar(n), varchar(max), nvarchar(max) | `StringArray` (the collation stays with the expression: strings are compared by the row evaluator) |
 //! | predicate results                      | `BooleanArray`   |
 
 use std::sync::Arc;
@@ -137,6 +137,9 @@ impl ColumnBuilder {
             DataType::SmallMoney => Values::Decimal(Vec::with_capacity(capacity), 10, 4),
             DataType::Float | DataType::Real => Values::Float(Vec::with_capacity(capacity)),
             DataType::Date => Values::Date(Vec::with_capacity(capacity)),
+            DataType::VarChar(None) | DataType::NVarChar(None) => {
+                Values::Str(StringBuilder::with_capacity(capacity, capacity * 8))
+            }
             _ if plan::ExecMode::vectorizable_type(ty) => {
                 Values::Str(StringBuilder::with_capacity(capacity, capacity * 8))
             }
