@@ -315,13 +315,13 @@ fn shared_build_over_budget_runs_the_zone_serially() {
     );
     let plan = plan_text(
         &mut s,
-        "SELECT COUNT(*) FROM p JOIN b ON p.k = b.k OPTION (MAXDOP 2, HASH JOIN)",
+        "SELECT COUNT(*) FROM p JOIN b ON p.k = b.k OPTION (MAXDOP 2, HASH JOIN, USE HINT ('DISALLOW_BATCH_MODE'))",
     );
     assert!(plan.contains("Parallelism"), "{plan}");
     for q in [
-        "SELECT COUNT(*), SUM(CAST(p.id AS bigint)), MAX(b.name) FROM p JOIN b ON p.k = b.k OPTION (MAXDOP {d}, HASH JOIN)",
-        "SELECT p.id, b.name FROM p JOIN b ON p.k = b.k WHERE p.id % 7 = 1 OPTION (MAXDOP {d}, HASH JOIN)",
-        "SELECT COUNT(*) FROM p WHERE NOT EXISTS (SELECT 1 FROM b WHERE b.k = p.k) OPTION (MAXDOP {d}, HASH JOIN)",
+        "SELECT COUNT(*), SUM(CAST(p.id AS bigint)), MAX(b.name) FROM p JOIN b ON p.k = b.k OPTION (MAXDOP {d}, HASH JOIN, USE HINT ('DISALLOW_BATCH_MODE'))",
+        "SELECT p.id, b.name FROM p JOIN b ON p.k = b.k WHERE p.id % 7 = 1 OPTION (MAXDOP {d}, HASH JOIN, USE HINT ('DISALLOW_BATCH_MODE'))",
+        "SELECT COUNT(*) FROM p WHERE NOT EXISTS (SELECT 1 FROM b WHERE b.k = p.k) OPTION (MAXDOP {d}, HASH JOIN, USE HINT ('DISALLOW_BATCH_MODE'))",
     ] {
         let serial = outcome(&mut s, &q.replace("{d}", "1"));
         let parallel = outcome(&mut s, &q.replace("{d}", "2"));

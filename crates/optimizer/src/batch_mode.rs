@@ -59,7 +59,8 @@ pub(crate) fn choose_batch_mode(op: &mut PhysOp, hint: BatchModeHint, catalog: &
     })
 }
 
-fn eligible(op: &PhysOp, hint: BatchModeHint, catalog: &dyn Catalog) -> bool {
+/// Whether the aggregate `op` (with its source) runs in batch mode under `hint`.
+pub(crate) fn eligible(op: &PhysOp, hint: BatchModeHint, catalog: &dyn Catalog) -> bool {
     let (input, group_by, aggs) = match &op.kind {
         PhysKind::HashAggregate {
             input,
@@ -81,8 +82,10 @@ fn eligible(op: &PhysOp, hint: BatchModeHint, catalog: &dyn Catalog) -> bool {
     };
     let partial = matches!(op.kind, PhysKind::PartialAggregate { .. });
     if partial {
-        // a parallel worker's pipeline: a zone and mergeable states only
-        if !is_zone(input) || !aggs.iter().all(mergeable) {
+        // a parallel worker's pipeline: a zone and mergeable states only; not a zone with a
+        // hash join (the workers probe the coordinator's shared build in row mode; a batch
+        // join would build its own table from scans that take the probe side's morsels)
+        if !is_zone(input) || zone_has_join(input) || !aggs.iter().all(mergeable) {
             return false;
         }
     } else if !is_source(input) || !aggs.iter().all(serial_batch_agg) {
@@ -177,6 +180,17 @@ fn is_source(op: &PhysOp) -> bool {
                 && is_source(right)
         }
         _ => is_zone(op),
+    }
+}
+
+/// Whether a parallel zone holds a hash join (parallelize's shared-build join).
+fn zone_has_join(op: &PhysOp) -> bool {
+    match &op.kind {
+        PhysKind::HashJoin { .. } => true,
+        PhysKind::Filter { input, .. } | PhysKind::ComputeScalar { input, .. } => {
+            zone_has_join(input)
+        }
+        _ => false,
     }
 }
 

@@ -163,7 +163,13 @@ pub fn optimize_searched(
             if input.cost.subtree >= options.cost_threshold {
                 p.search.costed_choices += 1;
             }
-            parallelize::parallelize(input, options.max_dop, options.cost_threshold, catalog);
+            parallelize::parallelize(
+                input,
+                options.max_dop,
+                options.cost_threshold,
+                options.batch_mode,
+                catalog,
+            );
             p.annotate(input);
         }
     }

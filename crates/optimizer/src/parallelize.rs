@@ -32,15 +32,31 @@
 //! a table of few pages runs on one worker.
 
 use catalog::Catalog;
+
+use crate::batch_mode::BatchModeHint;
 use plan::{AggCall, AggFunc, JoinKind, PhysKind, PhysOp, ScalarExpr, ScalarFunc, ScalarKind};
 
 /// Cost units per row of a scan when only the row count is known (CPU 0.0001581 plus the
 /// I/O of a page, 0.00074, shared by ~20 rows).
 const ROW_COST: f64 = 0.0001581 + 0.00074 / 20.0;
 
+/// The degree of parallelism from which an aggregate over a hash join is parallelized (the
+/// join's probe in the workers, row mode) rather than left to a serial batch-mode join:
+/// batch mode made W3's join about 3x faster than row mode on one core (exec README), so
+/// below this many workers the parallel row-mode probe loses.
+pub(crate) const PARALLEL_JOIN_OVER_BATCH_DOP: u16 = 4;
+
 /// Rewrites the eligible aggregates of `op` for `dop` workers (dop > 1), when the cost of the
-/// plan reaches `threshold`.
-pub(crate) fn parallelize(op: &mut PhysOp, dop: u16, threshold: f64, catalog: &dyn Catalog) {
+/// plan reaches `threshold`. Below [`PARALLEL_JOIN_OVER_BATCH_DOP`], an aggregate over a zone
+/// with a hash join that batch mode would run (`batch`: the statement's batch-mode hint) stays
+/// serial, and everything below it, for batch mode to take it.
+pub(crate) fn parallelize(
+    op: &mut PhysOp,
+    dop: u16,
+    threshold: f64,
+    batch: BatchModeHint,
+    catalog: &dyn Catalog,
+) {
     if dop <= 1 {
         return;
     }
@@ -54,7 +70,8 @@ pub(crate) fn parallelize(op: &mut PhysOp, dop: u16, threshold: f64, catalog: &d
         None => threshold <= 0.0,
     };
     if worth_it {
-        rewrite(op, dop);
+        let batch = (dop < PARALLEL_JOIN_OVER_BATCH_DOP).then_some((batch, catalog));
+        rewrite(op, dop, batch);
     }
 }
 
@@ -74,9 +91,16 @@ fn scan_cost(op: &PhysOp, catalog: &dyn Catalog) -> Option<f64> {
     Some(total)
 }
 
-fn rewrite(op: &mut PhysOp, dop: u16) {
+/// `batch`: set when a serial batch-mode join under an aggregate is preferred to a parallel
+/// row-mode one (few workers): the hint and the catalog batch mode decides with.
+fn rewrite(op: &mut PhysOp, dop: u16, batch: Option<(BatchModeHint, &dyn Catalog)>) {
     common::stack::grow(|| {
         if let Some(new) = parallel_aggregate(op, dop) {
+            if let Some((hint, catalog)) = batch {
+                if aggregates_a_join(op) && crate::batch_mode::eligible(op, hint, catalog) {
+                    return;
+                }
+            }
             *op = new;
             return;
         }
@@ -122,9 +146,28 @@ fn rewrite(op: &mut PhysOp, dop: u16) {
             }
         }
         for c in children_mut(op) {
-            rewrite(c, dop);
+            rewrite(c, dop, batch);
         }
     })
+}
+
+/// An aggregate whose input zone holds a hash join.
+fn aggregates_a_join(op: &PhysOp) -> bool {
+    fn has_join(op: &PhysOp) -> bool {
+        match &op.kind {
+            PhysKind::HashJoin { .. } => true,
+            PhysKind::Filter { input, .. } | PhysKind::ComputeScalar { input, .. } => {
+                has_join(input)
+            }
+            _ => false,
+        }
+    }
+    match &op.kind {
+        PhysKind::HashAggregate { input, .. } | PhysKind::StreamAggregate { input, .. } => {
+            has_join(input)
+        }
+        _ => false,
+    }
 }
 
 /// Whether a zone drops rows (a Filter or a scan predicate): only then is gathering its rows
