@@ -27,10 +27,15 @@ QUERIES = {
     "scan_count": "SELECT COUNT(*) FROM dbo.s",
     "scan_sum": "SELECT SUM(a), COUNT(c), MIN(d), MAX(b) FROM dbo.s",
     "scan_group": "SELECT b % 100, SUM(a), COUNT(*) FROM dbo.s WHERE c IS NOT NULL GROUP BY b % 100",
-    # hash join: the filtered probe side is scanned by the workers and gathered; the build
-    # (a small filtered scan) and the join itself stay serial for now
+    # hash join with a shared build: the coordinator hashes the build side (a small filtered
+    # scan) once, the workers probe it with their morsels under a local-then-global COUNT/MAX
+    # (below DOP 4 the optimizer prefers a serial batch-mode join when batch mode takes it:
+    # scan_join_row keeps row mode at every degree)
     "scan_join": "SELECT COUNT(*), MAX(x.d) FROM dbo.s x JOIN dbo.s y ON x.a = y.a * 100 "
                  "WHERE x.c = 3 AND y.a < 20000 OPTION (HASH JOIN)",
+    "scan_join_row": "SELECT COUNT(*), MAX(x.d) FROM dbo.s x JOIN dbo.s y ON x.a = y.a * 100 "
+                     "WHERE x.c = 3 AND y.a < 20000 "
+                     "OPTION (HASH JOIN, USE HINT ('DISALLOW_BATCH_MODE'))",
     "q1": """SELECT l_returnflag, l_linestatus, SUM(l_quantity) AS sum_qty,
        SUM(l_extendedprice) AS sum_base_price,
        SUM(l_extendedprice * (1 - l_discount)) AS sum_disc_price,
