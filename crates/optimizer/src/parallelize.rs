@@ -97,11 +97,19 @@ fn rewrite(op: &mut PhysOp, dop: u16, batch: Option<(BatchModeHint, &dyn Catalog
     common::stack::grow(|| {
         if let Some(new) = parallel_aggregate(op, dop) {
             if let Some((hint, catalog)) = batch {
-                if aggregates_a_join(op) && crate::batch_mode::eligible(op, hint, catalog) {
+                if hint != BatchModeHint::Disallow
+                    && aggregates_a_join(op)
+                    && crate::batch_mode::eligible(op, hint, catalog)
+                {
                     return;
                 }
             }
             *op = new;
+            if let PhysKind::GlobalAggregate { input, .. } = &mut op.kind {
+                if let PhysKind::Parallelism { input, .. } = &mut input.kind {
+                    parallelize_builds(input, dop, batch);
+                }
+            }
             return;
         }
         if matches!(op.kind, PhysKind::HashJoin { .. }) && is_zone(op) {
@@ -122,6 +130,9 @@ fn rewrite(op: &mut PhysOp, dop: u16, batch: Option<(BatchModeHint, &dyn Catalog
                 columns,
                 est_rows,
             );
+            if let PhysKind::Parallelism { input, .. } = &mut op.kind {
+                parallelize_builds(input, dop, batch);
+            }
             return;
         }
         if let PhysKind::HashJoin { left, .. } = &mut op.kind {
@@ -149,6 +160,39 @@ fn rewrite(op: &mut PhysOp, dop: u16, batch: Option<(BatchModeHint, &dyn Catalog
             rewrite(c, dop, batch);
         }
     })
+}
+
+/// The build sides of a zone's hash joins, which the coordinator reads before the workers
+/// start: a filtering zone is itself scanned by workers and gathered (else the serial build
+/// scan bounds the speed-up, Amdahl), anything else is parallelized as a plan of its own.
+fn parallelize_builds(zone: &mut PhysOp, dop: u16, batch: Option<(BatchModeHint, &dyn Catalog)>) {
+    match &mut zone.kind {
+        PhysKind::Filter { input, .. }
+        | PhysKind::ComputeScalar { input, .. }
+        | PhysKind::PartialAggregate { input, .. } => parallelize_builds(input, dop, batch),
+        PhysKind::HashJoin { left, right, .. } => {
+            if is_zone(right) && filters(right) {
+                let columns = right.columns.clone();
+                let est_rows = right.est_rows;
+                let build = std::mem::replace(
+                    &mut **right,
+                    PhysOp::new(PhysKind::ConstantScan { rows: vec![] }, vec![], 0.0),
+                );
+                **right = PhysOp::new(
+                    PhysKind::Parallelism {
+                        input: Box::new(build),
+                        dop,
+                    },
+                    columns,
+                    est_rows,
+                );
+            } else {
+                rewrite(right, dop, batch);
+            }
+            parallelize_builds(left, dop, batch);
+        }
+        _ => {}
+    }
 }
 
 /// An aggregate whose input zone holds a hash join.

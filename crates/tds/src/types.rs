@@ -476,15 +476,16 @@ impl TypeInfo {
                         "TYPE_INFO: decimal precision {precision} / scale {scale}"
                     )));
                 }
-                // The length must hold a value of the precision: writers size the value by
-                // precision (5/9/13/17 bytes), so a shorter declared length would announce a
-                // column or parameter whose values cannot be sent (found by cargo-fuzz:
-                // DECIMALN length 5 with precision 12 decoded, but re-encoded unreadably).
-                if !(2..=17).contains(&len) || len < decimal_storage_bytes(precision) {
-                    return Err(malformed(format!(
-                        "TYPE_INFO: decimal length {len} for precision {precision}"
-                    )));
+                if !(2..=17).contains(&len) {
+                    return Err(malformed(format!("TYPE_INFO: decimal length {len}")));
                 }
+                // A declared length shorter than the precision needs is taken as the length
+                // the precision needs (5/9/13/17 bytes): FreeTDS declares e.g. DECIMALN length
+                // 9 with precision 20 for a parameter, and SQL Server accepts it; each value
+                // carries its own length. Writers size values by precision, so the TYPE_INFO
+                // re-encodes consistently (found by cargo-fuzz: length 5 with precision 12
+                // decoded, then re-encoded into bytes the decoder refused).
+                let len = len.max(decimal_storage_bytes(precision));
                 Ok(TypeInfo {
                     precision,
                     scale,

@@ -17,17 +17,26 @@ fn rpc_with_param(type_info: &[u8], value: &[u8]) -> Vec<u8> {
 
 /// tds_packets, crash-63154a25 (python-tds's sp_executesql, mutated): DECIMALN declared with
 /// length 5 but precision 12, whose values take 9 bytes. It decoded (the 5-byte value fit),
-/// and the request re-encoded into bytes the decoder refused. Now the TYPE_INFO is refused:
-/// Msg 8017 (invalid precision or scale for the declared length).
+/// and the request re-encoded into bytes the decoder refused. Refusing it broke FreeTDS
+/// (pyodbc's negative decimal parameter: length 9, precision 20), which SQL Server accepts;
+/// now a short length is read as the length the precision needs, and re-encodes consistently.
 #[test]
-fn decimal_type_info_shorter_than_its_precision_needs_is_8017() {
-    let b = rpc_with_param(&[0x6A, 5, 12, 3], &[5, 1, 0x39, 0x30, 0, 0]);
-    let e = parse_rpc_batch_checked(&b).expect_err("inconsistent TYPE_INFO");
-    assert_eq!(e.sql_error.as_ref().map(|s| s.number), Some(8017), "{e:?}");
-    assert!(TypeInfo::read(&mut &[0x6A, 5, 12, 3][..]).is_err());
-    assert!(TypeInfo::read(&mut &[0x6Cu8, 9, 20, 0][..]).is_err());
-    // every length that holds the precision still decodes, and round-trips
-    for (len, precision) in [(5u8, 9u8), (9, 12), (17, 12), (13, 28), (17, 38)] {
+fn decimal_type_info_shorter_than_its_precision_needs_takes_the_precisions_length() {
+    let t = TypeInfo::read(&mut &[0x6A, 5, 12, 3][..]).expect("short length accepted");
+    assert_eq!((t.precision, t.scale), (12, 3));
+    assert!(TypeInfo::read(&mut &[0x6Cu8, 9, 20, 0][..]).is_ok());
+    assert!(TypeInfo::read(&mut &[0x6Cu8, 1, 20, 0][..]).is_err());
+    assert!(TypeInfo::read(&mut &[0x6Cu8, 9, 39, 0][..]).is_err());
+    // every declared length decodes, and the request round-trips
+    for (len, precision) in [
+        (5u8, 12u8),
+        (9, 20),
+        (5, 9u8),
+        (9, 12),
+        (17, 12),
+        (13, 28),
+        (17, 38),
+    ] {
         let b = rpc_with_param(&[0x6A, len, precision, 3], &[5, 1, 0x39, 0x30, 0, 0]);
         let reqs = parse_rpc_batch_checked(&b).expect("consistent TYPE_INFO");
         let mut out = Vec::new();
