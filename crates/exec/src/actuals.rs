@@ -37,6 +37,15 @@ pub struct OpActuals {
     pub batches: u64,
 }
 
+/// `node`'s counters in the statement's, grown to hold it.
+fn slot(all: &mut Vec<OpActuals>, node: u32) -> &mut OpActuals {
+    let node = node as usize;
+    if node >= all.len() {
+        all.resize(node + 1, OpActuals::default());
+    }
+    &mut all[node]
+}
+
 /// Adds a parallel worker's counters (its own `ExecCtx::actuals`) to the statement's: an
 /// operator of a zone ran once per worker, so its rows, executions and times add up.
 pub(crate) fn add_worker_actuals(ctx: &ExecCtx, worker: &[OpActuals]) {
@@ -68,11 +77,7 @@ pub(crate) fn add_node_counts(ctx: &ExecCtx, node: u32, rows: u64, executions: u
     let Ok(mut all) = ctx.actuals.try_borrow_mut() else {
         return;
     };
-    let node = node as usize;
-    if node >= all.len() {
-        all.resize(node + 1, OpActuals::default());
-    }
-    let a = &mut all[node];
+    let a = slot(&mut all, node);
     a.rows += rows;
     a.executions += executions;
     a.end_of_scans += executions;
@@ -87,11 +92,7 @@ pub(crate) fn add_batch_counts(ctx: &ExecCtx, node: u32, rows: u64, batches: u64
     let Ok(mut all) = ctx.actuals.try_borrow_mut() else {
         return;
     };
-    let node = node as usize;
-    if node >= all.len() {
-        all.resize(node + 1, OpActuals::default());
-    }
-    let a = &mut all[node];
+    let a = slot(&mut all, node);
     a.rows += rows;
     a.batches += batches;
 }
@@ -104,12 +105,9 @@ pub(crate) fn add_batch_execution(ctx: &ExecCtx, node: u32) {
     let Ok(mut all) = ctx.actuals.try_borrow_mut() else {
         return;
     };
-    let node = node as usize;
-    if node >= all.len() {
-        all.resize(node + 1, OpActuals::default());
-    }
-    all[node].executions += 1;
-    all[node].end_of_scans += 1;
+    let a = slot(&mut all, node);
+    a.executions += 1;
+    a.end_of_scans += 1;
 }
 
 /// The statement's counters, shared by its operators (each adds its own on drop).

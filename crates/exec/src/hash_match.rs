@@ -138,6 +138,41 @@ fn int_key(key: &ScalarExpr, row: &[Value], ctx: &mut ExecCtx) -> SqlResult<Opti
 }
 
 impl Mem {
+    /// An empty table for a join keyed by `left_keys` / `right_keys` over a build input of
+    /// `arity` columns, of which `decoded` says which can be non-NULL (None: all).
+    fn new(
+        left_keys: &[ScalarExpr],
+        right_keys: &[ScalarExpr],
+        arity: usize,
+        decoded: Option<Vec<bool>>,
+    ) -> Mem {
+        let int = left_keys.len() == 1
+            && right_keys.len() == 1
+            && int_key_type(&left_keys[0].data_type)
+            && int_key_type(&right_keys[0].data_type);
+        Mem {
+            int,
+            table: if int {
+                Table::Int(HashMap::new())
+            } else {
+                Table::Bytes(HashMap::new())
+            },
+            next: Vec::new(),
+            build: Vec::new(),
+            keep: decoded.map(|d| {
+                (0..arity)
+                    .filter(|&c| d.get(c).copied().unwrap_or(true))
+                    .collect()
+            }),
+            arity,
+            len: 0,
+            int_keys: Vec::new(),
+            matched: Vec::new(),
+            keybuf: Vec::new(),
+            bytes: 0,
+        }
+    }
+
     fn reset(&mut self) {
         match &mut self.table {
             Table::Int(_) | Table::Dense { .. } => self.table = Table::Int(HashMap::new()),
@@ -487,10 +522,6 @@ impl<'p> HashJoin<'p> {
         right_arity: usize,
         right_decoded: Option<Vec<bool>>,
     ) -> Self {
-        let int = left_keys.len() == 1
-            && right_keys.len() == 1
-            && int_key_type(&left_keys[0].data_type)
-            && int_key_type(&right_keys[0].data_type);
         HashJoin {
             left,
             right,
@@ -500,27 +531,7 @@ impl<'p> HashJoin<'p> {
             residual,
             left_arity,
             right_arity,
-            mem: Mem {
-                int,
-                table: if int {
-                    Table::Int(HashMap::new())
-                } else {
-                    Table::Bytes(HashMap::new())
-                },
-                next: Vec::new(),
-                build: Vec::new(),
-                keep: right_decoded.map(|d| {
-                    (0..right_arity)
-                        .filter(|&c| d.get(c).copied().unwrap_or(true))
-                        .collect()
-                }),
-                arity: right_arity,
-                len: 0,
-                int_keys: Vec::new(),
-                matched: Vec::new(),
-                keybuf: Vec::new(),
-                bytes: 0,
-            },
+            mem: Mem::new(left_keys, right_keys, right_arity, right_decoded),
             cur: Vec::new(),
             cand: END,
             probe_matched: false,
@@ -1026,32 +1037,12 @@ pub(crate) fn build_shared(
             "shared build of a non-hash join",
         ));
     };
-    let int = left_keys.len() == 1
-        && right_keys.len() == 1
-        && int_key_type(&left_keys[0].data_type)
-        && int_key_type(&right_keys[0].data_type);
-    let right_arity = right.columns.len();
-    let mut mem = Mem {
-        int,
-        table: if int {
-            Table::Int(HashMap::new())
-        } else {
-            Table::Bytes(HashMap::new())
-        },
-        next: Vec::new(),
-        build: Vec::new(),
-        keep: crate::operator::decoded_columns(right).map(|d| {
-            (0..right_arity)
-                .filter(|&c| d.get(c).copied().unwrap_or(true))
-                .collect()
-        }),
-        arity: right_arity,
-        len: 0,
-        int_keys: Vec::new(),
-        matched: Vec::new(),
-        keybuf: Vec::new(),
-        bytes: 0,
-    };
+    let mut mem = Mem::new(
+        left_keys,
+        right_keys,
+        right.columns.len(),
+        crate::operator::decoded_columns(right),
+    );
     let mut input = crate::operator::build(right)?;
     input.open(ctx)?;
     while input.next(ctx)? {

@@ -116,20 +116,7 @@ fn rewrite(op: &mut PhysOp, dop: u16, batch: Option<(BatchModeHint, &dyn Catalog
             // a parallel hash join with a shared build: the coordinator reads and hashes the
             // build side once, the workers probe it with the morsels of the probe side's scan
             // and the joined rows are gathered (unordered, like the scan)
-            let columns = op.columns.clone();
-            let est_rows = op.est_rows;
-            let join = std::mem::replace(
-                op,
-                PhysOp::new(PhysKind::ConstantScan { rows: vec![] }, vec![], 0.0),
-            );
-            *op = PhysOp::new(
-                PhysKind::Parallelism {
-                    input: Box::new(join),
-                    dop,
-                },
-                columns,
-                est_rows,
-            );
+            gather(op, dop);
             if let PhysKind::Parallelism { input, .. } = &mut op.kind {
                 parallelize_builds(input, dop, batch);
             }
@@ -140,20 +127,7 @@ fn rewrite(op: &mut PhysOp, dop: u16, batch: Option<(BatchModeHint, &dyn Catalog
             // gathered (the join itself stays on the coordinator; its output order was
             // never promised: the scan is unordered)
             if is_zone(left) && filters(left) {
-                let columns = left.columns.clone();
-                let est_rows = left.est_rows;
-                let zone = std::mem::replace(
-                    &mut **left,
-                    PhysOp::new(PhysKind::ConstantScan { rows: vec![] }, vec![], 0.0),
-                );
-                **left = PhysOp::new(
-                    PhysKind::Parallelism {
-                        input: Box::new(zone),
-                        dop,
-                    },
-                    columns,
-                    est_rows,
-                );
+                gather(left, dop);
             }
         }
         for c in children_mut(op) {
@@ -172,20 +146,7 @@ fn parallelize_builds(zone: &mut PhysOp, dop: u16, batch: Option<(BatchModeHint,
         | PhysKind::PartialAggregate { input, .. } => parallelize_builds(input, dop, batch),
         PhysKind::HashJoin { left, right, .. } => {
             if is_zone(right) && filters(right) {
-                let columns = right.columns.clone();
-                let est_rows = right.est_rows;
-                let build = std::mem::replace(
-                    &mut **right,
-                    PhysOp::new(PhysKind::ConstantScan { rows: vec![] }, vec![], 0.0),
-                );
-                **right = PhysOp::new(
-                    PhysKind::Parallelism {
-                        input: Box::new(build),
-                        dop,
-                    },
-                    columns,
-                    est_rows,
-                );
+                gather(right, dop);
             } else {
                 rewrite(right, dop, batch);
             }
@@ -212,6 +173,24 @@ fn aggregates_a_join(op: &PhysOp) -> bool {
         }
         _ => false,
     }
+}
+
+/// Puts `op` under a `Parallelism(Gather Streams)` of `dop` workers.
+fn gather(op: &mut PhysOp, dop: u16) {
+    let columns = op.columns.clone();
+    let est_rows = op.est_rows;
+    let zone = std::mem::replace(
+        op,
+        PhysOp::new(PhysKind::ConstantScan { rows: vec![] }, vec![], 0.0),
+    );
+    *op = PhysOp::new(
+        PhysKind::Parallelism {
+            input: Box::new(zone),
+            dop,
+        },
+        columns,
+        est_rows,
+    );
 }
 
 /// Whether a zone drops rows (a Filter or a scan predicate): only then is gathering its rows
