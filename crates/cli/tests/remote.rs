@@ -8,11 +8,17 @@ use std::time::{Duration, Instant};
 
 const PASSWORD: &str = "Remote-Test-1";
 
+/// One server at a time in this test binary: `free_port` closes the port it found before the
+/// server binds it, so two tests starting servers at once could get the same port, and one
+/// test's client would talk to the other's server (a CI failure: a client exited 1).
+static ONE_SERVER: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// A server on a free port of 127.0.0.1, killed when dropped.
 struct Server {
     child: Child,
     port: u16,
     _dir: tempfile::TempDir,
+    _one: std::sync::MutexGuard<'static, ()>,
 }
 
 impl Drop for Server {
@@ -28,6 +34,7 @@ fn free_port() -> u16 {
 }
 
 fn start_server() -> Server {
+    let one = ONE_SERVER.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().expect("tempdir");
     let port = free_port();
     let child = Command::new(env!("CARGO_BIN_EXE_latchkey"))
@@ -48,6 +55,7 @@ fn start_server() -> Server {
         child,
         port,
         _dir: dir,
+        _one: one,
     }
 }
 
