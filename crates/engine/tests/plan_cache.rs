@@ -4,7 +4,20 @@
 use engine::{CollectSink, Engine, EngineConfig, Session};
 use types::{DataType, Value};
 
+/// One test at a time: the schema generation is process-wide, so a neighbouring test's CREATE
+/// TABLE recompiled this test's cached plans (a CI failure: 0 hits where 1 was expected). The
+/// guard lives in the test thread's local storage and is released when the test ends.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+thread_local! {
+    static HELD: std::cell::RefCell<Option<std::sync::MutexGuard<'static, ()>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
 fn session(tag: &str) -> (Session, std::path::PathBuf) {
+    if HELD.with(|h| h.borrow().is_none()) {
+        let guard = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+        HELD.with(|h| *h.borrow_mut() = Some(guard));
+    }
     let d = std::env::temp_dir().join(format!("latchkey-pc-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     let e = Engine::open(&d, EngineConfig::default()).expect("open engine");
