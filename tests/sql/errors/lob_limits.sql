@@ -29,3 +29,20 @@ FROM (VALUES (CAST(N'xy' AS nvarchar(max)))) t(c)
 GO
 PRINT 'still alive'
 GO
+-- STRING_AGG over a non-max string is varchar(8000) / nvarchar(4000): past 8,000 bytes, 9829
+SELECT LEN(STRING_AGG(v, ',')) AS agg_len
+FROM (VALUES (REPLICATE('a', 5000)), (REPLICATE('b', 5000))) t(v)
+GO
+SELECT LEN(STRING_AGG(CAST(v AS nvarchar(3000)), N',')) AS agg_len
+FROM (VALUES (REPLICATE(N'a', 3000)), (REPLICATE(N'b', 3000))) t(v)
+GO
+SELECT LEN(STRING_AGG(v, ',')) AS agg_len
+FROM (VALUES (REPLICATE('a', 3999)), (REPLICATE('b', 4000))) t(v)
+GO
+SELECT STRING_AGG(CAST('a' AS varchar(10)), ',') AS v, STRING_AGG(CAST(N'a' AS nchar(3)), N',') AS n,
+       STRING_AGG(1, ',') AS i, STRING_AGG(CAST('a' AS varchar(max)), ',') AS m
+INTO dbo.string_agg_types
+SELECT name, TYPE_NAME(system_type_id) AS type, max_length FROM sys.columns
+WHERE object_id = OBJECT_ID('dbo.string_agg_types') ORDER BY column_id
+DROP TABLE dbo.string_agg_types
+GO

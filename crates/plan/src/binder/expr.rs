@@ -878,10 +878,13 @@ impl Binder<'_> {
             }
             "STRING_AGG" => {
                 need(2)?;
-                let t = if arg_t.is_unicode() {
-                    DataType::NVarChar(None)
-                } else {
-                    DataType::VarChar(None)
+                // SQL Server's result types: max stays max (2 GB, 7119), any other string
+                // is varchar(8000) / nvarchar(4000) and any other type nvarchar(4000) — both
+                // end at 8,000 bytes (9829)
+                let t = match arg_t {
+                    DataType::VarChar(None) | DataType::NVarChar(None) => arg_t.clone(),
+                    DataType::VarChar(_) | DataType::Char(_) => DataType::VarChar(Some(8000)),
+                    _ => DataType::NVarChar(Some(4000)),
                 };
                 (AggFunc::StringAgg, t)
             }
