@@ -299,6 +299,29 @@ impl Session {
                     }
                 }
             }
+            "TYPE_NAME" => {
+                // user_type_id → name: a system type (sysname is 256, not nvarchar's 231),
+                // else a user-defined type of the current database
+                let Some(id) = int_arg(a0)? else {
+                    return Ok(Some(Value::Null));
+                };
+                let system = crate::sysviews::SYSTEM_TYPES
+                    .iter()
+                    .find(|(n, tid)| i64::from(system_type_id(n).unwrap_or(*tid)) == id)
+                    .map(|(n, _)| n.to_string());
+                let name = match system {
+                    Some(n) => Some(n),
+                    None => {
+                        let h = self.current_db()?;
+                        let cat = h.cat.read();
+                        cat.types
+                            .iter()
+                            .find(|t| i64::from(t.user_type_id) == id)
+                            .map(|t| t.name.clone())
+                    }
+                };
+                name.map(Value::NVarChar).unwrap_or(Value::Null)
+            }
             "COL_NAME" => {
                 let (Some(id), Some(col)) = (int_arg(a0)?, int_arg(args.get(1))?) else {
                     return Ok(Some(Value::Null));

@@ -25,3 +25,11 @@ select count(*) as n from sys.change_tracking_tables
 select count(*) as n from sys.availability_groups
 select * from sys.dm_hadr_cluster
 GO
+-- TYPE_NAME takes a user_type_id: sysname is 256, user-defined types by their id
+CREATE TYPE dbo.phone_number FROM varchar(20) NOT NULL
+GO
+SELECT TYPE_NAME(56) AS int_name, TYPE_NAME(231) AS nvarchar_name, TYPE_NAME(256) AS sysname_name,
+       TYPE_NAME(TYPE_ID('dbo.phone_number')) AS user_name, TYPE_NAME(9999) AS missing,
+       TYPE_NAME(NULL) AS null_arg
+DROP TYPE dbo.phone_number
+GO
