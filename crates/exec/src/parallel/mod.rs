@@ -25,6 +25,7 @@
 
 mod aggregate;
 mod gather;
+mod placement;
 
 pub(crate) use aggregate::GlobalAggregate;
 pub(crate) use gather::Gather;
@@ -287,7 +288,9 @@ where
         _locker: locker,
         messages: Vec::new(),
     };
+    let cpus = placement::cpus_for_zone(workers);
     for i in 0..workers {
+        let cpu = cpus.get(i).copied();
         let (plan, body, stop, tx, morsels, shared_builds) = (
             plan.clone(),
             body.clone(),
@@ -307,6 +310,9 @@ where
         let spawned = std::thread::Builder::new()
             .name(format!("latchkey-worker-{i}"))
             .spawn(move || {
+                if let Some(cpu) = cpu {
+                    placement::pin_current_thread(cpu);
+                }
                 let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     if INJECT_PANIC.swap(false, Ordering::Relaxed) {
                         panic!("panic injected by a test (inject_worker_panic_for_tests)");
