@@ -12,6 +12,9 @@ Two latchkey processes, each with its own copy of dbo.s (parallel_dop.py's 5M-ro
 Both processes are pinned to --cpus (two CPUs: the seed's 2-core machine; on a bigger machine
 this keeps the comparison honest).
 
+Worker placement (exec/src/parallel/placement.rs): set LATCHKEY_WORKER_PLACEMENT=os to leave the
+workers to the OS scheduler and compare.
+
 Usage: cargo build --release -p cli && python3 bench/s5_busy.py [--bin target/release/latchkey]
           [--data DIR] [--rows 5000000] [--repeat 5] [--cpus 0,1]
 """

@@ -11,7 +11,8 @@
 //! Successive zones start at different CPUs (a process-wide counter), so two parallel queries
 //! at once do not stack their workers on the same CPUs. A worker that cannot be placed (no
 //! affinity API, an empty set) runs wherever the OS puts it: placement is an optimisation,
-//! never a reason to fail a query.
+//! never a reason to fail a query. `LATCHKEY_WORKER_PLACEMENT=os` turns it off (for
+//! measuring it: bench/s5_busy.py runs both).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -19,6 +20,12 @@ static NEXT_START: AtomicUsize = AtomicUsize::new(0);
 
 /// The CPUs the workers of one zone go to, in worker order (empty: leave them to the OS).
 pub(crate) fn cpus_for_zone(workers: usize) -> Vec<usize> {
+    static LEFT_TO_OS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if *LEFT_TO_OS.get_or_init(|| {
+        std::env::var("LATCHKEY_WORKER_PLACEMENT").is_ok_and(|v| v.eq_ignore_ascii_case("os"))
+    }) {
+        return Vec::new();
+    }
     let allowed = allowed_cpus();
     if allowed.len() < 2 || workers < 2 {
         return Vec::new();
