@@ -21,6 +21,7 @@ use std::time::Instant;
 /// Wait types latchkey can report, with SQL Server's names. [`WaitType`] indexes this list.
 pub const WAIT_TYPES: &[&str] = &[
     "ASYNC_NETWORK_IO",
+    "CXCONSUMER",
     "CXPACKET",
     "IO_COMPLETION",
     "LCK_M_IS",
@@ -87,6 +88,10 @@ impl WaitType {
     pub const WRITELOG: WaitType = WaitType::at("WRITELOG");
     pub const WAITFOR: WaitType = WaitType::at("WAITFOR");
     pub const IO_COMPLETION: WaitType = WaitType::at("IO_COMPLETION");
+    /// A parallel plan's consumer (Gather Streams' thread) waiting for a producer's rows.
+    pub const CXCONSUMER: WaitType = WaitType::at("CXCONSUMER");
+    /// A parallel plan's producer waiting for room in a full exchange buffer.
+    pub const CXPACKET: WaitType = WaitType::at("CXPACKET");
 }
 
 const fn const_eq(a: &str, b: &str) -> bool {

@@ -331,3 +331,34 @@ fn shared_build_over_budget_runs_the_zone_serially() {
     drop(s);
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn the_gathering_thread_waits_on_cxconsumer() {
+    let (mut s, d) = session("cxconsumer");
+    setup(&mut s);
+    let waits = |s: &mut Session| -> i64 {
+        let out = ok(
+            s,
+            "SELECT ISNULL(SUM(waiting_tasks_count), 0) FROM sys.dm_exec_session_wait_stats
+             WHERE session_id = @@SPID AND wait_type = 'CXCONSUMER'",
+        );
+        match out.result_sets()[0][0][0] {
+            types::Value::BigInt(n) => n,
+            types::Value::Int(n) => i64::from(n),
+            ref v => panic!("{v:?}"),
+        }
+    };
+    let before = waits(&mut s);
+    // serial: no exchange, no wait
+    ok(
+        &mut s,
+        "SELECT COUNT(*) FROM h WHERE b > 0 OPTION (MAXDOP 1)",
+    );
+    assert_eq!(waits(&mut s), before);
+    // the session thread gathers the workers' partial aggregates and waits for them
+    let q = "SELECT a, COUNT(*), SUM(b) FROM h GROUP BY a OPTION (MAXDOP 2)";
+    assert!(plan_text(&mut s, q).contains("Gather Streams"));
+    ok(&mut s, q);
+    assert!(waits(&mut s) > before, "no CXCONSUMER wait recorded");
+    let _ = std::fs::remove_dir_all(d);
+}

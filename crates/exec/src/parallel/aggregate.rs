@@ -118,7 +118,7 @@ fn partial(
         // batch mode on this worker's morsels (exec/src/batch); None (its groups outgrew
         // the budget, morsels already taken): the aggregate runs serially
         let Some(g) = crate::batch::aggregate(input, group_by, aggs, ctx)? else {
-            return tx.send(Msg::Data(None)).map_err(|_| super::stopped());
+            return super::send_to_consumer(tx, Msg::Data(None));
         };
         {
             let mut keybuf = Vec::new();
@@ -133,9 +133,7 @@ fn partial(
                 groups.keys.push(keys);
                 groups.states.push(states);
             }
-            return tx
-                .send(Msg::Data(Some(groups)))
-                .map_err(|_| super::stopped());
+            return super::send_to_consumer(tx, Msg::Data(Some(groups)));
         }
     }
     let mut op = build(input)?;
@@ -154,9 +152,7 @@ fn partial(
             groups.keys.push(Vec::new());
             groups.states.push(states);
             op.close();
-            return tx
-                .send(Msg::Data(Some(groups)))
-                .map_err(|_| super::stopped());
+            return super::send_to_consumer(tx, Msg::Data(Some(groups)));
         }
     }
     if group_by.is_empty() {
@@ -173,9 +169,7 @@ fn partial(
         groups.index.insert(Box::from(&[][..]), 0);
         groups.keys.push(Vec::new());
         groups.states.push(states);
-        return tx
-            .send(Msg::Data(Some(groups)))
-            .map_err(|_| super::stopped());
+        return super::send_to_consumer(tx, Msg::Data(Some(groups)));
     }
     let budget = ctx.spill.operator_budget;
     let (mut keybuf, mut keyvals) = (Vec::new(), Vec::with_capacity(group_by.len()));
@@ -185,12 +179,11 @@ fn partial(
         groups.process(group_by, aggs, op.row(), &mut keybuf, &mut keyvals, ctx)?;
         if groups.bytes > budget {
             op.close();
-            return tx.send(Msg::Data(None)).map_err(|_| super::stopped());
+            return super::send_to_consumer(tx, Msg::Data(None));
         }
     }
     op.close();
-    tx.send(Msg::Data(Some(groups)))
-        .map_err(|_| super::stopped())
+    super::send_to_consumer(tx, Msg::Data(Some(groups)))
 }
 
 /// The global aggregate above a Gather Streams of partial aggregates.

@@ -54,12 +54,12 @@ fn produce(
         batch.push(op.row().to_vec());
         if batch.len() == BATCH_ROWS {
             let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH_ROWS));
-            tx.send(Msg::Data(full)).map_err(|_| super::stopped())?;
+            super::send_to_consumer(tx, Msg::Data(full))?;
         }
     }
     op.close();
     if !batch.is_empty() {
-        tx.send(Msg::Data(batch)).map_err(|_| super::stopped())?;
+        super::send_to_consumer(tx, Msg::Data(batch))?;
     }
     Ok(())
 }

@@ -358,6 +358,19 @@ where
     Ok(Some(zone))
 }
 
+/// A producer's send to its consumer: a full buffer is a CXPACKET wait (the consumer is
+/// behind); a consumer that is gone stops the producer.
+pub(crate) fn send_to_consumer<T>(tx: &mpsc::SyncSender<Msg<T>>, msg: Msg<T>) -> SqlResult<()> {
+    match tx.try_send(msg) {
+        Ok(()) => Ok(()),
+        Err(mpsc::TrySendError::Full(msg)) => {
+            let _wait = common::waits::begin(common::waits::WaitType::CXPACKET);
+            tx.send(msg).map_err(|_| stopped())
+        }
+        Err(mpsc::TrySendError::Disconnected(_)) => Err(stopped()),
+    }
+}
+
 impl<T: Send + 'static> Zone<T> {
     /// The next piece of data from any worker; None once every worker is done. The first
     /// failure stops the others and is returned; a worker's panic resumes here.
@@ -366,7 +379,16 @@ impl<T: Send + 'static> Zone<T> {
             return Ok(None);
         }
         while self.running > 0 {
-            let msg = match self.rx.recv_timeout(common::cancel::CANCEL_POLL) {
+            let ready = match self.rx.try_recv() {
+                Ok(m) => Ok(m),
+                Err(mpsc::TryRecvError::Empty) => {
+                    // nothing queued: the consumer waits for its producers (CXCONSUMER)
+                    let _wait = common::waits::begin(common::waits::WaitType::CXCONSUMER);
+                    self.rx.recv_timeout(common::cancel::CANCEL_POLL)
+                }
+                Err(mpsc::TryRecvError::Disconnected) => Err(mpsc::RecvTimeoutError::Disconnected),
+            };
+            let msg = match ready {
                 Ok(m) => m,
                 Err(mpsc::RecvTimeoutError::Timeout) => {
                     // workers poll the same flag per page; this only bounds our wait
