@@ -11,6 +11,7 @@ use plan::catalog;
 use storage::{BTree, Database, Heap, ObjId, Rid, RowBatch, ScanDirection, Txn};
 use types::Value;
 
+use crate::key_range;
 use crate::locking::TableLocker;
 use crate::row_format::{encode_index_key, key_value_text, nc_locator, nc_value, RowFormat};
 
@@ -257,11 +258,25 @@ impl TableStore {
                 let uniq = next_uniquifier(bt, &self.keybuf)?;
                 self.keybuf.extend_from_slice(&uniq.to_be_bytes());
             }
+            let mut gap = key_range::InsertGap::Unchecked;
             if let Some(l) = &mut self.locker {
                 l.lock_row_for_write(&self.keybuf)?;
+                // SERIALIZABLE readers' key-range locks (clustered keys are index 1's)
+                gap = key_range::before_insert(l.as_mut(), bt, 1, &self.keybuf)?;
             }
             let mut guard = versions.as_ref().map(|v| v.table.write());
             if !bt.insert(txn, &self.keybuf, &rec)? {
+                drop(guard);
+                if let (
+                    Some(l),
+                    key_range::InsertGap::Tested {
+                        next,
+                        release: true,
+                    },
+                ) = (&mut self.locker, &gap)
+                {
+                    l.release_insert_gap(1, next.as_deref());
+                }
                 if self.defer_unique {
                     self.deferred.push(Deferred::Row(row.to_vec()));
                     return Ok(Vec::new());
@@ -274,6 +289,10 @@ impl TableStore {
             let locator = self.keybuf.clone();
             for k in 0..self.nonclustered.len() {
                 self.insert_nc(txn, k, row, &locator)?;
+            }
+            drop(guard); // never wait for a lock under the chain lock
+            if let (Some(l), Some((_, bt))) = (&mut self.locker, &self.clustered) {
+                key_range::after_insert(l.as_mut(), bt, 1, &locator, gap)?;
             }
             Ok(locator)
         } else {
