@@ -80,43 +80,27 @@ pub fn lock_range(
     }
 }
 
-/// What [`before_insert`] did, for [`after_insert`].
-pub enum InsertGap {
-    /// No range lock was held on the table: nothing tested yet.
-    Unchecked,
-    /// RangeI-N is held on this next key (None: the end of the index); `release`: newly
-    /// taken, give it back once the key is in.
-    Tested {
-        next: Option<Vec<u8>>,
-        release: bool,
-    },
+/// A RangeI-N an insert holds on the key after its own (None: the end of the index) until
+/// its key is in.
+pub struct HeldGap {
+    pub index_id: i32,
+    pub next: Option<Vec<u8>>,
 }
 
-/// Before `key` goes into `bt` (index `index_id`): tests the gap it goes into if range locks
-/// may be held on the table.
-pub fn before_insert(
+/// An insert's test of the gap `key` goes into in `bt` (index `index_id`): RangeI-N on the
+/// next key, waiting for any range lock there. Some: the lock was newly taken, to be given
+/// back once the key is in (`TableLocker::release_insert_gap`).
+pub fn test_gap(
     locker: &mut dyn TableLocker,
     bt: &BTree,
     index_id: i32,
     key: &[u8],
-) -> SqlResult<InsertGap> {
-    if !locker.ranges_may_be_held() {
-        return Ok(InsertGap::Unchecked);
-    }
-    test_gap(locker, bt, index_id, key)
-}
-
-fn test_gap(
-    locker: &mut dyn TableLocker,
-    bt: &BTree,
-    index_id: i32,
-    key: &[u8],
-) -> SqlResult<InsertGap> {
+) -> SqlResult<Option<HeldGap>> {
     loop {
         let next = bt.first_key(Bound::Excluded(key))?;
         let release = locker.lock_insert_gap(index_id, next.as_deref())?;
         if bt.first_key(Bound::Excluded(key))? == next {
-            return Ok(InsertGap::Tested { next, release });
+            return Ok(release.then_some(HeldGap { index_id, next }));
         }
         // another key came in right after ours meanwhile: that one is the next key now
         if release {
@@ -125,33 +109,8 @@ fn test_gap(
     }
 }
 
-/// Once `key` is in: gives back the RangeI-N of [`before_insert`], or, if it tested nothing
-/// and a range lock has been granted on the table since, tests the gap now (a reader that
-/// began meanwhile may already hold the next key; it sees this key and waits for its X lock,
-/// or this insert waits for its range lock).
-pub fn after_insert(
-    locker: &mut dyn TableLocker,
-    bt: &BTree,
-    index_id: i32,
-    key: &[u8],
-    gap: InsertGap,
-) -> SqlResult<()> {
-    let gap = match gap {
-        InsertGap::Unchecked => {
-            fence(Ordering::SeqCst);
-            if !locker.ranges_may_be_held() {
-                return Ok(());
-            }
-            test_gap(locker, bt, index_id, key)?
-        }
-        g => g,
-    };
-    if let InsertGap::Tested {
-        next,
-        release: true,
-    } = gap
-    {
-        locker.release_insert_gap(index_id, next.as_deref());
-    }
-    Ok(())
+/// The fence an insert that tested nothing puts between its key going in and its second
+/// look at the range counter (module comment).
+pub fn after_untested_insert() {
+    fence(Ordering::SeqCst);
 }

@@ -239,3 +239,57 @@ fn range_locks_escalate_to_the_object() {
     a.run("COMMIT").ok();
     b.finish().ok();
 }
+
+#[test]
+fn nonclustered_seeks_lock_their_index_keys() {
+    let (_d, _e, a, b) = setup("nc");
+    a.run(
+        "CREATE TABLE n (id int PRIMARY KEY, v int, w int); CREATE INDEX ix_v ON n (v);
+         INSERT n SELECT n, n * 10, 0 FROM (SELECT TOP (300) ROW_NUMBER() OVER (ORDER BY (SELECT NULL)) AS n FROM master..spt_values) s;",
+    )
+    .ok();
+    let spid_a = a.run("SELECT @@SPID").int();
+    // v 100..200: ids 10..20
+    assert_eq!(
+        a.run("BEGIN TRAN; SELECT COUNT(*) FROM n WITH (INDEX (ix_v)) WHERE v BETWEEN 100 AND 200")
+            .int(),
+        11
+    );
+    assert_eq!(
+        count_locks(
+            &a,
+            spid_a,
+            "resource_type = 'KEY' AND request_mode = 'RangeS-S'"
+        ),
+        12,
+        "every index key read and the next one"
+    );
+    assert_eq!(
+        count_locks(&a, spid_a, "resource_type = 'KEY' AND request_mode = 'S'"),
+        11,
+        "the rows looked up"
+    );
+    // far outside the index range, whatever the clustered key
+    b.run("INSERT n VALUES (1000, 99999, 0)").ok();
+    b.run("INSERT n VALUES (15000, 5, 0)").ok();
+    // inside it: the new index entry's next key is range-locked
+    b.blocks("INSERT n VALUES (2000, 150, 0)");
+    a.run("COMMIT").ok();
+    b.finish().ok();
+    // an update that moves a row's index entry into the range waits too
+    assert_eq!(
+        a.run("BEGIN TRAN; SELECT COUNT(*) FROM n WITH (INDEX (ix_v)) WHERE v BETWEEN 100 AND 200")
+            .int(),
+        12
+    );
+    b.run("UPDATE n SET w = 1 WHERE id = 250").ok();
+    b.blocks("UPDATE n SET v = 155 WHERE id = 250");
+    assert_eq!(
+        a.run("SELECT COUNT(*) FROM n WITH (INDEX (ix_v)) WHERE v BETWEEN 100 AND 200")
+            .int(),
+        12,
+        "no phantom"
+    );
+    a.run("COMMIT").ok();
+    b.finish().ok();
+}
