@@ -383,7 +383,11 @@ impl SessionLocker {
         }
         let res = self.key_resource(index_id, key);
         let r = self.acquire(res, mode)?;
-        if r == Acquired::Held && self.mgr.holds(self.req.owner, &self.object_res(), mode) {
+        if r == Acquired::Held
+            && self
+                .mgr
+                .holds(self.req.owner, &self.object_res(), mode.row_mode())
+        {
             // escalated: the object lock covers every key and gap
             self.covered_read = true;
         }
