@@ -98,6 +98,29 @@ impl TableLocker for VersionedLocker {
             None => Ok(()),
         }
     }
+    fn locks_key_ranges(&self) -> bool {
+        self.inner.as_ref().is_some_and(|l| l.locks_key_ranges())
+    }
+    fn lock_key(&mut self, index_id: i32, key: Option<&[u8]>, range: bool) -> SqlResult<bool> {
+        match &mut self.inner {
+            Some(l) => l.lock_key(index_id, key, range),
+            None => Ok(true),
+        }
+    }
+    fn ranges_may_be_held(&self) -> bool {
+        self.inner.as_ref().is_some_and(|l| l.ranges_may_be_held())
+    }
+    fn lock_insert_gap(&mut self, index_id: i32, next: Option<&[u8]>) -> SqlResult<bool> {
+        match &mut self.inner {
+            Some(l) => l.lock_insert_gap(index_id, next),
+            None => Ok(false),
+        }
+    }
+    fn release_insert_gap(&mut self, index_id: i32, next: Option<&[u8]>) {
+        if let Some(l) = &mut self.inner {
+            l.release_insert_gap(index_id, next)
+        }
+    }
     fn snapshot(&self) -> Option<SnapshotRead> {
         self.snapshot.clone()
     }

@@ -8,6 +8,9 @@
 #[path = "isolation/versioning.rs"]
 mod versioning;
 
+#[path = "isolation/key_range.rs"]
+mod key_range;
+
 mod support;
 
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};

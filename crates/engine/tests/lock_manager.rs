@@ -1,7 +1,8 @@
 //! The lock manager alone: random acquire / convert / release sequences from several threads
 //! never leave two incompatible grants on a resource, and every request ends (granted, timed
 //! out or chosen as a deadlock victim); FIFO fairness (an X request is not starved by later
-//! S requests); deadlock victims by priority.
+//! S requests); deadlock victims by priority. Keys are asked for in the row and key-range
+//! modes, objects in the object modes.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -19,6 +20,17 @@ const MODES: [LockMode; 9] = [
     LockMode::U,
     LockMode::SIX,
     LockMode::X,
+];
+
+/// Modes requested on keys: the row modes and the key-range modes.
+const KEY_MODES: [LockMode; 7] = [
+    LockMode::S,
+    LockMode::U,
+    LockMode::X,
+    LockMode::RangeSS,
+    LockMode::RangeSU,
+    LockMode::RangeIN,
+    LockMode::RangeXX,
 ];
 
 fn req(owner: u64, timeout_ms: i64, priority: i32) -> LockRequest {
@@ -91,12 +103,13 @@ fn random_sequences_keep_grants_compatible_and_end() {
                     let owner = m.new_owner();
                     let prio = rng.below(3) as i32 - 1;
                     for _ in 0..rng.below(6) + 1 {
-                        let res = if rng.below(4) == 0 {
-                            Resource::Object { db: 5, object: 100 }
+                        let (res, mode) = if rng.below(4) == 0 {
+                            let mode = MODES[rng.below(MODES.len() as u64) as usize];
+                            (Resource::Object { db: 5, object: 100 }, mode)
                         } else {
-                            key(rng.below(4) as u8)
+                            let mode = KEY_MODES[rng.below(KEY_MODES.len() as u64) as usize];
+                            (key(rng.below(4) as u8), mode)
                         };
-                        let mode = MODES[rng.below(MODES.len() as u64) as usize];
                         let start = Instant::now();
                         let r = m.acquire(&req(owner, 30, prio), res, mode);
                         // a request ends within its timeout (plus scheduling slack)
@@ -131,6 +144,9 @@ fn random_sequences_keep_grants_compatible_and_end() {
         checker.join().expect("checker");
         assert!(total.0 > 0, "{total:?}");
         assert!(m.snapshot().is_empty(), "all released: {:?}", m.snapshot());
+        // the range-lock counter inserts consult went back to zero with the grants
+        assert_eq!(m.activity(5, 100).range_locks(), 0);
+        assert_eq!(m.activity(5, 100).writers(), 0);
     }
 }
 

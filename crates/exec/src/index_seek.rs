@@ -13,6 +13,7 @@ use types::Value;
 
 use crate::context::ExecCtx;
 use crate::eval::{eval, eval_pred};
+use crate::key_range;
 use crate::locking::{TableAccess, TableLocker};
 use crate::operator::Operator;
 use crate::row_format::{encode_index_key, encode_key_value, nc_locator};
@@ -234,6 +235,23 @@ impl Operator for IndexSeek<'_> {
                     && !ix.key_columns.is_empty()
                     && self.range.eq.len() == ix.key_columns.len()
             });
+        if self.versioned.is_none() {
+            if let Some(l) = self.locker.as_mut().filter(|l| l.locks_key_ranges()) {
+                // clustered keys are index 1's, as the row locks' (engine locks/mod.rs)
+                let index_id = match &store.clustered {
+                    Some((p, _)) if *p == self.index => 1,
+                    _ => self.source.table.indexes[self.index].index_id,
+                };
+                key_range::lock_range(
+                    l.as_mut(),
+                    &bt,
+                    index_id,
+                    as_ref(&lo),
+                    as_ref(&hi),
+                    unique_point,
+                )?;
+            }
+        }
         self.scan = Some(if unique_point {
             bt.range_unique_point(as_ref(&lo), as_ref(&hi), dir)?
         } else {

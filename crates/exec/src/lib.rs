@@ -23,6 +23,7 @@ pub mod context;
 pub mod eval;
 pub mod hll;
 pub mod index_check;
+pub mod key_range;
 pub mod locking;
 pub mod operator;
 pub mod row_format;

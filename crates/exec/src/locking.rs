@@ -37,6 +37,31 @@ pub trait TableLocker {
     fn row_read(&mut self, locator: &[u8], qualified: bool);
     /// Locks a row exclusively before it is inserted, changed or deleted.
     fn lock_row_for_write(&mut self, locator: &[u8]) -> SqlResult<()>;
+    /// Key-range locking (SERIALIZABLE over a B-tree; `crate::key_range`): does this access
+    /// lock the ranges it reads?
+    fn locks_key_ranges(&self) -> bool {
+        false
+    }
+    /// Locks `key` of index `index_id` (None: the end of the index) for a SERIALIZABLE read:
+    /// `range` true in this access's range mode (RangeS-S; RangeS-U for an UPDATE / DELETE
+    /// scan), false in its row mode (a unique key found by an equality seek). True when the
+    /// whole object is now locked in a mode covering every range (escalated): stop locking.
+    fn lock_key(&mut self, _index_id: i32, _key: Option<&[u8]>, _range: bool) -> SqlResult<bool> {
+        Ok(false)
+    }
+    /// May another transaction hold key-range locks on the table's keys now? (An insert then
+    /// tests RangeI-N on its next key.) One atomic load.
+    fn ranges_may_be_held(&self) -> bool {
+        false
+    }
+    /// An insert's test of the gap its key goes into: RangeI-N on `next` (the key after the
+    /// inserted one; None: the end of the index), waiting for any range lock on it. True when
+    /// the lock was newly taken and must be given back with [`Self::release_insert_gap`] once
+    /// the key is in.
+    fn lock_insert_gap(&mut self, _index_id: i32, _next: Option<&[u8]>) -> SqlResult<bool> {
+        Ok(false)
+    }
+    fn release_insert_gap(&mut self, _index_id: i32, _next: Option<&[u8]>) {}
     /// Row versioning (`crate::versions`): the snapshot this access reads (SNAPSHOT, or
     /// READ COMMITTED in a READ_COMMITTED_SNAPSHOT database). None: storage is read as is.
     fn snapshot(&self) -> Option<SnapshotRead> {

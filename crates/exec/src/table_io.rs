@@ -11,6 +11,7 @@ use plan::catalog;
 use storage::{BTree, Database, Heap, ObjId, Rid, RowBatch, ScanDirection, Txn};
 use types::Value;
 
+use crate::key_range;
 use crate::locking::TableLocker;
 use crate::row_format::{encode_index_key, key_value_text, nc_locator, nc_value, RowFormat};
 
@@ -250,31 +251,47 @@ impl TableStore {
             self.lock_for_write(&rid)?;
             Ok(rid)
         } else if let Some((pos, bt)) = &self.clustered {
-            let ix = &self.table.indexes[*pos];
+            let pos = *pos;
+            let ix = &self.table.indexes[pos];
             self.keybuf.clear();
             encode_index_key(&self.table, ix, row, &mut self.keybuf)?;
             if !ix.unique {
                 let uniq = next_uniquifier(bt, &self.keybuf)?;
                 self.keybuf.extend_from_slice(&uniq.to_be_bytes());
             }
+            let mut gaps = Vec::new();
+            let mut tested = false;
             if let Some(l) = &mut self.locker {
                 l.lock_row_for_write(&self.keybuf)?;
+                tested = l.ranges_may_be_held();
             }
+            let locator = self.keybuf.clone();
+            if tested {
+                // SERIALIZABLE readers' key-range locks: RangeI-N on each index's next key
+                self.test_insert_gaps(row, &locator, true, &mut gaps)?;
+            }
+            let Some((_, bt)) = &self.clustered else {
+                return Err(SqlError::internal("table without storage"));
+            };
             let mut guard = versions.as_ref().map(|v| v.table.write());
-            if !bt.insert(txn, &self.keybuf, &rec)? {
+            if !bt.insert(txn, &locator, &rec)? {
+                drop(guard);
+                self.release_insert_gaps(gaps);
                 if self.defer_unique {
                     self.deferred.push(Deferred::Row(row.to_vec()));
                     return Ok(Vec::new());
                 }
-                return Err(self.dup_error(ix, row));
+                let ix = self.table.indexes[pos].clone();
+                return Err(self.dup_error(&ix, row));
             }
             if let (Some(g), Some(v)) = (&mut guard, &versions) {
-                g.record(&v.txn, &self.keybuf, None);
+                g.record(&v.txn, &locator, None);
             }
-            let locator = self.keybuf.clone();
             for k in 0..self.nonclustered.len() {
                 self.insert_nc(txn, k, row, &locator)?;
             }
+            drop(guard); // never wait for a lock under the chain lock
+            self.finish_insert_gaps(tested, row, &locator, true, gaps)?;
             Ok(locator)
         } else {
             Err(SqlError::internal("table without storage"))
@@ -287,6 +304,65 @@ impl TableStore {
             .as_ref()
             .and_then(|l| l.write_versions())
             .cloned()
+    }
+
+    /// Key-range locking (`crate::key_range`): tests the gap each index entry of `row` at
+    /// `locator` goes into (the clustered key's too when `clustered`), keeping the RangeI-N
+    /// locks to give back in `gaps`. Called before any latch or chain lock is taken.
+    fn test_insert_gaps(
+        &mut self,
+        row: &[Value],
+        locator: &[u8],
+        clustered: bool,
+        gaps: &mut Vec<key_range::HeldGap>,
+    ) -> SqlResult<()> {
+        let Some(l) = self.locker.as_mut() else {
+            return Ok(());
+        };
+        if let (true, Some((_, bt))) = (clustered, &self.clustered) {
+            // clustered keys are index 1's, as the row locks' (engine locks/mod.rs)
+            gaps.extend(key_range::test_gap(l.as_mut(), bt, 1, locator)?);
+        }
+        let mut key = Vec::new();
+        for (pos, bt, _) in &self.nonclustered {
+            let ix = &self.table.indexes[*pos];
+            key.clear();
+            encode_index_key(&self.table, ix, row, &mut key)?;
+            if !ix.unique {
+                key.extend_from_slice(locator);
+            }
+            gaps.extend(key_range::test_gap(l.as_mut(), bt, ix.index_id, &key)?);
+        }
+        Ok(())
+    }
+
+    fn release_insert_gaps(&mut self, gaps: Vec<key_range::HeldGap>) {
+        if let Some(l) = self.locker.as_mut() {
+            for g in gaps {
+                l.release_insert_gap(g.index_id, g.next.as_deref());
+            }
+        }
+    }
+
+    /// Once the entries are in: gives back the gaps' RangeI-N, or, when nothing was tested
+    /// and a range lock has been granted on the table since, tests the gaps now
+    /// (`key_range` module comment).
+    fn finish_insert_gaps(
+        &mut self,
+        tested: bool,
+        row: &[Value],
+        locator: &[u8],
+        clustered: bool,
+        mut gaps: Vec<key_range::HeldGap>,
+    ) -> SqlResult<()> {
+        if !tested {
+            key_range::after_untested_insert();
+            if self.locker.as_ref().is_some_and(|l| l.ranges_may_be_held()) {
+                self.test_insert_gaps(row, locator, clustered, &mut gaps)?;
+            }
+        }
+        self.release_insert_gaps(gaps);
+        Ok(())
     }
 
     fn insert_nc(
@@ -421,6 +497,13 @@ impl TableStore {
         });
         if !key_changed {
             let rec = self.format.encode(new)?.to_vec();
+            // the new index entries go into gaps a SERIALIZABLE reader may have locked
+            let tested = !self.nonclustered.is_empty()
+                && self.locker.as_ref().is_some_and(|l| l.ranges_may_be_held());
+            let mut gaps = Vec::new();
+            if tested {
+                self.test_insert_gaps(new, locator, false, &mut gaps)?;
+            }
             let mut guard = versions.as_ref().map(|v| v.table.write());
             if let (Some(g), Some(v)) = (&mut guard, &versions) {
                 v.check(g, locator)?;
@@ -431,6 +514,10 @@ impl TableStore {
             for k in 0..self.nonclustered.len() {
                 self.delete_nc(txn, k, old, locator)?;
                 self.insert_nc(txn, k, new, locator)?;
+            }
+            drop(guard);
+            if !self.nonclustered.is_empty() {
+                self.finish_insert_gaps(tested, new, locator, false, gaps)?;
             }
             return Ok(locator.to_vec());
         }

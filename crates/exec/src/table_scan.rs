@@ -163,6 +163,20 @@ impl Operator for TableScan<'_> {
             } else {
                 ScanDirection::Forward
             };
+            if self.versioned.is_none() {
+                if let Some(l) = self.locker.as_mut().filter(|l| l.locks_key_ranges()) {
+                    // a SERIALIZABLE scan of the whole index: every key and the end of it
+                    // clustered keys are index 1's, as the row locks' (engine locks/mod.rs)
+                    crate::key_range::lock_range(
+                        l.as_mut(),
+                        bt,
+                        1,
+                        Bound::Unbounded,
+                        Bound::Unbounded,
+                        false,
+                    )?;
+                }
+            }
             Cursor::BTree(bt.range(Bound::Unbounded, Bound::Unbounded, dir)?)
         } else {
             Cursor::None

@@ -735,6 +735,26 @@ impl BTree {
             io: self.io.clone(),
         })
     }
+    /// The first key at or after `lower` (None: past the last key): the "next key" of
+    /// key-range locking. Counts no scan in SET STATISTICS IO (its pages are counted).
+    pub fn first_key(&self, lower: Bound<&[u8]>) -> SqlResult<Option<Vec<u8>>> {
+        let m = self.db.meta(self.id.0)?;
+        let mut scan = btree::Scan::new(lower, Bound::Unbounded, ScanDirection::Forward);
+        let mut first: Option<Vec<u8>> = None;
+        loop {
+            let more = self.io.attribute(0, || {
+                scan.visit_next(&self.db, &m, &mut |k, _| {
+                    if first.is_none() {
+                        first = Some(k.to_vec());
+                    }
+                    Ok(())
+                })
+            })?;
+            if first.is_some() || !more {
+                return Ok(first);
+            }
+        }
+    }
     /// The object id.
     pub fn id(&self) -> ObjId {
         self.id

@@ -65,9 +65,12 @@ pub enum LockError {
 
 /// Per object: how many owners hold a write intent (IX, SIX, X, Sch-M) on it. Readers skip row
 /// locks while it is zero (lock avoidance, the fast path of a scan).
+/// Also: how many key-range locks (RangeS-S, RangeS-U, RangeX-X) are granted on its keys,
+/// so an insert tests RangeI-N on its next key only while some may be held.
 #[derive(Debug, Default)]
 pub struct ObjectActivity {
     writers: AtomicU32,
+    ranges: AtomicU32,
 }
 
 impl ObjectActivity {
@@ -76,6 +79,18 @@ impl ObjectActivity {
     pub fn writers(&self) -> u32 {
         self.writers.load(Ordering::Acquire)
     }
+
+    /// Number of key-range locks granted on the object's keys. SeqCst, paired with the
+    /// increment at a range lock's grant (the insert protocol in exec's `locking.rs`).
+    #[inline]
+    pub fn range_locks(&self) -> u32 {
+        self.ranges.load(Ordering::SeqCst)
+    }
+}
+
+/// A range lock an insert must not slip past (RangeI-N itself protects no gap).
+fn guards_range(m: LockMode) -> bool {
+    m.is_range() && m != LockMode::RangeIN
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -189,6 +204,19 @@ impl Inner {
 
     /// Keeps the object's writer count in step with a grant change from `old` to `new`.
     fn note_mode(&mut self, res: &Resource, old: Option<LockMode>, new: Option<LockMode>) {
+        if let Resource::Key { db, object, .. } = *res {
+            let was = old.is_some_and(guards_range);
+            let is = new.is_some_and(guards_range);
+            if was != is {
+                let a = self.activity(db, object);
+                if is {
+                    a.ranges.fetch_add(1, Ordering::SeqCst);
+                } else {
+                    a.ranges.fetch_sub(1, Ordering::SeqCst);
+                }
+            }
+            return;
+        }
         if let Resource::Object { db, object } = *res {
             let was = old.is_some_and(LockMode::is_write_intent);
             let is = new.is_some_and(LockMode::is_write_intent);
@@ -442,7 +470,7 @@ impl LockManager {
             || res
                 .parent_object()
                 .and_then(|p| o.held.get(&p))
-                .is_some_and(|m| m.covers(mode))
+                .is_some_and(|m| m.covers(mode.row_mode()))
     }
 
     /// Requests `mode` on `res`, waiting as `req` allows.
@@ -457,7 +485,7 @@ impl LockManager {
         let o = g.owner(req);
         o.victim = false;
         if let Some(m) = res.parent_object().and_then(|p| o.held.get(&p)) {
-            if m.covers(mode) {
+            if m.covers(mode.row_mode()) {
                 return Ok(Acquired::Held);
             }
         }
@@ -592,10 +620,11 @@ impl LockManager {
         {
             return;
         }
-        let target = if row_mode == LockMode::S {
-            LockMode::S
-        } else {
-            LockMode::X
+        let target = match row_mode {
+            LockMode::S | LockMode::RangeSS => LockMode::S,
+            // an insert's instant test, released at once: not a lock to escalate
+            LockMode::RangeIN => return,
+            _ => LockMode::X,
         };
         let current = g.owners.get(&owner).and_then(|o| o.held.get(&obj).copied());
         let want = current.map_or(target, |c| c.convert(target));

@@ -108,10 +108,19 @@ struct Plan {
     release_rows: bool,
     readpast: bool,
     nowait: bool,
+    /// Key-range mode of a SERIALIZABLE read of a B-tree (RangeS-S, RangeS-U for an UPDATE /
+    /// DELETE scan): every key read and the next key past the range (exec `key_range`).
+    range: Option<LockMode>,
 }
 
-/// Decides the locks of an access (exec README "Locks" lists the hints).
-fn plan_for(level: IsolationLevel, hints: &[String], access: TableAccess) -> SqlResult<Plan> {
+/// Decides the locks of an access (exec README "Locks" lists the hints). `heap`: the table
+/// has no clustered index (SERIALIZABLE then locks the whole table: no keys to range-lock).
+fn plan_for(
+    level: IsolationLevel,
+    hints: &[String],
+    access: TableAccess,
+    heap: bool,
+) -> SqlResult<Plan> {
     let mut level = level;
     let (mut updlock, mut xlock, mut tablock, mut tablockx, mut readpast, mut nowait) =
         (false, false, false, false, false, false);
@@ -142,6 +151,7 @@ fn plan_for(level: IsolationLevel, hints: &[String], access: TableAccess) -> Sql
             release_rows: false,
             readpast: false,
             nowait,
+            range: None,
         });
     }
     if level == IsolationLevel::Snapshot {
@@ -160,29 +170,40 @@ fn plan_for(level: IsolationLevel, hints: &[String], access: TableAccess) -> Sql
         release_rows: level == IsolationLevel::ReadCommitted,
         readpast,
         nowait,
+        range: None,
     };
+    let serializable = level == IsolationLevel::Serializable;
     match level {
         IsolationLevel::ReadUncommitted => {
             p.object = None;
             p.row = None;
         }
-        IsolationLevel::Serializable => {
-            // Coarser than SQL Server's key-range locks: the whole object is read-locked to
-            // the end of the transaction, which keeps out every phantom.
+        IsolationLevel::Serializable if heap => {
+            // no index keys to range-lock: the whole object is read-locked to the end of the
+            // transaction, which keeps out every phantom
             p.object = Some(LockMode::S);
             p.row = None;
+        }
+        IsolationLevel::Serializable => {
+            // SQL Server's key-range locks (exec key_range): S rows kept, RangeS-S on every
+            // key read and on the next key past the range
+            p.always = true;
+            p.range = Some(LockMode::RangeSS);
         }
         _ => {}
     }
     if access == TableAccess::Target {
         p.row = Some(LockMode::U);
         p.always = true;
-        p.release_rows = true; // only rows the statement will not change (see row_read)
-        p.object = Some(if level == IsolationLevel::Serializable {
+        p.release_rows = !serializable; // only rows the statement will not change (row_read)
+        p.object = Some(if serializable && heap {
             LockMode::X
         } else {
             LockMode::IU
         });
+        if serializable && !heap {
+            p.range = Some(LockMode::RangeSU);
+        }
         p.object_for_statement = false;
     }
     if updlock || xlock {
@@ -192,6 +213,11 @@ fn plan_for(level: IsolationLevel, hints: &[String], access: TableAccess) -> Sql
         p.release_rows = false;
         p.object = Some(if xlock { LockMode::IX } else { LockMode::IU });
         p.object_for_statement = false;
+        if p.range.is_some() {
+            // UPDLOCK / XLOCK under SERIALIZABLE: the update range mode (XLOCK's X rows
+            // convert it to RangeX-X as they are taken)
+            p.range = Some(LockMode::RangeSU);
+        }
     }
     if tablock || tablockx {
         p.object = Some(if tablockx || xlock {
@@ -202,6 +228,7 @@ fn plan_for(level: IsolationLevel, hints: &[String], access: TableAccess) -> Sql
             LockMode::S
         });
         p.row = None;
+        p.range = None;
         p.object_for_statement = !tablockx && !updlock && level == IsolationLevel::ReadCommitted;
     }
     Ok(p)
@@ -295,6 +322,28 @@ impl TableLocker for SessionLocker {
             .release_if(self.req.owner, &self.resource(locator), mode);
     }
 
+    fn locks_key_ranges(&self) -> bool {
+        self.plan.range.is_some() && !self.covered_read
+    }
+
+    fn lock_key(&mut self, index_id: i32, key: Option<&[u8]>, range: bool) -> SqlResult<bool> {
+        self.lock_key_impl(index_id, key, range)
+    }
+
+    #[inline]
+    fn ranges_may_be_held(&self) -> bool {
+        self.activity.range_locks() > 0
+    }
+
+    fn lock_insert_gap(&mut self, index_id: i32, next: Option<&[u8]>) -> SqlResult<bool> {
+        self.lock_insert_gap_impl(index_id, next)
+    }
+
+    fn release_insert_gap(&mut self, index_id: i32, next: Option<&[u8]>) {
+        let res = self.key_resource(index_id, next);
+        self.mgr.release_if(self.req.owner, &res, LockMode::RangeIN);
+    }
+
     fn lock_row_for_write(&mut self, locator: &[u8]) -> SqlResult<()> {
         if self.covered_write {
             return Ok(());
@@ -309,6 +358,48 @@ impl TableLocker for SessionLocker {
             self.covered_write = true;
         }
         Ok(())
+    }
+}
+
+impl SessionLocker {
+    fn key_resource(&self, index_id: i32, key: Option<&[u8]>) -> Resource {
+        match key {
+            Some(k) => Resource::key(self.db, self.object, index_id, k),
+            None => Resource::key_end(self.db, self.object, index_id),
+        }
+    }
+}
+
+/// Key-range locking (exec `key_range`).
+impl SessionLocker {
+    fn lock_key_impl(&mut self, index_id: i32, key: Option<&[u8]>, range: bool) -> SqlResult<bool> {
+        let mode = match (range, self.plan.range, self.plan.row) {
+            (true, Some(m), _) => m,
+            (false, Some(_), Some(m)) => m,
+            _ => return Ok(false),
+        };
+        if self.covered_read {
+            return Ok(true);
+        }
+        let res = self.key_resource(index_id, key);
+        let r = self.acquire(res, mode)?;
+        if r == Acquired::Held
+            && self
+                .mgr
+                .holds(self.req.owner, &self.object_res(), mode.row_mode())
+        {
+            // escalated: the object lock covers every key and gap
+            self.covered_read = true;
+        }
+        Ok(self.covered_read)
+    }
+
+    fn lock_insert_gap_impl(&mut self, index_id: i32, next: Option<&[u8]>) -> SqlResult<bool> {
+        if self.covered_write {
+            return Ok(false);
+        }
+        let res = self.key_resource(index_id, next);
+        Ok(self.acquire(res, LockMode::RangeIN)? == Acquired::New)
     }
 }
 
@@ -331,7 +422,8 @@ pub(crate) fn table_locker(
     access: TableAccess,
 ) -> SqlResult<Option<Box<dyn TableLocker>>> {
     // SNAPSHOT (3952 where the database does not allow it) is decided before: versioning.rs
-    let plan = plan_for(level, hints, access)?;
+    let heap = matches!(table.storage, TableStorage::Heap(_));
+    let plan = plan_for(level, hints, access, heap)?;
     if plan.object.is_none() && plan.row.is_none() {
         return Ok(None);
     }
@@ -340,7 +432,6 @@ pub(crate) fn table_locker(
         req.timeout_ms = 0;
     }
     let object = table.object_id;
-    let heap = matches!(table.storage, TableStorage::Heap(_));
     let mut locker = SessionLocker {
         activity: mgr.activity(db, object),
         mgr: mgr.clone(),

@@ -2,6 +2,9 @@
 
 use std::hash::{Hash, Hasher};
 
+/// KEY resources keep 48 bits of the key's hash, SQL Server's `%%lockres%%` width.
+const KEY_HASH_MASK: u64 = 0xFFFF_FFFF_FFFF;
+
 /// A lockable resource. Database and object ids are SQL Server's (`DB_ID()`,
 /// `OBJECT_ID()`); a KEY is the clustered index key (or a heap row's RID) of one row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -39,11 +42,28 @@ impl Resource {
     pub fn key(db: i32, object: i32, index: i32, key: &[u8]) -> Resource {
         let mut h = std::collections::hash_map::DefaultHasher::new();
         key.hash(&mut h);
+        let hash = h.finish() & KEY_HASH_MASK;
         Resource::Key {
             db,
             object,
             index,
-            hash: h.finish() & 0xFFFF_FFFF_FFFF,
+            // the all-ones hash is the end of the index's
+            hash: if hash == KEY_HASH_MASK {
+                hash - 1
+            } else {
+                hash
+            },
+        }
+    }
+
+    /// The end of `index` (the "infinity" key past its last row): the next key of a range
+    /// that reaches the end of the index. SQL Server shows it as `(ffffffffffff)`.
+    pub fn key_end(db: i32, object: i32, index: i32) -> Resource {
+        Resource::Key {
+            db,
+            object,
+            index,
+            hash: KEY_HASH_MASK,
         }
     }
 
