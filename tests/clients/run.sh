@@ -39,7 +39,7 @@ fi
 
 # one client's whole session may take this long (a hang is a failure, not a stuck CI)
 CLIENT_TIMEOUT=${LK_CLIENT_TIMEOUT:-120}
-ALL="pytds pymssql pyodbc-freetds mssql-python go-mssqldb tedious mssql-jdbc tsql"
+ALL="pytds pymssql pyodbc-freetds mssql-python go-mssqldb tedious mssql-jdbc tsql tiberius"
 wanted() { [ -z "$ONLY" ] || [[ ",$ONLY," == *",$1,"* ]]; }
 
 rm -rf "$WORK/logs" "$WORK/data" "$WORK/scratch"
@@ -98,6 +98,11 @@ install_client() { # name: prints why on failure
         || { echo "javac Session.java failed"; return 1; } ;;
     tsql)
       apt_install freetds-bin || { echo "apt-get install freetds-bin failed"; return 1; } ;;
+    tiberius)
+      # its own cargo project (Cargo.lock pinned), built apart from the workspace's target
+      command -v cargo >/dev/null || { echo "cargo missing"; return 1; }
+      (cd "$HERE/tiberius" && cargo build --release --locked --target-dir "$WORK/tiberius") \
+        >>"$WORK/logs/install.log" 2>&1 || { echo "cargo build (tiberius 0.13.0) failed"; return 1; } ;;
   esac
 }
 
@@ -161,6 +166,7 @@ run_client() { # name: runs its session, its output in the log
     tedious) (cd "$HERE/tedious" && timeout $CLIENT_TIMEOUT node session.js) ;;
     mssql-jdbc) timeout $CLIENT_TIMEOUT java -cp "$WORK/jdbc:$JDBC_JAR" Session ;;
     tsql) timeout $CLIENT_TIMEOUT bash "$HERE/tsql/session.sh" ;;
+    tiberius) timeout $CLIENT_TIMEOUT "$WORK/tiberius/release/tiberius-session" ;;
   esac
 }
 for n in $ALL; do

@@ -1041,9 +1041,14 @@ impl Session {
         if let Some(decl) = args.get(1) {
             let d = self.eval(&decl.value)?;
             let d = crate::render::value_text(&d, &DataType::NVarChar(None)).unwrap_or_default();
-            // Parse "@a int, @b varchar(10) OUTPUT" through a DECLARE statement.
+            // Parse "@a int, @b varchar(10) OUTPUT" through a DECLARE statement; an empty
+            // declaration list (N'', as tiberius sends with no parameters) declares nothing.
             let decl_text = format!("DECLARE {}", d.replace("OUTPUT", "").replace("output", ""));
-            let stmts = parser::parse_batch(&decl_text)?;
+            let stmts = if d.trim().is_empty() {
+                Vec::new()
+            } else {
+                parser::parse_batch(&decl_text)?
+            };
             let mut declared = Vec::new();
             for s in &stmts {
                 if let StatementKind::Declare(items) = &s.kind {

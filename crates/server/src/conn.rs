@@ -82,6 +82,8 @@ struct Connection {
     /// The login's database (restored by a connection reset).
     login_database: String,
     packet_size: usize,
+    /// The TDS version of the LOGINACK: before 7.3 the 2008 date/time types go as text.
+    tds_version: u32,
     /// The transaction descriptor of the open transaction (0: none), echoed by the client.
     descriptor: u64,
     next_descriptor: u64,
@@ -361,6 +363,7 @@ fn handshake(
         session,
         login_database: database,
         packet_size,
+        tds_version: tds_version.min(login7::TDS74),
         descriptor: 0,
         next_descriptor: 1,
         prepared: Default::default(),
@@ -540,6 +543,7 @@ impl Connection {
         let tran_before = self.session.trancount();
         let cancel = self.session.cancel_handle();
         let mut sink = TdsSink::new(pw, w, cancel.clone());
+        sink.dates_as_text = tds::downlevel::dates_as_text(self.tds_version);
         self.lend_descriptors(&mut sink);
         if reset {
             tokens::env_change(sink.buf(), &EnvChange::ResetConnectionAck);

@@ -134,13 +134,18 @@ fn call<W: Write>(
             _ => None,
         },
     };
-    let params = req.params;
+    let mut params = req.params;
     match id {
         None => {
             let name = req.proc.name().unwrap_or_default().to_string();
             exec(session, &quote(&name), Vec::new(), &params, 0, sink, true);
         }
         Some(proc_id::SP_EXECUTESQL) => {
+            // The statement and the declarations are taken by position, whatever the client
+            // names them: tiberius sends them as "stmt" and "params", without the @.
+            for p in params.iter_mut().take(2) {
+                p.name.clear();
+            }
             exec(session, "sp_executesql", Vec::new(), &params, 0, sink, true);
         }
         Some(proc_id::SP_PREPARE) | Some(proc_id::SP_PREPEXEC) => {

@@ -20,6 +20,10 @@ pub(crate) struct TdsSink<'a, W: Write> {
     /// Inside an RPC: statement DONEs are DONEINPROC.
     pub(crate) in_proc: bool,
     cols: Vec<ColumnMeta>,
+    /// A client that logged in with TDS 7.2 gets date/time/datetime2/datetimeoffset as their
+    /// literal text (tds::downlevel); the result's columns that are sent so, with their types.
+    pub(crate) dates_as_text: bool,
+    text_columns: Vec<(usize, types::DataType)>,
     /// An error since the last DONE (its ERROR bit).
     pub(crate) error_pending: bool,
     /// Any error in the request.
@@ -51,6 +55,8 @@ impl<'a, W: Write> TdsSink<'a, W> {
             out,
             in_proc: false,
             cols: Vec::new(),
+            dates_as_text: false,
+            text_columns: Vec::new(),
             error_pending: false,
             any_error: false,
             broken: None,
@@ -150,10 +156,21 @@ pub(crate) fn message_token(err: &SqlError) -> MessageToken {
 
 impl<W: Write> EventSink for TdsSink<'_, W> {
     fn result_start(&mut self, columns: &[OutColumn]) {
-        self.cols = columns
-            .iter()
-            .map(|c| ColumnMeta::new(c.name.clone(), &c.data_type, true))
-            .collect();
+        self.text_columns.clear();
+        let mut cols = Vec::with_capacity(columns.len());
+        for (i, c) in columns.iter().enumerate() {
+            let text = self
+                .dates_as_text
+                .then(|| tds::downlevel::column_type(&c.data_type))
+                .flatten();
+            if let Some(text) = text {
+                self.text_columns.push((i, c.data_type.clone()));
+                cols.push(ColumnMeta::new(c.name.clone(), &text, true));
+            } else {
+                cols.push(ColumnMeta::new(c.name.clone(), &c.data_type, true));
+            }
+        }
+        self.cols = cols;
         rows::write_colmetadata(self.pw.buf(), &self.cols);
         self.flush_full();
     }
@@ -162,6 +179,19 @@ impl<W: Write> EventSink for TdsSink<'_, W> {
         if self.broken.is_some() {
             return;
         }
+        let texts;
+        let row = if self.text_columns.is_empty() {
+            row
+        } else {
+            let mut r = row.to_vec();
+            for (i, dt) in &self.text_columns {
+                if let Some(v) = r.get_mut(*i) {
+                    *v = tds::downlevel::value_text(v, dt);
+                }
+            }
+            texts = r;
+            &texts[..]
+        };
         if let Err(e) = rows::write_row(self.pw.buf(), &self.cols, row) {
             // A value the codec cannot represent: the statement fails as a conversion would.
             self.error(&SqlError::internal(format!(
@@ -178,6 +208,7 @@ impl<W: Write> EventSink for TdsSink<'_, W> {
 
     fn result_end(&mut self, rows: u64, incomplete: bool, show_count: bool) {
         self.cols.clear();
+        self.text_columns.clear();
         if incomplete {
             // The error event follows and its statement's DONE carries the ERROR bit.
             return;

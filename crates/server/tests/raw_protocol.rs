@@ -147,6 +147,11 @@ fn param(name: &str, dt: DataType, v: Value, output: bool) -> RpcParam {
 
 /// Logs in with LOGIN7 as the very first packet and a 512-byte packet size.
 fn login(s: &TestServer) -> Client {
+    login_with_version(s, TDS74)
+}
+
+/// [`login`] with LOGIN7's TDSVersion `version` (LOGINACK answers the same version).
+fn login_with_version(s: &TestServer, version: u32) -> Client {
     let sock = TcpStream::connect(s.addr).unwrap();
     let mut c = Client {
         sock,
@@ -155,7 +160,7 @@ fn login(s: &TestServer) -> Client {
         largest_packet: 0,
     };
     let l = Login7 {
-        tds_version: TDS74,
+        tds_version: version,
         packet_size: 512,
         user_name: "sa".into(),
         password: SA_PASSWORD.into(),
@@ -168,11 +173,52 @@ fn login(s: &TestServer) -> Client {
     assert!(
         items
             .iter()
-            .any(|i| matches!(i, Item::Token(Token::LoginAck(a)) if a.tds_version == TDS74)),
+            .any(|i| matches!(i, Item::Token(Token::LoginAck(a)) if a.tds_version == version)),
         "{items:?}"
     );
     assert_eq!(c.packet_size, 512, "ENVCHANGE packet size: {items:?}");
     c
+}
+
+#[test]
+fn a_tds_7_2_login_gets_the_2008_date_types_as_nvarchar_literals() {
+    let s = TestServer::start();
+    let query = "SELECT CAST('2024-02-29' AS date), CAST('13:45:10.5' AS time), \
+                 CAST('2024-02-29T13:45:10.123' AS datetime2(3)), \
+                 CAST('2024-02-29T13:45:10.1234567+05:30' AS datetimeoffset), \
+                 CAST(NULL AS time(0)), CAST('2024-02-29T13:45:10.997' AS datetime), \
+                 REPLICATE(CAST(N'x' AS nvarchar(max)), 5000)";
+    // TDS 7.2 (SQL Server 2005) has no DATEN/TIMEN/DATETIME2N/DATETIMEOFFSETN: the values
+    // come as NVARCHAR holding their literals; datetime and the max types are unchanged
+    let mut old = login_with_version(&s, 0x7209_0002);
+    let rows = rows_of(&old.batch(query, 0));
+    let text = |t: &str| Value::NVarChar(t.into());
+    assert_eq!(rows.len(), 1);
+    assert_eq!(
+        rows[0][..5],
+        [
+            text("2024-02-29"),
+            text("13:45:10.5000000"),
+            text("2024-02-29 13:45:10.123"),
+            text("2024-02-29 13:45:10.1234567 +05:30"),
+            Value::Null,
+        ]
+    );
+    assert!(
+        matches!(rows[0][5], Value::DateTime { .. }),
+        "{:?}",
+        rows[0][5]
+    );
+    assert_eq!(rows[0][6], text(&"x".repeat(5000)));
+    // TDS 7.3 and later get the types themselves
+    let mut new = login(&s);
+    let rows = rows_of(&new.batch(query, 0));
+    assert!(matches!(rows[0][0], Value::Date(_)), "{:?}", rows[0][0]);
+    assert!(
+        matches!(rows[0][3], Value::DateTimeOffset { .. }),
+        "{:?}",
+        rows[0][3]
+    );
 }
 
 #[test]
@@ -237,6 +283,34 @@ fn reset_connection_drops_temp_tables_and_restores_options_and_database() {
             Value::Int(0)
         ]]
     );
+}
+
+#[test]
+fn sp_executesql_takes_its_statement_and_declarations_by_position() {
+    // tiberius names them "stmt" and "params", without the @: SQL Server runs the call
+    let s = TestServer::start();
+    let mut c = login(&s);
+    let items = c.rpc(RpcRequest {
+        proc: RpcProc::Id(proc_id::SP_EXECUTESQL),
+        option_flags: 0,
+        params: vec![
+            param(
+                "stmt",
+                DataType::NVarChar(Some(100)),
+                Value::NVarChar("SELECT @P1 + 1 AS v".into()),
+                false,
+            ),
+            param(
+                "params",
+                DataType::NVarChar(Some(100)),
+                Value::NVarChar("@P1 int".into()),
+                false,
+            ),
+            param("@P1", DataType::Int, Value::Int(41), false),
+        ],
+    });
+    assert!(errors_of(&items).is_empty(), "{items:?}");
+    assert_eq!(rows_of(&items), vec![vec![Value::Int(42)]]);
 }
 
 #[test]

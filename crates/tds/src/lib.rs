@@ -18,6 +18,7 @@ pub mod prelogin;
 pub mod tokens;
 
 // Types, values, rows and RPC parameters (owner: tdstypes).
+pub mod downlevel;
 pub mod rows;
 pub mod rpc;
 pub mod types;

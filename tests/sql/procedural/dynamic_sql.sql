@@ -15,3 +15,6 @@ EXEC sp_executesql N'SELECT @c = COUNT(*) FROM #outer_t', N'@c int OUTPUT', @c =
 SELECT @cnt AS cnt
 EXEC sp_executesql N'SELECT @x AS x', N'@x varchar(5)', 'abcdefgh'
 GO
+
+-- an empty declaration list declares nothing (tiberius sends N'' with no parameters)
+EXEC sp_executesql N'SELECT 1 AS one', N'';

@@ -68,24 +68,23 @@ pub(crate) fn literal(l: &ast::Literal) -> SqlResult<ScalarExpr> {
             let f: f64 = t.parse().map_err(|_| SqlError::syntax_near(t))?;
             ScalarExpr::literal(Value::Money((f * 10000.0).round() as i64), DataType::Money)
         }
+        // SQL Server types a string constant by its length: varchar(n) / nvarchar(n), and
+        // varchar(max) / nvarchar(max) / varbinary(max) past 8000 bytes ("Constants
+        // (Transact-SQL)"); Value::data_type applies exactly that rule
         ast::Literal::String { value, national } => {
-            let n = value.chars().count().max(1) as u32;
-            if *national {
-                ScalarExpr::literal(
-                    Value::NVarChar(value.clone()),
-                    DataType::NVarChar(Some(n.min(4000))),
-                )
+            let v = if *national {
+                Value::NVarChar(value.clone())
             } else {
-                ScalarExpr::literal(
-                    Value::VarChar(value.clone()),
-                    DataType::VarChar(Some(n.min(8000))),
-                )
-            }
+                Value::VarChar(value.clone())
+            };
+            let t = v.data_type();
+            ScalarExpr::literal(v, t)
         }
-        ast::Literal::Binary(b) => ScalarExpr::literal(
-            Value::VarBinary(b.clone()),
-            DataType::VarBinary(Some(b.len().max(1) as u32)),
-        ),
+        ast::Literal::Binary(b) => {
+            let v = Value::VarBinary(b.clone());
+            let t = v.data_type();
+            ScalarExpr::literal(v, t)
+        }
         ast::Literal::Null => ScalarExpr::literal(Value::Null, DataType::Null),
     })
 }
