@@ -34,7 +34,6 @@
 use catalog::Catalog;
 
 use crate::batch_mode::BatchModeHint;
-use crate::cost;
 use plan::{AggCall, AggFunc, JoinKind, PhysKind, PhysOp, ScalarExpr, ScalarFunc, ScalarKind};
 
 /// Cost units per row of a scan when only the row count is known (CPU 0.0001581 plus the
@@ -242,19 +241,21 @@ fn partial_aggregate_mut(op: &mut PhysOp) -> Option<&mut PhysOp> {
 
 /// Whether the global half of a grouped local-then-global aggregate of about `groups`
 /// groups over `input_rows` rows should run on `dop` consumers behind a Repartition Streams
-/// rather than merge every worker's partial groups on the coordinator: the serial merge's
-/// share `(1 - 1/dop)` of hashing the partial groups against a second exchange (its startup
-/// plus a row per partial group and per result row). About 3,000 groups at DOP 2.
-pub(crate) fn repartition_pays(groups: f64, input_rows: f64, dop: u16) -> bool {
-    if dop <= 1 || !groups.is_finite() || groups < 1.0 {
+/// (requiring `Hash(group keys)`) rather than merge every worker's partial groups on the
+/// coordinator (requiring `Single`): the two plans costed through the distribution
+/// property's enforcers (`distribution::aggregate_plans`). The serial merge's share
+/// `(1 - 1/dop)` of hashing the partial groups against a second exchange: about 3,000
+/// groups at DOP 2.
+pub(crate) fn repartition_pays(groups: f64, input_rows: f64, dop: u16, keys: usize) -> bool {
+    if dop <= 1 || !groups.is_finite() || groups < 1.0 || keys == 0 {
         return false;
     }
-    let dop = f64::from(dop);
     // each worker sees at most every group, and no more groups than it has rows
-    let partials = (groups * dop).min(input_rows.max(groups));
-    let saved = cost::HASH_BUILD_ROW * partials * (1.0 - 1.0 / dop);
-    let paid = cost::EXCHANGE_STARTUP + cost::EXCHANGE_ROW * groups;
-    saved > paid
+    let partials = (groups * f64::from(dop)).min(input_rows.max(groups));
+    let keys: Vec<usize> = (0..keys).collect();
+    let (at_gather, repartitioned) =
+        crate::distribution::aggregate_plans(groups, partials, dop, &keys);
+    repartitioned < at_gather
 }
 
 /// The local-then-global form of `op` when it is an eligible aggregate: merged at the
@@ -301,7 +302,7 @@ fn parallel_aggregate(op: &PhysOp, dop: u16) -> Option<PhysOp> {
         node_id: 0,
         exec_mode: Default::default(),
     };
-    if !group_by.is_empty() && repartition_pays(op.est_rows, input.est_rows, dop) {
+    if repartition_pays(op.est_rows, input.est_rows, dop, group_by.len()) {
         let exchange = PhysOp {
             kind: PhysKind::Repartition {
                 input: Box::new(partial),
