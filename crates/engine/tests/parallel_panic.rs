@@ -52,6 +52,21 @@ fn a_panic_in_a_worker_fails_only_that_request() {
     );
     let again = run(&mut s, q);
     assert_eq!(again.result_sets().first().map(|r| r.len()), Some(10));
+    // the same inside a repartitioned aggregate (many groups: producers, consumers, gather)
+    let q = "SELECT b, COUNT(*) FROM t GROUP BY b OPTION (MAXDOP 2)";
+    run(&mut s, "SET SHOWPLAN_TEXT ON");
+    let plan = format!("{:?}", run(&mut s, q).result_sets());
+    run(&mut s, "SET SHOWPLAN_TEXT OFF");
+    assert!(plan.contains("Repartition Streams"), "{plan}");
+    exec::parallel::inject_worker_panic_for_tests();
+    let errs = run(&mut s, q)
+        .errors()
+        .iter()
+        .map(|e| e.number)
+        .collect::<Vec<_>>();
+    assert_eq!(errs, vec![8630]);
+    let again = run(&mut s, q);
+    assert_eq!(again.result_sets().first().map(|r| r.len()), Some(20000));
     drop(s);
     let _ = std::fs::remove_dir_all(d);
 }

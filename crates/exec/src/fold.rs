@@ -141,7 +141,8 @@ fn fold_op(op: &mut PhysOp, ctx: &mut ExecCtx) {
             | PhysKind::Top { input, .. }
             | PhysKind::Window { input, .. }
             | PhysKind::HashDistinct { input }
-            | PhysKind::Parallelism { input, .. } => fold_op(input, ctx),
+            | PhysKind::Parallelism { input, .. }
+            | PhysKind::Repartition { input, .. } => fold_op(input, ctx),
             PhysKind::HashSetOp { left, right, .. } => {
                 fold_op(left, ctx);
                 fold_op(right, ctx);

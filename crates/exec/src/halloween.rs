@@ -144,6 +144,7 @@ fn independent(op: &PhysOp, target: &TableDef) -> bool {
         | PhysKind::WorkTableScan { .. }
         | PhysKind::TableFunction { .. }
         | PhysKind::Parallelism { .. }
+        | PhysKind::Repartition { .. }
         | PhysKind::PartialAggregate { .. }
         | PhysKind::GlobalAggregate { .. } => false,
     }

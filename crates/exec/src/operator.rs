@@ -217,7 +217,15 @@ fn build_row_mode(op: &PhysOp) -> SqlResult<BoxOp<'_>> {
             true,
             *backward,
         )),
+        PhysKind::Parallelism { input, .. } if parallel::is_repartitioned_aggregate(input) => {
+            Box::new(parallel::RepartitionedAggregate::new(op))
+        }
         PhysKind::Parallelism { input, dop } => Box::new(parallel::Gather::new(input, *dop)),
+        PhysKind::Repartition { .. } => {
+            return Err(common::SqlError::internal(
+                "a Repartition Streams outside a repartitioned aggregate",
+            ))
+        }
         PhysKind::GlobalAggregate { .. } => Box::new(parallel::GlobalAggregate::new(op)),
         PhysKind::PartialAggregate { .. } => {
             return Err(common::SqlError::internal(

@@ -32,7 +32,7 @@ const ROW_OVERHEAD: f64 = 11.0;
 /// Hash table creation (Hash Match startup).
 const HASH_STARTUP: f64 = 0.0177856;
 /// Per build row.
-const HASH_BUILD_ROW: f64 = 0.0000150;
+pub(crate) const HASH_BUILD_ROW: f64 = 0.0000150;
 /// Per probe row.
 const HASH_PROBE_ROW: f64 = 0.0000040;
 /// Nested loops, per outer row.
@@ -53,8 +53,8 @@ const SORT_COMPARE: f64 = 0.0000012;
 const STREAM_AGG_ROW: f64 = 0.0000006;
 /// Gather Streams: starting the workers and the exchange, then per row moved (SQL Server's
 /// showplans put a Gather's startup near 0.0285 and its per-row CPU near 0.0000055).
-const EXCHANGE_STARTUP: f64 = 0.0285;
-const EXCHANGE_ROW: f64 = 0.0000055;
+pub(crate) const EXCHANGE_STARTUP: f64 = 0.0285;
+pub(crate) const EXCHANGE_ROW: f64 = 0.0000055;
 
 /// Estimated bytes of one row of these columns (variable types at half their declared size).
 pub fn row_width(cols: &[ColumnMeta]) -> f64 {
@@ -269,7 +269,7 @@ fn own_cost(
             let kept = if top.is_some() { out.max(1.0) } else { n };
             (0.0, SORT_STARTUP + SORT_COMPARE * n * kept.max(2.0).log2())
         }
-        PhysKind::Parallelism { input, .. } => {
+        PhysKind::Parallelism { input, .. } | PhysKind::Repartition { input, .. } => {
             (0.0, EXCHANGE_STARTUP + EXCHANGE_ROW * rows_in(input))
         }
         // a worker's share is not discounted: the threshold decision is made on the serial cost

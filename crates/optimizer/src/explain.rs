@@ -616,6 +616,26 @@ fn node_unguarded(op: &PhysOp, depth: usize, out: &mut String) {
         PhysKind::TableSpool { .. } => line(depth, "Table Spool", out),
         PhysKind::TableFunction { func, .. } => line(depth, &func.showplan(), out),
         PhysKind::Parallelism { .. } => line(depth, "Parallelism(Gather Streams)", out),
+        PhysKind::Repartition { input, keys, .. } => {
+            // the keys read the zone's rows, below the partial aggregate
+            let names = input
+                .children()
+                .first()
+                .map(|z| names_of(&z.columns))
+                .unwrap_or_default();
+            let cols = keys
+                .iter()
+                .map(|e| expr(e, &names))
+                .collect::<Vec<_>>()
+                .join(", ");
+            line(
+                depth,
+                &format!(
+                    "Parallelism(Repartition Streams, Hash Partitioning, PARTITION COLUMNS:({cols}))"
+                ),
+                out,
+            )
+        }
         PhysKind::PartialAggregate { group_by, aggs, .. } => {
             let names = child_names(0);
             let s = agg_text(group_by, aggs, &names, group_by.is_empty(), true);

@@ -15,6 +15,7 @@ pub mod cost;
 mod costed;
 mod covering;
 mod decorrelate;
+mod distribution;
 mod explain;
 mod gb_agg_before_join;
 mod having_estimate;

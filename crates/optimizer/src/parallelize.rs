@@ -105,10 +105,8 @@ fn rewrite(op: &mut PhysOp, dop: u16, batch: Option<(BatchModeHint, &dyn Catalog
                 }
             }
             *op = new;
-            if let PhysKind::GlobalAggregate { input, .. } = &mut op.kind {
-                if let PhysKind::Parallelism { input, .. } = &mut input.kind {
-                    parallelize_builds(input, dop, batch);
-                }
+            if let Some(partial) = partial_aggregate_mut(op) {
+                parallelize_builds(partial, dop, batch);
             }
             return;
         }
@@ -226,7 +224,51 @@ fn children_mut(op: &mut PhysOp) -> Vec<&mut PhysOp> {
     }
 }
 
-/// The local-then-global form of `op` when it is an eligible aggregate.
+/// The partial aggregate of a local-then-global aggregate (either form).
+fn partial_aggregate_mut(op: &mut PhysOp) -> Option<&mut PhysOp> {
+    let mut cur = op;
+    loop {
+        match cur.kind {
+            PhysKind::PartialAggregate { .. } => return Some(cur),
+            PhysKind::GlobalAggregate { .. }
+            | PhysKind::Parallelism { .. }
+            | PhysKind::Repartition { .. } => {}
+            _ => return None,
+        }
+        cur = cur.children_mut().into_iter().next()?;
+    }
+}
+
+/// Whether the global half of a grouped local-then-global aggregate of about `groups`
+/// groups over `input_rows` rows should run on `dop` consumers behind a Repartition Streams
+/// (requiring `Hash(group keys)`) rather than merge every worker's partial groups on the
+/// coordinator (requiring `Single`): the two plans costed through the distribution
+/// property's enforcers (`distribution::aggregate_plans`). The serial merge's share
+/// `(1 - 1/dop)` of hashing the partial groups against a second exchange: about 3,000
+/// groups at DOP 2.
+pub(crate) fn repartition_pays(groups: f64, input_rows: f64, dop: u16, keys: usize) -> bool {
+    if dop <= 1 || !groups.is_finite() || groups < 1.0 || keys == 0 {
+        return false;
+    }
+    // each worker sees at most every group, and no more groups than it has rows
+    let partials = (groups * f64::from(dop)).min(input_rows.max(groups));
+    let keys: Vec<usize> = (0..keys).collect();
+    let (at_gather, repartitioned) =
+        crate::distribution::aggregate_plans(groups, partials, dop, &keys);
+    repartitioned < at_gather
+}
+
+/// The local-then-global form of `op` when it is an eligible aggregate: merged at the
+/// Gather Streams, or, when [`repartition_pays`], repartitioned on the group keys with the
+/// global aggregate on every consumer:
+///
+/// ```text
+/// Parallelism(Gather Streams)
+///   Hash Match(Aggregate)                     GlobalAggregate (per consumer)
+///     Parallelism(Repartition Streams, Hash)  Repartition { keys: group_by }
+///       Hash Match(Partial Aggregate)         PartialAggregate (per producer)
+///         zone
+/// ```
 fn parallel_aggregate(op: &PhysOp, dop: u16) -> Option<PhysOp> {
     let (input, group_by, aggs, stream) = match &op.kind {
         PhysKind::HashAggregate {
@@ -260,6 +302,44 @@ fn parallel_aggregate(op: &PhysOp, dop: u16) -> Option<PhysOp> {
         node_id: 0,
         exec_mode: Default::default(),
     };
+    if repartition_pays(op.est_rows, input.est_rows, dop, group_by.len()) {
+        let exchange = PhysOp {
+            kind: PhysKind::Repartition {
+                input: Box::new(partial),
+                dop,
+                keys: group_by.clone(),
+            },
+            columns: op.columns.clone(),
+            est_rows: op.est_rows,
+            cost: Default::default(),
+            node_id: 0,
+            exec_mode: Default::default(),
+        };
+        let global = PhysOp {
+            kind: PhysKind::GlobalAggregate {
+                input: Box::new(exchange),
+                group_by: group_by.clone(),
+                aggs: aggs.clone(),
+                stream,
+            },
+            columns: op.columns.clone(),
+            est_rows: op.est_rows,
+            cost: Default::default(),
+            node_id: 0,
+            exec_mode: Default::default(),
+        };
+        return Some(PhysOp {
+            kind: PhysKind::Parallelism {
+                input: Box::new(global),
+                dop,
+            },
+            columns: op.columns.clone(),
+            est_rows: op.est_rows,
+            cost: op.cost,
+            node_id: op.node_id,
+            exec_mode: Default::default(),
+        });
+    }
     let gather = PhysOp {
         kind: PhysKind::Parallelism {
             input: Box::new(partial),

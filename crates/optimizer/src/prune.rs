@@ -60,6 +60,7 @@ fn prune_unguarded(op: &mut PhysOp, req: &[bool]) {
         | PhysKind::TableFunction { .. } => {}
         // the parallel pass runs after pruning: its nodes never reach here
         PhysKind::Parallelism { .. }
+        | PhysKind::Repartition { .. }
         | PhysKind::PartialAggregate { .. }
         | PhysKind::GlobalAggregate { .. } => {}
         PhysKind::Filter { input, predicate } => {

@@ -170,7 +170,8 @@ fn exprs_mut(kind: &mut PhysKind) -> Vec<&mut ScalarExpr> {
         | PhysKind::TableSpool { .. }
         | PhysKind::RecursiveCte { .. }
         | PhysKind::WorkTableScan { .. }
-        | PhysKind::Parallelism { .. } => {}
+        | PhysKind::Parallelism { .. }
+        | PhysKind::Repartition { .. } => {}
     }
     v
 }
@@ -226,6 +227,7 @@ pub(crate) fn op_names(op: &PhysOp) -> (&'static str, &'static str) {
         PhysKind::TableSpool { .. } => ("Table Spool", "Lazy Spool"),
         PhysKind::TableFunction { .. } => ("Table-valued function", "Table-valued function"),
         PhysKind::Parallelism { .. } => ("Parallelism", "Gather Streams"),
+        PhysKind::Repartition { .. } => ("Parallelism", "Repartition Streams"),
         PhysKind::PartialAggregate { group_by, .. } if group_by.is_empty() => {
             ("Stream Aggregate", "Partial Aggregate")
         }
@@ -1091,6 +1093,18 @@ impl Writer<'_> {
                 self.parallel_depth.set(self.parallel_depth.get() + 1);
                 self.rel_op(x, input);
                 self.parallel_depth.set(self.parallel_depth.get() - 1);
+                x.close("Parallelism");
+            }
+            PhysKind::Repartition { input, keys, .. } => {
+                // the partitioning columns are the zone's, below the partial aggregate
+                let zone_refs = input
+                    .children()
+                    .first()
+                    .map(|z| col_refs(z))
+                    .unwrap_or_default();
+                x.open("Parallelism", &[("PartitioningType", "Hash".into())]);
+                key_list(x, "PartitionColumns", keys, &zone_refs);
+                self.rel_op(x, input);
                 x.close("Parallelism");
             }
             PhysKind::PartialAggregate {

@@ -186,6 +186,18 @@ pub enum PhysKind {
         aggs: Vec<AggCall>,
         stream: bool,
     },
+    /// Parallelism (Repartition Streams, hash partitioning): between the partial aggregates
+    /// of a zone's workers (`input`, a [`PhysKind::PartialAggregate`]) and the global
+    /// aggregate above it, which then runs once per consumer worker under a Gather Streams
+    /// (`Parallelism` over `GlobalAggregate` over this). Each producer routes every partial
+    /// group to the one of `dop` consumers its group key hashes to, so the global aggregation
+    /// is split by group, not merged on one thread. `keys`: the partitioning columns (the
+    /// aggregate's group-by expressions over the zone's rows, as the `GlobalAggregate`'s).
+    Repartition {
+        input: Box<PhysOp>,
+        dop: u16,
+        keys: Vec<ScalarExpr>,
+    },
 }
 
 /// A physical operator with its output schema and estimate.
@@ -413,6 +425,7 @@ impl PhysOp {
             | PhysKind::HashDistinct { input }
             | PhysKind::TableSpool { input }
             | PhysKind::Parallelism { input, .. }
+            | PhysKind::Repartition { input, .. }
             | PhysKind::PartialAggregate { input, .. }
             | PhysKind::GlobalAggregate { input, .. } => vec![&**input],
             PhysKind::NestedLoops { outer, inner, .. } => vec![&**outer, &**inner],
@@ -577,6 +590,7 @@ impl PhysKind {
             | PhysKind::HashDistinct { input }
             | PhysKind::TableSpool { input }
             | PhysKind::Parallelism { input, .. }
+            | PhysKind::Repartition { input, .. }
             | PhysKind::PartialAggregate { input, .. }
             | PhysKind::GlobalAggregate { input, .. } => vec![&mut **input],
             PhysKind::NestedLoops { outer, inner, .. } => vec![&mut **outer, &mut **inner],

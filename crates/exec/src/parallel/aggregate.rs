@@ -23,15 +23,16 @@ use crate::valops;
 
 /// One worker's groups: encoded key → index; the keys' values and the states.
 #[derive(Default)]
-struct Groups {
-    index: HashMap<Box<[u8]>, usize>,
-    keys: Vec<Vec<Value>>,
-    states: Vec<Vec<AggState>>,
-    bytes: usize,
+pub(super) struct Groups {
+    pub(super) index: HashMap<Box<[u8]>, usize>,
+    pub(super) keys: Vec<Vec<Value>>,
+    pub(super) states: Vec<Vec<AggState>>,
+    /// An estimate of the memory the groups hold (counted against the operator budget).
+    pub(super) bytes: usize,
 }
 
 impl Groups {
-    fn process(
+    pub(super) fn process(
         &mut self,
         group_by: &[ScalarExpr],
         aggs: &[AggCall],
@@ -72,27 +73,45 @@ impl Groups {
 
     /// Merges `other`'s groups into these.
     fn merge(&mut self, aggs: &[AggCall], other: Groups) {
-        let mut slots: Vec<(Box<[u8]>, usize)> = other.index.into_iter().collect();
-        slots.sort_unstable_by_key(|(_, i)| *i);
-        let mut keys = other.keys.into_iter();
-        let mut states = other.states.into_iter();
-        for (key, _) in slots {
-            let (Some(k), Some(st)) = (keys.next(), states.next()) else {
-                break;
-            };
-            match self.index.get(&key) {
-                Some(&gi) => {
-                    for ((a, mine), theirs) in aggs.iter().zip(self.states[gi].iter_mut()).zip(st) {
-                        mine.merge(a, theirs);
-                    }
-                }
-                None => {
-                    self.keys.push(k);
-                    self.states.push(st);
-                    self.index.insert(key, self.keys.len() - 1);
+        for (key, k, st) in other.into_entries() {
+            self.merge_one(aggs, key, k, st);
+        }
+    }
+
+    /// Merges one partial group (encoded key, key values, states) into these.
+    pub(super) fn merge_one(
+        &mut self,
+        aggs: &[AggCall],
+        key: Box<[u8]>,
+        k: Vec<Value>,
+        st: Vec<AggState>,
+    ) {
+        match self.index.get(&key) {
+            Some(&gi) => {
+                for ((a, mine), theirs) in aggs.iter().zip(self.states[gi].iter_mut()).zip(st) {
+                    mine.merge(a, theirs);
                 }
             }
+            None => {
+                self.bytes +=
+                    row_size(&k) + key.len() + st.len() * std::mem::size_of::<AggState>() + 64;
+                self.keys.push(k);
+                self.states.push(st);
+                self.index.insert(key, self.keys.len() - 1);
+            }
         }
+    }
+
+    /// The groups in the order they were first seen: (encoded key, key values, states).
+    pub(super) fn into_entries(
+        self,
+    ) -> impl Iterator<Item = (Box<[u8]>, Vec<Value>, Vec<AggState>)> {
+        let mut slots: Vec<(Box<[u8]>, usize)> = self.index.into_iter().collect();
+        slots.sort_unstable_by_key(|(_, i)| *i);
+        slots
+            .into_iter()
+            .zip(self.keys.into_iter().zip(self.states))
+            .map(|((key, _), (k, st))| (key, k, st))
     }
 }
 
@@ -208,17 +227,29 @@ impl<'p> GlobalAggregate<'p> {
 
     /// The serial plan this replaces: a Hash Match (Aggregate) over the zone's input.
     fn run_serially(&mut self, input: &'p PhysOp, ctx: &mut ExecCtx) -> SqlResult<()> {
-        let PhysKind::GlobalAggregate { group_by, aggs, .. } = &self.node.kind else {
-            return Err(SqlError::internal("global aggregate node expected"));
-        };
-        let mut op = crate::hash_aggregate::HashAggregate::new(build(input)?, group_by, aggs, None);
-        op.open(ctx)?;
-        while op.next(ctx)? {
-            self.out.push(op.row().to_vec());
-        }
-        op.close();
+        self.out = aggregate_serially(self.node, input, ctx)?;
         Ok(())
     }
+}
+
+/// The rows of the serial Hash Match (Aggregate) that the global aggregate `node` replaces,
+/// over the zone's rows `input` (which spills past the budget where the workers gave up).
+pub(super) fn aggregate_serially(
+    node: &PhysOp,
+    input: &PhysOp,
+    ctx: &mut ExecCtx,
+) -> SqlResult<Vec<Vec<Value>>> {
+    let PhysKind::GlobalAggregate { group_by, aggs, .. } = &node.kind else {
+        return Err(SqlError::internal("global aggregate node expected"));
+    };
+    let mut op = crate::hash_aggregate::HashAggregate::new(build(input)?, group_by, aggs, None);
+    op.open(ctx)?;
+    let mut out = Vec::new();
+    while op.next(ctx)? {
+        out.push(op.row().to_vec());
+    }
+    op.close();
+    Ok(out)
 }
 
 impl Operator for GlobalAggregate<'_> {

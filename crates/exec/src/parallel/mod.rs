@@ -26,9 +26,11 @@
 mod aggregate;
 mod gather;
 mod placement;
+mod repartition;
 
 pub(crate) use aggregate::GlobalAggregate;
 pub(crate) use gather::Gather;
+pub(crate) use repartition::{is_repartitioned_aggregate, RepartitionedAggregate};
 
 use std::any::Any;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -205,6 +207,8 @@ pub(crate) struct Zone<T: Send + 'static> {
     closed: bool,
     /// The table lock of the parallel read (released when the zone is dropped).
     _locker: Option<Box<dyn TableLocker>>,
+    /// The workers' channel, for helpers started later ([`Zone::spawn_helper`]).
+    tx: mpsc::SyncSender<Msg<T>>,
     /// Informational messages of the finished workers.
     pub messages: Vec<SqlError>,
 }
@@ -226,6 +230,27 @@ where
         + Send
         + Sync
         + 'static,
+{
+    open_zone_with(plan, dop, bound, ctx, |_| body)
+}
+
+/// [`open_zone`] whose workers' body is made once the number of workers is known
+/// (`make_body(workers)`, before any starts): a Repartition Streams routes to as many
+/// consumers as there are producers.
+pub(crate) fn open_zone_with<T, F, M>(
+    plan: &PhysOp,
+    dop: u16,
+    bound: usize,
+    ctx: &mut ExecCtx,
+    make_body: M,
+) -> SqlResult<Option<Zone<T>>>
+where
+    T: Send + 'static,
+    F: Fn(&PhysOp, &mut ExecCtx, &mpsc::SyncSender<Msg<T>>) -> SqlResult<()>
+        + Send
+        + Sync
+        + 'static,
+    M: FnOnce(usize) -> F,
 {
     let source =
         zone_scan(plan).ok_or_else(|| SqlError::internal("a parallel zone without its scan"))?;
@@ -276,7 +301,7 @@ where
     let Some(shared_builds) = build_shared_tables(&plan, ctx)? else {
         return Ok(None);
     };
-    let body = Arc::new(body);
+    let body = Arc::new(make_body(workers));
     let stop = Arc::new(AtomicBool::new(false));
     let (tx, rx) = mpsc::sync_channel(bound.max(workers));
     let mut zone = Zone {
@@ -286,6 +311,7 @@ where
         running: 0,
         closed: false,
         _locker: locker,
+        tx: tx.clone(),
         messages: Vec::new(),
     };
     let cpus = placement::cpus_for_zone(workers);
@@ -372,6 +398,42 @@ pub(crate) fn send_to_consumer<T>(tx: &mpsc::SyncSender<Msg<T>>, msg: Msg<T>) ->
 }
 
 impl<T: Send + 'static> Zone<T> {
+    /// Starts one more thread of the zone (a consumer of a Repartition Streams): it reports
+    /// through the zone's channel as the workers do (`Done` when `body` returns Ok, else
+    /// `Failed` / `Panicked`, which stop the zone), so `recv` waits for it too. `body` gets
+    /// the channel and the zone's stop flag, which it must poll while it waits.
+    pub fn spawn_helper<F>(&mut self, name: String, body: F) -> SqlResult<()>
+    where
+        F: FnOnce(&mpsc::SyncSender<Msg<T>>, &AtomicBool) -> SqlResult<()> + Send + 'static,
+    {
+        let (tx, stop) = (self.tx.clone(), self.stop.clone());
+        let spawned = std::thread::Builder::new().name(name).spawn(move || {
+            let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(&tx, &stop)));
+            let msg = match run {
+                Ok(Ok(())) => Msg::Done(Vec::new(), Vec::new()),
+                Ok(Err(e)) => {
+                    stop.store(true, Ordering::Relaxed);
+                    Msg::Failed(e)
+                }
+                Err(p) => {
+                    stop.store(true, Ordering::Relaxed);
+                    Msg::Panicked(p)
+                }
+            };
+            let _ = tx.send(msg);
+        });
+        match spawned {
+            Ok(h) => {
+                self.handles.push(h);
+                self.running += 1;
+                Ok(())
+            }
+            Err(e) => Err(SqlError::internal(format!(
+                "could not start a parallel worker: {e}"
+            ))),
+        }
+    }
+
     /// The next piece of data from any worker; None once every worker is done. The first
     /// failure stops the others and is returned; a worker's panic resumes here.
     pub fn recv(&mut self, ctx: &ExecCtx) -> SqlResult<Option<T>> {
