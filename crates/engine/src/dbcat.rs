@@ -53,6 +53,8 @@ pub struct DbCatalog {
     pub statistics: crate::statistics::TableStatistics,
     /// External data sources, file formats and tables, by catalog key id (external.rs).
     pub external: std::collections::BTreeMap<i32, Arc<catalog::external::ExternalObjectDef>>,
+    /// This database's schema generation (schema_gen.rs): moved by every change to the cache.
+    pub generation: crate::schema_gen::DbGeneration,
 }
 
 fn key_of(schema: &str, name: &str) -> (String, String) {
@@ -100,6 +102,7 @@ impl DbCatalog {
             security: Default::default(),
             statistics: Default::default(),
             external: Default::default(),
+            generation: Default::default(),
         }
     }
 
@@ -251,7 +254,7 @@ impl DbCatalog {
 
     /// Adds or replaces an object (cache and B-tree).
     pub fn put(&mut self, tree: &BTree, txn: &mut Txn, o: SchemaObject) -> SqlResult<()> {
-        bump_schema_generation();
+        self.generation.bump();
         let (kind, bytes) = match &o {
             SchemaObject::Table(t) => (ObjectKind::Table, serial::encode_table(t)),
             SchemaObject::View(v) => (ObjectKind::View, serial::encode_view(v)),
@@ -268,7 +271,7 @@ impl DbCatalog {
 
     /// Removes an object (cache and B-tree).
     pub fn remove(&mut self, tree: &BTree, txn: &mut Txn, id: ObjectId) -> SqlResult<()> {
-        bump_schema_generation();
+        self.generation.bump();
         if let Some(o) = self.objects.remove(&id) {
             let kind = match o {
                 SchemaObject::Table(_) => ObjectKind::Table,
@@ -290,7 +293,7 @@ impl DbCatalog {
 
     /// Adds a schema.
     pub fn put_schema(&mut self, tree: &BTree, txn: &mut Txn, name: &str) -> SqlResult<i32> {
-        bump_schema_generation();
+        self.generation.bump();
         let id = self.next_schema_id;
         self.next_schema_id += 1;
         let s = SchemaDef {
@@ -310,7 +313,7 @@ impl DbCatalog {
 
     /// Removes a schema.
     pub fn remove_schema(&mut self, tree: &BTree, txn: &mut Txn, id: i32) -> SqlResult<()> {
-        bump_schema_generation();
+        self.generation.bump();
         tree.delete(txn, &serial::object_key(ObjectKind::Schema, id))?;
         self.schemas.retain(|s| s.schema_id != id);
         Ok(())
@@ -318,7 +321,7 @@ impl DbCatalog {
 
     /// Adds a user-defined type.
     pub fn put_type(&mut self, tree: &BTree, txn: &mut Txn, mut t: TypeDef) -> SqlResult<()> {
-        bump_schema_generation();
+        self.generation.bump();
         if t.user_type_id == 0 {
             t.user_type_id = self.next_type_id;
             self.next_type_id += 1;
@@ -336,7 +339,7 @@ impl DbCatalog {
 
     /// Removes a user-defined type.
     pub fn remove_type(&mut self, tree: &BTree, txn: &mut Txn, id: i32) -> SqlResult<()> {
-        bump_schema_generation();
+        self.generation.bump();
         tree.delete(txn, &serial::object_key(ObjectKind::Type, id))?;
         self.types.retain(|t| t.user_type_id != id);
         Ok(())
@@ -424,7 +427,7 @@ impl DbCatalog {
 
     /// Registers a database (master only).
     pub fn put_database(&mut self, tree: &BTree, txn: &mut Txn, d: DatabaseDef) -> SqlResult<()> {
-        bump_schema_generation();
+        self.generation.bump();
         tree.upsert(
             txn,
             &serial::object_key(ObjectKind::Database, d.database_id),
@@ -454,7 +457,7 @@ impl DbCatalog {
 
     /// Unregisters a database (master only).
     pub fn remove_database(&mut self, tree: &BTree, txn: &mut Txn, id: i32) -> SqlResult<()> {
-        bump_schema_generation();
+        self.generation.bump();
         tree.delete(txn, &serial::object_key(ObjectKind::Database, id))?;
         self.databases.retain(|x| x.database_id != id);
         Ok(())
@@ -482,19 +485,4 @@ impl DbCatalog {
         v.sort_by_key(|o| o.object_id());
         v
     }
-}
-
-/// Schema generation: bumped by every catalog change, reload and `sp_recompile`; cached bound
-/// expressions and plans (compile.rs) tagged with an older value are re-bound.
-static SCHEMA_GEN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-
-/// The current schema generation.
-#[inline]
-pub fn schema_generation() -> u64 {
-    SCHEMA_GEN.load(std::sync::atomic::Ordering::Acquire)
-}
-
-/// Invalidates every cached plan.
-pub fn bump_schema_generation() {
-    SCHEMA_GEN.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
 }
