@@ -55,6 +55,10 @@ pub struct DbCatalog {
     pub external: std::collections::BTreeMap<i32, Arc<catalog::external::ExternalObjectDef>>,
     /// This database's schema generation (schema_gen.rs): moved by every change to the cache.
     pub generation: crate::schema_gen::DbGeneration,
+    /// When each table was last created, altered or dropped ([`crate::schema_gen::fresh_value`]
+    /// at the change): a SNAPSHOT transaction whose snapshot began before touching it fails
+    /// with Msg 3961 (versioning.rs). In memory only: no snapshot outlives the process.
+    pub ddl_marks: HashMap<ObjectId, u64>,
 }
 
 fn key_of(schema: &str, name: &str) -> (String, String) {
@@ -103,6 +107,7 @@ impl DbCatalog {
             statistics: Default::default(),
             external: Default::default(),
             generation: Default::default(),
+            ddl_marks: HashMap::new(),
         }
     }
 
@@ -264,6 +269,9 @@ impl DbCatalog {
         tree.upsert(txn, &serial::object_key(kind, o.object_id()), &bytes)?;
         // A rename leaves a stale name entry behind: drop entries pointing at this id first.
         let id = o.object_id();
+        if matches!(o, SchemaObject::Table(_)) {
+            self.ddl_marks.insert(id, crate::schema_gen::fresh_value());
+        }
         self.names.retain(|_, v| *v != id);
         self.insert_object(o);
         Ok(())
@@ -282,6 +290,7 @@ impl DbCatalog {
             tree.delete(txn, &serial::object_key(kind, id))?;
             self.names.retain(|_, v| *v != id);
             if kind == ObjectKind::Table {
+                self.ddl_marks.insert(id, crate::schema_gen::fresh_value());
                 self.statistics.remove_table(tree, txn, id)?;
             }
         }

@@ -68,6 +68,7 @@ pub(crate) fn is_batch_abort(e: &SqlError) -> bool {
             | 4145
             | 1205
             | 3960
+            | 3961
             | 8180
             | 266
             | 3930
@@ -617,7 +618,7 @@ impl Session {
         match (&r, sp) {
             (Ok(_), _) => self.end_statement(true)?,
             (Err(_), None) => self.end_statement(false)?,
-            (Err(e), Some(_)) if e.number == 1205 || e.number == 3960 => {
+            (Err(e), Some(_)) if matches!(e.number, 1205 | 3960 | 3961) => {
                 // the deadlock victim's whole transaction is rolled back, so the other
                 // transactions in the cycle get its locks
                 self.trancount = 0;

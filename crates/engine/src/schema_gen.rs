@@ -36,6 +36,13 @@ pub(crate) fn fresh_value() -> u64 {
     NEXT_VALUE.fetch_add(1, Ordering::AcqRel)
 }
 
+/// Every value [`fresh_value`] handed out so far is below this: a SNAPSHOT transaction's
+/// mark of when its snapshot began, against the tables' DDL marks (Msg 3961,
+/// [`crate::dbcat::DbCatalog::ddl_marks`]).
+pub(crate) fn watermark() -> u64 {
+    NEXT_VALUE.load(Ordering::Acquire)
+}
+
 /// The generation of one database's catalog, shared by the catalog cache and the sessions
 /// that depend on it (a reload keeps the same counter).
 #[derive(Clone, Debug)]

@@ -55,6 +55,8 @@ impl DbHandle {
         fresh.keep_identity_progress(&cat);
         // the sessions depending on this database hold its counter: keep it, and move it
         fresh.generation = cat.generation.clone();
+        // a rolled-back DDL still counts against snapshots that began before it (Msg 3961)
+        fresh.ddl_marks = std::mem::take(&mut cat.ddl_marks);
         fresh.generation.bump();
         *cat = fresh;
         Ok(())
