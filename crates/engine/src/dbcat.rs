@@ -59,6 +59,11 @@ pub struct DbCatalog {
     /// at the change): a SNAPSHOT transaction whose snapshot began before touching it fails
     /// with Msg 3961 (versioning.rs). In memory only: no snapshot outlives the process.
     pub ddl_marks: HashMap<ObjectId, u64>,
+    /// Dropped tables by (lower-case schema, lower-case name): a session that does not find
+    /// a name waits on the dropped table's schema lock first (the drop may roll back;
+    /// `Session::find_object`). Kept across reloads; a stale entry costs one Sch-S that is
+    /// free at once.
+    dropped_tables: HashMap<(String, String), ObjectId>,
 }
 
 fn key_of(schema: &str, name: &str) -> (String, String) {
@@ -108,6 +113,7 @@ impl DbCatalog {
             external: Default::default(),
             generation: Default::default(),
             ddl_marks: HashMap::new(),
+            dropped_tables: HashMap::new(),
         }
     }
 
@@ -201,6 +207,19 @@ impl DbCatalog {
             .and_then(|id| self.objects.get(id))
     }
 
+    /// The id of the table last dropped under `schema.name` (see `dropped_tables`).
+    pub fn dropped_table(&self, schema: &str, name: &str) -> Option<ObjectId> {
+        self.dropped_tables.get(&key_of(schema, name)).copied()
+    }
+
+    /// Carries what outlives a reload of the cache from storage (schema_gen.rs, versioning.rs,
+    /// `Session::find_object`) from the cache being replaced.
+    pub fn keep_schema_history(&mut self, before: &mut DbCatalog) {
+        self.generation = before.generation.clone();
+        self.ddl_marks = std::mem::take(&mut before.ddl_marks);
+        self.dropped_tables = std::mem::take(&mut before.dropped_tables);
+    }
+
     /// A table by schema and name.
     pub fn table(&self, schema: &str, name: &str) -> Option<Arc<TableDef>> {
         match self.lookup(schema, name) {
@@ -288,6 +307,12 @@ impl DbCatalog {
                 SchemaObject::Sequence(_) => ObjectKind::Sequence,
             };
             tree.delete(txn, &serial::object_key(kind, id))?;
+            if kind == ObjectKind::Table {
+                let key = self.names.iter().find(|(_, v)| **v == id).map(|(k, _)| k);
+                if let Some(key) = key.cloned() {
+                    self.dropped_tables.insert(key, id);
+                }
+            }
             self.names.retain(|_, v| *v != id);
             if kind == ObjectKind::Table {
                 self.ddl_marks.insert(id, crate::schema_gen::fresh_value());

@@ -53,10 +53,9 @@ impl DbHandle {
         let mut fresh = DbCatalog::load(&self.def.name, self.def.database_id, &tree)?;
         let mut cat = self.cat.write();
         fresh.keep_identity_progress(&cat);
-        // the sessions depending on this database hold its counter: keep it, and move it
-        fresh.generation = cat.generation.clone();
-        // a rolled-back DDL still counts against snapshots that began before it (Msg 3961)
-        fresh.ddl_marks = std::mem::take(&mut cat.ddl_marks);
+        // the sessions depending on this database hold its counter: keep it, and move it; a
+        // rolled-back DDL still counts against snapshots that began before it (Msg 3961)
+        fresh.keep_schema_history(&mut cat);
         fresh.generation.bump();
         *cat = fresh;
         Ok(())

@@ -830,8 +830,45 @@ impl Session {
                 }
             }
         }
+        let id = {
+            let cat = h.cat.read();
+            match cat.lookup(&schema, &name.name) {
+                Some(o) => Some(o.object_id()),
+                None => cat.dropped_table(&schema, &name.name),
+            }
+        };
+        let Some(id) = id else {
+            return Ok(None);
+        };
+        self.schema_stable(&h, id)?;
+        // read after the wait: what another transaction's DDL committed, or what its
+        // rollback left
         let found = h.cat.read().lookup(&schema, &name.name).cloned();
         Ok(found.map(|o| (h, o)))
+    }
+
+    /// SQL Server's compile-time Sch-S: waits while another transaction holds Sch-M on the
+    /// object (an uncommitted CREATE, ALTER or DROP TABLE: its DDL becomes visible to this
+    /// session at its commit), under the session's lock timeout and deadlock detection, and
+    /// releases it at once (a lock the transaction already holds on it is kept). tempdb is
+    /// not locked.
+    fn schema_stable(&self, h: &DbHandle, object_id: ObjectId) -> SqlResult<()> {
+        if h.def.database_id == crate::server::TEMPDB_ID {
+            return Ok(());
+        }
+        let res = crate::locks::Resource::Object {
+            db: h.def.database_id,
+            object: object_id,
+        };
+        let mgr = &self.engine.locks;
+        let req = self.lock_request();
+        let acquired = mgr
+            .acquire(&req, res, crate::locks::LockMode::SchS)
+            .map_err(|e| crate::locks::lock_error(e, self.spid))?;
+        if acquired == crate::locks::Acquired::New {
+            mgr.release_if(req.owner, &res, crate::locks::LockMode::SchS);
+        }
+        Ok(())
     }
 }
 

@@ -8,6 +8,9 @@
 #[path = "isolation/versioning.rs"]
 mod versioning;
 
+#[path = "isolation/ddl.rs"]
+mod ddl;
+
 mod support;
 
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
