@@ -547,7 +547,7 @@ fn auto_build(
         table.object_id,
         stats_id.unwrap_or(-1 - cols.first().copied().unwrap_or(0) as i32),
     );
-    if !lock(&BUILDING).insert(key.clone()) {
+    if !lock(&BUILDING).insert(key) {
         return Ok(());
     }
     let r = (|| {
