@@ -6,8 +6,8 @@
 //!   values in a `Vec` indexed by slot; the name map is only used by exec's by-name lookups.
 //! * Every expression and every query statement gets an id; its bound form (a [`CExpr`]) or its
 //!   physical plan is cached in a [`RunCache`] next to the program, tagged with the schema
-//!   generation ([`crate::dbcat::schema_generation`]). Any catalog change bumps the generation,
-//!   so a stale entry is re-bound on its next use. `OPTION (RECOMPILE)` statements and
+//!   generation ([`crate::session::Session::schema_generation`], schema_gen.rs). A change to a
+//!   catalog the session depends on moves it, so a stale entry is re-bound on its next use. `OPTION (RECOMPILE)` statements and
 //!   `WITH RECOMPILE` modules are never cached; `sp_recompile` bumps the generation.
 //! * Control flow is a tree of [`Node`]s; `GOTO` unwinds to the nearest enclosing node list
 //!   holding the label.

@@ -53,6 +53,17 @@ pub struct DbCatalog {
     pub statistics: crate::statistics::TableStatistics,
     /// External data sources, file formats and tables, by catalog key id (external.rs).
     pub external: std::collections::BTreeMap<i32, Arc<catalog::external::ExternalObjectDef>>,
+    /// This database's schema generation (schema_gen.rs): moved by every change to the cache.
+    pub generation: crate::schema_gen::DbGeneration,
+    /// When each table was last created, altered or dropped ([`crate::schema_gen::fresh_value`]
+    /// at the change): a SNAPSHOT transaction whose snapshot began before touching it fails
+    /// with Msg 3961 (versioning.rs). In memory only: no snapshot outlives the process.
+    pub ddl_marks: HashMap<ObjectId, u64>,
+    /// Dropped tables by (lower-case schema, lower-case name): a session that does not find
+    /// a name waits on the dropped table's schema lock first (the drop may roll back;
+    /// `Session::find_object`). Kept across reloads; a stale entry costs one Sch-S that is
+    /// free at once.
+    dropped_tables: HashMap<(String, String), ObjectId>,
 }
 
 fn key_of(schema: &str, name: &str) -> (String, String) {
@@ -100,6 +111,9 @@ impl DbCatalog {
             security: Default::default(),
             statistics: Default::default(),
             external: Default::default(),
+            generation: Default::default(),
+            ddl_marks: HashMap::new(),
+            dropped_tables: HashMap::new(),
         }
     }
 
@@ -193,6 +207,19 @@ impl DbCatalog {
             .and_then(|id| self.objects.get(id))
     }
 
+    /// The id of the table last dropped under `schema.name` (see `dropped_tables`).
+    pub fn dropped_table(&self, schema: &str, name: &str) -> Option<ObjectId> {
+        self.dropped_tables.get(&key_of(schema, name)).copied()
+    }
+
+    /// Carries what outlives a reload of the cache from storage (schema_gen.rs, versioning.rs,
+    /// `Session::find_object`) from the cache being replaced.
+    pub fn keep_schema_history(&mut self, before: &mut DbCatalog) {
+        self.generation = before.generation.clone();
+        self.ddl_marks = std::mem::take(&mut before.ddl_marks);
+        self.dropped_tables = std::mem::take(&mut before.dropped_tables);
+    }
+
     /// A table by schema and name.
     pub fn table(&self, schema: &str, name: &str) -> Option<Arc<TableDef>> {
         match self.lookup(schema, name) {
@@ -251,7 +278,7 @@ impl DbCatalog {
 
     /// Adds or replaces an object (cache and B-tree).
     pub fn put(&mut self, tree: &BTree, txn: &mut Txn, o: SchemaObject) -> SqlResult<()> {
-        bump_schema_generation();
+        self.generation.bump();
         let (kind, bytes) = match &o {
             SchemaObject::Table(t) => (ObjectKind::Table, serial::encode_table(t)),
             SchemaObject::View(v) => (ObjectKind::View, serial::encode_view(v)),
@@ -261,6 +288,9 @@ impl DbCatalog {
         tree.upsert(txn, &serial::object_key(kind, o.object_id()), &bytes)?;
         // A rename leaves a stale name entry behind: drop entries pointing at this id first.
         let id = o.object_id();
+        if matches!(o, SchemaObject::Table(_)) {
+            self.ddl_marks.insert(id, crate::schema_gen::fresh_value());
+        }
         self.names.retain(|_, v| *v != id);
         self.insert_object(o);
         Ok(())
@@ -268,7 +298,7 @@ impl DbCatalog {
 
     /// Removes an object (cache and B-tree).
     pub fn remove(&mut self, tree: &BTree, txn: &mut Txn, id: ObjectId) -> SqlResult<()> {
-        bump_schema_generation();
+        self.generation.bump();
         if let Some(o) = self.objects.remove(&id) {
             let kind = match o {
                 SchemaObject::Table(_) => ObjectKind::Table,
@@ -277,8 +307,15 @@ impl DbCatalog {
                 SchemaObject::Sequence(_) => ObjectKind::Sequence,
             };
             tree.delete(txn, &serial::object_key(kind, id))?;
+            if kind == ObjectKind::Table {
+                let key = self.names.iter().find(|(_, v)| **v == id).map(|(k, _)| k);
+                if let Some(key) = key.cloned() {
+                    self.dropped_tables.insert(key, id);
+                }
+            }
             self.names.retain(|_, v| *v != id);
             if kind == ObjectKind::Table {
+                self.ddl_marks.insert(id, crate::schema_gen::fresh_value());
                 self.statistics.remove_table(tree, txn, id)?;
             }
         }
@@ -290,7 +327,7 @@ impl DbCatalog {
 
     /// Adds a schema.
     pub fn put_schema(&mut self, tree: &BTree, txn: &mut Txn, name: &str) -> SqlResult<i32> {
-        bump_schema_generation();
+        self.generation.bump();
         let id = self.next_schema_id;
         self.next_schema_id += 1;
         let s = SchemaDef {
@@ -310,7 +347,7 @@ impl DbCatalog {
 
     /// Removes a schema.
     pub fn remove_schema(&mut self, tree: &BTree, txn: &mut Txn, id: i32) -> SqlResult<()> {
-        bump_schema_generation();
+        self.generation.bump();
         tree.delete(txn, &serial::object_key(ObjectKind::Schema, id))?;
         self.schemas.retain(|s| s.schema_id != id);
         Ok(())
@@ -318,7 +355,7 @@ impl DbCatalog {
 
     /// Adds a user-defined type.
     pub fn put_type(&mut self, tree: &BTree, txn: &mut Txn, mut t: TypeDef) -> SqlResult<()> {
-        bump_schema_generation();
+        self.generation.bump();
         if t.user_type_id == 0 {
             t.user_type_id = self.next_type_id;
             self.next_type_id += 1;
@@ -336,7 +373,7 @@ impl DbCatalog {
 
     /// Removes a user-defined type.
     pub fn remove_type(&mut self, tree: &BTree, txn: &mut Txn, id: i32) -> SqlResult<()> {
-        bump_schema_generation();
+        self.generation.bump();
         tree.delete(txn, &serial::object_key(ObjectKind::Type, id))?;
         self.types.retain(|t| t.user_type_id != id);
         Ok(())
@@ -424,7 +461,7 @@ impl DbCatalog {
 
     /// Registers a database (master only).
     pub fn put_database(&mut self, tree: &BTree, txn: &mut Txn, d: DatabaseDef) -> SqlResult<()> {
-        bump_schema_generation();
+        self.generation.bump();
         tree.upsert(
             txn,
             &serial::object_key(ObjectKind::Database, d.database_id),
@@ -454,7 +491,7 @@ impl DbCatalog {
 
     /// Unregisters a database (master only).
     pub fn remove_database(&mut self, tree: &BTree, txn: &mut Txn, id: i32) -> SqlResult<()> {
-        bump_schema_generation();
+        self.generation.bump();
         tree.delete(txn, &serial::object_key(ObjectKind::Database, id))?;
         self.databases.retain(|x| x.database_id != id);
         Ok(())
@@ -482,19 +519,4 @@ impl DbCatalog {
         v.sort_by_key(|o| o.object_id());
         v
     }
-}
-
-/// Schema generation: bumped by every catalog change, reload and `sp_recompile`; cached bound
-/// expressions and plans (compile.rs) tagged with an older value are re-bound.
-static SCHEMA_GEN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-
-/// The current schema generation.
-#[inline]
-pub fn schema_generation() -> u64 {
-    SCHEMA_GEN.load(std::sync::atomic::Ordering::Acquire)
-}
-
-/// Invalidates every cached plan.
-pub fn bump_schema_generation() {
-    SCHEMA_GEN.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
 }

@@ -148,7 +148,7 @@ impl DbCatalog {
 
     /// Adds an external object (cache and B-tree, under `txn`: C1).
     fn put_external(&mut self, tree: &BTree, txn: &mut Txn, o: ExternalObjectDef) -> SqlResult<()> {
-        crate::dbcat::bump_schema_generation();
+        self.generation.bump();
         let key = serial::object_key(ObjectKind::External, o.key_id);
         tree.upsert(txn, &key, &catalog::external::encode_external(&o))?;
         self.external.insert(o.key_id, Arc::new(o));
@@ -157,7 +157,7 @@ impl DbCatalog {
 
     /// Removes an external object (cache and B-tree).
     fn remove_external(&mut self, tree: &BTree, txn: &mut Txn, key_id: i32) -> SqlResult<()> {
-        crate::dbcat::bump_schema_generation();
+        self.generation.bump();
         if self.external.remove(&key_id).is_some() {
             tree.delete(txn, &serial::object_key(ObjectKind::External, key_id))?;
         }

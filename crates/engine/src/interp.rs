@@ -68,6 +68,7 @@ pub(crate) fn is_batch_abort(e: &SqlError) -> bool {
             | 4145
             | 1205
             | 3960
+            | 3961
             | 8180
             | 266
             | 3930
@@ -96,7 +97,10 @@ impl Session {
         } else {
             crate::plan_cache::PlanKey::new(text, Vec::new(), &self.database, &self.options)
         };
-        let cached = key.as_ref().and_then(|k| self.plan_cache.take(k));
+        let generation = self.schema_generation();
+        let cached = key
+            .as_ref()
+            .and_then(|k| self.plan_cache.take(k, generation));
         let mut entry = match cached {
             Some(e) => e,
             None => {
@@ -141,7 +145,7 @@ impl Session {
                 };
                 let mut rc = crate::compile::RunCache::for_program(&prog);
                 rc.entry = key.as_ref().map(|k| self.register_plan(k, "", text, &prog));
-                crate::plan_cache::CachedProgram::new(std::sync::Arc::new(prog), rc)
+                crate::plan_cache::CachedProgram::new(std::sync::Arc::new(prog), rc, generation)
             }
         };
         if let Some(e) = &entry.rc.entry {
@@ -158,7 +162,8 @@ impl Session {
             }
         };
         if let Some(k) = key {
-            self.plan_cache.put(k, entry);
+            let now = self.schema_generation();
+            self.plan_cache.put(k, entry, now);
         }
         self.finish_request(r.map(|_| ()), sink);
     }
@@ -367,7 +372,7 @@ impl Session {
                 self.check_database_access(&h)?;
                 self.database = h.def.name.clone();
                 self.engine.sessions.set_database(self.spid, &self.database);
-                crate::dbcat::bump_schema_generation();
+                self.schema_view.invalidate();
                 sink.message(&InfoMessage {
                     text: format!("Changed database context to '{}'.", h.def.name),
                     number: 5701,
@@ -613,7 +618,7 @@ impl Session {
         match (&r, sp) {
             (Ok(_), _) => self.end_statement(true)?,
             (Err(_), None) => self.end_statement(false)?,
-            (Err(e), Some(_)) if e.number == 1205 || e.number == 3960 => {
+            (Err(e), Some(_)) if matches!(e.number, 1205 | 3960 | 3961) => {
                 // the deadlock victim's whole transaction is rolled back, so the other
                 // transactions in the cycle get its locks
                 self.trancount = 0;
@@ -721,7 +726,7 @@ impl Session {
                         self.options.concat_null_yields_null,
                     )
                 {
-                    crate::dbcat::bump_schema_generation();
+                    self.schema_view.invalidate();
                 }
             }
             ast::SetOption::IdentityInsert { table, on } => {
@@ -752,7 +757,7 @@ impl Session {
                     ));
                 }
                 // The binder reads IDENTITY_INSERT: cached INSERT plans must be re-bound.
-                crate::dbcat::bump_schema_generation();
+                self.schema_view.invalidate();
                 self.options.identity_insert = if *on {
                     Some((h.def.name.clone(), t.object_id))
                 } else {
@@ -760,6 +765,8 @@ impl Session {
                 };
             }
             ast::SetOption::TransactionIsolation(l) => {
+                // the level is part of the plan cache key (plan_cache.rs); how a plan reads
+                // (locks, versions) is chosen when it runs, so running programs keep theirs
                 self.options.isolation = crate::locks::IsolationLevel::from_ast(l);
             }
             ast::SetOption::Value { option, value } => {
@@ -883,7 +890,8 @@ impl Session {
             "FREEPROCCACHE" | "FREESYSTEMCACHE" | "FREESESSIONCACHE" => {
                 // This session's caches (plan_cache.rs) and the engine's registry of every
                 // session's plans (plan_stats.rs; `DBCC FREEPROCCACHE (plan_handle)` removes
-                // one); the schema generation bump makes the other sessions recompile too.
+                // one); moving master's generation, which every session depends on, makes the
+                // other sessions recompile too (schema_gen.rs).
                 // Entries of running modules are re-created when they finish.
                 let handle = match (d.command.as_str(), d.args.first()) {
                     ("FREEPROCCACHE", Some(a)) => match self.eval(a)? {
@@ -893,7 +901,10 @@ impl Session {
                     _ => None,
                 };
                 self.engine().plans.remove(handle.as_deref());
-                crate::dbcat::bump_schema_generation();
+                if let Some(m) = self.engine().database("master") {
+                    m.generation.bump();
+                }
+                self.schema_view.invalidate();
                 self.plan_cache.clear();
                 self.proc_cache.clear();
             }

@@ -52,6 +52,7 @@ mod repair;
 mod rowcount;
 mod run;
 pub mod run_config;
+pub mod schema_gen;
 pub mod security;
 pub mod sequence;
 pub mod server;

@@ -5,13 +5,18 @@
 //! their exact text and the SET options that change their meaning; re-running the same text
 //! skips parsing, binding and optimisation. latchkey does the same per session:
 //!
-//! * The key is the text, the parameter declarations (names and types), the current database
-//!   and the plan-affecting SET options ([`PlanKey`]). Different literals are different texts:
-//!   clients that want reuse parameterise (`sp_executesql`, RPC calls).
-//! * An entry remembers the schema generation it was compiled under; any catalog change bumps
-//!   the generation and the entry is dropped on its next lookup, so a cached program never runs
-//!   against a schema it was not compiled for. (Plans inside a program are also tagged, see
-//!   compile.rs, so a generation change in the middle of a run re-binds them.)
+//! * The key is the text, the parameter declarations (names and types), the current database,
+//!   the plan-affecting SET options and the transaction isolation level ([`PlanKey`]; SQL
+//!   Server keys plans by the set_options of sys.dm_exec_plan_attributes, and a plan of one
+//!   level must not serve another where versioned or locking reads differ). Different
+//!   literals are different texts: clients that want reuse parameterise (`sp_executesql`,
+//!   RPC calls).
+//! * An entry remembers the session's schema generation it was compiled under
+//!   (schema_gen.rs: it moves when a database the session depends on changes); the entry is
+//!   dropped on its next lookup after a move, so a cached program never runs against a schema
+//!   it was not compiled for. DDL in a database the session does not use leaves it alone.
+//!   (Plans inside a program are also tagged, see compile.rs, so a generation change in the
+//!   middle of a run re-binds them.)
 //! * An entry is taken out of the map while it runs and put back afterwards: a batch that
 //!   (through dynamic SQL) runs its own text again compiles a second copy instead of sharing
 //!   the mutable run cache.
@@ -52,6 +57,8 @@ struct OptionsKey {
     datefirst: i32,
     dateformat: String,
     language: String,
+    /// `SET TRANSACTION ISOLATION LEVEL`, as its discriminant.
+    isolation: u8,
 }
 
 impl PlanKey {
@@ -83,6 +90,7 @@ impl PlanKey {
                 datefirst: o.datefirst,
                 dateformat: o.dateformat.clone(),
                 language: o.language.clone(),
+                isolation: o.isolation as u8,
             },
         })
     }
@@ -97,11 +105,12 @@ pub(crate) struct CachedProgram {
 }
 
 impl CachedProgram {
-    pub(crate) fn new(prog: Arc<Program>, rc: RunCache) -> CachedProgram {
+    /// A program compiled under the session's schema generation `generation`.
+    pub(crate) fn new(prog: Arc<Program>, rc: RunCache, generation: u64) -> CachedProgram {
         CachedProgram {
             prog,
             rc,
-            generation: crate::dbcat::schema_generation(),
+            generation,
             last_used: 0,
         }
     }
@@ -117,11 +126,12 @@ pub(crate) struct PlanCache {
 }
 
 impl PlanCache {
-    /// Takes the entry for `key` out of the cache if it is still valid for the current schema.
-    pub(crate) fn take(&mut self, key: &PlanKey) -> Option<CachedProgram> {
+    /// Takes the entry for `key` out of the cache if it is still valid for the session's
+    /// current schema generation.
+    pub(crate) fn take(&mut self, key: &PlanKey, generation: u64) -> Option<CachedProgram> {
         let entry = self.map.remove(key);
         match entry {
-            Some(e) if e.generation == crate::dbcat::schema_generation() && !e.prog.recompile => {
+            Some(e) if e.generation == generation && !e.prog.recompile => {
                 self.hits += 1;
                 Some(e)
             }
@@ -133,9 +143,9 @@ impl PlanCache {
     }
 
     /// Puts a program (back) into the cache, evicting the least recently used entry when full.
-    /// Programs compiled under an older schema generation are not kept.
-    pub(crate) fn put(&mut self, key: PlanKey, mut entry: CachedProgram) {
-        if entry.prog.recompile || entry.generation != crate::dbcat::schema_generation() {
+    /// Programs compiled under an older schema generation than `generation` are not kept.
+    pub(crate) fn put(&mut self, key: PlanKey, mut entry: CachedProgram, generation: u64) {
+        if entry.prog.recompile || entry.generation != generation {
             return;
         }
         if self.map.len() >= MAX_ENTRIES && !self.map.contains_key(&key) {

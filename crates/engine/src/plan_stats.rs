@@ -169,8 +169,10 @@ impl StmtStats {
     }
 
     /// A session compiled this statement's plan (see the module comment for what counts).
-    pub(crate) fn compiled(&self, shown: ShownPlan) {
-        let state = (crate::dbcat::schema_generation(), statistics_generation());
+    /// `schema_state` is the engine's ([`crate::server::Engine::schema_state`]): the same for
+    /// every session, so two sessions compiling the same text count once.
+    pub(crate) fn compiled(&self, shown: ShownPlan, schema_state: u64) {
+        let state = (schema_state, statistics_generation());
         let plan_hash = fnv(plan_shape(&shown.plan).as_bytes());
         {
             let mut under = lock(&self.compiled_under);

@@ -68,6 +68,7 @@ impl Engine {
         let tree = store.catalog_btree()?;
         let cat = DbCatalog::load(&def.name, def.database_id, &tree)?;
         Ok(Arc::new(DbHandle {
+            generation: cat.generation.clone(),
             def,
             store,
             cat: RwLock::new(cat),

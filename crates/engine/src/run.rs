@@ -485,7 +485,7 @@ impl Session {
     /// Evaluates a program expression, binding it on first use (or after a schema change).
     #[inline]
     pub(crate) fn eval_ref(&mut self, e: &ExprRef, rc: &mut RunCache) -> SqlResult<Value> {
-        let gen = crate::dbcat::schema_generation();
+        let gen = self.schema_generation();
         if let Some(Some((g, c))) = rc.exprs.get(e.id) {
             if *g == gen {
                 return self.eval_c(c);
@@ -522,7 +522,7 @@ impl Session {
         let Some(Some((g, c))) = rc.exprs.get(e.id) else {
             return None;
         };
-        if *g != crate::dbcat::schema_generation() {
+        if *g != self.schema_generation() {
             return None;
         }
         self.fast_c(c)
@@ -534,7 +534,7 @@ impl Session {
         let Some(Some((g, c))) = rc.exprs.get(e.id) else {
             return None;
         };
-        if *g != crate::dbcat::schema_generation() {
+        if *g != self.schema_generation() {
             return None;
         }
         let CExpr::Arith(op, a, b, t) = c else {
@@ -560,7 +560,7 @@ impl Session {
         let Some(Some((g, c))) = rc.exprs.get(e.id) else {
             return None;
         };
-        if *g != crate::dbcat::schema_generation() {
+        if *g != self.schema_generation() {
             return None;
         }
         let CExpr::Cmp(op, a, b) = c else {
@@ -754,7 +754,7 @@ impl Session {
                 std::sync::atomic::Ordering::Relaxed,
             );
         }
-        let gen = crate::dbcat::schema_generation();
+        let gen = self.schema_generation();
         let mut cached = match rc.plans.get(id) {
             Some(Some((g, p, dml))) if *g == gen && !recompile => Some((p.clone(), *dml)),
             _ => None,
@@ -792,11 +792,14 @@ impl Session {
                     }
                 }
                 if let Some(st) = stmt_stats {
-                    st.compiled(crate::plan_stats::ShownPlan {
-                        plan: p.clone(),
-                        statement_type: crate::showplan::statement_type(s, Some(&p)),
-                        compile_ms: ms,
-                    });
+                    st.compiled(
+                        crate::plan_stats::ShownPlan {
+                            plan: p.clone(),
+                            statement_type: crate::showplan::statement_type(s, Some(&p)),
+                            compile_ms: ms,
+                        },
+                        self.engine().schema_state(),
+                    );
                 }
                 (p, dml)
             }
@@ -827,7 +830,9 @@ impl Session {
             return self.sp_executesql(args, sink).map(|_| 0);
         }
         if name.name.eq_ignore_ascii_case("sp_recompile") {
-            crate::dbcat::bump_schema_generation();
+            // every session's plans of the current database's objects recompile
+            self.current_db()?.generation.bump();
+            self.schema_view.invalidate();
             self.proc_cache.clear();
             if let Some(a) = args.first() {
                 let v = self.eval(&a.value)?;
@@ -1240,7 +1245,8 @@ impl Session {
                 &me.database,
                 &me.options,
             );
-            let mut entry = match key.as_ref().and_then(|k| me.plan_cache.take(k)) {
+            let generation = me.schema_generation();
+            let mut entry = match key.as_ref().and_then(|k| me.plan_cache.take(k, generation)) {
                 Some(e) => e,
                 None => {
                     // dynamic SQL is parsed with the session's current setting
@@ -1256,7 +1262,7 @@ impl Session {
                     rc.entry = key
                         .as_ref()
                         .map(|k| me.register_plan(k, &prefix, text, &prog));
-                    crate::plan_cache::CachedProgram::new(Arc::new(prog), rc)
+                    crate::plan_cache::CachedProgram::new(Arc::new(prog), rc, generation)
                 }
             };
             if let Some(e) = &entry.rc.entry {
@@ -1270,7 +1276,8 @@ impl Session {
             let (r, frame) = me.run_program(&prog, &mut entry.rc, values, sink);
             me.principal.chain = chain;
             if let Some(k) = key {
-                me.plan_cache.put(k, entry);
+                let now = me.schema_generation();
+                me.plan_cache.put(k, entry, now);
             }
             r?;
             Ok(frame.vars.into_iter().take(n).map(|v| v.value).collect())

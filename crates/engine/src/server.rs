@@ -41,16 +41,22 @@ pub struct DbHandle {
     pub sequences: Mutex<std::collections::HashMap<common::ObjectId, crate::sequence::SeqState>>,
     /// Row counts behind `Catalog::table_rows` (table_rows.rs).
     pub row_estimates: crate::table_rows::RowEstimates,
+    /// The catalog's schema generation (the same counter as `cat`'s, readable without its
+    /// lock; schema_gen.rs).
+    pub generation: crate::schema_gen::DbGeneration,
 }
 
 impl DbHandle {
     /// Reloads the catalog cache from storage (after a rollback, dbcat C2).
     pub fn reload_catalog(&self) -> SqlResult<()> {
-        crate::dbcat::bump_schema_generation();
         let tree = self.store.catalog_btree()?;
         let mut fresh = DbCatalog::load(&self.def.name, self.def.database_id, &tree)?;
         let mut cat = self.cat.write();
         fresh.keep_identity_progress(&cat);
+        // the sessions depending on this database hold its counter: keep it, and move it; a
+        // rolled-back DDL still counts against snapshots that began before it (Msg 3961)
+        fresh.keep_schema_history(&mut cat);
+        fresh.generation.bump();
         *cat = fresh;
         Ok(())
     }
@@ -214,6 +220,7 @@ impl Engine {
         let tree = store.catalog_btree()?;
         let cat = DbCatalog::load(&def.name, def.database_id, &tree)?;
         let h = Arc::new(DbHandle {
+            generation: cat.generation.clone(),
             def,
             store,
             cat: RwLock::new(cat),

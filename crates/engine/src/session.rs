@@ -283,6 +283,8 @@ pub struct Session {
     pub(crate) progress: common::ProgressMeter,
     /// Row versioning state of the current transaction (versioning.rs).
     pub(crate) versions: crate::versioning::SessionVersions,
+    /// The schema generations this session's cached entries depend on (schema_gen.rs).
+    pub(crate) schema_view: crate::schema_gen::SchemaView,
 }
 
 impl Session {
@@ -294,7 +296,7 @@ impl Session {
             .sessions
             .register(spid, DEFAULT_LOGIN, cancel.clone());
         let engine_locks = engine.locks.clone();
-        Session {
+        let s = Session {
             engine,
             spid,
             login: DEFAULT_LOGIN.into(),
@@ -341,7 +343,21 @@ impl Session {
             lock_owner: engine_locks.new_owner(),
             progress: common::ProgressMeter::new(),
             versions: Default::default(),
+            schema_view: Default::default(),
+        };
+        // master holds the databases, logins and server options every session depends on
+        if let Some(m) = s.engine.database("master") {
+            s.schema_view.depend_on(&m.generation);
         }
+        s
+    }
+
+    /// The session's schema generation: what its cached bound expressions and plans are
+    /// tagged with; it moves when a database the session depends on changed, or the session
+    /// changed something plan-affecting of its own (schema_gen.rs).
+    #[inline]
+    pub(crate) fn schema_generation(&self) -> u64 {
+        self.schema_view.current()
     }
 
     /// The session's cancel flag: `cancel()` from any thread stops the running batch within
@@ -424,14 +440,16 @@ impl Session {
             return Err(u.use_error()); // 945 / 926 (dbstate.rs)
         }
         self.engine.check_single_user(name, self.spid)?;
-        self.engine.database(name).ok_or_else(|| {
+        let h = self.engine.database(name).ok_or_else(|| {
             SqlError::custom(
                 911,
                 16,
                 1,
                 format!("Database '{name}' does not exist. Make sure that the name is entered correctly."),
             )
-        })
+        })?;
+        self.schema_view.depend_on(&h.generation);
+        Ok(h)
     }
 
     /// The current database's handle.
@@ -779,6 +797,7 @@ impl Session {
             let Some(h) = self.engine.database("tempdb") else {
                 return Ok(None);
             };
+            self.schema_view.depend_on(&h.generation);
             let found = id.and_then(|id| h.cat.read().objects.get(&id).cloned());
             return Ok(found.map(|o| (h.clone(), o)));
         }
@@ -789,6 +808,7 @@ impl Session {
             }
             return Ok(None);
         };
+        self.schema_view.depend_on(&h.generation);
         if name.is_temp() {
             let id = if name.name.starts_with("##") {
                 h.cat
@@ -810,8 +830,45 @@ impl Session {
                 }
             }
         }
+        let id = {
+            let cat = h.cat.read();
+            match cat.lookup(&schema, &name.name) {
+                Some(o) => Some(o.object_id()),
+                None => cat.dropped_table(&schema, &name.name),
+            }
+        };
+        let Some(id) = id else {
+            return Ok(None);
+        };
+        self.schema_stable(&h, id)?;
+        // read after the wait: what another transaction's DDL committed, or what its
+        // rollback left
         let found = h.cat.read().lookup(&schema, &name.name).cloned();
         Ok(found.map(|o| (h, o)))
+    }
+
+    /// SQL Server's compile-time Sch-S: waits while another transaction holds Sch-M on the
+    /// object (an uncommitted CREATE, ALTER or DROP TABLE: its DDL becomes visible to this
+    /// session at its commit), under the session's lock timeout and deadlock detection, and
+    /// releases it at once (a lock the transaction already holds on it is kept). tempdb is
+    /// not locked.
+    fn schema_stable(&self, h: &DbHandle, object_id: ObjectId) -> SqlResult<()> {
+        if h.def.database_id == crate::server::TEMPDB_ID {
+            return Ok(());
+        }
+        let res = crate::locks::Resource::Object {
+            db: h.def.database_id,
+            object: object_id,
+        };
+        let mgr = &self.engine.locks;
+        let req = self.lock_request();
+        let acquired = mgr
+            .acquire(&req, res, crate::locks::LockMode::SchS)
+            .map_err(|e| crate::locks::lock_error(e, self.spid))?;
+        if acquired == crate::locks::Acquired::New {
+            mgr.release_if(req.owner, &res, crate::locks::LockMode::SchS);
+        }
+        Ok(())
     }
 }
 
@@ -955,10 +1012,10 @@ impl Catalog for Session {
 
     fn resolve_type(&self, name: &QualifiedName) -> SqlResult<Option<Arc<TypeDef>>> {
         let (db, schema) = self.resolve_parts(name);
-        Ok(self
-            .engine
-            .database(&db)
-            .and_then(|h| h.cat.read().user_type(&schema, &name.name)))
+        Ok(self.engine.database(&db).and_then(|h| {
+            self.schema_view.depend_on(&h.generation);
+            h.cat.read().user_type(&schema, &name.name)
+        }))
     }
 
     fn resolve_object(&self, name: &QualifiedName) -> SqlResult<Option<SchemaObject>> {
@@ -1038,10 +1095,12 @@ impl Session {
         self.error = 0;
         self.last_identity = None;
         self.scope_identity = None;
-        if self.engine.database(database).is_some() {
+        if let Some(h) = self.engine.database(database) {
+            self.schema_view.depend_on(&h.generation);
             self.database = database.to_string();
         }
-        // a reset's rollback is not reported: the reset itself ends the client's transaction
+        self.schema_view.invalidate(); // SET options back to their defaults
+                                       // a reset's rollback is not reported: the reset itself ends the client's transaction
         self.tran_reported = self.trancount > 0;
         self.last_tran_end = None;
     }

@@ -163,7 +163,7 @@ impl Session {
         let Ok(h) = self.db(database) else {
             return Vec::new();
         };
-        let gen = crate::dbcat::schema_generation();
+        let gen = self.schema_generation();
         let key = database.to_lowercase();
         {
             let mut c = self.trig.parents.borrow_mut();

@@ -30,6 +30,9 @@ pub(crate) struct SessionVersions {
     pub(crate) txn_snapshot: Option<SnapshotHandle>,
     /// READ_COMMITTED_SNAPSHOT: the running statement's snapshot.
     pub(crate) stmt_snapshot: Option<SnapshotHandle>,
+    /// [`crate::schema_gen::watermark`] when the SNAPSHOT transaction's snapshot began: a
+    /// table created, altered or dropped since fails its accesses with Msg 3961.
+    pub(crate) txn_schema_mark: Option<u64>,
 }
 
 /// `ALLOW_SNAPSHOT_ISOLATION` and `READ_COMMITTED_SNAPSHOT` of a database.
@@ -160,6 +163,7 @@ impl Session {
                     .versions
                     .begin_snapshot(self.spid(), t.sequence, true);
                 self.versions.txn_snapshot = Some(h);
+                self.versions.txn_schema_mark = Some(crate::schema_gen::watermark());
             }
             return self.versions.txn_snapshot.as_ref().map(|h| h.seq);
         }
@@ -193,6 +197,9 @@ impl Session {
         let snapshot_level = level == IsolationLevel::Snapshot;
         if snapshot_level && !allow_snapshot {
             return Err(SqlError::new(3952, &[&table.database]));
+        }
+        if snapshot_level {
+            self.check_metadata_not_changed(h, table)?;
         }
         if !allow_snapshot && !rcsi {
             return locking(self, level);
@@ -239,6 +246,26 @@ impl Session {
             level
         };
         let inner = locking(self, lock_level)?;
+        if snapshot_level && access == TableAccess::Target && !locking_hint(hints) {
+            // SQL Server: a SNAPSHOT transaction's UPDATE / DELETE finds its rows in its
+            // snapshot (a row inserted since is not a target; one deleted or changed since is,
+            // and its write raises 3960). The rows are not locked by the scan: the write takes
+            // its X lock (waiting for an open writer) and then checks for a conflict. The
+            // object keeps the target's intent lock (the READ COMMITTED locker's).
+            let Some(seq) = seq else {
+                return Err(SqlError::internal("a snapshot target without a snapshot"));
+            };
+            return Ok(Some(Box::new(VersionedLocker {
+                inner,
+                snapshot: Some(SnapshotRead {
+                    table: tv,
+                    seq,
+                    me: self.versions.txn.clone(),
+                }),
+                write: None,
+                schema_stability: None,
+            })));
+        }
         if access != TableAccess::Write {
             return Ok(inner);
         }
@@ -265,6 +292,33 @@ impl Session {
             }),
             schema_stability: None,
         })))
+    }
+
+    /// Msg 3961: SQL Server does not version metadata, so a SNAPSHOT transaction may not use
+    /// a table another transaction created, altered or dropped since its snapshot began (its
+    /// rows at the snapshot may not fit the definition now). The transaction's own DDL in
+    /// that database does not count (as SQL Server, which takes the DDL's locks for it).
+    fn check_metadata_not_changed(&self, h: &DbHandle, table: &TableDef) -> SqlResult<()> {
+        let Some(mark) = self.versions.txn_schema_mark else {
+            return Ok(()); // the snapshot begins with this access
+        };
+        if self
+            .catalog_touched
+            .iter()
+            .any(|d| d.eq_ignore_ascii_case(&table.database))
+        {
+            return Ok(());
+        }
+        let changed = h
+            .cat
+            .read()
+            .ddl_marks
+            .get(&table.object_id)
+            .is_some_and(|m| *m >= mark);
+        if changed {
+            return Err(SqlError::new(3961, &[&table.database]));
+        }
+        Ok(())
     }
 
     /// The savepoint of the transaction's versions (a [`crate::session::TxnMark`]'s part).

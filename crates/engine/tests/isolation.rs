@@ -10,6 +10,8 @@ mod versioning;
 
 #[path = "isolation/key_range.rs"]
 mod key_range;
+#[path = "isolation/ddl.rs"]
+mod ddl;
 
 mod support;
 

@@ -4,20 +4,10 @@
 use engine::{CollectSink, Engine, EngineConfig, Session};
 use types::{DataType, Value};
 
-/// One test at a time: the schema generation is process-wide, so a neighbouring test's CREATE
-/// TABLE recompiled this test's cached plans (a CI failure: 0 hits where 1 was expected). The
-/// guard lives in the test thread's local storage and is released when the test ends.
-static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-thread_local! {
-    static HELD: std::cell::RefCell<Option<std::sync::MutexGuard<'static, ()>>> =
-        const { std::cell::RefCell::new(None) };
-}
+// The tests run in parallel: schema generations are per database (engine/src/schema_gen.rs),
+// so a neighbouring test's CREATE TABLE in its own engine does not recompile these plans.
 
 fn session(tag: &str) -> (Session, std::path::PathBuf) {
-    if HELD.with(|h| h.borrow().is_none()) {
-        let guard = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-        HELD.with(|h| *h.borrow_mut() = Some(guard));
-    }
     let d = std::env::temp_dir().join(format!("latchkey-pc-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     let e = Engine::open(&d, EngineConfig::default()).expect("open engine");
@@ -228,6 +218,148 @@ fn logging_in_drops_the_sessions_own_plans() {
         Some(229),
         "{:?}",
         sink.errors()
+    );
+    drop(s);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// (hits, misses) added by running `sql` once.
+fn hits_and_misses_of(s: &mut Session, sql: &str) -> (u64, u64) {
+    let (_, h0, m0) = s.plan_cache_stats();
+    run(s, sql);
+    let (_, h1, m1) = s.plan_cache_stats();
+    (h1 - h0, m1 - m0)
+}
+
+#[test]
+fn ddl_in_another_database_keeps_the_cached_plans() {
+    let (mut a, dir) = session("otherdb");
+    run(&mut a, "CREATE DATABASE pc_a; CREATE DATABASE pc_b");
+    run(
+        &mut a,
+        "USE pc_a; CREATE TABLE t (id int PRIMARY KEY, b int); INSERT t VALUES (1, 10)",
+    );
+    let q = "SELECT b FROM t WHERE id = 1";
+    run(&mut a, q);
+    let mut b = Session::new(a.engine().clone());
+    run(
+        &mut b,
+        "USE pc_b; CREATE TABLE u (x int); ALTER TABLE u ADD y int NULL; DROP TABLE u",
+    );
+    assert_eq!(
+        hits_and_misses_of(&mut a, q),
+        (1, 0),
+        "DDL in pc_b must not recompile a plan of pc_a"
+    );
+    // DDL in pc_a (by the other session) does
+    run(&mut b, "USE pc_a; CREATE TABLE v (x int)");
+    assert_eq!(hits_and_misses_of(&mut a, q), (0, 1));
+    assert_eq!(hits_and_misses_of(&mut a, q), (1, 0));
+    drop((a, b));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn another_sessions_alter_is_seen_by_a_cached_plan() {
+    let (mut a, dir) = session("alter2");
+    run(&mut a, "CREATE TABLE t (a int); INSERT t VALUES (1)");
+    let q = "SELECT * FROM t";
+    assert_eq!(run(&mut a, q).result_sets()[0][0].len(), 1);
+    let mut b = Session::new(a.engine().clone());
+    run(&mut b, "ALTER TABLE t ADD c int NULL");
+    assert_eq!(
+        run(&mut a, q).result_sets()[0][0].len(),
+        2,
+        "the cached SELECT * must be re-bound after another session's ALTER"
+    );
+    drop((a, b));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn another_sessions_use_and_set_options_keep_this_sessions_plans() {
+    let (mut a, dir) = session("localchanges");
+    run(
+        &mut a,
+        "CREATE DATABASE pc_c; CREATE TABLE t (id int PRIMARY KEY, b int)",
+    );
+    let q = "SELECT b FROM t WHERE id = 1";
+    run(&mut a, q);
+    let mut b = Session::new(a.engine().clone());
+    run(
+        &mut b,
+        "USE pc_c; SET ANSI_NULLS OFF; SET CONCAT_NULL_YIELDS_NULL OFF; \
+         SET TRANSACTION ISOLATION LEVEL SERIALIZABLE",
+    );
+    assert_eq!(hits_and_misses_of(&mut a, q), (1, 0));
+    drop((a, b));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn the_isolation_level_is_part_of_the_key() {
+    let (mut s, dir) = session("isolation");
+    run(
+        &mut s,
+        "CREATE TABLE t (id int PRIMARY KEY, b int); INSERT t VALUES (1, 10)",
+    );
+    let q = "SELECT b FROM t WHERE id = 1";
+    run(&mut s, q);
+    assert_eq!(hits_and_misses_of(&mut s, q), (1, 0));
+    run(&mut s, "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+    assert_eq!(
+        hits_and_misses_of(&mut s, q),
+        (0, 1),
+        "a plan compiled under READ COMMITTED must not serve REPEATABLE READ"
+    );
+    assert_eq!(hits_and_misses_of(&mut s, q), (1, 0));
+    run(&mut s, "SET TRANSACTION ISOLATION LEVEL READ COMMITTED");
+    assert_eq!(
+        hits_and_misses_of(&mut s, q),
+        (1, 0),
+        "the READ COMMITTED entry is still there"
+    );
+    drop(s);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// The CI failure the old process-wide generation caused: another engine in the same process
+/// creating tables (a neighbouring test) while this session counts its hits.
+#[test]
+fn ddl_in_another_engine_of_the_process_keeps_the_cached_plans() {
+    let (mut s, dir) = session("neighbour");
+    run(
+        &mut s,
+        "CREATE TABLE t (id int PRIMARY KEY, b int); INSERT t VALUES (1, 10)",
+    );
+    let q = "SELECT b FROM t WHERE id = 1";
+    run(&mut s, q);
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let neighbour = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let (mut n, ndir) = session("neighbour-ddl");
+            let mut i = 0;
+            // at least a few rounds, then until the counting side is done
+            while i < 5 || !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                run(&mut n, &format!("CREATE TABLE n{i} (a int)"));
+                i += 1;
+            }
+            drop(n);
+            let _ = std::fs::remove_dir_all(ndir);
+            i
+        })
+    };
+    let mut hits = 0;
+    for _ in 0..50 {
+        hits += hits_and_misses_of(&mut s, q).0;
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let rounds = neighbour.join().expect("neighbour thread");
+    assert!(rounds >= 5);
+    assert_eq!(
+        hits, 50,
+        "every run is a hit whatever the other engine does"
     );
     drop(s);
     let _ = std::fs::remove_dir_all(dir);

@@ -5,14 +5,8 @@
 use engine::{CollectSink, Engine, EngineConfig, Session};
 use types::Value;
 
-/// These tests count recompiles, and the schema generation that invalidates cached plans is
-/// still process-wide (issue 11: per-database generations): a CREATE TABLE in a test running
-/// beside them recompiled their plans. They run one at a time.
-static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
+// These tests count recompiles and run in parallel: schema generations are per database
+// (engine/src/schema_gen.rs), so a neighbouring test's CREATE TABLE does not recompile them.
 
 fn engine(tag: &str) -> (std::sync::Arc<Engine>, std::path::PathBuf) {
     let d = std::env::temp_dir().join(format!("latchkey-ps-{tag}-{}", std::process::id()));
@@ -48,7 +42,6 @@ fn generation_and_count(monitor: &mut Session) -> (i64, i64) {
 
 #[test]
 fn two_sessions_share_the_statement_row() {
-    let _serial = serial();
     let (e, dir) = engine("share");
     let mut a = Session::new(e.clone());
     let mut b = Session::new(e.clone());
@@ -67,7 +60,6 @@ fn two_sessions_share_the_statement_row() {
 
 #[test]
 fn statistics_changed_in_another_session_recompile_the_cached_plan() {
-    let _serial = serial();
     let (e, dir) = engine("recompile");
     let mut a = Session::new(e.clone());
     let mut b = Session::new(e.clone());
@@ -110,7 +102,6 @@ fn statistics_changed_in_another_session_recompile_the_cached_plan() {
 
 #[test]
 fn statistics_of_another_table_do_not_recompile() {
-    let _serial = serial();
     let (e, dir) = engine("other");
     let mut a = Session::new(e.clone());
     let mut m = Session::new(e.clone());
@@ -130,7 +121,6 @@ fn statistics_of_another_table_do_not_recompile() {
 
 #[test]
 fn modifications_past_the_threshold_recompile_and_update_the_statistics() {
-    let _serial = serial();
     let (e, dir) = engine("threshold");
     let mut a = Session::new(e.clone());
     let mut m = Session::new(e.clone());

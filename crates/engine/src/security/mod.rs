@@ -201,7 +201,7 @@ impl DbSecurity {
 impl DbCatalog {
     /// Adds or replaces a login (master only; dbcat C1).
     pub(crate) fn put_login(&mut self, tree: &BTree, txn: &mut Txn, l: LoginDef) -> SqlResult<()> {
-        crate::dbcat::bump_schema_generation();
+        self.generation.bump();
         tree.upsert(
             txn,
             &serial::object_key(ObjectKind::Login, l.principal_id),
@@ -216,7 +216,7 @@ impl DbCatalog {
 
     /// Removes a login (master only).
     pub(crate) fn remove_login(&mut self, tree: &BTree, txn: &mut Txn, id: i32) -> SqlResult<()> {
-        crate::dbcat::bump_schema_generation();
+        self.generation.bump();
         tree.delete(txn, &serial::object_key(ObjectKind::Login, id))?;
         self.security.logins.retain(|x| x.principal_id != id);
         Ok(())
@@ -229,7 +229,7 @@ impl DbCatalog {
         txn: &mut Txn,
         p: DbPrincipalDef,
     ) -> SqlResult<()> {
-        crate::dbcat::bump_schema_generation();
+        self.generation.bump();
         tree.upsert(
             txn,
             &serial::object_key(ObjectKind::Principal, p.principal_id),
@@ -264,7 +264,7 @@ impl DbCatalog {
         schema_id: i32,
         owner: i32,
     ) -> SqlResult<()> {
-        crate::dbcat::bump_schema_generation();
+        self.generation.bump();
         if let Some(s) = self.schemas.iter_mut().find(|s| s.schema_id == schema_id) {
             s.principal_id = owner;
             tree.upsert(
@@ -284,7 +284,7 @@ impl DbCatalog {
         perms: Vec<PermissionDef>,
     ) -> SqlResult<()> {
         // cached plans were checked against the old permissions (binder `checked`)
-        crate::dbcat::bump_schema_generation();
+        self.generation.bump();
         tree.upsert(
             txn,
             &serial::object_key(ObjectKind::Permissions, 0),

@@ -142,10 +142,11 @@ impl Session {
         let db = h.def.name.clone();
         let tree = h.store.catalog_btree()?;
         let txn = self.txn_for(&db)?;
-        h.cat
-            .write()
-            .statistics
-            .put(&tree, txn, table, stored_part(list))?;
+        let mut cat = h.cat.write();
+        // DDL (CREATE/UPDATE/DROP STATISTICS, sp_updatestats): cached plans recompile.
+        cat.generation.bump();
+        cat.statistics.put(&tree, txn, table, stored_part(list))?;
+        drop(cat);
         self.touch_catalog(&db);
         Ok(())
     }

@@ -105,8 +105,7 @@ impl TableStatistics {
         table: &TableDef,
         list: Vec<Arc<StatisticsObject>>,
     ) -> SqlResult<()> {
-        // DDL (CREATE/UPDATE/DROP STATISTICS, sp_updatestats): cached plans recompile.
-        crate::dbcat::bump_schema_generation();
+        // the caller bumps the catalog's generation (DDL: cached plans recompile)
         self.store_objects(tree, txn, table, list)
     }
 
@@ -269,8 +268,9 @@ pub(crate) enum Sample {
     Auto,
 }
 
-/// (open storage database's address, table, stats_id).
-type ObjectKey = (usize, ObjectId, i32);
+/// (open storage database's process-unique instance id, table, stats_id): not its address,
+/// which a database opened after it was dropped may reuse.
+type ObjectKey = (u64, ObjectId, i32);
 
 /// Rows modified since the process started per (database, table, stats_id) when each object
 /// was last built: `sys.dm_db_stats_properties.modification_counter` is the table's counter
@@ -282,12 +282,12 @@ static BASELINES: LazyLock<Mutex<HashMap<ObjectKey, u64>>> = LazyLock::new(Defau
 static ATTEMPTED: LazyLock<Mutex<HashSet<ObjectKey>>> = LazyLock::new(Default::default);
 
 fn first_attempt(store: &Arc<storage::Database>, table: &TableDef, stats_id: i32) -> bool {
-    lock(&ATTEMPTED).insert((Arc::as_ptr(store) as usize, table.object_id, stats_id))
+    lock(&ATTEMPTED).insert((store.instance_id(), table.object_id, stats_id))
 }
 
-/// Objects being built automatically right now (database, table, stats_id or -1 - column).
-static BUILDING: LazyLock<Mutex<HashSet<(String, ObjectId, i32)>>> =
-    LazyLock::new(Default::default);
+/// Objects being built automatically right now (storage instance, table, stats_id or -1 -
+/// column).
+static BUILDING: LazyLock<Mutex<HashSet<(u64, ObjectId, i32)>>> = LazyLock::new(Default::default);
 
 fn lock<T>(m: &'static Mutex<T>) -> MutexGuard<'static, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
@@ -301,7 +301,7 @@ pub(crate) fn modification_counter(
 ) -> u64 {
     let now = exec::table_io::modification_count(store, table.object_id);
     let base = lock(&BASELINES)
-        .get(&(Arc::as_ptr(store) as usize, table.object_id, stats_id))
+        .get(&(store.instance_id(), table.object_id, stats_id))
         .copied()
         .unwrap_or(0);
     now.saturating_sub(base)
@@ -314,7 +314,7 @@ fn mark_built(
     counter_at_start: u64,
 ) {
     lock(&BASELINES).insert(
-        (Arc::as_ptr(store) as usize, table.object_id, stats_id),
+        (store.instance_id(), table.object_id, stats_id),
         counter_at_start,
     );
 }
@@ -540,12 +540,14 @@ fn auto_build(
     stats_id: Option<i32>,
     cols: &[usize],
 ) -> SqlResult<()> {
+    // keyed by the storage's process-unique instance: two engines in one process (tests side
+    // by side) have databases of the same name and tables of the same ids
     let key = (
-        table.database.to_ascii_lowercase(),
+        h.store.instance_id(),
         table.object_id,
         stats_id.unwrap_or(-1 - cols.first().copied().unwrap_or(0) as i32),
     );
-    if !lock(&BUILDING).insert(key.clone()) {
+    if !lock(&BUILDING).insert(key) {
         return Ok(());
     }
     let r = (|| {

@@ -432,3 +432,129 @@ fn snapshot_reads_stay_consistent_under_concurrent_transfers() {
     assert!(transfers > 10, "{transfers} transfers");
     assert!(n > 6, "{n} reads");
 }
+
+/// SQL Server: a SNAPSHOT transaction's UPDATE / DELETE finds its rows in its snapshot. A row
+/// another session inserted (and committed) since is not a target, so it is neither changed
+/// nor a conflict; a row deleted since is a target, and its write is an update conflict
+/// (3960), not a silent skip. Clustered table and heap, through a seek and a scan.
+#[test]
+fn snapshot_update_and_delete_find_their_targets_in_the_snapshot() {
+    let (_d, _e, a, b) = setup("targets", false);
+    a.run("CREATE TABLE h (id int, v int); INSERT h VALUES (1, 10), (2, 20)")
+        .ok();
+    level(&b, "SNAPSHOT");
+    for table in ["t", "h"] {
+        assert_eq!(
+            b.run(&format!("BEGIN TRAN; SELECT COUNT(*) FROM {table}"))
+                .int(),
+            2
+        );
+        a.run(&format!("INSERT {table} VALUES (3, 30)")).ok();
+        // the scan's predicate holds for the new row too, but it is not in the snapshot
+        assert_eq!(
+            b.run(&format!(
+                "UPDATE {table} SET v = v + 1 WHERE v >= 10; SELECT @@ROWCOUNT"
+            ))
+            .int(),
+            2,
+            "{table}: only the rows of the snapshot are updated"
+        );
+        assert_eq!(
+            b.run(&format!("DELETE {table} WHERE id = 3; SELECT @@ROWCOUNT"))
+                .int(),
+            0,
+            "{table}: the new row is not a target"
+        );
+        b.run("COMMIT").ok();
+        assert_eq!(
+            ints(&a.run(&format!("SELECT v FROM {table} ORDER BY id"))),
+            vec![11, 21, 30],
+            "{table}"
+        );
+        a.run(&format!("DELETE {table} WHERE id = 3")).ok();
+    }
+    for (table, stmt) in [
+        ("t", "UPDATE t SET v = 0 WHERE id = 2"),
+        ("t", "DELETE t WHERE v = 21"),
+        ("h", "UPDATE h SET v = 0 WHERE v = 21"),
+        ("h", "DELETE h WHERE id = 2"),
+    ] {
+        assert_eq!(
+            b.run(&format!("BEGIN TRAN; SELECT COUNT(*) FROM {table}"))
+                .int(),
+            2
+        );
+        // deleted (and committed) after the snapshot began: a conflict
+        a.run(&format!("DELETE {table} WHERE id = 2")).ok();
+        let out = b.run(&format!("{stmt}; SELECT 'not reached'"));
+        assert_eq!(out.error(), 3960, "{stmt}");
+        assert_eq!(b.run("SELECT @@TRANCOUNT").int(), 0, "{stmt}: rolled back");
+        a.run(&format!("INSERT {table} VALUES (2, 21)")).ok();
+    }
+}
+
+/// READ_COMMITTED_SNAPSHOT's UPDATE reads the current committed rows with update locks (not
+/// the statement's snapshot): a row committed by another session before the UPDATE runs is
+/// found, a row changed away from the predicate is not.
+#[test]
+fn read_committed_snapshot_update_targets_the_current_committed_rows() {
+    let (_d, _e, a, b) = setup("rcsi-targets", true);
+    b.run("BEGIN TRAN; SELECT COUNT(*) FROM t").ok();
+    a.run("INSERT t VALUES (3, 10); UPDATE t SET v = 11 WHERE id = 1")
+        .ok();
+    assert_eq!(
+        b.run("UPDATE t SET v = 0 WHERE v = 10; SELECT @@ROWCOUNT")
+            .int(),
+        1,
+        "only the row that is 10 now"
+    );
+    b.run("COMMIT").ok();
+    assert_eq!(ints(&a.run("SELECT v FROM t ORDER BY id")), vec![11, 20, 0]);
+    // an open writer holds its row: the UPDATE waits, then sees the committed value
+    a.run("BEGIN TRAN; UPDATE t SET v = 10 WHERE id = 2").ok();
+    b.blocks("UPDATE t SET v = -1 WHERE v = 10");
+    a.run("COMMIT").ok();
+    b.finish().ok();
+    assert_eq!(ints(&a.run("SELECT v FROM t ORDER BY id")), vec![11, -1, 0]);
+}
+
+/// Msg 3961: metadata is not versioned, so a SNAPSHOT transaction may not use a table that
+/// another transaction created or altered after its snapshot began; the error ends the
+/// transaction. Tables not changed, and the transaction's own new tables, stay usable.
+#[test]
+fn snapshot_transactions_fail_on_tables_changed_by_ddl_since_their_snapshot() {
+    let (_d, _e, a, b) = setup("ddl", false);
+    a.run("CREATE TABLE other (x int)").ok();
+    level(&b, "SNAPSHOT");
+    assert_eq!(b.run("BEGIN TRAN; SELECT COUNT(*) FROM t").int(), 2);
+    a.run("ALTER TABLE other ADD y int NULL").ok();
+    assert_eq!(b.run("SELECT COUNT(*) FROM t").int(), 2, "t is unchanged");
+    a.run("ALTER TABLE t ADD c int NULL").ok();
+    let out = b.run("SELECT COUNT(*) FROM t; SELECT 'not reached'");
+    assert_eq!(out.error(), 3961);
+    assert!(
+        out.errors[0].1.starts_with(
+            "Snapshot isolation transaction failed in database 'snapdb' because the object accessed by the statement has been modified by a DDL statement in another concurrent transaction since the start of this transaction."
+        ),
+        "{:?}",
+        out.errors
+    );
+    assert!(out.rows.is_empty(), "3961 ends the batch");
+    assert_eq!(b.run("SELECT @@TRANCOUNT").int(), 0, "and the transaction");
+    // a new snapshot begins after the ALTER: fine
+    assert_eq!(b.run("BEGIN TRAN; SELECT COUNT(*) FROM t").int(), 2);
+    // a table created after the snapshot began
+    a.run("CREATE TABLE n (x int); INSERT n VALUES (1)").ok();
+    assert_eq!(b.run("SELECT COUNT(*) FROM n").error(), 3961);
+    // the transaction's own DDL does not count
+    assert_eq!(b.run("BEGIN TRAN; SELECT COUNT(*) FROM t").int(), 2);
+    b.run("CREATE TABLE mine (x int); INSERT mine VALUES (1), (2)")
+        .ok();
+    assert_eq!(b.run("SELECT COUNT(*) FROM mine").int(), 2);
+    b.run("COMMIT").ok();
+    // an UPDATE is an access too
+    assert_eq!(b.run("BEGIN TRAN; SELECT COUNT(*) FROM t").int(), 2);
+    a.run("CREATE INDEX ix_v ON t (v)").ok();
+    assert_eq!(b.run("UPDATE t SET v = 0 WHERE id = 1").error(), 3961);
+    assert_eq!(a.run("SELECT v FROM t WHERE id = 1").int(), 10);
+}
