@@ -21,6 +21,7 @@ use std::time::Instant;
 /// Wait types latchkey can report, with SQL Server's names. [`WaitType`] indexes this list.
 pub const WAIT_TYPES: &[&str] = &[
     "ASYNC_NETWORK_IO",
+    "BTREE_INSERT_FLOW_CONTROL",
     "CXPACKET",
     "IO_COMPLETION",
     "LCK_M_IS",
@@ -87,6 +88,7 @@ impl WaitType {
     pub const WRITELOG: WaitType = WaitType::at("WRITELOG");
     pub const WAITFOR: WaitType = WaitType::at("WAITFOR");
     pub const IO_COMPLETION: WaitType = WaitType::at("IO_COMPLETION");
+    pub const BTREE_INSERT_FLOW_CONTROL: WaitType = WaitType::at("BTREE_INSERT_FLOW_CONTROL");
 }
 
 const fn const_eq(a: &str, b: &str) -> bool {
