@@ -114,10 +114,17 @@ fn flow_control_waits_only_with_the_option() {
     );
     // the gated inserts lost nothing
     for (table, n) in [("seq_on", 2000 * rounds), ("seq_off", 2000)] {
-        let rows = run(&mut s, &format!("SELECT COUNT(*), MIN(id), MAX(id) FROM {table}"));
+        let rows = run(
+            &mut s,
+            &format!("SELECT COUNT(*), MIN(id), MAX(id) FROM {table}"),
+        );
         assert_eq!(
             rows,
-            vec![vec![Value::Int(n), Value::BigInt(1), Value::BigInt(n as i64)]],
+            vec![vec![
+                Value::Int(n),
+                Value::BigInt(1),
+                Value::BigInt(n as i64)
+            ]],
             "{table}"
         );
     }

@@ -140,14 +140,24 @@ fn a_late_ascending_key_is_inserted_in_the_last_leaf_without_a_descent() {
     let bt = db.btree(id).unwrap();
     // a tree of two levels whose last leaf has room: keys 10, 20, ..., 4000, then 3995
     for k in 1..=400u64 {
-        assert!(bt.insert(&mut t, &(k * 10).to_be_bytes(), &[1u8; 60]).unwrap());
+        assert!(bt
+            .insert(&mut t, &(k * 10).to_be_bytes(), &[1u8; 60])
+            .unwrap());
     }
     let fixes = || storage::objio::thread_io().totals().logical_reads;
     let before = fixes();
-    assert!(bt.insert(&mut t, &3995u64.to_be_bytes(), &[2u8; 60]).unwrap());
-    assert_eq!(fixes() - before, 1, "the late key took the append path (one page fix)");
+    assert!(bt
+        .insert(&mut t, &3995u64.to_be_bytes(), &[2u8; 60])
+        .unwrap());
+    assert_eq!(
+        fixes() - before,
+        1,
+        "the late key took the append path (one page fix)"
+    );
     let before = fixes();
-    assert!(!bt.insert(&mut t, &3995u64.to_be_bytes(), &[3u8; 60]).unwrap());
+    assert!(!bt
+        .insert(&mut t, &3995u64.to_be_bytes(), &[3u8; 60])
+        .unwrap());
     assert_eq!(fixes() - before, 1, "a duplicate is found on the same page");
     t.commit().unwrap();
     let mut scan = bt

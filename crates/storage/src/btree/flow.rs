@@ -62,8 +62,7 @@ impl SeqKeyFlow {
             return None;
         }
         if s.admitted >= self.limit {
-            let _wait =
-                common::waits::begin(common::waits::WaitType::BTREE_INSERT_FLOW_CONTROL);
+            let _wait = common::waits::begin(common::waits::WaitType::BTREE_INSERT_FLOW_CONTROL);
             while s.admitted >= self.limit {
                 self.cond.wait(&mut s);
             }
@@ -104,7 +103,10 @@ mod tests {
         let f = SeqKeyFlow::new(1);
         let p = f.admit(b"b").map(|p| p.inserted(b"b"));
         assert!(p.is_some());
-        assert!(f.admit(b"a").is_none(), "a key below the end is not an append");
+        assert!(
+            f.admit(b"a").is_none(),
+            "a key below the end is not an append"
+        );
         let held = f.admit(b"c");
         assert!(held.is_some());
         assert_eq!(f.state.lock().admitted, 1);
