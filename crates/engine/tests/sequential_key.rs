@@ -132,3 +132,47 @@ fn flow_control_waits_only_with_the_option() {
     s.execute_batch("DBCC CHECKDB WITH NO_INFOMSGS", &mut sink);
     assert!(sink.errors().is_empty(), "{:?}", sink.errors());
 }
+
+/// ALTER INDEX ... SET (OPTIMIZE_FOR_SEQUENTIAL_KEY = ON) and REBUILD WITH (... = OFF) change
+/// the stored setting (they were accepted and dropped before).
+#[test]
+fn alter_index_sets_the_option() {
+    let dir = TempDir::new("sequential-key-alter");
+    let engine = Engine::open(dir.path(), EngineConfig::default()).expect("open");
+    let mut s = Session::new(engine);
+    run(
+        &mut s,
+        "CREATE TABLE t (id INT NOT NULL CONSTRAINT pk_t PRIMARY KEY, v INT NOT NULL);
+         CREATE INDEX ix_v ON t (v);
+         INSERT t VALUES (1, 10), (2, 20);",
+    );
+    let shown = |s: &mut Session| {
+        run(
+            s,
+            "SELECT optimize_for_sequential_key FROM sys.indexes \
+             WHERE object_id = OBJECT_ID('t') ORDER BY index_id",
+        )
+    };
+    let flags = |a: bool, b: bool| vec![vec![Value::Bit(a)], vec![Value::Bit(b)]];
+    assert_eq!(shown(&mut s), flags(false, false));
+    run(
+        &mut s,
+        "ALTER INDEX pk_t ON t SET (OPTIMIZE_FOR_SEQUENTIAL_KEY = ON)",
+    );
+    assert_eq!(shown(&mut s), flags(true, false));
+    run(
+        &mut s,
+        "ALTER INDEX ALL ON t SET (OPTIMIZE_FOR_SEQUENTIAL_KEY = ON)",
+    );
+    assert_eq!(shown(&mut s), flags(true, true));
+    run(
+        &mut s,
+        "ALTER INDEX ix_v ON t REBUILD WITH (OPTIMIZE_FOR_SEQUENTIAL_KEY = OFF)",
+    );
+    assert_eq!(shown(&mut s), flags(true, false));
+    let rows = run(
+        &mut s,
+        "INSERT t VALUES (3, 30); SELECT COUNT(*) FROM t WHERE v > 0",
+    );
+    assert_eq!(rows, vec![vec![Value::Int(3)]]);
+}
