@@ -21,6 +21,7 @@ use std::time::Instant;
 /// Wait types latchkey can report, with SQL Server's names. [`WaitType`] indexes this list.
 pub const WAIT_TYPES: &[&str] = &[
     "ASYNC_NETWORK_IO",
+    "BTREE_INSERT_FLOW_CONTROL",
     "CXCONSUMER",
     "CXPACKET",
     "IO_COMPLETION",
@@ -93,6 +94,7 @@ impl WaitType {
     pub const CXCONSUMER: WaitType = WaitType::at("CXCONSUMER");
     /// A parallel plan's producer waiting for room in a full exchange buffer.
     pub const CXPACKET: WaitType = WaitType::at("CXPACKET");
+    pub const BTREE_INSERT_FLOW_CONTROL: WaitType = WaitType::at("BTREE_INSERT_FLOW_CONTROL");
 }
 
 const fn const_eq(a: &str, b: &str) -> bool {

@@ -173,7 +173,8 @@ pub(crate) fn check_database_set_option(
 
 /// Index options (`CREATE INDEX ... WITH (...)`, PRIMARY KEY / UNIQUE `WITH (...)`, `ALTER
 /// INDEX ... REBUILD WITH (...)` / `SET (...)`): accepted when latchkey does what they ask
-/// (IGNORE_DUP_KEY and OPTIMIZE_FOR_SEQUENTIAL_KEY are kept with the index; MAXDOP is a
+/// (IGNORE_DUP_KEY and OPTIMIZE_FOR_SEQUENTIAL_KEY are kept with the index, the latter turning
+/// on its last-page insert flow control, storage btree/README S4; MAXDOP is a
 /// ceiling a serial build respects; SORT_IN_TEMPDB only moves where the build's sort runs), or
 /// when they ask for the default; otherwise 40517 naming the option, or Msg 155 for a name SQL
 /// Server does not know. `statement`: `CREATE INDEX` / `ALTER INDEX` (Msg 155's text).
@@ -230,7 +231,21 @@ impl crate::session::Session {
         }
         match &a.action {
             ast::AlterIndexAction::Disable => Err(SqlError::unsupported("ALTER INDEX DISABLE")),
-            ast::AlterIndexAction::Set(options) => check_index_options(options, "ALTER INDEX"),
+            ast::AlterIndexAction::Set(options) => {
+                check_index_options(options, "ALTER INDEX")?;
+                let index = a.name.as_ref().map(|n| n.value.as_str());
+                let Some(def) = with_sequential_key_option(&t, index, options) else {
+                    return Ok(());
+                };
+                let db = h.def.name.clone();
+                let tree = h.store.catalog_btree()?;
+                let txn = self.txn_for(&db)?;
+                h.cat
+                    .write()
+                    .put(&tree, txn, SchemaObject::Table(std::sync::Arc::new(def)))?;
+                self.touch_catalog(&db);
+                Ok(())
+            }
             ast::AlterIndexAction::Rebuild { partition, options }
             | ast::AlterIndexAction::Reorganize { partition, options } => {
                 if let Some(p) = partition {
@@ -239,7 +254,11 @@ impl crate::session::Session {
                     }
                 }
                 check_index_options(options, "ALTER INDEX")?;
-                self.rebuild_in_place(&h, &t)
+                let index = a.name.as_ref().map(|n| n.value.as_str());
+                match with_sequential_key_option(&t, index, options) {
+                    Some(def) => self.rebuild_in_place(&h, &std::sync::Arc::new(def)),
+                    None => self.rebuild_in_place(&h, &t),
+                }
             }
         }
     }
@@ -264,6 +283,28 @@ impl crate::session::Session {
         self.touch_catalog(&db);
         Ok(())
     }
+}
+
+/// `OPTIMIZE_FOR_SEQUENTIAL_KEY = ON | OFF` in ALTER INDEX `index` (`None`: ALL) SET / REBUILD
+/// WITH: the table with the setting applied to those indexes (their inserts' flow control,
+/// storage btree/README S4, follows it from the next statement on); `None` when the option is
+/// not given.
+fn with_sequential_key_option(
+    t: &catalog::TableDef,
+    index: Option<&str>,
+    options: &[ast::OptionSetting],
+) -> Option<catalog::TableDef> {
+    let o = options
+        .iter()
+        .find(|o| o.name == "OPTIMIZE_FOR_SEQUENTIAL_KEY")?;
+    let on = matches!(o.value, Some(ast::OptionValue::On));
+    let mut def = t.clone();
+    for ix in &mut def.indexes {
+        if index.is_none_or(|n| ix.name.eq_ignore_ascii_case(n)) {
+            ix.optimize_for_sequential_key = on;
+        }
+    }
+    Some(def)
 }
 
 /// `ALTER TABLE t SET (LOCK_ESCALATION = ...)`: TABLE is what latchkey's locking does (the

@@ -110,7 +110,10 @@ impl TableStore {
                     .indexes
                     .get(index)
                     .ok_or_else(|| SqlError::internal("clustered index position out of range"))?;
-                (None, Some((index, db.btree(ObjId(ix.storage_id))?)))
+                let bt = db
+                    .btree(ObjId(ix.storage_id))?
+                    .with_sequential_key(ix.optimize_for_sequential_key);
+                (None, Some((index, bt)))
             }
         };
         let mut nonclustered = Vec::new();
@@ -128,7 +131,10 @@ impl TableStore {
                         .collect(),
                 ))
             };
-            nonclustered.push((i, db.btree(ObjId(ix.storage_id))?, inc));
+            let bt = db
+                .btree(ObjId(ix.storage_id))?
+                .with_sequential_key(ix.optimize_for_sequential_key);
+            nonclustered.push((i, bt, inc));
         }
         let format = RowFormat::for_table(&table);
         Ok(TableStore {

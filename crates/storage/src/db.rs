@@ -113,6 +113,13 @@ pub struct Inner {
     /// B-tree object -> (root, last leaf seen as the rightmost): the append fast path
     /// (btree/README S3). Validated under the leaf's EX latch; cleared with `heap_hint`.
     pub btree_hint: Mutex<HashMap<u64, (PageId, PageId), PidHash>>,
+    /// B-tree object -> its last-page insert flow control (OPTIMIZE_FOR_SEQUENTIAL_KEY,
+    /// btree/README S4), created by the first handle that asks for it; cleared with
+    /// `btree_hint` (a truncated tree's end starts again).
+    pub seq_key_flow: Mutex<HashMap<u64, Arc<crate::btree::flow::SeqKeyFlow>, PidHash>>,
+    /// Inserters a flow control admits at a time (default: one per core, as SQL Server's one
+    /// per scheduler).
+    pub seq_key_admission: AtomicUsize,
     /// Which file a new extent comes from (README A2).
     pub(crate) fill: crate::fill::ProportionalFill,
     pub(crate) gam_hint: Vec<AtomicU64>,
@@ -298,6 +305,10 @@ impl Inner {
             next_txn: AtomicU64::new(1),
             heap_hint: Mutex::new(HashMap::default()),
             btree_hint: Mutex::new(HashMap::default()),
+            seq_key_flow: Mutex::new(HashMap::default()),
+            seq_key_admission: AtomicUsize::new(
+                std::thread::available_parallelism().map_or(1, |n| n.get()),
+            ),
             fill: crate::fill::ProportionalFill::new(usize::from(MAX_DATA_FILES)),
             gam_hint: (0..MAX_DATA_FILES).map(|_| AtomicU64::new(1)).collect(),
             default_data_space: std::sync::atomic::AtomicU16::new(fileid::PRIMARY_DATA_SPACE),
@@ -763,6 +774,7 @@ impl Inner {
         }
         self.heap_hint.lock().remove(&obj);
         self.btree_hint.lock().remove(&obj);
+        self.seq_key_flow.lock().remove(&obj);
         Ok(())
     }
 
@@ -790,6 +802,7 @@ impl Inner {
         o.remove(&zombie);
         self.heap_hint.lock().remove(&obj);
         self.btree_hint.lock().remove(&obj);
+        self.seq_key_flow.lock().remove(&obj);
         Ok(())
     }
 
@@ -808,6 +821,7 @@ impl Inner {
         self.objects.write().remove(&obj);
         self.heap_hint.lock().remove(&obj);
         self.btree_hint.lock().remove(&obj);
+        self.seq_key_flow.lock().remove(&obj);
         Ok(())
     }
 

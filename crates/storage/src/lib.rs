@@ -276,7 +276,17 @@ impl Database {
             io: self.inner.obj_io.get(id.0),
             db: self.inner.clone(),
             id,
+            flow: None,
         })
+    }
+    /// How many inserters a B-tree's last-page flow control admits at a time
+    /// (`BTree::with_sequential_key`; default one per core). Applies to flow controls created
+    /// after the call: the existing ones are dropped.
+    pub fn set_sequential_key_admission(&self, inserters: usize) {
+        self.inner
+            .seq_key_admission
+            .store(inserters.max(1), std::sync::atomic::Ordering::Relaxed);
+        self.inner.seq_key_flow.lock().clear();
     }
     /// The catalog B-tree (object 1), created with the database.
     pub fn catalog_btree(&self) -> SqlResult<BTree> {
@@ -674,15 +684,42 @@ pub struct BTree {
     db: Arc<Inner>,
     id: ObjId,
     io: Arc<objio::ObjIo>,
+    /// Last-page insert flow control (OPTIMIZE_FOR_SEQUENTIAL_KEY = ON; btree/README S4).
+    flow: Option<Arc<btree::flow::SeqKeyFlow>>,
 }
 
 impl BTree {
+    /// This handle with the index's `OPTIMIZE_FOR_SEQUENTIAL_KEY` setting: `true` makes its
+    /// inserts past the end of the index go through the tree's flow control (btree/README S4),
+    /// shared by every handle of the tree that turns it on.
+    pub fn with_sequential_key(mut self, on: bool) -> BTree {
+        self.flow = on.then(|| {
+            let limit = self
+                .db
+                .seq_key_admission
+                .load(std::sync::atomic::Ordering::Relaxed);
+            self.db
+                .seq_key_flow
+                .lock()
+                .entry(self.id.0)
+                .or_insert_with(|| Arc::new(btree::flow::SeqKeyFlow::new(limit)))
+                .clone()
+        });
+        self
+    }
     /// Inserts; false = key already present (nothing changed).
     pub fn insert(&self, txn: &mut Txn, key: &[u8], value: &[u8]) -> SqlResult<bool> {
         let m = self.db.meta(self.id.0)?;
-        self.io.attribute(0, || {
+        let permit = self.flow.as_deref().and_then(|f| f.admit(key));
+        let inserted = self.io.attribute(0, || {
             btree::put(&self.db, &mut Ctx::Txn(&mut txn.st), &m, key, value, false)
-        })
+        })?;
+        if let Some(p) = permit {
+            if inserted {
+                p.inserted(key);
+            }
+        }
+        Ok(inserted)
     }
     /// Inserts or replaces the value of `key`.
     pub fn upsert(&self, txn: &mut Txn, key: &[u8], value: &[u8]) -> SqlResult<()> {

@@ -1,5 +1,7 @@
 //! B-tree over memcmp-ordered byte keys (see btree/README.md for format and latch rules).
 
+pub mod flow;
+
 use std::ops::Bound;
 
 use common::{PageId, SqlError, SqlResult};
@@ -285,15 +287,30 @@ pub fn put(
         if let Ok(li) = mtr.latch(leaf) {
             let p = mtr.page(li);
             let n = page::slot_count(p);
-            let appendable = page::obj(p) == m.obj
+            let rightmost_with_room = page::obj(p) == m.obj
                 && page::page_type(p) == Some(PageType::Leaf)
                 && !page::next(p).is_valid()
                 && n > 0
-                && page::fits(p, size)
-                && key_at(p, leaf, n - 1, true).is_ok_and(|last| last < key);
-            if appendable {
-                insert_new(db, ctx, m, mtr, li, n, key, value, size)?;
-                return Ok(true);
+                && page::fits(p, size);
+            if rightmost_with_room {
+                if key_at(p, leaf, n - 1, true).is_ok_and(|last| last < key) {
+                    insert_new(db, ctx, m, mtr, li, n, key, value, size)?;
+                    return Ok(true);
+                }
+                // S3b: an ascending key that arrives after a higher one (sessions take
+                // identity values in one order and insert in another) still belongs to the
+                // rightmost leaf when it is above the leaf's first key: insert it in place
+                // instead of descending from the root under SH latches
+                if key_at(p, leaf, 0, true).is_ok_and(|first| first < key) {
+                    match search_leaf(p, leaf, key)? {
+                        Err(pos) => {
+                            insert_new(db, ctx, m, mtr, li, pos, key, value, size)?;
+                            return Ok(true);
+                        }
+                        Ok(_) if !upsert => return Ok(false),
+                        Ok(_) => {}
+                    }
+                }
             }
         }
     }
