@@ -13,7 +13,9 @@
 //!   side's join columns, in any order: its density vector's entry for that prefix (SQL
 //!   Server's multi-column density).
 //!
-//! The selectivity is then containment over the combinations, 1 / the larger known count.
+//! The selectivity is then containment over the combinations, 1 / the larger known count —
+//! when each side's key columns come from one table (a foreign key's shape); a side whose
+//! columns come from several tables does not hold the other's combinations.
 //! Where neither side's combinations are known the per-column backoff stands, floored at
 //! containment with each side's combinations at their most (the product of its columns'
 //! distinct counts, at most its rows): a bound no estimate can go below.
@@ -141,16 +143,10 @@ fn scan_table(scan: &PhysOp) -> Option<&Arc<catalog::TableDef>> {
 }
 
 impl StatsCache {
-    /// Known combinations of output columns `cols` of `op` when they all come from one scan
-    /// of one table (two instances of a table in a self-join are not one key).
-    fn key_set(
-        &mut self,
-        catalog: &dyn Catalog,
-        op: &PhysOp,
-        cols: &[usize],
-    ) -> Option<(f64, bool)> {
+    /// The table and its columns behind output columns `cols` of `op`, when they all come
+    /// from one scan of one table (two instances of a table in a self-join are not one key).
+    fn single_table(op: &PhysOp, cols: &[usize]) -> Option<(Arc<catalog::TableDef>, Vec<usize>)> {
         let mut scan: Option<*const PhysOp> = None;
-        let mut table = None;
         let mut table_cols = Vec::with_capacity(cols.len());
         for &c in cols {
             let (s, tc) = column_scan(op, c)?;
@@ -158,17 +154,18 @@ impl StatsCache {
                 return None;
             }
             scan = Some(s);
-            table = scan_table(s).cloned();
             table_cols.push(tc);
         }
-        let table = table?;
-        self.get_with(catalog, &table, &table_cols)
-            .distinct_set(&table_cols)
+        let (s, _) = column_scan(op, *cols.first()?)?;
+        Some((scan_table(s)?.clone(), table_cols))
     }
 
     /// Selectivity of the equalities `pairs` (left output column, right output column) taken
     /// together, two or more of them (module doc); `per_pair` are their one-column
-    /// selectivities and `dl` / `dr` the columns' distinct counts, for the fallback.
+    /// selectivities, for the fallback. The key is one unit only when each side's columns come
+    /// from one table (a side whose columns come from several tables, like q05's
+    /// (l_suppkey, c_nationkey) against supplier's (s_suppkey, s_nationkey), does not hold
+    /// the other side's combinations: containment does not apply).
     pub fn multi_key_selectivity(
         &mut self,
         catalog: &dyn Catalog,
@@ -180,12 +177,17 @@ impl StatsCache {
         let (l, r) = (left.est_rows.max(1.0), right.est_rows.max(1.0));
         let lcols: Vec<usize> = pairs.iter().map(|p| p.0).collect();
         let rcols: Vec<usize> = pairs.iter().map(|p| p.1).collect();
-        let ks = (
-            self.key_set(catalog, left, &lcols),
-            self.key_set(catalog, right, &rcols),
-        );
-        if let Some(s) = composite_selectivity(ks.0, ks.1, l, r) {
-            return s;
+        if let (Some((lt, ltc)), Some((rt, rtc))) = (
+            Self::single_table(left, &lcols),
+            Self::single_table(right, &rcols),
+        ) {
+            let ks = (
+                self.get_with(catalog, &lt, &ltc).distinct_set(&ltc),
+                self.get_with(catalog, &rt, &rtc).distinct_set(&rtc),
+            );
+            if let Some(s) = composite_selectivity(ks.0, ks.1, l, r) {
+                return s;
+            }
         }
         let dl: Vec<Option<f64>> = lcols
             .iter()

@@ -51,10 +51,16 @@ pub(crate) fn build(
     // density vector: distinct prefixes in one pass over the sorted rows, with the prefixes
     // seen once (`singles`, for scaling a sample's count up) from each prefix's run length
     let n = cols.len();
-    let mut distinct = vec![0u64; n];
-    let mut singles = vec![0u64; n];
+    let mut counts: Vec<SampleCounts> = (0..n)
+        .map(|_| SampleCounts {
+            distinct: 0,
+            singles: 0,
+            squares: 0.0,
+            sampled,
+        })
+        .collect();
+    // rows in the current run of each prefix
     let mut run = vec![0u64; n];
-    let mut squares = vec![0f64; n];
     let mut length = vec![0f64; n];
     for (r, row) in rows.iter().enumerate() {
         let first_diff = if r == 0 {
@@ -65,13 +71,10 @@ pub(crate) fn build(
                 .find(|&i| types::sort_cmp(&prev[i], &row[i], cols[i].collation) != Ordering::Equal)
                 .unwrap_or(n)
         };
-        for k in first_diff..n {
-            distinct[k] += 1;
-            if run[k] == 1 {
-                singles[k] += 1;
-            }
-            squares[k] += (run[k] as f64).powi(2);
-            run[k] = 0;
+        for (c, k) in counts.iter_mut().zip(run.iter_mut()).skip(first_diff) {
+            c.distinct += 1;
+            c.close_run(*k);
+            *k = 0;
         }
         for k in &mut run {
             *k += 1;
@@ -82,25 +85,16 @@ pub(crate) fn build(
             *l += acc;
         }
     }
-    for k in 0..n {
-        if run[k] == 1 {
-            singles[k] += 1;
-        }
-        squares[k] += (run[k] as f64).powi(2);
+    for (c, k) in counts.iter_mut().zip(&run) {
+        c.close_run(*k);
     }
     let density = (0..n)
         .map(|k| DensityEntry {
             columns: cols[..=k].iter().map(|c| c.name.clone()).collect(),
-            all_density: if distinct[k] == 0 {
+            all_density: if counts[k].distinct == 0 {
                 0.0
             } else {
-                let counts = SampleCounts {
-                    distinct: distinct[k],
-                    singles: singles[k],
-                    squares: squares[k],
-                    sampled,
-                };
-                1.0 / counts.scaled(rows_total as f64)
+                1.0 / counts[k].scaled(rows_total as f64)
             },
             average_length: if sampled == 0 {
                 0.0
@@ -189,6 +183,14 @@ struct SampleCounts {
 }
 
 impl SampleCounts {
+    /// Counts a finished run of `rows` equal prefixes (0: none yet).
+    fn close_run(&mut self, rows: u64) {
+        if rows == 1 {
+            self.singles += 1;
+        }
+        self.squares += (rows as f64).powi(2);
+    }
+
     /// Distinct values in a population of `population` rows: Haas and Stokes' hybrid — Duj1
     /// ([`scale_distinct`]) when the sample's frequencies pass a chi-squared test of
     /// uniformity, else the larger of Duj1 and GEE (`sqrt(N/n) f1 + (d - f1)`, within a factor
