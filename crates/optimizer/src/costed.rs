@@ -9,6 +9,9 @@ use plan::*;
 
 use crate::planner::Planner;
 
+/// An equality edge of a join search: (edge index, (relation, column), (relation, column)).
+type EquiEdge = (usize, (usize, usize), (usize, usize));
+
 impl Planner<'_> {
     /// Whether the catalog knows the table's rows (or has statistics on it): costs then decide
     /// between alternatives; otherwise the rule-based preferences stand.
@@ -62,7 +65,7 @@ impl Planner<'_> {
     fn composite_key_edges(
         &mut self,
         phys: &[PhysOp],
-        equi_edges: &[(usize, (usize, usize), (usize, usize))],
+        equi_edges: &[EquiEdge],
         edges: &mut [(u64, f64)],
     ) {
         let mut done = vec![false; equi_edges.len()];
@@ -148,7 +151,7 @@ impl Planner<'_> {
         let mut edges = Vec::with_capacity(flat.preds.len());
         let mut preds = Vec::with_capacity(flat.preds.len());
         let mut equis = Vec::new();
-        let mut equi_edges = Vec::new();
+        let mut equi_edges: Vec<EquiEdge> = Vec::new();
         for p in flat.preds {
             let mask = join_order::rel_mask(&p, &flat.rels);
             let sel = match join_order::equi_columns(&p, &flat.rels) {
