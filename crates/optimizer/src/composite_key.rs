@@ -15,10 +15,11 @@
 //!
 //! The selectivity is then containment over the combinations, 1 / the larger known count —
 //! when each side's key columns come from one table (a foreign key's shape); a side whose
-//! columns come from several tables does not hold the other's combinations.
-//! Where neither side's combinations are known the per-column backoff stands, floored at
-//! containment with each side's combinations at their most (the product of its columns'
-//! distinct counts, at most its rows): a bound no estimate can go below.
+//! columns come from several tables does not hold the other's combinations, and its pairs
+//! are backed off as for any conjuncts. Where both sides are single-table but neither side's
+//! combinations are known, the backoff is floored at containment with each side's
+//! combinations at their most (the product of its columns' distinct counts, at most its
+//! rows).
 
 use std::sync::Arc;
 
@@ -162,10 +163,11 @@ impl StatsCache {
 
     /// Selectivity of the equalities `pairs` (left output column, right output column) taken
     /// together, two or more of them (module doc); `per_pair` are their one-column
-    /// selectivities, for the fallback. The key is one unit only when each side's columns come
-    /// from one table (a side whose columns come from several tables, like q05's
-    /// (l_suppkey, c_nationkey) against supplier's (s_suppkey, s_nationkey), does not hold
-    /// the other side's combinations: containment does not apply).
+    /// selectivities, for the fallback. The key is one unit, and the floor applies, only when
+    /// each side's columns come from one table: a side whose columns come from several tables,
+    /// like q05's (c_nationkey, o_orderkey) against (s_nationkey, l_orderkey), does not hold
+    /// the other side's combinations (containment does not apply), and its pairs are backed
+    /// off as before.
     pub fn multi_key_selectivity(
         &mut self,
         catalog: &dyn Catalog,
@@ -177,17 +179,18 @@ impl StatsCache {
         let (l, r) = (left.est_rows.max(1.0), right.est_rows.max(1.0));
         let lcols: Vec<usize> = pairs.iter().map(|p| p.0).collect();
         let rcols: Vec<usize> = pairs.iter().map(|p| p.1).collect();
-        if let (Some((lt, ltc)), Some((rt, rtc))) = (
+        let (Some((lt, ltc)), Some((rt, rtc))) = (
             Self::single_table(left, &lcols),
             Self::single_table(right, &rcols),
-        ) {
-            let ks = (
-                self.get_with(catalog, &lt, &ltc).distinct_set(&ltc),
-                self.get_with(catalog, &rt, &rtc).distinct_set(&rtc),
-            );
-            if let Some(s) = composite_selectivity(ks.0, ks.1, l, r) {
-                return s;
-            }
+        ) else {
+            return and_backoff(per_pair);
+        };
+        let ks = (
+            self.get_with(catalog, &lt, &ltc).distinct_set(&ltc),
+            self.get_with(catalog, &rt, &rtc).distinct_set(&rtc),
+        );
+        if let Some(s) = composite_selectivity(ks.0, ks.1, l, r) {
+            return s;
         }
         let dl: Vec<Option<f64>> = lcols
             .iter()
