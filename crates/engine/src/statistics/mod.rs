@@ -356,10 +356,9 @@ pub(crate) fn build_data_filtered(
 }
 
 /// The data of several statistics objects on `sets` of columns from one sample of `table`:
-/// one pass over the pages for all of them (the optimizer asks for statistics on every
-/// predicate column of a table at once; one pass each made a first compile scan lineitem once
-/// per column). `rows_hint`: the table's rows when the caller knows them (the engine's row
-/// estimate, kept for the optimizer), which saves the count of every row.
+/// one pass over the pages for all of them. `rows_hint`: the table's rows when the caller
+/// knows them (the engine's row estimate, kept for the optimizer), which saves the count of
+/// every row.
 pub(crate) fn build_data_sets(
     store: &Arc<storage::Database>,
     table: &Arc<TableDef>,
