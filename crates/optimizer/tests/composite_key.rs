@@ -141,6 +141,19 @@ fn a_filtered_unique_side_keeps_its_fraction_of_the_combinations() {
     assert!((rows / (600_000.0 * 0.3) - 1.0).abs() < 0.01, "{rows}");
 }
 
+#[test]
+fn a_key_whose_side_spans_two_tables_keeps_the_per_column_backoff() {
+    // (li.partkey, p.size) = (ps.partkey, ps.suppkey): the left pair comes from two tables,
+    // whose combinations are not partsupp's, so its primary key does not make the key one unit
+    // (it would say every one of the 600,000 rows matches)
+    let p = plan(
+        "SELECT COUNT(*) FROM li JOIN p ON p.partkey = li.partkey \
+         JOIN ps ON ps.partkey = li.partkey AND ps.suppkey = p.size OPTION (FORCE ORDER)",
+    );
+    let rows = top_join_rows(&p).expect("a join");
+    assert!(rows < 10_000.0, "{rows}");
+}
+
 fn with_density(cols: Vec<usize>, densities: &[f64]) -> Arc<StatisticsObject> {
     Arc::new(StatisticsObject {
         stats_id: 2,
