@@ -17,8 +17,10 @@
 //! - Without statistics, SQL Server's fixed guesses: equality rows^0.75 (selectivity
 //!   rows^-0.25), a unique key 1 row; inequality 30 %; LIKE 9 %; IS NULL 10 %; anything else
 //!   30 % (a BETWEEN is two 30 % ranges backed off: 16.43 %, as in SQL Server).
-//! - Joins (containment): |R| x |S| / max(distinct R.k, distinct S.k), per key pair backed off;
-//!   a side whose distinct count is unknown is assumed to contain the other side's values.
+//! - Joins (containment): |R| x |S| / max(distinct R.k, distinct S.k); a side whose distinct
+//!   count is unknown is assumed to contain the other side's values. A key of several column
+//!   pairs is one unit where a unique index or a multi-column density knows its combinations
+//!   (composite_key.rs), else its pairs are backed off, floored at containment.
 //! - GROUP BY / DISTINCT: the product of the grouping columns' distinct counts, capped at the
 //!   input rows.
 
@@ -536,14 +538,29 @@ impl StatsCache {
         keys: &[(Option<usize>, Option<usize>)],
     ) -> f64 {
         let (l, r) = (left.est_rows.max(1.0), right.est_rows.max(1.0));
+        if keys.is_empty() {
+            return l * r;
+        }
         let mut sels = Vec::new();
+        // column = column pairs form one composite key (composite_key.rs)
+        let mut pairs = Vec::new();
+        let mut pair_sels = Vec::new();
         for (lk, rk) in keys {
             let dl = lk.and_then(|c| self.distinct(catalog, left, c));
             let dr = rk.and_then(|c| self.distinct(catalog, right, c));
-            sels.push(equi_selectivity(dl, dr, l, r));
+            let s = equi_selectivity(dl, dr, l, r);
+            match (lk, rk) {
+                (Some(a), Some(b)) if !pairs.contains(&(*a, *b)) => {
+                    pairs.push((*a, *b));
+                    pair_sels.push(s);
+                }
+                _ => sels.push(s),
+            }
         }
-        if sels.is_empty() {
-            return l * r;
+        if pairs.len() >= 2 {
+            sels.push(self.multi_key_selectivity(catalog, left, right, &pairs, pair_sels));
+        } else {
+            sels.extend(pair_sels);
         }
         (l * r * and_backoff(sels)).max(1.0)
     }

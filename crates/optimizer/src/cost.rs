@@ -49,6 +49,17 @@ const PASS_ROW: f64 = 0.0000001;
 /// Sort startup and per comparison (n log2 n comparisons).
 const SORT_STARTUP: f64 = 0.000100011;
 const SORT_COMPARE: f64 = 0.0000012;
+/// A Sort's I/O when its input fits its memory grant: SQL Server's showplans give every
+/// in-memory Sort this EstimateIO (the worktable it may need), so a Sort is never nearly free
+/// against a hash join's build on small inputs.
+pub const SORT_IO: f64 = 0.0112613;
+/// Memory a Sort may use before it spills runs to tempdb: the executor's per-operator budget
+/// (exec `spill::DEFAULT_OPERATOR_BUDGET`, 256 MiB).
+pub const SORT_MEMORY_GRANT: f64 = (256u64 << 20) as f64;
+/// Runs one merge pass of a spilled sort merges (the executor's largest fan-in).
+const SORT_MERGE_FAN_IN: f64 = 64.0;
+/// Bytes a row of unknown width is taken to hold in a Sort.
+const SORT_DEFAULT_WIDTH: f64 = 64.0;
 /// Stream aggregate, per input row.
 const STREAM_AGG_ROW: f64 = 0.0000006;
 /// Gather Streams: starting the workers and the exchange, then per row moved (SQL Server's
@@ -212,10 +223,28 @@ pub(crate) fn merge_join_own_cost(left: f64, right: f64) -> f64 {
     MERGE_ROW * (left.max(0.0) + right.max(0.0))
 }
 
-/// Own cost of a full Sort of `rows` rows (the Sort enforcer).
-pub(crate) fn sort_own_cost(rows: f64) -> f64 {
+/// Own cost of a full Sort of `rows` rows of `width` bytes (the Sort enforcer).
+pub(crate) fn sort_own_cost(rows: f64, width: f64) -> f64 {
     let n = rows.max(1.0);
-    SORT_STARTUP + SORT_COMPARE * n * n.max(2.0).log2()
+    SORT_STARTUP + SORT_COMPARE * n * n.max(2.0).log2() + sort_io(n, width)
+}
+
+/// A Sort's I/O over `rows` rows of `width` bytes (0: unknown): [`SORT_IO`] in memory; past
+/// the memory grant every page is written to a run and read back once per merge pass (runs
+/// of the grant's size, merged [`SORT_MERGE_FAN_IN`] at a time), sequentially.
+pub fn sort_io(rows: f64, width: f64) -> f64 {
+    let width = if width > 0.0 {
+        width
+    } else {
+        SORT_DEFAULT_WIDTH
+    };
+    let bytes = rows.max(0.0) * (width + ROW_OVERHEAD);
+    if bytes <= SORT_MEMORY_GRANT {
+        return SORT_IO;
+    }
+    let runs = (bytes / SORT_MEMORY_GRANT).ceil();
+    let passes = runs.log(SORT_MERGE_FAN_IN).ceil().max(1.0);
+    SORT_IO + 2.0 * passes * pages(rows, width) * SEQ_IO
 }
 
 /// An operator's own (I/O, CPU) for one execution producing `out` rows.
@@ -265,9 +294,13 @@ fn own_cost(
         PhysKind::Concatenation { .. } => (0.0, PASS_ROW * out),
         PhysKind::Sort { input, top, .. } => {
             let n = rows_in(input).max(1.0);
-            // a TOP N sort keeps only N rows: log2 of the kept rows per comparison
+            // a TOP N sort keeps only N rows: log2 of the kept rows per comparison, and only
+            // those in memory
             let kept = if top.is_some() { out.max(1.0) } else { n };
-            (0.0, SORT_STARTUP + SORT_COMPARE * n * kept.max(2.0).log2())
+            (
+                sort_io(kept, row_width(&input.columns)),
+                SORT_STARTUP + SORT_COMPARE * n * kept.max(2.0).log2(),
+            )
         }
         PhysKind::Parallelism { input, .. } | PhysKind::Repartition { input, .. } => {
             (0.0, EXCHANGE_STARTUP + EXCHANGE_ROW * rows_in(input))

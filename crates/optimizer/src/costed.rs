@@ -9,6 +9,9 @@ use plan::*;
 
 use crate::planner::Planner;
 
+/// An equality edge of a join search: (edge index, (relation, column), (relation, column)).
+type EquiEdge = (usize, (usize, usize), (usize, usize));
+
 impl Planner<'_> {
     /// Whether the catalog knows the table's rows (or has statistics on it): costs then decide
     /// between alternatives; otherwise the rule-based preferences stand.
@@ -56,6 +59,54 @@ impl Planner<'_> {
         }
     }
 
+    /// Two or more equalities between the same two relations of a join search are one
+    /// composite key (composite_key.rs): the first edge carries their joint selectivity, the
+    /// others 1 (the search multiplies its edges' selectivities).
+    fn composite_key_edges(
+        &mut self,
+        phys: &[PhysOp],
+        equi_edges: &[EquiEdge],
+        edges: &mut [(u64, f64)],
+    ) {
+        let mut done = vec![false; equi_edges.len()];
+        for k in 0..equi_edges.len() {
+            if done[k] {
+                continue;
+            }
+            let (a, b) = (equi_edges[k].1 .0, equi_edges[k].2 .0);
+            let mut group = Vec::new();
+            let mut pairs = Vec::new();
+            for (m, &(e, (i, ci), (j, cj))) in equi_edges.iter().enumerate().skip(k) {
+                let pair = if (i, j) == (a, b) {
+                    (ci, cj)
+                } else if (i, j) == (b, a) {
+                    (cj, ci)
+                } else {
+                    continue;
+                };
+                done[m] = true;
+                if !pairs.contains(&pair) {
+                    group.push(e);
+                    pairs.push(pair);
+                }
+            }
+            if pairs.len() < 2 {
+                continue;
+            }
+            let per_pair: Vec<f64> = group.iter().map(|&e| edges[e].1).collect();
+            let sel = self.stats.multi_key_selectivity(
+                self.catalog,
+                &phys[a],
+                &phys[b],
+                &pairs,
+                per_pair,
+            );
+            for (n, &e) in group.iter().enumerate() {
+                edges[e].1 = if n == 0 { sel } else { 1.0 };
+            }
+        }
+    }
+
     /// JoinOrder (join_order.rs, join_search.rs): a tree of three or more inner joins over
     /// tables whose row counts are known, planned in the order and with the implementations of
     /// the cheapest plan the costed search found (`goal`: a row goal is on the result, so each
@@ -100,6 +151,7 @@ impl Planner<'_> {
         let mut edges = Vec::with_capacity(flat.preds.len());
         let mut preds = Vec::with_capacity(flat.preds.len());
         let mut equis = Vec::new();
+        let mut equi_edges: Vec<EquiEdge> = Vec::new();
         for p in flat.preds {
             let mask = join_order::rel_mask(&p, &flat.rels);
             let sel = match join_order::equi_columns(&p, &flat.rels) {
@@ -117,6 +169,7 @@ impl Planner<'_> {
                         seek_into_b: self.seek_per_row(&flat.rels[j].op, &phys[j], cj, ti),
                         mergeable: ti.is_integer() && tj.is_integer(),
                     });
+                    equi_edges.push((edges.len(), (i, ci), (j, cj)));
                     crate::cardinality::equi_selectivity(di, dj, rows[i], rows[j])
                 }
                 None => crate::cardinality::OTHER_GUESS,
@@ -124,6 +177,7 @@ impl Planner<'_> {
             edges.push((mask, sel));
             preds.push((mask, p));
         }
+        self.composite_key_edges(&phys, &equi_edges, &mut edges);
         let rels: Vec<join_search::RelInput> = phys
             .iter_mut()
             .map(|p| {
@@ -132,6 +186,7 @@ impl Planner<'_> {
                     rows: p.est_rows,
                     cost: p.cost.subtree,
                     order: clustered_order(p),
+                    width: crate::cost::row_width(&p.columns),
                 }
             })
             .collect();

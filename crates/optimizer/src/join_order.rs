@@ -295,6 +295,7 @@ pub fn choose_searched(
             rows: r,
             cost: crate::cost::CPU_ROW * r,
             order: None,
+            width: 0.0,
         })
         .collect();
     let equis: Vec<Equi> = edges

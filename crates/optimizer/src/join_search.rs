@@ -64,6 +64,8 @@ pub struct RelInput {
     /// The local column its plan can be read in order on (a clustered index scan's leading
     /// key), if any.
     pub order: Option<usize>,
+    /// Estimated bytes of one of its rows (a Sort enforcer's memory and spill); 0: unknown.
+    pub width: f64,
 }
 
 /// An equality between two relations' columns, as the search uses it.
@@ -147,9 +149,17 @@ fn rows_of(input: &SearchInput, rows: &[f64], set: u64) -> f64 {
     join_order::card_of(set, rows, input.edges)
 }
 
-/// Cost of a Sort enforcer over `rows` rows (cost.rs's Sort).
-pub fn sort_cost(rows: f64) -> f64 {
-    crate::cost::sort_own_cost(rows)
+/// Cost of a Sort enforcer over `rows` rows of `width` bytes (cost.rs's Sort).
+pub fn sort_cost(rows: f64, width: f64) -> f64 {
+    crate::cost::sort_own_cost(rows, width)
+}
+
+/// Estimated bytes of a row of the join of the relations in `set`.
+fn width_of(input: &SearchInput, set: u64) -> f64 {
+    (0..input.rels.len())
+        .filter(|i| set & (1 << i) != 0)
+        .map(|i| input.rels[i].width)
+        .sum()
 }
 
 /// The physical alternatives of joining `outer` (costing `co`, `ro` rows) with `inner`
@@ -224,7 +234,7 @@ fn alternatives(
         let ordered = |s: u64, key: (usize, usize), c: f64, rows: f64| -> (f64, bool) {
             match single(s) {
                 Some(r) if r == key.0 && input.rels[r].order == Some(key.1) => (c, false),
-                _ => (c + sort_cost(rows), true),
+                _ => (c + sort_cost(rows, width_of(input, s)), true),
             }
         };
         let (co2, so) = ordered(outer, ko, co, ro);
@@ -541,6 +551,7 @@ mod tests {
             rows,
             cost,
             order: None,
+            width: 0.0,
         }
     }
 

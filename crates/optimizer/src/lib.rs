@@ -11,6 +11,7 @@ mod agg_subquery;
 pub mod batch_mode;
 pub mod cardinality;
 mod common_conjuncts;
+pub mod composite_key;
 pub mod cost;
 mod costed;
 mod covering;

@@ -348,13 +348,33 @@ pub(crate) fn build_data_filtered(
     table: &Arc<TableDef>,
     cols: &[usize],
     sample: Sample,
-    mut filter: Option<&mut RowFilter<'_>>,
+    filter: Option<&mut RowFilter<'_>>,
 ) -> SqlResult<(Option<StatisticsData>, u64)> {
+    let (mut data, counter) =
+        build_data_sets(store, table, &[cols.to_vec()], sample, filter, None)?;
+    Ok((data.pop().flatten(), counter))
+}
+
+/// The data of several statistics objects on `sets` of columns from one sample of `table`:
+/// one pass over the pages for all of them. `rows_hint`: the table's rows when the caller
+/// knows them (the engine's row estimate, kept for the optimizer), which saves the count of
+/// every row.
+pub(crate) fn build_data_sets(
+    store: &Arc<storage::Database>,
+    table: &Arc<TableDef>,
+    sets: &[Vec<usize>],
+    sample: Sample,
+    mut filter: Option<&mut RowFilter<'_>>,
+    rows_hint: Option<u64>,
+) -> SqlResult<(Vec<Option<StatisticsData>>, u64)> {
     let counter = exec::table_io::modification_count(store, table.object_id);
     let ts = exec::table_io::TableStore::open(store.clone(), table.clone())?;
-    let rows = ts.count_slots()?;
+    let rows = match rows_hint {
+        Some(r) if r > 0 => r,
+        _ => ts.count_slots()?,
+    };
     if rows == 0 {
-        return Ok((None, counter));
+        return Ok((sets.iter().map(|_| None).collect(), counter));
     }
     let wanted = match sample {
         Sample::Full => rows as f64,
@@ -364,23 +384,15 @@ pub(crate) fn build_data_filtered(
         Sample::Auto => (15.0 * (rows as f64).powf(0.55)).max(AUTO_FULLSCAN_ROWS as f64),
     };
     let fraction = (wanted.min(MAX_BUILD_ROWS as f64) / rows as f64).clamp(0.0, 1.0);
-    let stat_cols: Vec<build::StatColumn> = cols
-        .iter()
-        .filter_map(|&c| table.columns.get(c))
-        .map(|c| build::StatColumn {
-            name: c.name.clone(),
-            collation: c
-                .collation
-                .as_deref()
-                .and_then(types::Collation::from_name)
-                .unwrap_or(types::Collation::DEFAULT),
-        })
-        .collect();
+    // the sampled rows hold the union of the sets' columns
+    let mut union: Vec<usize> = sets.iter().flatten().copied().collect();
+    union.sort_unstable();
+    union.dedup();
     // a filter reads the whole row
     let decode: Vec<usize> = if filter.is_some() {
         (0..table.columns.len()).collect()
     } else {
-        cols.to_vec()
+        union.clone()
     };
     let mut sampled: Vec<Vec<types::Value>> = Vec::new();
     let mut seen = 0u64;
@@ -408,7 +420,7 @@ pub(crate) fn build_data_filtered(
                         return Ok(());
                     }
                 }
-                sampled.push(cols.iter().map(|&c| row[c].clone()).collect());
+                sampled.push(union.iter().map(|&c| row[c].clone()).collect());
                 Ok(())
             })
         };
@@ -417,13 +429,65 @@ pub(crate) fn build_data_filtered(
         // a small sample missed every page: read them all (still capped)
         pass(1.0, &mut sampled, &mut seen)?;
     }
+    // a whole-table read counted the rows itself: a stale hint does not survive it
+    let rows = if fraction >= 1.0 && seen < MAX_BUILD_ROWS {
+        seen
+    } else {
+        rows
+    };
     let matching = if seen == 0 {
         0
     } else {
         (sampled.len() as f64 * rows as f64 / seen as f64).round() as u64
     };
-    let data = build::build(&stat_cols, sampled, matching, crate::ddl::now_text());
-    Ok((Some(data), counter))
+    let now = crate::ddl::now_text();
+    let mut out = Vec::with_capacity(sets.len());
+    for (i, cols) in sets.iter().enumerate() {
+        let stat_cols: Vec<build::StatColumn> = cols
+            .iter()
+            .filter_map(|&c| table.columns.get(c))
+            .map(|c| build::StatColumn {
+                name: c.name.clone(),
+                collation: c
+                    .collation
+                    .as_deref()
+                    .and_then(types::Collation::from_name)
+                    .unwrap_or(types::Collation::DEFAULT),
+            })
+            .collect();
+        let at: Vec<usize> = cols
+            .iter()
+            .filter_map(|c| union.iter().position(|u| u == c))
+            .collect();
+        // the last set takes the sample itself (no copy for the usual single set)
+        let rows_of_set: Vec<Vec<types::Value>> = if i + 1 == sets.len() {
+            std::mem::take(&mut sampled)
+                .into_iter()
+                .map(|r| project(r, &at))
+                .collect()
+        } else {
+            sampled
+                .iter()
+                .map(|r| at.iter().map(|&j| r[j].clone()).collect())
+                .collect()
+        };
+        out.push(Some(build::build(
+            &stat_cols,
+            rows_of_set,
+            matching,
+            now.clone(),
+        )));
+    }
+    Ok((out, counter))
+}
+
+/// The values of `row` at positions `at`, in that order (moved, not cloned, when `at` is the
+/// identity).
+fn project(row: Vec<types::Value>, at: &[usize]) -> Vec<types::Value> {
+    if at.iter().enumerate().all(|(i, &j)| i == j) && at.len() == row.len() {
+        return row;
+    }
+    at.iter().map(|&j| row[j].clone()).collect()
 }
 
 /// Types SQL Server cannot build statistics on (Msg 1978).
@@ -523,9 +587,11 @@ pub(crate) fn for_optimizer(
     if wanted.is_empty() {
         return objects;
     }
-    for (stats_id, cols) in wanted {
-        let _ = auto_build(&h, table, stats_id, &cols);
-    }
+    // the table's rows from the engine's estimate (counted once, then kept for the
+    // optimizer's own `table_rows`): the sample's fraction needs them, and counting them here
+    // again would read every row once more
+    let rows_hint = crate::table_rows::table_rows(session, table);
+    let _ = auto_build(&h, table, wanted, rows_hint);
     let cat = h.cat.read();
     match cat.objects.get(&table.object_id) {
         Some(catalog::SchemaObject::Table(current)) => table_objects(&cat, current),
@@ -533,21 +599,33 @@ pub(crate) fn for_optimizer(
     }
 }
 
-/// One automatic build (create when `stats_id` is None), installed autonomously.
+/// The automatic builds `wanted` (create when the stats_id is None) from one sample of the
+/// table, installed autonomously. Objects another session is building right now are left to
+/// it.
 fn auto_build(
     h: &crate::server::DbHandle,
     table: &TableDef,
-    stats_id: Option<i32>,
-    cols: &[usize],
+    wanted: Vec<(Option<i32>, Vec<usize>)>,
+    rows_hint: Option<u64>,
 ) -> SqlResult<()> {
     // keyed by the storage's process-unique instance: two engines in one process (tests side
     // by side) have databases of the same name and tables of the same ids
-    let key = (
-        h.store.instance_id(),
-        table.object_id,
-        stats_id.unwrap_or(-1 - cols.first().copied().unwrap_or(0) as i32),
-    );
-    if !lock(&BUILDING).insert(key) {
+    let instance = h.store.instance_id();
+    let key = |(stats_id, cols): &(Option<i32>, Vec<usize>)| {
+        (
+            instance,
+            table.object_id,
+            stats_id.unwrap_or(-1 - cols.first().copied().unwrap_or(0) as i32),
+        )
+    };
+    let wanted: Vec<(Option<i32>, Vec<usize>)> = {
+        let mut building = lock(&BUILDING);
+        wanted
+            .into_iter()
+            .filter(|w| building.insert(key(w)))
+            .collect()
+    };
+    if wanted.is_empty() {
         return Ok(());
     }
     let r = (|| {
@@ -557,61 +635,64 @@ fn auto_build(
         };
         // an automatic build is the engine's own work, not in SET STATISTICS IO
         let not_collected = storage::objio::NotCollected::new();
-        let built = build_data(&h.store, &current, cols, Sample::Auto);
+        let sets: Vec<Vec<usize>> = wanted.iter().map(|(_, cols)| cols.clone()).collect();
+        let built = build_data_sets(&h.store, &current, &sets, Sample::Auto, None, rows_hint);
         drop(not_collected);
-        let (data, counter) = built?;
+        let (built, counter) = built?;
         let tree = h.store.catalog_btree()?;
         let mut cat = h.cat.write();
-        let all = match cat.objects.get(&table.object_id) {
+        let mut all = match cat.objects.get(&table.object_id) {
             Some(catalog::SchemaObject::Table(t)) if t.columns == current.columns => {
                 table_objects(&cat, t)
             }
             _ => return Ok(()),
         };
-        let (list, id) = match stats_id {
-            Some(id) => {
-                let list: Vec<Arc<StatisticsObject>> = all
-                    .iter()
-                    .map(|o| {
-                        if o.stats_id == id {
-                            Arc::new(StatisticsObject {
+        let mut ids = Vec::with_capacity(wanted.len());
+        for ((stats_id, cols), data) in wanted.iter().zip(built) {
+            match stats_id {
+                Some(id) => {
+                    for o in all.iter_mut() {
+                        if o.stats_id == *id {
+                            *o = Arc::new(StatisticsObject {
                                 data: data.clone(),
                                 ..(**o).clone()
-                            })
-                        } else {
-                            o.clone()
+                            });
                         }
-                    })
-                    .collect();
-                (list, id)
-            }
-            None => {
-                if all.iter().any(|o| o.columns.first() == cols.first()) {
-                    return Ok(());
+                    }
+                    ids.push(*id);
                 }
-                let id = next_stats_id(&current, &all);
-                let mut list = all.clone();
-                list.push(Arc::new(StatisticsObject {
-                    stats_id: id,
-                    name: auto_name(&current, cols[0]),
-                    columns: cols.to_vec(),
-                    index_id: None,
-                    auto_created: true,
-                    user_created: false,
-                    no_recompute: false,
-                    filter: None,
-                    data,
-                }));
-                (list, id)
+                None => {
+                    if all.iter().any(|o| o.columns.first() == cols.first()) {
+                        continue;
+                    }
+                    let id = next_stats_id(&current, &all);
+                    all.push(Arc::new(StatisticsObject {
+                        stats_id: id,
+                        name: auto_name(&current, cols[0]),
+                        columns: cols.to_vec(),
+                        index_id: None,
+                        auto_created: true,
+                        user_created: false,
+                        no_recompute: false,
+                        filter: None,
+                        data,
+                    }));
+                    ids.push(id);
+                }
             }
-        };
-        let stored = stored_part(list);
+        }
+        let stored = stored_part(all);
         cat.statistics
             .put_autonomous(&h.store, &tree, &current, stored)?;
-        mark_built(&h.store, &current, id, counter);
+        for id in ids {
+            mark_built(&h.store, &current, id, counter);
+        }
         Ok(())
     })();
-    lock(&BUILDING).remove(&key);
+    let mut building = lock(&BUILDING);
+    for w in &wanted {
+        building.remove(&key(w));
+    }
     r
 }
 
