@@ -25,6 +25,8 @@ use crate::context::ExecCtx;
 use crate::eval::{cmp_holds, eval};
 use crate::valops;
 
+use types::decimal::POW10 as POW10_I128;
+
 /// An evaluated expression: a column vector or one value for every row.
 #[derive(Clone, Debug)]
 pub(crate) enum Operand {
@@ -141,9 +143,63 @@ fn compare_fast(
         (NumSrc::Date(p), NumSrc::Date(q)) => each!(|i| p.value(i), |i| q.value(i)),
         (NumSrc::Date(p), NumSrc::DateConst(q)) => each!(|i| p.value(i), |_| *q),
         (NumSrc::DateConst(p), NumSrc::Date(q)) => each!(|_| *p, |i| q.value(i)),
-        _ => return None,
+        _ => {
+            // exact numbers of different scales or kinds (decimal vs int, money): compared
+            // exactly, as row mode's `types::compare` does
+            let (p, q) = (dec_src(a, true)?, dec_src(b, true)?);
+            for &r in sel {
+                let i = r as usize;
+                if a.is_null(i) || b.is_null(i) {
+                    continue;
+                }
+                let ((xm, xs), (ym, ys)) = (p.get(i), q.get(i));
+                out[i] = Some(types::compare::cmp_decimal(xm, xs, ym, ys));
+            }
+        }
     }
     Some(out)
+}
+
+/// An exact number as (mantissa, scale): a decimal or money vector, an integer vector (scale
+/// 0), or such a constant.
+enum DecSrc<'a> {
+    Dec(&'a arrow_array::Decimal128Array, u8),
+    Int(&'a arrow_array::Int64Array),
+    Const(i128, u8),
+}
+
+impl DecSrc<'_> {
+    #[inline]
+    fn get(&self, i: usize) -> (i128, u8) {
+        match self {
+            DecSrc::Dec(a, s) => (a.value(i), *s),
+            DecSrc::Int(a) => (i128::from(a.value(i)), 0),
+            DecSrc::Const(m, s) => (*m, *s),
+        }
+    }
+}
+
+/// `o` as an exact number; `bits`: whether bit values count (they do in comparisons, not in
+/// arithmetic, where row mode converts them its own way).
+fn dec_src(o: &Operand, bits: bool) -> Option<DecSrc<'_>> {
+    match o {
+        Operand::Col(c) => match &c.data {
+            Vector::Decimal(a, s) => Some(DecSrc::Dec(a, *s)),
+            Vector::Int(a) if bits || c.ty != DataType::Bit => Some(DecSrc::Int(a)),
+            _ => None,
+        },
+        Operand::Const(v) => match v {
+            Value::Bit(b) if bits => Some(DecSrc::Const(i128::from(*b), 0)),
+            Value::TinyInt(_)
+            | Value::SmallInt(_)
+            | Value::Int(_)
+            | Value::BigInt(_)
+            | Value::Decimal { .. }
+            | Value::Money(_)
+            | Value::SmallMoney(_) => v.as_decimal().map(|(m, s)| DecSrc::Const(m, s)),
+            _ => None,
+        },
+    }
 }
 
 /// The rows of `sel` where `o` is not NULL.
@@ -353,6 +409,23 @@ fn arith(
         (Some(p), Some(q), Some(r)) => Some((p, q, r)),
         _ => None,
     };
+    // exact decimal and money results: row mode's own decimal arithmetic on the mantissas
+    let dec_result = match ty {
+        DataType::Decimal { precision, scale } | DataType::Numeric { precision, scale } => {
+            let p = POW10_I128
+                .get(usize::from(*precision))
+                .copied()
+                .unwrap_or(i128::MAX);
+            Some((*scale, -p, p))
+        }
+        DataType::Money => Some((4, i128::from(i64::MIN) - 1, i128::from(i64::MAX) + 1)),
+        DataType::SmallMoney => Some((4, i128::from(i32::MIN) - 1, i128::from(i32::MAX) + 1)),
+        _ => None,
+    };
+    let decs = match (dec_result, dec_src(x, false), dec_src(y, false)) {
+        (Some(r), Some(p), Some(q)) => Some((p, q, r)),
+        _ => None,
+    };
     let aop = match op {
         BinaryOp::Add | BinaryOp::Concat => types::ArithOp::Add,
         BinaryOp::Sub => types::ArithOp::Sub,
@@ -395,6 +468,17 @@ fn arith(
             if let Some(v) = fast.filter(|v| (*lo..=*hi).contains(v)) {
                 out.push_i64(v);
                 continue;
+            }
+        }
+        if let Some((p, q, (scale, lo, hi))) = &decs {
+            let ((xm, xs), (ym, ys)) = (p.get(i), q.get(i));
+            // (None: an overflow or a zero divisor; out of range: too many digits — row
+            // mode's arithmetic below raises its error, 8115 or 8134)
+            if let Some(Ok(m)) = types::ops::decimal_arith(aop, xm, xs, ym, ys, *scale) {
+                if *lo < m && m < *hi {
+                    out.push_i128(m);
+                    continue;
+                }
             }
         }
         out.push(types::ops::arith_typed(aop, &x.value(i), &y.value(i), ty)?)?;
