@@ -201,3 +201,66 @@ fn decimal_kernels_match_row_mode() {
     }
     let _ = std::fs::remove_dir_all(d);
 }
+
+/// String comparisons and IN lists in batch mode: the default collation (case-insensitive,
+/// trailing blanks ignored), char padding, NULL items (UNKNOWN, not FALSE), numbers of
+/// different scales, and the lists without a kernel (dates, floats, expressions).
+#[test]
+fn string_and_in_list_kernels_match_row_mode() {
+    let (mut s, d) = session("str");
+    setup(&mut s);
+    for (q, want) in [
+        (
+            // 'ab   ' = 'AB', 'abc' = 'ABC', N'y ' and N'жжж…' > N'x'
+            "SELECT COUNT(*) FROM h WHERE c = 'AB' OR v = 'ABC' OR nv > N'x'",
+            Some("[Int(3)]"),
+        ),
+        (
+            "SELECT COUNT(*) FROM h WHERE c IN ('AB', 'a', NULL)",
+            Some("[Int(2)]"),
+        ),
+        (
+            "SELECT COUNT(*) FROM h WHERE NOT (c IN ('ab', NULL))",
+            Some("[Int(0)]"),
+        ),
+        (
+            "SELECT COUNT(*) FROM h WHERE NOT (c IN ('ab', 'zz'))",
+            Some("[Int(3)]"),
+        ),
+        (
+            "SELECT COUNT(*) FROM h WHERE i IN (7, -1, 2147483647) AND dn IN (1.5, -0.01, 999.990)",
+            Some("[Int(3)]"),
+        ),
+        (
+            "SELECT COUNT(*) FROM h WHERE m IN (3.25, -0.0001) OR ti IN (255)",
+            Some("[Int(3)]"),
+        ),
+        (
+            "SELECT SUM(CASE WHEN c IN ('x', 'abcde') THEN 1 ELSE 0 END) FROM h",
+            Some("[Int(1)]"),
+        ),
+        (
+            "SELECT COUNT(*) FROM h WHERE v IN ('abc', 'LONG', '') AND nv IN (N'abc', N'')",
+            Some("[Int(2)]"),
+        ),
+        (
+            "SELECT COUNT(*) FROM h WHERE dt IN ('1998-09-02', '2024-02-29')",
+            Some("[Int(2)]"),
+        ),
+        (
+            // i + 1 overflows at the maximum before the item 7 is reached: 8115 in both modes
+            "SELECT COUNT(*) FROM h WHERE f IN (1.5, 2) OR i IN (i + 1, 7 - 0)",
+            Some("error 8115"),
+        ),
+        (
+            "SELECT c, COUNT(*) FROM h WHERE c <> 'é€' AND c >= 'a' GROUP BY c",
+            None,
+        ),
+    ] {
+        let out = check_same(&mut s, q);
+        if let Some(want) = want {
+            assert!(out.join(" ").contains(want), "{q}: {out:?}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(d);
+}

@@ -143,6 +143,15 @@ fn compare_fast(
         (NumSrc::Date(p), NumSrc::Date(q)) => each!(|i| p.value(i), |i| q.value(i)),
         (NumSrc::Date(p), NumSrc::DateConst(q)) => each!(|i| p.value(i), |_| *q),
         (NumSrc::DateConst(p), NumSrc::Date(q)) => each!(|_| *p, |i| q.value(i)),
+        _ if str_src(a).is_some() && str_src(b).is_some() => {
+            // strings: the default collation, as row mode's `types::compare` of two strings
+            for &r in sel {
+                let i = r as usize;
+                if let (Some(p), Some(q)) = (str_at(a, i), str_at(b, i)) {
+                    out[i] = Some(types::Collation::DEFAULT.compare(p, q));
+                }
+            }
+        }
         _ => {
             // exact numbers of different scales or kinds (decimal vs int, money): compared
             // exactly, as row mode's `types::compare` does
@@ -156,6 +165,101 @@ fn compare_fast(
                 out[i] = Some(types::compare::cmp_decimal(xm, xs, ym, ys));
             }
         }
+    }
+    Some(out)
+}
+
+/// A string vector or string constant.
+fn str_src(o: &Operand) -> Option<()> {
+    match o {
+        Operand::Col(Column {
+            data: Vector::Str(_),
+            ..
+        }) => Some(()),
+        Operand::Const(v) => v.as_str().map(|_| ()),
+        _ => None,
+    }
+}
+
+/// Row `i` of a string vector or string constant (None: NULL or not a string).
+#[inline]
+fn str_at(o: &Operand, i: usize) -> Option<&str> {
+    match o {
+        Operand::Col(Column {
+            data: Vector::Str(a),
+            ..
+        }) => (!arrow_array::Array::is_null(a.as_ref(), i)).then(|| a.value(i)),
+        Operand::Const(v) => v.as_str(),
+        _ => None,
+    }
+}
+
+/// `x IN (list)` for the selected rows when `x` is a string or exact-number vector and the
+/// list holds constants of the same family (None: no kernel). Row mode's answer: TRUE at
+/// the first equal item, NULL when no item is equal and one was NULL, else FALSE.
+fn in_list_fast(
+    x: &Operand,
+    list: &[Operand],
+    sel: &[u32],
+    len: usize,
+) -> Option<Vec<Option<bool>>> {
+    let mut out = vec![None; len];
+    let has_null = list
+        .iter()
+        .any(|o| matches!(o, Operand::Const(Value::Null)));
+    let items: Vec<&Operand> = list
+        .iter()
+        .filter(|o| !matches!(o, Operand::Const(Value::Null)))
+        .collect();
+    if !items.iter().all(|o| matches!(o, Operand::Const(_))) {
+        return None;
+    }
+    let decide = |hit: bool| {
+        if hit {
+            Some(true)
+        } else if has_null {
+            None
+        } else {
+            Some(false)
+        }
+    };
+    if matches!(
+        x,
+        Operand::Col(Column {
+            data: Vector::Str(_),
+            ..
+        })
+    ) {
+        let strs: Vec<&str> = items.iter().map(|o| str_at(o, 0)).collect::<Option<_>>()?;
+        for &r in sel {
+            let i = r as usize;
+            if let Some(v) = str_at(x, i) {
+                let hit = strs
+                    .iter()
+                    .any(|w| types::Collation::DEFAULT.compare(v, w) == Ordering::Equal);
+                out[i] = decide(hit);
+            }
+        }
+        return Some(out);
+    }
+    let p = match x {
+        Operand::Col(_) => dec_src(x, true)?,
+        Operand::Const(_) => return None,
+    };
+    let nums: Vec<(i128, u8)> = items
+        .iter()
+        .map(|o| dec_src(o, true).map(|d| d.get(0)))
+        .collect::<Option<_>>()?;
+    for &r in sel {
+        let i = r as usize;
+        if x.is_null(i) {
+            continue;
+        }
+        let (m, s) = p.get(i);
+        let hit = nums
+            .iter()
+            .any(|&(n, t)| types::compare::cmp_decimal(m, s, n, t) == Ordering::Equal);
+        out[i] = decide(hit);
     }
     Some(out)
 }
@@ -328,6 +432,26 @@ fn eval_unguarded(
                 });
             }
             bools(len, sel, |i| state[i])
+        }
+        // a list of literals (what folding leaves of constant items): nothing in the list
+        // can raise an error, so evaluating it up front changes nothing
+        ScalarKind::InList { expr, list }
+            if list
+                .iter()
+                .all(|item| matches!(item.kind, ScalarKind::Literal(_))) =>
+        {
+            let x = eval_batch(expr, batch, sel, ctx)?;
+            let items: Vec<Operand> = list
+                .iter()
+                .filter_map(|item| match &item.kind {
+                    ScalarKind::Literal(v) => Some(Operand::Const(v.clone())),
+                    _ => None,
+                })
+                .collect();
+            match in_list_fast(&x, &items, sel, len) {
+                Some(res) => bools(len, sel, |i| res[i]),
+                None => per_row(e, batch, sel, ctx),
+            }
         }
         ScalarKind::Not(a) => {
             let v = eval_batch(a, batch, sel, ctx)?;
