@@ -14,6 +14,7 @@ use crate::{DataType, Value};
 use common::{SqlError, SqlResult};
 
 /// Bytes a value of this type takes in a row when the type is fixed-width; `None` for variable.
+#[inline]
 pub fn fixed_width(ty: &DataType) -> Option<u16> {
     Some(match ty {
         DataType::Bit | DataType::TinyInt => 1,
@@ -50,6 +51,7 @@ fn put_le(out: &mut Vec<u8>, v: u64, n: usize) {
     out.extend_from_slice(&v.to_le_bytes()[..n]);
 }
 
+#[inline]
 fn get_le(b: &[u8]) -> u64 {
     let mut a = [0u8; 8];
     a[..b.len()].copy_from_slice(b);
@@ -318,6 +320,7 @@ pub fn decode_value(b: &[u8], ty: &DataType) -> SqlResult<Value> {
 // `Value` (the batch scan fills column vectors with them; `decode_value` is built on them, so
 // the stored formats are known in one place). Each validates as `decode_value` does.
 
+#[inline]
 fn check_width(b: &[u8], ty: &DataType) -> SqlResult<()> {
     match fixed_width(ty) {
         Some(w) if b.len() != w as usize => Err(corrupt(

@@ -47,6 +47,13 @@ impl Operand {
             Operand::Const(v) => v.is_null(),
         }
     }
+    /// Whether any row may be NULL (false: the per-row NULL test can be skipped).
+    fn may_be_null(&self) -> bool {
+        match self {
+            Operand::Col(c) => c.null_count() > 0,
+            Operand::Const(v) => v.is_null(),
+        }
+    }
     /// Integer at `i` when the operand is an integer vector or constant (None: NULL).
     fn int(&self) -> Option<IntSrc<'_>> {
         match self {
@@ -119,20 +126,45 @@ fn compare_fast(
     sel: &[u32],
     len: usize,
 ) -> Option<Vec<Option<Ordering>>> {
-    let (x, y) = (num_src(a)?, num_src(b)?);
+    if let (Some(x), Some(y)) = (num_src(a), num_src(b)) {
+        return compare_numbers(a, b, &x, &y, sel, len);
+    }
+    str_src(a)?;
+    str_src(b)?;
+    // strings: the default collation, as row mode's `types::compare` of two strings
     let mut out = vec![None; len];
+    for &r in sel {
+        let i = r as usize;
+        if let (Some(p), Some(q)) = (str_at(a, i), str_at(b, i)) {
+            out[i] = Some(types::Collation::DEFAULT.compare(p, q));
+        }
+    }
+    Some(out)
+}
+
+fn compare_numbers(
+    a: &Operand,
+    b: &Operand,
+    x: &NumSrc<'_>,
+    y: &NumSrc<'_>,
+    sel: &[u32],
+    len: usize,
+) -> Option<Vec<Option<Ordering>>> {
+    let mut out = vec![None; len];
+    // the per-row NULL test only where a side has NULLs
+    let nullable = a.may_be_null() || b.may_be_null();
     macro_rules! each {
         ($fx:expr, $fy:expr) => {{
             for &r in sel {
                 let i = r as usize;
-                if a.is_null(i) || b.is_null(i) {
+                if nullable && (a.is_null(i) || b.is_null(i)) {
                     continue;
                 }
                 out[i] = $fx(i).partial_cmp(&$fy(i));
             }
         }};
     }
-    match (&x, &y) {
+    match (x, y) {
         (NumSrc::Int(p), NumSrc::Int(q)) => each!(|i| p.get(i), |i| q.get(i)),
         (NumSrc::Float(p), NumSrc::Float(q)) => each!(|i| p.value(i), |i| q.value(i)),
         (NumSrc::Float(p), NumSrc::FloatConst(q)) => each!(|i| p.value(i), |_| *q),
@@ -143,22 +175,13 @@ fn compare_fast(
         (NumSrc::Date(p), NumSrc::Date(q)) => each!(|i| p.value(i), |i| q.value(i)),
         (NumSrc::Date(p), NumSrc::DateConst(q)) => each!(|i| p.value(i), |_| *q),
         (NumSrc::DateConst(p), NumSrc::Date(q)) => each!(|_| *p, |i| q.value(i)),
-        _ if str_src(a).is_some() && str_src(b).is_some() => {
-            // strings: the default collation, as row mode's `types::compare` of two strings
-            for &r in sel {
-                let i = r as usize;
-                if let (Some(p), Some(q)) = (str_at(a, i), str_at(b, i)) {
-                    out[i] = Some(types::Collation::DEFAULT.compare(p, q));
-                }
-            }
-        }
         _ => {
             // exact numbers of different scales or kinds (decimal vs int, money): compared
             // exactly, as row mode's `types::compare` does
             let (p, q) = (dec_src(a, true)?, dec_src(b, true)?);
             for &r in sel {
                 let i = r as usize;
-                if a.is_null(i) || b.is_null(i) {
+                if nullable && (a.is_null(i) || b.is_null(i)) {
                     continue;
                 }
                 let ((xm, xs), (ym, ys)) = (p.get(i), q.get(i));
@@ -648,6 +671,30 @@ pub(crate) fn filter(
                 rest.retain(|&r| !hit[r as usize]);
             }
             Ok(sel.iter().copied().filter(|&r| hit[r as usize]).collect())
+        }
+        // a comparison with a kernel narrows the selection without a predicate vector
+        ScalarKind::Compare(op, a, b)
+            if plan::ExecMode::vectorizable_type(&a.data_type)
+                && plan::ExecMode::vectorizable_type(&b.data_type) =>
+        {
+            let x = eval_batch(a, batch, sel, ctx)?;
+            let sel_b = not_null(&x, sel);
+            let y = eval_batch(b, batch, &sel_b, ctx)?;
+            if let Some(ords) = compare_fast(&x, &y, &sel_b, batch.len) {
+                return Ok(sel_b
+                    .into_iter()
+                    .filter(|&r| ords[r as usize].is_some_and(|o| cmp_holds(*op, o)))
+                    .collect());
+            }
+            let mut live = Vec::with_capacity(sel_b.len());
+            for r in sel_b {
+                let i = r as usize;
+                let o = valops::compare_checked(&x.value(i), &y.value(i))?;
+                if o.is_some_and(|o| cmp_holds(*op, o)) {
+                    live.push(r);
+                }
+            }
+            Ok(live)
         }
         _ => {
             let v = eval_batch(e, batch, sel, ctx)?;

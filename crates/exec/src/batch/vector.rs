@@ -57,6 +57,10 @@ impl Column {
         array(&self.data).is_null(i)
     }
 
+    pub fn null_count(&self) -> usize {
+        array(&self.data).null_count()
+    }
+
     /// Value `i` as row mode holds it.
     pub fn value(&self, i: usize) -> Value {
         if self.is_null(i) {
