@@ -138,6 +138,17 @@ impl RowFormat {
         Ok(())
     }
 
+    /// The columnar entry point: appends column `col` of the record to `out`, a vector of
+    /// the column's type, decoded straight from the record's bytes (NULL from the record's
+    /// null bitmap) — the batch scan's decoder, same values as `decode_cols_from`.
+    pub(crate) fn decode_col_into(
+        view: &RecordView<'_>,
+        col: usize,
+        out: &mut crate::batch::vector::ColumnBuilder,
+    ) -> SqlResult<()> {
+        out.push_stored(view.get(col)?)
+    }
+
     /// Decodes a record, appending one value per column to `out`.
     pub fn decode_into(&self, rec: &[u8], out: &mut Vec<Value>) -> SqlResult<()> {
         let view = RecordView::new(&self.schema, rec)?;

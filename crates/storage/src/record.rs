@@ -33,6 +33,9 @@ pub struct RecordSchema {
     cols: Vec<ColumnLayout>,
     /// For fixed columns: byte offset within the fixed part; for variable: index among var cols.
     pos: Vec<u32>,
+    /// `fixed_end[n]`: bytes of the fixed part the first `n` columns need (what a record
+    /// storing `n` columns must cover; computed once, not per record read).
+    fixed_end: Vec<u32>,
     fixed_len: u32,
     nvar: u32,
 }
@@ -42,6 +45,8 @@ impl RecordSchema {
         let mut pos = Vec::with_capacity(cols.len());
         let mut fixed_len = 0u32;
         let mut nvar = 0u32;
+        let mut fixed_end = Vec::with_capacity(cols.len() + 1);
+        fixed_end.push(0);
         for c in &cols {
             match c {
                 ColumnLayout::Fixed(w) => {
@@ -53,10 +58,12 @@ impl RecordSchema {
                     nvar += 1;
                 }
             }
+            fixed_end.push(fixed_len);
         }
         RecordSchema {
             cols,
             pos,
+            fixed_end,
             fixed_len,
             nvar,
         }
@@ -178,6 +185,7 @@ fn bad(what: &str) -> SqlError {
 }
 
 impl<'a> RecordView<'a> {
+    #[inline]
     pub fn new(schema: &'a RecordSchema, bytes: &'a [u8]) -> SqlResult<Self> {
         if bytes.len() < 4 {
             return Err(bad("too short"));
@@ -200,12 +208,7 @@ impl<'a> RecordView<'a> {
             return Err(bad("offset array"));
         }
         // fixed part must cover the schema's fixed columns that are stored
-        let mut need_fixed = 0usize;
-        for (i, c) in schema.cols.iter().enumerate().take(ncol) {
-            if let ColumnLayout::Fixed(w) = c {
-                need_fixed = need_fixed.max(schema.pos[i] as usize + *w as usize);
-            }
-        }
+        let need_fixed = schema.fixed_end[ncol.min(schema.cols.len())] as usize;
         if 4 + need_fixed > fsize {
             return Err(bad("fixed part shorter than schema"));
         }
@@ -221,6 +224,7 @@ impl<'a> RecordView<'a> {
     }
 
     /// True if column `col` is NULL (or not stored in this record).
+    #[inline]
     pub fn is_null(&self, col: usize) -> bool {
         if col >= self.ncol {
             return true;
@@ -228,6 +232,7 @@ impl<'a> RecordView<'a> {
         self.bytes[self.bitmap_at + col / 8] & (1 << (col % 8)) != 0
     }
 
+    #[inline]
     fn var_end(&self, k: usize) -> usize {
         if self.wide {
             let at = self.offs_at + 4 * k;
@@ -244,6 +249,7 @@ impl<'a> RecordView<'a> {
     }
 
     /// Column value; `None` = NULL.
+    #[inline]
     pub fn get(&self, col: usize) -> SqlResult<Option<&'a [u8]>> {
         let Some(layout) = self.schema.cols.get(col) else {
             return Err(bad("column index out of range"));

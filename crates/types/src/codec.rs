@@ -14,6 +14,7 @@ use crate::{DataType, Value};
 use common::{SqlError, SqlResult};
 
 /// Bytes a value of this type takes in a row when the type is fixed-width; `None` for variable.
+#[inline]
 pub fn fixed_width(ty: &DataType) -> Option<u16> {
     Some(match ty {
         DataType::Bit | DataType::TinyInt => 1,
@@ -50,6 +51,7 @@ fn put_le(out: &mut Vec<u8>, v: u64, n: usize) {
     out.extend_from_slice(&v.to_le_bytes()[..n]);
 }
 
+#[inline]
 fn get_le(b: &[u8]) -> u64 {
     let mut a = [0u8; 8];
     a[..b.len()].copy_from_slice(b);
@@ -234,47 +236,24 @@ pub fn decode_value(b: &[u8], ty: &DataType) -> SqlResult<Value> {
         }
     }
     Ok(match ty {
-        DataType::Bit => match b[0] {
-            0 => Value::Bit(false),
-            1 => Value::Bit(true),
-            _ => return Err(corrupt(ty, "bit byte not 0/1")),
-        },
+        DataType::Bit => Value::Bit(decode_int(b, ty)? != 0),
         DataType::TinyInt => Value::TinyInt(b[0]),
-        DataType::SmallInt => Value::SmallInt(get_le(b) as u16 as i16),
-        DataType::Int => Value::Int(get_le(b) as u32 as i32),
-        DataType::BigInt => Value::BigInt(get_le(b) as i64),
-        DataType::Decimal { precision, scale } | DataType::Numeric { precision, scale } => {
-            let mut a = [0u8; 16];
-            a[..b.len() - 1].copy_from_slice(&b[1..]);
-            let mag = u128::from_le_bytes(a);
-            if mag >= decimal::POW10[(*precision).min(38) as usize] as u128 {
-                return Err(corrupt(ty, "decimal exceeds precision"));
-            }
-            let m = mag as i128;
-            let m = match b[0] {
-                1 => m,
-                0 => -m,
-                _ => return Err(corrupt(ty, "bad decimal sign byte")),
-            };
-            Value::Decimal {
-                mantissa: m,
-                scale: *scale,
-            }
-        }
-        DataType::Float => Value::Float(f64::from_bits(get_le(b))),
+        DataType::SmallInt => Value::SmallInt(decode_int(b, ty)? as i16),
+        DataType::Int => Value::Int(decode_int(b, ty)? as i32),
+        DataType::BigInt => Value::BigInt(decode_int(b, ty)?),
+        DataType::Decimal { scale, .. } | DataType::Numeric { scale, .. } => Value::Decimal {
+            mantissa: decode_scaled(b, ty)?,
+            scale: *scale,
+        },
+        DataType::Float => Value::Float(decode_float(b, ty)?),
         DataType::Real => Value::Real(f32::from_bits(get_le(b) as u32)),
-        DataType::Money => Value::Money(get_le(b) as i64),
-        DataType::SmallMoney => Value::SmallMoney(get_le(b) as u32 as i32 as i64),
+        DataType::Money => Value::Money(decode_scaled(b, ty)? as i64),
+        DataType::SmallMoney => Value::SmallMoney(decode_scaled(b, ty)? as i64),
         DataType::Char(_) => Value::Char(charset::decode_cp1252(b)),
         DataType::VarChar(_) => Value::VarChar(charset::decode_cp1252(b)),
         DataType::NChar(_) | DataType::NVarChar(_) => {
-            if !b.len().is_multiple_of(2) {
-                return Err(corrupt(ty, "odd UTF-16 byte count"));
-            }
-            let units = b.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]]));
-            let s: String = char::decode_utf16(units)
-                .collect::<Result<String, _>>()
-                .map_err(|_| corrupt(ty, "invalid UTF-16"))?;
+            let mut s = String::new();
+            decode_text_into(b, ty, &mut s)?;
             if matches!(ty, DataType::NChar(_)) {
                 Value::NChar(s)
             } else {
@@ -283,11 +262,7 @@ pub fn decode_value(b: &[u8], ty: &DataType) -> SqlResult<Value> {
         }
         DataType::Binary(_) => Value::Binary(b.to_vec()),
         DataType::VarBinary(_) => Value::VarBinary(b.to_vec()),
-        DataType::Date => {
-            let d = get_le(b) as i32;
-            check_days(d, ty)?;
-            Value::Date(d)
-        }
+        DataType::Date => Value::Date(decode_date(b, ty)?),
         DataType::Time(s) => Value::Time(get_time(b, *s, ty)?),
         DataType::DateTime => {
             let d = i32::from_le_bytes([b[0], b[1], b[2], b[3]]);
@@ -341,6 +316,112 @@ pub fn decode_value(b: &[u8], ty: &DataType) -> SqlResult<Value> {
     })
 }
 
+// Columnar decoders: one value of a family of types straight to its machine form, without a
+// `Value` (the batch scan fills column vectors with them; `decode_value` is built on them, so
+// the stored formats are known in one place). Each validates as `decode_value` does.
+
+#[inline]
+fn check_width(b: &[u8], ty: &DataType) -> SqlResult<()> {
+    match fixed_width(ty) {
+        Some(w) if b.len() != w as usize => Err(corrupt(
+            ty,
+            &format!("expected {w} bytes, found {}", b.len()),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// A stored bit, tinyint, smallint, int or bigint as an i64.
+#[inline]
+pub fn decode_int(b: &[u8], ty: &DataType) -> SqlResult<i64> {
+    check_width(b, ty)?;
+    Ok(match ty {
+        DataType::Bit => match b[0] {
+            0 => 0,
+            1 => 1,
+            _ => return Err(corrupt(ty, "bit byte not 0/1")),
+        },
+        DataType::TinyInt => i64::from(b[0]),
+        DataType::SmallInt => i64::from(get_le(b) as u16 as i16),
+        DataType::Int => i64::from(i32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+        DataType::BigInt => get_le(b) as i64,
+        _ => return Err(corrupt(ty, "not an integer type")),
+    })
+}
+
+/// A stored decimal or numeric as its mantissa (scale of the type), money or smallmoney in
+/// ten-thousandths.
+#[inline]
+pub fn decode_scaled(b: &[u8], ty: &DataType) -> SqlResult<i128> {
+    check_width(b, ty)?;
+    Ok(match ty {
+        DataType::Decimal { precision, .. } | DataType::Numeric { precision, .. } => {
+            let mut a = [0u8; 16];
+            a[..b.len() - 1].copy_from_slice(&b[1..]);
+            let mag = u128::from_le_bytes(a);
+            if mag >= decimal::POW10[(*precision).min(38) as usize] as u128 {
+                return Err(corrupt(ty, "decimal exceeds precision"));
+            }
+            let m = mag as i128;
+            match b[0] {
+                1 => m,
+                0 => -m,
+                _ => return Err(corrupt(ty, "bad decimal sign byte")),
+            }
+        }
+        DataType::Money => i128::from(get_le(b) as i64),
+        DataType::SmallMoney => i128::from(get_le(b) as u32 as i32),
+        _ => return Err(corrupt(ty, "not a decimal or money type")),
+    })
+}
+
+/// A stored float or real as an f64.
+#[inline]
+pub fn decode_float(b: &[u8], ty: &DataType) -> SqlResult<f64> {
+    check_width(b, ty)?;
+    Ok(match ty {
+        DataType::Float => f64::from_bits(get_le(b)),
+        DataType::Real => f64::from(f32::from_bits(get_le(b) as u32)),
+        _ => return Err(corrupt(ty, "not a float type")),
+    })
+}
+
+/// A stored date as its day number.
+#[inline]
+pub fn decode_date(b: &[u8], ty: &DataType) -> SqlResult<i32> {
+    check_width(b, ty)?;
+    if !matches!(ty, DataType::Date) {
+        return Err(corrupt(ty, "not a date"));
+    }
+    let d = get_le(b) as i32;
+    check_days(d, ty)?;
+    Ok(d)
+}
+
+/// Appends a stored char, varchar, nchar or nvarchar value to `out` as UTF-8 (code page 1252
+/// or UTF-16 decoded; char's padding kept, as `decode_value` keeps it).
+#[inline]
+pub fn decode_text_into(b: &[u8], ty: &DataType, out: &mut String) -> SqlResult<()> {
+    check_width(b, ty)?;
+    match ty {
+        DataType::Char(_) | DataType::VarChar(_) => match std::str::from_utf8(b) {
+            Ok(s) if b.is_ascii() => out.push_str(s),
+            _ => out.extend(b.iter().map(|&c| charset::decode_byte(c))),
+        },
+        DataType::NChar(_) | DataType::NVarChar(_) => {
+            if !b.len().is_multiple_of(2) {
+                return Err(corrupt(ty, "odd UTF-16 byte count"));
+            }
+            let units = b.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]]));
+            for c in char::decode_utf16(units) {
+                out.push(c.map_err(|_| corrupt(ty, "invalid UTF-16"))?);
+            }
+        }
+        _ => return Err(corrupt(ty, "not a string type")),
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -352,6 +433,89 @@ mod tests {
             assert_eq!(out.len(), w as usize, "{ty}");
         }
         assert_eq!(decode_value(&out, &ty).unwrap(), v, "{ty}");
+    }
+
+    fn stored(v: &Value, ty: &DataType) -> Vec<u8> {
+        let mut out = Vec::new();
+        encode_value(v, ty, &mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn columnar_decoders_read_what_decode_value_reads() {
+        for (v, ty) in [
+            (Value::Bit(true), DataType::Bit),
+            (Value::TinyInt(255), DataType::TinyInt),
+            (Value::SmallInt(i16::MIN), DataType::SmallInt),
+            (Value::Int(i32::MIN), DataType::Int),
+            (Value::BigInt(i64::MAX), DataType::BigInt),
+        ] {
+            let b = stored(&v, &ty);
+            assert_eq!(decode_int(&b, &ty).unwrap(), v.as_i64().unwrap(), "{ty}");
+        }
+        for (v, ty) in [
+            (
+                Value::Decimal {
+                    mantissa: -(decimal::POW10[38] - 1),
+                    scale: 4,
+                },
+                DataType::decimal(38, 4),
+            ),
+            (
+                Value::Decimal {
+                    mantissa: -1,
+                    scale: 2,
+                },
+                DataType::decimal(5, 2),
+            ),
+            (Value::Money(i64::MIN), DataType::Money),
+            (Value::SmallMoney(-2_147_483_648), DataType::SmallMoney),
+        ] {
+            let b = stored(&v, &ty);
+            assert_eq!(
+                decode_scaled(&b, &ty).unwrap(),
+                v.as_decimal().unwrap().0,
+                "{ty}"
+            );
+        }
+        let b = stored(&Value::Real(-1.5), &DataType::Real);
+        assert_eq!(decode_float(&b, &DataType::Real).unwrap(), -1.5);
+        let b = stored(&Value::Date(datetime::DAY_9999), &DataType::Date);
+        assert_eq!(
+            decode_date(&b, &DataType::Date).unwrap(),
+            datetime::DAY_9999
+        );
+        for (v, ty) in [
+            (Value::Char("é€ ".into()), DataType::Char(3)),
+            (Value::VarChar("abc".into()), DataType::VarChar(Some(10))),
+            (
+                Value::NVarChar("x\u{1F600}ü".into()),
+                DataType::NVarChar(Some(10)),
+            ),
+            (Value::NChar("ab  ".into()), DataType::NChar(4)),
+        ] {
+            let b = stored(&v, &ty);
+            let mut s = String::from("keep:");
+            decode_text_into(&b, &ty, &mut s).unwrap();
+            assert_eq!(s, format!("keep:{}", v.as_str().unwrap()), "{ty}");
+        }
+    }
+
+    #[test]
+    fn columnar_decoders_reject_garbage() {
+        assert!(decode_int(&[0, 0], &DataType::Int).is_err());
+        assert!(decode_int(&[2], &DataType::Bit).is_err());
+        assert!(decode_int(&[0; 4], &DataType::Date).is_err());
+        let ty = DataType::decimal(5, 2);
+        assert!(decode_scaled(&[7, 1, 0, 0, 0], &ty).is_err(), "sign byte");
+        assert!(
+            decode_scaled(&[1, 0xa0, 0x86, 1, 0], &ty).is_err(),
+            "100000 > 5 digits"
+        );
+        assert!(decode_date(&[0xff, 0xff, 0xff], &DataType::Date).is_err());
+        let mut s = String::new();
+        assert!(decode_text_into(&[0x41], &DataType::NVarChar(None), &mut s).is_err());
+        assert!(decode_text_into(&[0x00, 0xd8], &DataType::NVarChar(None), &mut s).is_err());
     }
 
     #[test]

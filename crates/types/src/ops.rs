@@ -322,8 +322,10 @@ fn dec_operand(v: &Value) -> SqlResult<(i128, u8)> {
     }
 }
 
-/// Exact decimal op rounded to `scale`; outer `None` on overflow, inner error for /0.
-fn decimal_arith(
+/// Exact decimal op rounded to `scale`; outer `None` on overflow, inner error for /0. The
+/// result's precision is not checked here (`decimal::fits`). Public for batch mode's decimal
+/// kernels, which must compute exactly what `arith_typed` computes.
+pub fn decimal_arith(
     op: ArithOp,
     xm: i128,
     xs: u8,

@@ -25,6 +25,8 @@ use crate::context::ExecCtx;
 use crate::eval::{cmp_holds, eval};
 use crate::valops;
 
+use types::decimal::POW10 as POW10_I128;
+
 /// An evaluated expression: a column vector or one value for every row.
 #[derive(Clone, Debug)]
 pub(crate) enum Operand {
@@ -42,6 +44,13 @@ impl Operand {
     pub fn is_null(&self, i: usize) -> bool {
         match self {
             Operand::Col(c) => c.is_null(i),
+            Operand::Const(v) => v.is_null(),
+        }
+    }
+    /// Whether any row may be NULL (false: the per-row NULL test can be skipped).
+    fn may_be_null(&self) -> bool {
+        match self {
+            Operand::Col(c) => c.null_count() > 0,
             Operand::Const(v) => v.is_null(),
         }
     }
@@ -117,20 +126,45 @@ fn compare_fast(
     sel: &[u32],
     len: usize,
 ) -> Option<Vec<Option<Ordering>>> {
-    let (x, y) = (num_src(a)?, num_src(b)?);
+    if let (Some(x), Some(y)) = (num_src(a), num_src(b)) {
+        return compare_numbers(a, b, &x, &y, sel, len);
+    }
+    str_src(a)?;
+    str_src(b)?;
+    // strings: the default collation, as row mode's `types::compare` of two strings
     let mut out = vec![None; len];
+    for &r in sel {
+        let i = r as usize;
+        if let (Some(p), Some(q)) = (str_at(a, i), str_at(b, i)) {
+            out[i] = Some(types::Collation::DEFAULT.compare(p, q));
+        }
+    }
+    Some(out)
+}
+
+fn compare_numbers(
+    a: &Operand,
+    b: &Operand,
+    x: &NumSrc<'_>,
+    y: &NumSrc<'_>,
+    sel: &[u32],
+    len: usize,
+) -> Option<Vec<Option<Ordering>>> {
+    let mut out = vec![None; len];
+    // the per-row NULL test only where a side has NULLs
+    let nullable = a.may_be_null() || b.may_be_null();
     macro_rules! each {
         ($fx:expr, $fy:expr) => {{
             for &r in sel {
                 let i = r as usize;
-                if a.is_null(i) || b.is_null(i) {
+                if nullable && (a.is_null(i) || b.is_null(i)) {
                     continue;
                 }
                 out[i] = $fx(i).partial_cmp(&$fy(i));
             }
         }};
     }
-    match (&x, &y) {
+    match (x, y) {
         (NumSrc::Int(p), NumSrc::Int(q)) => each!(|i| p.get(i), |i| q.get(i)),
         (NumSrc::Float(p), NumSrc::Float(q)) => each!(|i| p.value(i), |i| q.value(i)),
         (NumSrc::Float(p), NumSrc::FloatConst(q)) => each!(|i| p.value(i), |_| *q),
@@ -141,9 +175,166 @@ fn compare_fast(
         (NumSrc::Date(p), NumSrc::Date(q)) => each!(|i| p.value(i), |i| q.value(i)),
         (NumSrc::Date(p), NumSrc::DateConst(q)) => each!(|i| p.value(i), |_| *q),
         (NumSrc::DateConst(p), NumSrc::Date(q)) => each!(|_| *p, |i| q.value(i)),
-        _ => return None,
+        _ => {
+            // exact numbers of different scales or kinds (decimal vs int, money): compared
+            // exactly, as row mode's `types::compare` does
+            let (p, q) = (dec_src(a, true)?, dec_src(b, true)?);
+            for &r in sel {
+                let i = r as usize;
+                if nullable && (a.is_null(i) || b.is_null(i)) {
+                    continue;
+                }
+                let ((xm, xs), (ym, ys)) = (p.get(i), q.get(i));
+                out[i] = Some(types::compare::cmp_decimal(xm, xs, ym, ys));
+            }
+        }
     }
     Some(out)
+}
+
+/// A string vector or string constant.
+fn str_src(o: &Operand) -> Option<()> {
+    match o {
+        Operand::Col(Column {
+            data: Vector::Str(_),
+            ..
+        }) => Some(()),
+        Operand::Const(v) => v.as_str().map(|_| ()),
+        _ => None,
+    }
+}
+
+/// Row `i` of a string vector or string constant (None: NULL or not a string).
+#[inline]
+fn str_at(o: &Operand, i: usize) -> Option<&str> {
+    match o {
+        Operand::Col(Column {
+            data: Vector::Str(a),
+            ..
+        }) => (!arrow_array::Array::is_null(a.as_ref(), i)).then(|| a.value(i)),
+        Operand::Const(v) => v.as_str(),
+        _ => None,
+    }
+}
+
+/// `x IN (list)` for the selected rows when `x` is a string or exact-number vector and the
+/// list holds constants of the same family (None: no kernel). Row mode's answer: TRUE at
+/// the first equal item, NULL when no item is equal and one was NULL, else FALSE.
+fn in_list_fast(
+    x: &Operand,
+    list: &[Operand],
+    sel: &[u32],
+    len: usize,
+) -> Option<Vec<Option<bool>>> {
+    let mut out = vec![None; len];
+    let has_null = list
+        .iter()
+        .any(|o| matches!(o, Operand::Const(Value::Null)));
+    let items: Vec<&Operand> = list
+        .iter()
+        .filter(|o| !matches!(o, Operand::Const(Value::Null)))
+        .collect();
+    if !items.iter().all(|o| matches!(o, Operand::Const(_))) {
+        return None;
+    }
+    let decide = |hit: bool| {
+        if hit {
+            Some(true)
+        } else if has_null {
+            None
+        } else {
+            Some(false)
+        }
+    };
+    if matches!(
+        x,
+        Operand::Col(Column {
+            data: Vector::Str(_),
+            ..
+        })
+    ) {
+        let strs: Vec<&str> = items.iter().map(|o| str_at(o, 0)).collect::<Option<_>>()?;
+        for &r in sel {
+            let i = r as usize;
+            if let Some(v) = str_at(x, i) {
+                let hit = strs
+                    .iter()
+                    .any(|w| types::Collation::DEFAULT.compare(v, w) == Ordering::Equal);
+                out[i] = decide(hit);
+            }
+        }
+        return Some(out);
+    }
+    let p = match x {
+        Operand::Col(_) => dec_src(x, true)?,
+        Operand::Const(_) => return None,
+    };
+    let nums: Vec<(i128, u8)> = items
+        .iter()
+        .map(|o| dec_src(o, true).map(|d| d.get(0)))
+        .collect::<Option<_>>()?;
+    for &r in sel {
+        let i = r as usize;
+        if x.is_null(i) {
+            continue;
+        }
+        let (m, s) = p.get(i);
+        let hit = nums
+            .iter()
+            .any(|&(n, t)| types::compare::cmp_decimal(m, s, n, t) == Ordering::Equal);
+        out[i] = decide(hit);
+    }
+    Some(out)
+}
+
+/// An exact number as (mantissa, scale): a decimal or money vector, an integer vector (scale
+/// 0), or such a constant.
+enum DecSrc<'a> {
+    Dec(&'a arrow_array::Decimal128Array, u8),
+    Int(&'a arrow_array::Int64Array),
+    Const(i128, u8),
+}
+
+impl DecSrc<'_> {
+    /// The scale of every value.
+    fn scale(&self) -> u8 {
+        match self {
+            DecSrc::Dec(_, s) | DecSrc::Const(_, s) => *s,
+            DecSrc::Int(_) => 0,
+        }
+    }
+
+    #[inline]
+    fn get(&self, i: usize) -> (i128, u8) {
+        match self {
+            DecSrc::Dec(a, s) => (a.value(i), *s),
+            DecSrc::Int(a) => (i128::from(a.value(i)), 0),
+            DecSrc::Const(m, s) => (*m, *s),
+        }
+    }
+}
+
+/// `o` as an exact number; `bits`: whether bit values count (they do in comparisons, not in
+/// arithmetic, where row mode converts them its own way).
+fn dec_src(o: &Operand, bits: bool) -> Option<DecSrc<'_>> {
+    match o {
+        Operand::Col(c) => match &c.data {
+            Vector::Decimal(a, s) => Some(DecSrc::Dec(a, *s)),
+            Vector::Int(a) if bits || c.ty != DataType::Bit => Some(DecSrc::Int(a)),
+            _ => None,
+        },
+        Operand::Const(v) => match v {
+            Value::Bit(b) if bits => Some(DecSrc::Const(i128::from(*b), 0)),
+            Value::TinyInt(_)
+            | Value::SmallInt(_)
+            | Value::Int(_)
+            | Value::BigInt(_)
+            | Value::Decimal { .. }
+            | Value::Money(_)
+            | Value::SmallMoney(_) => v.as_decimal().map(|(m, s)| DecSrc::Const(m, s)),
+            _ => None,
+        },
+    }
 }
 
 /// The rows of `sel` where `o` is not NULL.
@@ -273,6 +464,26 @@ fn eval_unguarded(
             }
             bools(len, sel, |i| state[i])
         }
+        // a list of literals (what folding leaves of constant items): nothing in the list
+        // can raise an error, so evaluating it up front changes nothing
+        ScalarKind::InList { expr, list }
+            if list
+                .iter()
+                .all(|item| matches!(item.kind, ScalarKind::Literal(_))) =>
+        {
+            let x = eval_batch(expr, batch, sel, ctx)?;
+            let items: Vec<Operand> = list
+                .iter()
+                .filter_map(|item| match &item.kind {
+                    ScalarKind::Literal(v) => Some(Operand::Const(v.clone())),
+                    _ => None,
+                })
+                .collect();
+            match in_list_fast(&x, &items, sel, len) {
+                Some(res) => bools(len, sel, |i| res[i]),
+                None => per_row(e, batch, sel, ctx),
+            }
+        }
         ScalarKind::Not(a) => {
             let v = eval_batch(a, batch, sel, ctx)?;
             bools(len, sel, |i| truth_at(&v, i).map(|t| !t))
@@ -353,6 +564,41 @@ fn arith(
         (Some(p), Some(q), Some(r)) => Some((p, q, r)),
         _ => None,
     };
+    // exact decimal and money results: row mode's own decimal arithmetic on the mantissas
+    let dec_result = match ty {
+        DataType::Decimal { precision, scale } | DataType::Numeric { precision, scale } => {
+            let p = POW10_I128
+                .get(usize::from(*precision))
+                .copied()
+                .unwrap_or(i128::MAX);
+            Some((*scale, -p, p))
+        }
+        DataType::Money => Some((4, i128::from(i64::MIN) - 1, i128::from(i64::MAX) + 1)),
+        DataType::SmallMoney => Some((4, i128::from(i32::MIN) - 1, i128::from(i32::MAX) + 1)),
+        _ => None,
+    };
+    let decs = match (dec_result, dec_src(x, false), dec_src(y, false)) {
+        (Some(r), Some(p), Some(q)) => Some((p, q, r)),
+        _ => None,
+    };
+    // + − × whose operands need no rounding to reach the result scale (TPC-H's
+    // decimal(15,2) prices, 1 − discount, and their products): exact i128 arithmetic with
+    // per-operand factors computed once; equal to `decimal_arith` wherever it does not
+    // overflow (an overflow takes the general path below)
+    let exact = decs.as_ref().and_then(|(p, q, (scale, ..))| {
+        let (xs, ys) = (p.scale(), q.scale());
+        let factor = |from: u8| {
+            POW10_I128
+                .get(usize::from(scale.checked_sub(from)?))
+                .copied()
+        };
+        match op {
+            BinaryOp::Add | BinaryOp::Sub => Some((factor(xs)?, factor(ys)?)),
+            BinaryOp::Mul => Some((factor(xs.checked_add(ys)?)?, 1)),
+            _ => None,
+        }
+    });
+    let y_nulls = y.may_be_null();
     let aop = match op {
         BinaryOp::Add | BinaryOp::Concat => types::ArithOp::Add,
         BinaryOp::Sub => types::ArithOp::Sub,
@@ -378,7 +624,7 @@ fn arith(
             continue;
         }
         k += 1;
-        if y.is_null(i) {
+        if y_nulls && y.is_null(i) {
             out.push_null();
             continue;
         }
@@ -395,6 +641,35 @@ fn arith(
             if let Some(v) = fast.filter(|v| (*lo..=*hi).contains(v)) {
                 out.push_i64(v);
                 continue;
+            }
+        }
+        if let (Some((p, q, (_, lo, hi))), Some((fx, fy))) = (&decs, exact) {
+            let (xm, ym) = (p.get(i).0, q.get(i).0);
+            let m = match op {
+                BinaryOp::Add => xm
+                    .checked_mul(fx)
+                    .zip(ym.checked_mul(fy))
+                    .and_then(|(a, b)| a.checked_add(b)),
+                BinaryOp::Sub => xm
+                    .checked_mul(fx)
+                    .zip(ym.checked_mul(fy))
+                    .and_then(|(a, b)| a.checked_sub(b)),
+                _ => xm.checked_mul(ym).and_then(|p| p.checked_mul(fx)),
+            };
+            if let Some(m) = m.filter(|m| *lo < *m && *m < *hi) {
+                out.push_i128(m);
+                continue;
+            }
+        }
+        if let Some((p, q, (scale, lo, hi))) = &decs {
+            let ((xm, xs), (ym, ys)) = (p.get(i), q.get(i));
+            // (None: an overflow or a zero divisor; out of range: too many digits — row
+            // mode's arithmetic below raises its error, 8115 or 8134)
+            if let Some(Ok(m)) = types::ops::decimal_arith(aop, xm, xs, ym, ys, *scale) {
+                if *lo < m && m < *hi {
+                    out.push_i128(m);
+                    continue;
+                }
             }
         }
         out.push(types::ops::arith_typed(aop, &x.value(i), &y.value(i), ty)?)?;
@@ -440,6 +715,30 @@ pub(crate) fn filter(
                 rest.retain(|&r| !hit[r as usize]);
             }
             Ok(sel.iter().copied().filter(|&r| hit[r as usize]).collect())
+        }
+        // a comparison with a kernel narrows the selection without a predicate vector
+        ScalarKind::Compare(op, a, b)
+            if plan::ExecMode::vectorizable_type(&a.data_type)
+                && plan::ExecMode::vectorizable_type(&b.data_type) =>
+        {
+            let x = eval_batch(a, batch, sel, ctx)?;
+            let sel_b = not_null(&x, sel);
+            let y = eval_batch(b, batch, &sel_b, ctx)?;
+            if let Some(ords) = compare_fast(&x, &y, &sel_b, batch.len) {
+                return Ok(sel_b
+                    .into_iter()
+                    .filter(|&r| ords[r as usize].is_some_and(|o| cmp_holds(*op, o)))
+                    .collect());
+            }
+            let mut live = Vec::with_capacity(sel_b.len());
+            for r in sel_b {
+                let i = r as usize;
+                let o = valops::compare_checked(&x.value(i), &y.value(i))?;
+                if o.is_some_and(|o| cmp_holds(*op, o)) {
+                    live.push(r);
+                }
+            }
+            Ok(live)
         }
         _ => {
             let v = eval_batch(e, batch, sel, ctx)?;

@@ -25,7 +25,7 @@
 mod expr;
 mod join;
 mod scan;
-mod vector;
+pub(crate) mod vector;
 
 use arrow_array::Array;
 use hashbrown::HashMap;

@@ -14,12 +14,12 @@ use std::ops::Bound;
 use common::SqlResult;
 use plan::TableSource;
 use storage::{BTreeScan, HeapScan, ScanDirection};
-use types::Value;
 
 use super::vector::ColumnBuilder;
 use super::{Batch, BATCH_ROWS};
 use crate::context::ExecCtx;
 use crate::locking::{TableAccess, TableLocker};
+use crate::row_format::RowFormat;
 use crate::table_io::TableStore;
 
 enum Cursor {
@@ -34,7 +34,6 @@ pub(crate) struct BatchScan {
     /// Decoded columns (ascending table ordinals).
     cols: Vec<usize>,
     width: usize,
-    scratch: Vec<Value>,
     more: bool,
     _locker: Option<Box<dyn TableLocker>>,
 }
@@ -88,7 +87,6 @@ impl BatchScan {
             cursor,
             cols,
             width,
-            scratch: vec![Value::Null; width],
             more: true,
             _locker: locker,
         }))
@@ -125,7 +123,6 @@ impl BatchScan {
         let mut rows = 0usize;
         let format = &self.store.format;
         let cols = &self.cols;
-        let scratch = &mut self.scratch;
         while rows < BATCH_ROWS && self.more {
             ctx.check_cancel()?;
             let mut add = |rec: &[u8]| -> SqlResult<()> {
@@ -134,10 +131,9 @@ impl BatchScan {
                     return Ok(());
                 }
                 let view = format.view(rec)?;
-                format.decode_cols_from(&view, cols, scratch)?;
                 for &c in cols {
                     if let Some(b) = &mut builders[c] {
-                        b.push(std::mem::replace(&mut scratch[c], Value::Null))?;
+                        RowFormat::decode_col_into(&view, c, b)?;
                     }
                 }
                 Ok(())

@@ -57,6 +57,10 @@ impl Column {
         array(&self.data).is_null(i)
     }
 
+    pub fn null_count(&self) -> usize {
+        array(&self.data).null_count()
+    }
+
     /// Value `i` as row mode holds it.
     pub fn value(&self, i: usize) -> Value {
         if self.is_null(i) {
@@ -119,6 +123,8 @@ pub(crate) struct ColumnBuilder {
     values: Values,
     valid: Vec<bool>,
     nulls: bool,
+    /// A string value being decoded (`push_stored`): reused, so a string costs no allocation.
+    text: String,
 }
 
 impl ColumnBuilder {
@@ -150,6 +156,7 @@ impl ColumnBuilder {
             values,
             valid: Vec::with_capacity(capacity),
             nulls: false,
+            text: String::new(),
         })
     }
 
@@ -160,6 +167,7 @@ impl ColumnBuilder {
             values: Values::Bool(Vec::with_capacity(capacity)),
             valid: Vec::with_capacity(capacity),
             nulls: false,
+            text: String::new(),
         }
     }
 
@@ -183,11 +191,49 @@ impl ColumnBuilder {
         }
     }
 
+    /// Appends a decimal mantissa (of the vector's scale) or a money value in
+    /// ten-thousandths.
+    pub fn push_i128(&mut self, x: i128) {
+        if let Values::Decimal(v, ..) = &mut self.values {
+            v.push(x);
+            self.valid.push(true);
+        }
+    }
+
     pub fn push_bool(&mut self, x: bool) {
         if let Values::Bool(v) = &mut self.values {
             v.push(x);
             self.valid.push(true);
         }
+    }
+
+    /// Appends a column value as the row format stores it (`None`: NULL), decoded by the
+    /// codec's columnar decoders straight into the vector: no `Value`, no allocation per
+    /// string. The batch scan's path (`RowFormat::decode_col_into`); the result is the vector
+    /// `push(types::codec::decode_value(b, ty))` would build.
+    #[inline]
+    pub fn push_stored(&mut self, b: Option<&[u8]>) -> SqlResult<()> {
+        let Some(b) = b else {
+            self.push_null();
+            return Ok(());
+        };
+        let ty = &self.ty;
+        match &mut self.values {
+            Values::Int(v) => v.push(types::codec::decode_int(b, ty)?),
+            Values::Decimal(v, ..) => v.push(types::codec::decode_scaled(b, ty)?),
+            Values::Float(v) => v.push(types::codec::decode_float(b, ty)?),
+            Values::Date(v) => v.push(types::codec::decode_date(b, ty)?),
+            Values::Str(sb) => {
+                self.text.clear();
+                types::codec::decode_text_into(b, ty, &mut self.text)?;
+                sb.append_value(&self.text);
+            }
+            Values::Bool(_) => {
+                return Err(SqlError::internal("batch scan into a predicate vector"));
+            }
+        }
+        self.valid.push(true);
+        Ok(())
     }
 
     /// Appends `v`, converted to the column's type first when its variant differs (as row
