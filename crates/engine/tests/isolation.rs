@@ -8,10 +8,10 @@
 #[path = "isolation/versioning.rs"]
 mod versioning;
 
-#[path = "isolation/key_range.rs"]
-mod key_range;
 #[path = "isolation/ddl.rs"]
 mod ddl;
+#[path = "isolation/key_range.rs"]
+mod key_range;
 
 mod support;
 
