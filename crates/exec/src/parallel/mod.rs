@@ -354,18 +354,7 @@ where
                         (std::mem::take(&mut wctx.messages), actuals)
                     })
                 }));
-                let msg = match run {
-                    Ok(Ok((messages, actuals))) => Msg::Done(messages, actuals),
-                    Ok(Err(e)) => {
-                        stop.store(true, Ordering::Relaxed);
-                        Msg::Failed(e)
-                    }
-                    Err(p) => {
-                        stop.store(true, Ordering::Relaxed);
-                        Msg::Panicked(p)
-                    }
-                };
-                let _ = tx.send(msg);
+                let _ = tx.send(final_message(run, &stop));
             });
         match spawned {
             Ok(h) => {
@@ -397,6 +386,25 @@ pub(crate) fn send_to_consumer<T>(tx: &mpsc::SyncSender<Msg<T>>, msg: Msg<T>) ->
     }
 }
 
+/// A zone thread's last message: `Done` with its messages and actual counters, or the failure
+/// or panic that ends it — which also stops the zone's other threads.
+fn final_message<T>(
+    run: std::thread::Result<SqlResult<(Vec<SqlError>, Vec<crate::actuals::OpActuals>)>>,
+    stop: &AtomicBool,
+) -> Msg<T> {
+    match run {
+        Ok(Ok((messages, actuals))) => Msg::Done(messages, actuals),
+        Ok(Err(e)) => {
+            stop.store(true, Ordering::Relaxed);
+            Msg::Failed(e)
+        }
+        Err(p) => {
+            stop.store(true, Ordering::Relaxed);
+            Msg::Panicked(p)
+        }
+    }
+}
+
 impl<T: Send + 'static> Zone<T> {
     /// Starts one more thread of the zone (a consumer of a Repartition Streams): it reports
     /// through the zone's channel as the workers do (`Done` when `body` returns Ok, else
@@ -408,19 +416,10 @@ impl<T: Send + 'static> Zone<T> {
     {
         let (tx, stop) = (self.tx.clone(), self.stop.clone());
         let spawned = std::thread::Builder::new().name(name).spawn(move || {
-            let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(&tx, &stop)));
-            let msg = match run {
-                Ok(Ok(())) => Msg::Done(Vec::new(), Vec::new()),
-                Ok(Err(e)) => {
-                    stop.store(true, Ordering::Relaxed);
-                    Msg::Failed(e)
-                }
-                Err(p) => {
-                    stop.store(true, Ordering::Relaxed);
-                    Msg::Panicked(p)
-                }
-            };
-            let _ = tx.send(msg);
+            let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                body(&tx, &stop).map(|()| (Vec::new(), Vec::new()))
+            }));
+            let _ = tx.send(final_message(run, &stop));
         });
         match spawned {
             Ok(h) => {
