@@ -4,27 +4,13 @@
 //! decimals, money at its limits — and decimal arithmetic and comparisons across scales and
 //! kinds give row mode's results and row mode's errors (8115), with the plan in batch mode.
 
-use std::sync::Arc;
+mod common;
 
-use engine::{CollectSink, Engine, EngineConfig, Event, Session};
+use common::{fresh_session, ok, plan_text, run};
+use engine::{EngineConfig, Event, Session};
 
 fn session(tag: &str) -> (Session, std::path::PathBuf) {
-    let d = std::env::temp_dir().join(format!("latchkey-bscan-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    let e: Arc<Engine> = Engine::open(&d, EngineConfig::default()).expect("open engine");
-    (Session::new(e), d)
-}
-
-fn run(s: &mut Session, sql: &str) -> CollectSink {
-    let mut sink = CollectSink::default();
-    s.execute_batch(sql, &mut sink);
-    sink
-}
-
-fn ok(s: &mut Session, sql: &str) -> CollectSink {
-    let out = run(s, sql);
-    assert!(out.errors().is_empty(), "{sql}: {:?}", out.errors());
-    out
+    fresh_session("bscan", tag, EngineConfig::default())
 }
 
 /// Result sets (rows sorted), then message and error numbers in order.
@@ -44,18 +30,6 @@ fn outcome(s: &mut Session, sql: &str) -> Vec<String> {
         }
     }
     v
-}
-
-fn plan_text(s: &mut Session, sql: &str) -> String {
-    ok(s, "SET SHOWPLAN_TEXT ON");
-    let out = run(s, sql);
-    ok(s, "SET SHOWPLAN_TEXT OFF");
-    out.result_sets()
-        .iter()
-        .flat_map(|rs| rs.iter())
-        .flat_map(|r| r.iter())
-        .map(|v| format!("{v:?}\n"))
-        .collect()
 }
 
 /// Row mode's and batch mode's outcomes of `q` (batch mode checked to be in the plan).

@@ -3,35 +3,17 @@
 //! LOB rows, empty and tiny tables, overflow raised inside a worker), the plan shows the
 //! exchange, and a cancel stops the workers of a running parallel scan.
 
-use std::sync::Arc;
+mod common;
+
 use std::time::{Duration, Instant};
 
-use engine::{CollectSink, Engine, EngineConfig, Event, Session};
+use common::{fresh_session, ok, parallel_at_any_cost, plan_text, run};
+use engine::{EngineConfig, Event, Session};
 
 fn session(tag: &str) -> (Session, std::path::PathBuf) {
-    let d = std::env::temp_dir().join(format!("latchkey-parallel-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    let e: Arc<Engine> = Engine::open(&d, EngineConfig::default()).expect("open engine");
-    let mut s = Session::new(e);
-    // table row counts are unknown to this optimizer: a threshold of 0 lets it parallelize
-    ok(
-        &mut s,
-        "EXEC sp_configure 'show advanced options', 1; RECONFIGURE;
-         EXEC sp_configure 'cost threshold for parallelism', 0; RECONFIGURE;",
-    );
+    let (mut s, d) = fresh_session("parallel", tag, EngineConfig::default());
+    parallel_at_any_cost(&mut s);
     (s, d)
-}
-
-fn run(s: &mut Session, sql: &str) -> CollectSink {
-    let mut sink = CollectSink::default();
-    s.execute_batch(sql, &mut sink);
-    sink
-}
-
-fn ok(s: &mut Session, sql: &str) -> CollectSink {
-    let out = run(s, sql);
-    assert!(out.errors().is_empty(), "{sql}: {:?}", out.errors());
-    out
 }
 
 /// What a batch produced, row order ignored: result sets (rows sorted), then message and
@@ -52,18 +34,6 @@ fn outcome(s: &mut Session, sql: &str) -> Vec<String> {
         }
     }
     v
-}
-
-fn plan_text(s: &mut Session, sql: &str) -> String {
-    ok(s, "SET SHOWPLAN_TEXT ON");
-    let out = run(s, sql);
-    ok(s, "SET SHOWPLAN_TEXT OFF");
-    out.result_sets()
-        .iter()
-        .flat_map(|rs| rs.iter())
-        .flat_map(|r| r.iter())
-        .map(|v| format!("{v:?}\n"))
-        .collect()
 }
 
 fn setup(s: &mut Session) {
@@ -169,19 +139,12 @@ fn a_parallel_read_sees_its_own_transactions_writes_and_waits_for_no_one_else() 
 
 #[test]
 fn an_aggregate_whose_groups_outgrow_the_budget_runs_serially() {
-    let d = std::env::temp_dir().join(format!("latchkey-parallel-budget-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
     let config = EngineConfig {
         operator_memory_bytes: Some(1 << 20),
         ..EngineConfig::default()
     };
-    let e: Arc<Engine> = Engine::open(&d, config).expect("open engine");
-    let mut s = Session::new(e);
-    ok(
-        &mut s,
-        "EXEC sp_configure 'show advanced options', 1; RECONFIGURE;
-         EXEC sp_configure 'cost threshold for parallelism', 0; RECONFIGURE;",
-    );
+    let (mut s, d) = fresh_session("parallel", "budget", config);
+    parallel_at_any_cost(&mut s);
     setup(&mut s);
     // 30,000 groups: far past a worker's share of 1 MB, so the workers give up
     let q = "SELECT id, COUNT(*), MAX(d), SUM(b) FROM c GROUP BY id";
@@ -289,22 +252,15 @@ fn cancel_stops_a_parallel_scan() {
 /// aggregate alike.
 #[test]
 fn shared_build_over_budget_runs_the_zone_serially() {
-    let d = std::env::temp_dir().join(format!(
-        "latchkey-parallel-shared-build-{}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&d);
     let config = EngineConfig {
         operator_memory_bytes: Some(32 << 10),
         ..EngineConfig::default()
     };
-    let e: Arc<Engine> = Engine::open(&d, config).expect("open engine");
-    let mut s = Session::new(e);
+    let (mut s, d) = fresh_session("parallel", "shared-build", config);
+    parallel_at_any_cost(&mut s);
     ok(
         &mut s,
-        "EXEC sp_configure 'show advanced options', 1; RECONFIGURE;
-         EXEC sp_configure 'cost threshold for parallelism', 0; RECONFIGURE;
-         SET NOCOUNT ON;
+        "SET NOCOUNT ON;
          CREATE TABLE p (id int NOT NULL, k int NULL, pad char(200) NOT NULL DEFAULT '');
          CREATE TABLE b (k int NOT NULL, name varchar(30) NOT NULL);
          INSERT p (id, k) SELECT TOP (5000) n, CASE WHEN n % 9 = 0 THEN NULL ELSE n % 3000 END

@@ -4,34 +4,17 @@
 //! keys, every key equal, batch mode on and off, a budget too small for the consumers),
 //! errors and a cancel inside the repartitioned plan stop it, and the plan shows the exchange.
 
-use std::sync::Arc;
+mod common;
+
 use std::time::{Duration, Instant};
 
-use engine::{CollectSink, Engine, EngineConfig, Event, Session};
+use common::{fresh_session, ok, parallel_at_any_cost, plan_text, run};
+use engine::{EngineConfig, Event, Session};
 
 fn engine_session(tag: &str, config: EngineConfig) -> (Session, std::path::PathBuf) {
-    let d = std::env::temp_dir().join(format!("latchkey-repartition-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    let e: Arc<Engine> = Engine::open(&d, config).expect("open engine");
-    let mut s = Session::new(e);
-    ok(
-        &mut s,
-        "EXEC sp_configure 'show advanced options', 1; RECONFIGURE;
-         EXEC sp_configure 'cost threshold for parallelism', 0; RECONFIGURE;",
-    );
+    let (mut s, d) = fresh_session("repartition", tag, config);
+    parallel_at_any_cost(&mut s);
     (s, d)
-}
-
-fn run(s: &mut Session, sql: &str) -> CollectSink {
-    let mut sink = CollectSink::default();
-    s.execute_batch(sql, &mut sink);
-    sink
-}
-
-fn ok(s: &mut Session, sql: &str) -> CollectSink {
-    let out = run(s, sql);
-    assert!(out.errors().is_empty(), "{sql}: {:?}", out.errors());
-    out
 }
 
 /// Result sets (rows sorted), then message and error numbers in order.
@@ -51,18 +34,6 @@ fn outcome(s: &mut Session, sql: &str) -> Vec<String> {
         }
     }
     v
-}
-
-fn plan_text(s: &mut Session, sql: &str) -> String {
-    ok(s, "SET SHOWPLAN_TEXT ON");
-    let out = run(s, sql);
-    ok(s, "SET SHOWPLAN_TEXT OFF");
-    out.result_sets()
-        .iter()
-        .flat_map(|rs| rs.iter())
-        .flat_map(|r| r.iter())
-        .map(|v| format!("{v:?}\n"))
-        .collect()
 }
 
 /// `g`: 40,000 rows, `k` unique, `m` 5,000 groups with NULLs, `one` always 7, `big` one
