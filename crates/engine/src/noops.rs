@@ -173,7 +173,8 @@ pub(crate) fn check_database_set_option(
 
 /// Index options (`CREATE INDEX ... WITH (...)`, PRIMARY KEY / UNIQUE `WITH (...)`, `ALTER
 /// INDEX ... REBUILD WITH (...)` / `SET (...)`): accepted when latchkey does what they ask
-/// (IGNORE_DUP_KEY and OPTIMIZE_FOR_SEQUENTIAL_KEY are kept with the index, the latter turning
+/// (IGNORE_DUP_KEY and OPTIMIZE_FOR_SEQUENTIAL_KEY are kept with the index — by ALTER INDEX
+/// too, `with_index_options` — the latter turning
 /// on its last-page insert flow control, storage btree/README S4; MAXDOP is a
 /// ceiling a serial build respects; SORT_IN_TEMPDB only moves where the build's sort runs), or
 /// when they ask for the default; otherwise 40517 naming the option, or Msg 155 for a name SQL
@@ -234,7 +235,7 @@ impl crate::session::Session {
             ast::AlterIndexAction::Set(options) => {
                 check_index_options(options, "ALTER INDEX")?;
                 let index = a.name.as_ref().map(|n| n.value.as_str());
-                let Some(def) = with_sequential_key_option(&t, index, options) else {
+                let Some(def) = with_index_options(&t, index, options)? else {
                     return Ok(());
                 };
                 let db = h.def.name.clone();
@@ -255,7 +256,7 @@ impl crate::session::Session {
                 }
                 check_index_options(options, "ALTER INDEX")?;
                 let index = a.name.as_ref().map(|n| n.value.as_str());
-                match with_sequential_key_option(&t, index, options) {
+                match with_index_options(&t, index, options)? {
                     Some(def) => self.rebuild_in_place(&h, &std::sync::Arc::new(def)),
                     None => self.rebuild_in_place(&h, &t),
                 }
@@ -285,26 +286,44 @@ impl crate::session::Session {
     }
 }
 
-/// `OPTIMIZE_FOR_SEQUENTIAL_KEY = ON | OFF` in ALTER INDEX `index` (`None`: ALL) SET / REBUILD
-/// WITH: the table with the setting applied to those indexes (their inserts' flow control,
-/// storage btree/README S4, follows it from the next statement on); `None` when the option is
-/// not given.
-fn with_sequential_key_option(
+/// The index options ALTER INDEX `index` (`None`: ALL) SET / REBUILD WITH keeps with the
+/// index: `OPTIMIZE_FOR_SEQUENTIAL_KEY` (its inserts' flow control, storage btree/README S4,
+/// follows it from the next statement on) and `IGNORE_DUP_KEY` (a duplicate insert into the
+/// unique index is skipped with 3604 instead of failing). The table with them applied to those
+/// indexes, or `None` when neither is given. IGNORE_DUP_KEY = ON on a nonunique index is
+/// Msg 1916, as in CREATE INDEX.
+fn with_index_options(
     t: &catalog::TableDef,
     index: Option<&str>,
     options: &[ast::OptionSetting],
-) -> Option<catalog::TableDef> {
-    let o = options
-        .iter()
-        .find(|o| o.name == "OPTIMIZE_FOR_SEQUENTIAL_KEY")?;
-    let on = matches!(o.value, Some(ast::OptionValue::On));
+) -> SqlResult<Option<catalog::TableDef>> {
+    let setting = |name: &str| {
+        options
+            .iter()
+            .find(|o| o.name == name)
+            .map(|o| matches!(o.value, Some(ast::OptionValue::On)))
+    };
+    let sequential = setting("OPTIMIZE_FOR_SEQUENTIAL_KEY");
+    let ignore_dup = setting("IGNORE_DUP_KEY");
+    if sequential.is_none() && ignore_dup.is_none() {
+        return Ok(None);
+    }
     let mut def = t.clone();
     for ix in &mut def.indexes {
-        if index.is_none_or(|n| ix.name.eq_ignore_ascii_case(n)) {
+        if !index.is_none_or(|n| ix.name.eq_ignore_ascii_case(n)) {
+            continue;
+        }
+        if let Some(on) = sequential {
             ix.optimize_for_sequential_key = on;
         }
+        if let Some(on) = ignore_dup {
+            if on && !ix.unique {
+                return Err(SqlError::new(1916, &[&"nonunique", &"ignore_dup_key"]));
+            }
+            ix.ignore_dup_key = on;
+        }
     }
-    Some(def)
+    Ok(Some(def))
 }
 
 /// `ALTER TABLE t SET (LOCK_ESCALATION = ...)`: TABLE is what latchkey's locking does (the

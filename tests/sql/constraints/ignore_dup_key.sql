@@ -34,3 +34,23 @@ CREATE TABLE plain (a int PRIMARY KEY);
 INSERT INTO plain VALUES (1), (1);
 SELECT COUNT(*) AS n FROM plain;
 GO
+-- ALTER INDEX SET / REBUILD WITH keeps the option too: turned on, a duplicate insert is
+-- ignored; turned off again, it fails; on a nonunique index it is 1916
+CREATE TABLE al (a int, CONSTRAINT pk_al PRIMARY KEY (a));
+CREATE INDEX nx_al ON al (a);
+INSERT INTO al VALUES (1);
+GO
+ALTER INDEX pk_al ON al SET (IGNORE_DUP_KEY = ON);
+INSERT INTO al VALUES (1), (2);
+SELECT a FROM al ORDER BY a;
+SELECT name, ignore_dup_key FROM sys.indexes WHERE object_id = OBJECT_ID('al') ORDER BY name;
+GO
+ALTER INDEX pk_al ON al REBUILD WITH (IGNORE_DUP_KEY = OFF);
+INSERT INTO al VALUES (2);
+GO
+ALTER INDEX nx_al ON al SET (IGNORE_DUP_KEY = ON);
+GO
+ALTER INDEX ALL ON al REBUILD WITH (IGNORE_DUP_KEY = ON);
+GO
+SELECT name, ignore_dup_key FROM sys.indexes WHERE object_id = OBJECT_ID('al') ORDER BY name;
+GO
