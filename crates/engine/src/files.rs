@@ -582,6 +582,7 @@ pub(crate) fn sys_view(session: &Session, name: &str) -> SqlResult<Option<ViewDa
             crate::filegroups::space_usage_rows(session),
         ),
         "configurations" => crate::config::configurations_view(engine)?,
+        "database_scoped_configurations" => crate::scoped_config::sys_view(session)?,
         _ => return Ok(None),
     }))
 }

@@ -367,6 +367,7 @@ impl Session {
                     self.alter_database(a)?
                 }
             }
+            K::AlterDatabaseScopedConfiguration(c) => self.alter_scoped_configuration(c)?,
             K::Use(db) => {
                 let h = self.db(&db.value)?;
                 self.check_database_access(&h)?;

@@ -53,6 +53,7 @@ mod rowcount;
 mod run;
 pub mod run_config;
 pub mod schema_gen;
+mod scoped_config;
 pub mod security;
 pub mod sequence;
 pub mod server;

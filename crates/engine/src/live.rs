@@ -48,6 +48,7 @@ fn command_of(kind: &StatementKind) -> &'static str {
         K::DropIndex { .. } => "DROP INDEX",
         K::CreateDatabase(_) => "CREATE DATABASE",
         K::AlterDatabase(_) => "ALTER DATABASE",
+        K::AlterDatabaseScopedConfiguration(_) => "ALTER DATABASE SCOPED CONFIGURATION",
         K::CreateView(_) => "CREATE VIEW",
         K::CreateProcedure(_) => "CREATE PROCEDURE",
         K::CreateFunction(_) => "CREATE FUNCTION",

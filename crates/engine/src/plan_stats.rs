@@ -331,6 +331,11 @@ impl PlanRegistry {
         v
     }
 
+    /// `ALTER DATABASE SCOPED CONFIGURATION CLEAR PROCEDURE_CACHE`: the plans of one database.
+    pub(crate) fn remove_database(&self, database_id: i32) {
+        lock(&self.map).retain(|_, e| e.database_id != database_id);
+    }
+
     /// `DBCC FREEPROCCACHE`: everything, or the one plan of `handle` (false: no such plan).
     pub(crate) fn remove(&self, handle: Option<&[u8]>) -> bool {
         let mut map = lock(&self.map);

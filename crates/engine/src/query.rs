@@ -204,6 +204,7 @@ impl Session {
             &mut options,
             crate::query_hints::statement_hints(s),
             self.engine.settings(),
+            crate::scoped_config::plan_settings(&*self.current_db()?),
             self.engine.run_config(),
         );
         let bound = plan::bind_statement(s, self)?;

@@ -126,6 +126,7 @@ pub(crate) fn apply_parallelism(
     o: &mut optimizer::Options,
     hints: &[QueryHint],
     settings: &crate::config::Settings,
+    scoped: crate::scoped_config::PlanSettings,
     run: &crate::run_config::RunConfig,
 ) {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -133,11 +134,20 @@ pub(crate) fn apply_parallelism(
         QueryHint::MaxDop(n) => Some(i64::from(*n)),
         _ => None,
     });
-    let dop = hinted.unwrap_or_else(|| settings.in_use_or(crate::config::MAX_DOP, run.max_dop));
+    // the hint, else the database's MAXDOP, else the server's (0 at a level defers to the next)
+    let dop = hinted.unwrap_or_else(|| match scoped.maxdop {
+        0 => settings.in_use_or(crate::config::MAX_DOP, run.max_dop),
+        n => n,
+    });
     let dop = usize::try_from(dop).unwrap_or(0);
     let dop = if dop == 0 { cores } else { dop.min(cores) };
     o.max_dop = u16::try_from(dop).unwrap_or(u16::MAX);
     o.cost_threshold = settings.in_use_or(crate::config::COST_THRESHOLD, run.cost_threshold) as f64;
+    // BATCH_MODE_ON_ROWSTORE = OFF: row mode unless the statement allows batch mode itself
+    if !scoped.batch_mode_on_rowstore && o.batch_mode == optimizer::batch_mode::BatchModeHint::Auto
+    {
+        o.batch_mode = optimizer::batch_mode::BatchModeHint::Disallow;
+    }
     o.batch_mode = run.batch_mode(o.batch_mode);
 }
 

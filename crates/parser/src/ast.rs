@@ -1301,6 +1301,17 @@ pub enum AlterDatabaseAction {
     ModifyName(Ident),
 }
 
+/// `ALTER DATABASE SCOPED CONFIGURATION [FOR SECONDARY] SET name = value` or
+/// `ALTER DATABASE SCOPED CONFIGURATION CLEAR PROCEDURE_CACHE [plan_handle]`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ScopedConfiguration {
+    Set {
+        for_secondary: bool,
+        option: OptionSetting,
+    },
+    ClearProcedureCache(Option<Expr>),
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct AlterDatabase {
     /// `None` = `CURRENT`.
@@ -1533,6 +1544,7 @@ pub enum StatementKind {
     },
     CreateDatabase(Box<CreateDatabase>),
     AlterDatabase(Box<AlterDatabase>),
+    AlterDatabaseScopedConfiguration(Box<ScopedConfiguration>),
     Use(Ident),
 
     // procedural

@@ -1926,6 +1926,26 @@ impl Display for StatementKind {
                     AlterDatabaseAction::ModifyName(n) => write!(f, " MODIFY NAME = {n}"),
                 }
             }
+            S::AlterDatabaseScopedConfiguration(c) => {
+                f.write_str("ALTER DATABASE SCOPED CONFIGURATION ")?;
+                match &**c {
+                    ScopedConfiguration::Set {
+                        for_secondary,
+                        option,
+                    } => {
+                        if *for_secondary {
+                            f.write_str("FOR SECONDARY ")?;
+                        }
+                        write!(f, "SET {option}")
+                    }
+                    ScopedConfiguration::ClearProcedureCache(None) => {
+                        f.write_str("CLEAR PROCEDURE_CACHE")
+                    }
+                    ScopedConfiguration::ClearProcedureCache(Some(h)) => {
+                        write!(f, "CLEAR PROCEDURE_CACHE {h}")
+                    }
+                }
+            }
             S::Use(n) => write!(f, "USE {n}"),
             S::Declare(items) => {
                 f.write_str("DECLARE ")?;

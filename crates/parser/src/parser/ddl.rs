@@ -1343,6 +1343,10 @@ impl<'a> Parser<'a> {
     }
 
     fn parse_alter_database(&mut self) -> SqlResult<StatementKind> {
+        if self.kw("SCOPED") && self.kw_at(1, "CONFIGURATION") {
+            self.pos += 2;
+            return self.parse_scoped_configuration();
+        }
         let name = if self.eat_kw("CURRENT") {
             None
         } else {
@@ -1448,6 +1452,40 @@ impl<'a> Parser<'a> {
             name,
             action,
         })))
+    }
+
+    /// After `ALTER DATABASE SCOPED CONFIGURATION`: `[FOR SECONDARY] SET name = value` (one
+    /// option per statement, as SQL Server's grammar has it) or `CLEAR PROCEDURE_CACHE
+    /// [plan_handle]`.
+    fn parse_scoped_configuration(&mut self) -> SqlResult<StatementKind> {
+        let action = if self.eat_kw("CLEAR") {
+            self.expect_kw("PROCEDURE_CACHE")?;
+            let handle = if self.at(Tok::Binary) {
+                Some(self.parse_expr()?)
+            } else {
+                None
+            };
+            ScopedConfiguration::ClearProcedureCache(handle)
+        } else {
+            let for_secondary = if self.eat_kw("FOR") {
+                self.expect_kw("SECONDARY")?;
+                true
+            } else {
+                false
+            };
+            self.expect_kw("SET")?;
+            let option = self.parse_option_setting(false)?;
+            if option.value.is_none() {
+                return Err(self.error_here());
+            }
+            ScopedConfiguration::Set {
+                for_secondary,
+                option,
+            }
+        };
+        Ok(StatementKind::AlterDatabaseScopedConfiguration(Box::new(
+            action,
+        )))
     }
 
     /// Module text: from the start of the batch to the end of the previous token.
