@@ -58,8 +58,11 @@ pub fn encode_cp1252(s: &str, out: &mut Vec<u8>) {
 /// Decodes code page 1252 bytes.
 pub fn decode_cp1252(b: &[u8]) -> String {
     if b.is_ascii() {
-        // ASCII is valid UTF-8.
-        return String::from_utf8_lossy(b).into_owned();
+        // ASCII is valid UTF-8 and the same characters in code page 1252 (`from_utf8_lossy`
+        // here walked a chunk iterator per value: 2.6 % of a row-mode scan's samples)
+        if let Ok(s) = std::str::from_utf8(b) {
+            return s.to_owned();
+        }
     }
     b.iter().map(|&c| decode_byte(c)).collect()
 }
