@@ -12,8 +12,6 @@
 //! each pass finishes at least one group, so the recursion ends. The input of several grouping
 //! sets is materialised once (spilled to a work file as well when over budget).
 
-use hashbrown::HashMap;
-
 use common::SqlResult;
 use plan::{AggCall, AggFunc, ScalarExpr, ScalarKind};
 use types::Value;
@@ -81,8 +79,10 @@ struct Pass<'a> {
     aggs: &'a [AggCall],
     set: &'a [usize],
     groups: Vec<Group>,
-    index: HashMap<Box<[u8]>, usize>,
+    index: crate::byte_keys::ByteKeyMap<usize>,
     keybuf: Vec<u8>,
+    /// The values of the grouping expressions that are not plain columns, in order (a
+    /// column is read from the row, and cloned only when its group is new).
     keyvals: Vec<Value>,
     bytes: usize,
     budget: usize,
@@ -96,37 +96,50 @@ impl Pass<'_> {
         self.keybuf.clear();
         self.keyvals.clear();
         for (gi, g) in self.group_by.iter().enumerate() {
-            let v = if self.set.contains(&gi) {
-                match g.kind {
-                    ScalarKind::Column(i) => row.get(i).cloned().unwrap_or(Value::Null),
-                    _ => eval(g, row, ctx)?,
+            if !self.set.contains(&gi) {
+                valops::hash_key(&Value::Null, &mut self.keybuf);
+                continue;
+            }
+            match g.kind {
+                ScalarKind::Column(i) => {
+                    valops::hash_key(row.get(i).unwrap_or(&Value::Null), &mut self.keybuf)
                 }
-            } else {
-                Value::Null
-            };
-            valops::hash_key(&v, &mut self.keybuf);
-            self.keyvals.push(v);
+                _ => {
+                    let v = eval(g, row, ctx)?;
+                    valops::hash_key(&v, &mut self.keybuf);
+                    self.keyvals.push(v);
+                }
+            }
         }
-        let gi = match self.index.get(&self.keybuf[..]) {
-            Some(&i) => i,
+        let gi = match self.index.get(&self.keybuf) {
+            Some(i) => i,
             None => {
                 if let Some(ws) = self.spill.as_mut() {
                     let p = partition_of(hash_bytes(&self.keybuf, self.seed), PARTITIONS);
                     return ws[p].write_row(row);
                 }
-                self.bytes += row_size(&self.keyvals)
-                    + self.keybuf.len()
+                let mut evaluated = self.keyvals.drain(..);
+                let keys: Vec<Value> = self
+                    .group_by
+                    .iter()
+                    .enumerate()
+                    .map(|(gi, g)| match g.kind {
+                        _ if !self.set.contains(&gi) => Value::Null,
+                        ScalarKind::Column(i) => row.get(i).cloned().unwrap_or(Value::Null),
+                        _ => evaluated.next().unwrap_or(Value::Null),
+                    })
+                    .collect();
+                drop(evaluated);
+                let (_, key_bytes) = self.index.get_or_insert(&self.keybuf, self.groups.len());
+                self.bytes += row_size(&keys)
+                    + key_bytes
                     + std::mem::size_of::<Group>()
                     + self.aggs.len() * std::mem::size_of::<AggState>()
                     + 32;
                 self.groups.push(Group {
-                    keys: self.keyvals.clone(),
+                    keys,
                     states: self.aggs.iter().map(AggState::new).collect(),
                 });
-                self.index.insert(
-                    self.keybuf.clone().into_boxed_slice(),
-                    self.groups.len() - 1,
-                );
                 if self.bytes > self.budget && !self.group_by.is_empty() {
                     self.spill = Some(
                         (0..PARTITIONS)
@@ -161,7 +174,7 @@ impl HashAggregate<'_> {
             aggs: self.aggs,
             set,
             groups: Vec::new(),
-            index: HashMap::new(),
+            index: crate::byte_keys::ByteKeyMap::default(),
             keybuf: Vec::new(),
             keyvals: Vec::with_capacity(self.group_by.len()),
             bytes: 0,

@@ -56,72 +56,7 @@ enum Table {
         min: i64,
         heads: Vec<u32>,
     },
-    Bytes(ByteKeys),
-}
-
-/// The byte-key table: each distinct encoded key once in one arena, the hash table holding
-/// where it lies and the head of its chain. One allocation per build row (a boxed key each)
-/// made malloc and free about a third of a 2M-row string-key build (W2).
-#[derive(Default)]
-struct ByteKeys {
-    arena: Vec<u8>,
-    slots: hashbrown::HashTable<KeySlot>,
-    hasher: hashbrown::DefaultHashBuilder,
-}
-
-#[derive(Clone, Copy)]
-struct KeySlot {
-    start: usize,
-    len: u32,
-    head: u32,
-}
-
-impl ByteKeys {
-    #[inline]
-    fn key(&self, s: &KeySlot) -> &[u8] {
-        &self.arena[s.start..s.start + s.len as usize]
-    }
-
-    /// The chain head of `key`, if present.
-    #[inline]
-    fn get(&self, key: &[u8]) -> Option<u32> {
-        use std::hash::BuildHasher;
-        let h = self.hasher.hash_one(key);
-        self.slots.find(h, |s| self.key(s) == key).map(|s| s.head)
-    }
-
-    /// Makes row `idx` the head of `key`'s chain; the previous head (END for a new key) and
-    /// the bytes the new key took.
-    #[inline]
-    fn push(&mut self, key: &[u8], idx: u32) -> (u32, usize) {
-        use std::hash::BuildHasher;
-        let h = self.hasher.hash_one(key);
-        let (arena, hasher) = (&self.arena, &self.hasher);
-        let found = self
-            .slots
-            .find_mut(h, |s| &arena[s.start..s.start + s.len as usize] == key);
-        if let Some(s) = found {
-            let prev = s.head;
-            s.head = idx;
-            return (prev, 0);
-        }
-        let slot = KeySlot {
-            start: self.arena.len(),
-            len: key.len() as u32,
-            head: idx,
-        };
-        self.arena.extend_from_slice(key);
-        let arena = &self.arena;
-        self.slots.insert_unique(h, slot, |s| {
-            hasher.hash_one(&arena[s.start..s.start + s.len as usize])
-        });
-        (END, key.len() + std::mem::size_of::<KeySlot>())
-    }
-
-    fn clear(&mut self) {
-        self.arena.clear();
-        self.slots.clear();
-    }
+    Bytes(crate::byte_keys::ByteKeyMap<u32>),
 }
 
 /// The in-memory build side: hash table and flat rows.
@@ -220,7 +155,7 @@ impl Mem {
             table: if int {
                 Table::Int(HashMap::new())
             } else {
-                Table::Bytes(ByteKeys::default())
+                Table::Bytes(crate::byte_keys::ByteKeyMap::default())
             },
             next: Vec::new(),
             build: Vec::new(),
@@ -262,7 +197,7 @@ impl Mem {
         self.table = if self.int {
             Table::Int(HashMap::new())
         } else {
-            Table::Bytes(ByteKeys::default())
+            Table::Bytes(crate::byte_keys::ByteKeyMap::default())
         };
     }
 
@@ -278,8 +213,11 @@ impl Mem {
             }
             Table::Bytes(k) => {
                 if encode_keys(keys, row, ctx, &mut self.keybuf)? {
-                    let (prev, added) = k.push(&self.keybuf, idx);
-                    link = prev;
+                    // the new row becomes its key's chain head, linking to the old one
+                    let (head, added) = k.get_or_insert(&self.keybuf, idx);
+                    if let Some(head) = head {
+                        link = std::mem::replace(head, idx);
+                    }
                     self.bytes += added;
                 }
             }

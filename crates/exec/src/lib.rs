@@ -19,6 +19,7 @@ pub mod actuals;
 pub mod agg;
 mod batch;
 pub mod bulk;
+mod byte_keys;
 pub mod context;
 pub mod eval;
 pub mod hll;
