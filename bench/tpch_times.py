@@ -55,6 +55,15 @@ def statement(body):
     return text.strip().rstrip(";")
 
 
+def with_maxdop(sql, dop):
+    """The query with MAXDOP added to its OPTION clause (or a new one)."""
+    upper = sql.upper()
+    at = upper.rfind("OPTION (")
+    if at >= 0:
+        return sql[:at + 8] + f"MAXDOP {dop}, " + sql[at + 8:]
+    return f"{sql}\nOPTION (MAXDOP {dop})"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default="target/release/latchkey")
@@ -65,6 +74,8 @@ def main():
     ap.add_argument("--sql", action="append", default=[], help="NAME=FILE, a query of one's own")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--plans", action="store_true")
+    ap.add_argument("--maxdop", type=int, default=None,
+                    help="append OPTION (MAXDOP n) (serial plans: steadier on a busy box)")
     ap.add_argument("--timeout", type=float, default=3600)
     a = ap.parse_args()
     w9 = next((p for p in W9_CANDIDATES if p.exists()), None)
@@ -81,6 +92,8 @@ def main():
     for spec in a.sql:
         name, path = spec.split("=", 1)
         queries.append((name, statement(Path(path).read_text())))
+    if a.maxdop is not None:
+        queries = [(n, with_maxdop(q, a.maxdop)) for n, q in queries]
     if a.plans:
         script = ["SET SHOWPLAN_TEXT ON", "GO"] + [q + "\nGO" for _, q in queries]
         texts = [e for e in run(a.bin, data, "\n".join(script) + "\n", a.timeout)
