@@ -1,5 +1,7 @@
--- Cost model calibration (crates/optimizer/src/cost.rs, optimizer README "Cost model"):
--- times the operations whose cost ratios drive the planner's choices, on this executor.
+-- Cost model calibration, quick version (crates/optimizer/src/cost.rs, optimizer README "Cost
+-- model"): times the operations whose cost ratios drive the planner's choices, on this
+-- executor. The full calibration, which prints each measured ratio beside the model's, warm
+-- and cold, is bench/cost_calibration.py.
 --   latchkey --data DIR -i bench/cost_calibration.sql | grep -E "^-- |elapsed"
 -- (a) scan of 200,000 heap rows (char(100) rows: ~2,700 pages)
 -- (b) seek + RID lookup of 20,000 of them (one random read per row)

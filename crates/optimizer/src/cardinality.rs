@@ -21,7 +21,8 @@
 //!   count is unknown is assumed to contain the other side's values. A key of several column
 //!   pairs is one unit where a unique index or a multi-column density knows its combinations
 //!   (composite_key.rs), else its pairs are backed off, floored at containment.
-//! - GROUP BY / DISTINCT: the product of the grouping columns' distinct counts, capped at the
+//! - GROUP BY / DISTINCT: the product of the distinct counts of the base columns the grouping
+//!   keys read (an expression of columns has at most the product of theirs), capped at the
 //!   input rows.
 
 use std::cmp::Ordering;
@@ -566,21 +567,135 @@ impl StatsCache {
     }
 
     /// Groups of a GROUP BY / DISTINCT over `input` on the given output columns (None: an
-    /// expression): product of distinct counts, capped at the input rows.
+    /// expression this cannot see into): see [`StatsCache::group_rows_of`].
     pub fn group_rows(
         &mut self,
         catalog: &dyn Catalog,
         input: &PhysOp,
         cols: &[Option<usize>],
     ) -> f64 {
+        let keys: Option<Vec<Vec<usize>>> = cols.iter().map(|c| c.map(|c| vec![c])).collect();
+        match keys {
+            Some(keys) => self.group_rows_over(catalog, input, &keys),
+            None => input.est_rows.max(1.0),
+        }
+    }
+
+    /// Groups of a GROUP BY over `input` on the expressions `keys` (over `input`'s columns), as
+    /// SQL Server estimates them from the inputs' densities: a key that is an expression of
+    /// one column has at most that column's distinct values, of several columns at most the
+    /// product of theirs; the whole grouping at most the product over the distinct base
+    /// columns the keys read (a column read by two keys counts once), capped at the input
+    /// rows. Columns are traced through Compute Scalars to the base columns they are computed
+    /// from (TPC-H q09's `YEAR(o_orderdate)`, `n_name` of a derived table). A key with a
+    /// subquery, or reading a column whose distinct values are unknown: the input rows.
+    pub fn group_rows_of(
+        &mut self,
+        catalog: &dyn Catalog,
+        input: &PhysOp,
+        keys: &[ScalarExpr],
+    ) -> f64 {
+        let mut cols = Vec::with_capacity(keys.len());
+        for k in keys {
+            if k.has_subquery() {
+                return input.est_rows.max(1.0);
+            }
+            let mut used = Vec::new();
+            k.columns_used(&mut used);
+            cols.push(used);
+        }
+        self.group_rows_over(catalog, input, &cols)
+    }
+
+    /// Groups over keys given as the `input` columns each key reads (an empty list: a
+    /// constant key, one value).
+    fn group_rows_over(
+        &mut self,
+        catalog: &dyn Catalog,
+        input: &PhysOp,
+        keys: &[Vec<usize>],
+    ) -> f64 {
         let n = input.est_rows.max(1.0);
+        let mut bases: Vec<(Arc<TableDef>, usize)> = Vec::new();
         let mut g = 1.0f64;
-        for c in cols {
-            match c.and_then(|c| self.distinct(catalog, input, c)) {
-                Some(d) => g *= d,
+        for &c in keys.iter().flatten() {
+            match column_sources(input, c) {
+                Some(sources) => {
+                    for (t, col) in sources {
+                        if !bases
+                            .iter()
+                            .any(|(bt, bc)| Arc::ptr_eq(bt, &t) && *bc == col)
+                        {
+                            bases.push((t, col));
+                        }
+                    }
+                }
+                // not a base column nor computed from them (an aggregate's output: its groups)
+                None => match self.distinct(catalog, input, c) {
+                    Some(d) => g *= d,
+                    None => return n,
+                },
+            }
+        }
+        for (t, col) in bases {
+            match self.get_with(catalog, &t, &[col]).distinct(col) {
+                Some(d) => g *= d.min(n),
                 None => return n,
+            }
+            if g >= n {
+                return n;
             }
         }
         g.min(n)
+    }
+}
+
+/// The base table columns output column `col` of `op` is computed from: itself when it is
+/// one ([`column_origin`]), else the columns its Compute Scalar expression reads, traced the
+/// same way (empty: a constant). None when some input is not a base column (an aggregate's
+/// or a window's output, a subquery).
+pub fn column_sources(op: &PhysOp, col: usize) -> Option<Vec<(Arc<TableDef>, usize)>> {
+    common::stack::grow(|| column_sources_unguarded(op, col))
+}
+
+fn column_sources_unguarded(op: &PhysOp, col: usize) -> Option<Vec<(Arc<TableDef>, usize)>> {
+    match &op.kind {
+        PhysKind::Filter { input, .. }
+        | PhysKind::Sort { input, .. }
+        | PhysKind::Top { input, .. }
+        | PhysKind::HashDistinct { input } => column_sources(input, col),
+        PhysKind::ComputeScalar { input, exprs } => {
+            let e = exprs.get(col)?;
+            if let Some(c) = strip_cast(e).as_column() {
+                return column_sources(input, c);
+            }
+            if e.has_subquery() {
+                return None;
+            }
+            let mut used = Vec::new();
+            e.columns_used(&mut used);
+            let mut out = Vec::new();
+            for c in used {
+                out.extend(column_sources(input, c)?);
+            }
+            Some(out)
+        }
+        PhysKind::NestedLoops { outer, inner, .. } => {
+            let n = outer.columns.len();
+            if col < n {
+                column_sources(outer, col)
+            } else {
+                column_sources(inner, col - n)
+            }
+        }
+        PhysKind::HashJoin { left, right, .. } | PhysKind::MergeJoin { left, right, .. } => {
+            let n = left.columns.len();
+            if col < n {
+                column_sources(left, col)
+            } else {
+                column_sources(right, col - n)
+            }
+        }
+        _ => column_origin(op, col).map(|o| vec![o]),
     }
 }

@@ -277,7 +277,7 @@ impl Planner<'_> {
         phys: &PhysOp,
         col: usize,
         outer_type: &types::DataType,
-    ) -> Option<f64> {
+    ) -> Option<crate::cost::SeekCost> {
         let LogicalOp::Get(src) = op else {
             return None;
         };
@@ -305,9 +305,13 @@ impl Planner<'_> {
             .map(|(i, _)| {
                 let (io, cpu) =
                     crate::cost::seek_cost(table, table_rows, i, per_value, src.covered_by(i));
-                io + cpu
+                crate::cost::SeekCost {
+                    io,
+                    cpu,
+                    pages: crate::cost::seek_pages(table, table_rows, i),
+                }
             })
-            .reduce(f64::min)
+            .reduce(|a, b| if b.io + b.cpu < a.io + a.cpu { b } else { a })
     }
 
     /// The implementation the join search chose for the join of `left` with `right` (its

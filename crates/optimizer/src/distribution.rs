@@ -79,7 +79,7 @@ pub(crate) fn enforce(
 pub(crate) fn aggregate_plans(groups: f64, partials: f64, dop: u16, keys: &[usize]) -> (f64, f64) {
     let dop = f64::from(dop.max(1));
     let partial = Distribution::Any;
-    let merge = cost::HASH_BUILD_ROW * partials;
+    let merge = cost::HASH_AGG_ROW * partials;
     let at_gather = enforce(&partial, &Distribution::Single, partials).map_or(0.0, |e| e.1) + merge;
     let hashed = Distribution::Hash(keys.to_vec());
     let repartitioned = enforce(&partial, &hashed, partials).map_or(0.0, |e| e.1)

@@ -441,9 +441,7 @@ impl<'o> Planner<'o> {
                 let input = self.op(*input)?;
                 let group_by = self.exprs(group_by)?;
                 let aggs = self.aggs(aggs)?;
-                let group_cols: Vec<Option<usize>> =
-                    group_by.iter().map(|e| e.as_column()).collect();
-                let groups = self.stats.group_rows(self.catalog, &input, &group_cols);
+                let groups = self.stats.group_rows_of(self.catalog, &input, &group_by);
                 let mut aggregate = if group_by.is_empty()
                     && grouping_sets.is_none()
                     && self.enabled("GbAggToStrm")

@@ -213,3 +213,27 @@ fn row_goal_costs_add_up_and_keep_the_full_estimate() {
     );
     assert!(goal.cost.subtree < full.cost.subtree);
 }
+
+#[test]
+fn repeated_seeks_share_the_pages_they_read() {
+    use optimizer::cost::{repeated_io, SeekCost, RANDOM_IO};
+    // a few seeks into a large table: each pays its own random read
+    assert!((repeated_io(RANDOM_IO, 10.0, 1e6) / RANDOM_IO - 1.0).abs() < 1e-4);
+    assert_eq!(repeated_io(RANDOM_IO, 1.0, 700.0), RANDOM_IO);
+    // 100,000 seeks into 700 pages read each page about once: ~700 reads in all, not 100,000
+    let total = repeated_io(RANDOM_IO, 100_000.0, 700.0) * 100_000.0;
+    assert!((total / (700.0 * RANDOM_IO) - 1.0).abs() < 0.01, "{total}");
+    // in between, Cardenas' estimate: 700 requests over 700 pages touch 1 - 1/e of them
+    let total = repeated_io(RANDOM_IO, 700.0, 700.0) * 700.0;
+    let want = 700.0 * (1.0 - (-1.0f64).exp()) * RANDOM_IO;
+    assert!((total / want - 1.0).abs() < 1e-9, "{total} vs {want}");
+    // the join search prices a loop's seeks the same way
+    let seek = SeekCost {
+        io: RANDOM_IO,
+        cpu: 0.0001,
+        pages: 700.0,
+    };
+    let want = 700.0 * RANDOM_IO + 0.0001 * 100_000.0;
+    assert!((seek.times(100_000.0) / want - 1.0).abs() < 0.01);
+    assert_eq!(SeekCost::flat(0.5).times(4.0), 2.0);
+}
