@@ -624,3 +624,81 @@ fn worker_safe(f: ScalarFunc) -> bool {
             | Format
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A node with its own CPU / I/O cost (no scan: the build side is read serially).
+    fn node(kind: PhysKind, cpu: f64, io: f64, rows: f64) -> PhysOp {
+        let mut op = PhysOp::new(kind, vec![], rows);
+        op.cost.cpu = cpu;
+        op.cost.io = io;
+        op.cost.executions = 1.0;
+        op
+    }
+
+    /// An aggregate over a hash join: the probe input costs `probe` (CPU, I/O), the build
+    /// input `build`; `groups` partial groups per worker.
+    fn join_aggregate(probe: (f64, f64), build: (f64, f64), groups: f64) -> PhysOp {
+        let scan =
+            |(cpu, io): (f64, f64)| node(PhysKind::ConstantScan { rows: vec![] }, cpu, io, 1.0);
+        let join = node(
+            PhysKind::HashJoin {
+                left: Box::new(scan(probe)),
+                right: Box::new(scan(build)),
+                kind: JoinKind::Inner,
+                left_keys: vec![],
+                right_keys: vec![],
+                residual: None,
+            },
+            probe.0 / 4.0,
+            0.0,
+            1.0,
+        );
+        node(
+            PhysKind::HashAggregate {
+                input: Box::new(join),
+                group_by: vec![],
+                aggs: vec![],
+                grouping_sets: None,
+            },
+            probe.0 / 10.0,
+            0.0,
+            groups,
+        )
+    }
+
+    #[test]
+    fn a_large_join_aggregate_runs_in_parallel_batch_mode() {
+        let op = join_aggregate((40.0, 10.0), (0.5, 0.1), 1.0);
+        let c = join_aggregate_costs(&op, 2, true, true);
+        assert_eq!(c.cheapest(), JoinAggregatePlan::ParallelBatch, "{c:?}");
+        // without batch mode in the workers, the parallel row plan still beats the serial
+        // batch plan at DOP 4, not necessarily at DOP 2 (batch CPU is 0.4x row mode's)
+        let c = join_aggregate_costs(&op, 4, true, false);
+        assert_eq!(c.cheapest(), JoinAggregatePlan::ParallelRow, "{c:?}");
+        let c = join_aggregate_costs(&op, 2, true, false);
+        assert_eq!(c.cheapest(), JoinAggregatePlan::SerialBatch, "{c:?}");
+        // batch mode disallowed: parallel row
+        let c = join_aggregate_costs(&op, 2, false, false);
+        assert_eq!(c.cheapest(), JoinAggregatePlan::ParallelRow, "{c:?}");
+    }
+
+    #[test]
+    fn a_small_join_aggregate_stays_serial_batch() {
+        // the exchange's startup (0.0285) is more than a worker saves
+        let op = join_aggregate((0.01, 0.003), (0.001, 0.003), 1.0);
+        let c = join_aggregate_costs(&op, 2, true, true);
+        assert_eq!(c.cheapest(), JoinAggregatePlan::SerialBatch, "{c:?}");
+    }
+
+    #[test]
+    fn a_serial_build_and_many_partial_groups_keep_the_plan_serial() {
+        // the build input is read before the workers start and every worker sends its
+        // partial groups through the exchange: halving the probe does not pay for both
+        let op = join_aggregate((1.0, 0.2), (1.0, 0.2), 200_000.0);
+        let c = join_aggregate_costs(&op, 2, true, true);
+        assert_eq!(c.cheapest(), JoinAggregatePlan::SerialBatch, "{c:?}");
+    }
+}
