@@ -579,13 +579,16 @@ pub(crate) struct BuildSide {
     next: Vec<u32>,
 }
 
+/// A build side read whole: one array per column (None: not read), the row count, the bytes.
+type BuildRows = (Vec<Option<Column>>, usize, usize);
+
 /// Reads the batch source `right` whole: its selected rows as one array per column, their
 /// count and their bytes. None: not a batch source, or over the operator budget.
 fn read_build(
     right: &PhysOp,
     ctx: &mut ExecCtx,
     counts: &mut Counts,
-) -> SqlResult<Option<(Vec<Option<Column>>, usize, usize)>> {
+) -> SqlResult<Option<BuildRows>> {
     let budget = ctx.spill.operator_budget;
     // the build side, read whole (row mode: before the probe input opens)
     let Some(mut bsrc) = Source::open(right, ctx, counts)? else {
@@ -636,10 +639,7 @@ fn read_build(
 /// Reads the row-mode input `right` whole into column vectors (the build side of a parallel
 /// batch join that is not itself a batch source: a Gather Streams of a filtered scan, ...).
 /// None: a column without a vector type, or over the operator budget.
-fn read_build_rows(
-    right: &PhysOp,
-    ctx: &mut ExecCtx,
-) -> SqlResult<Option<(Vec<Option<Column>>, usize, usize)>> {
+fn read_build_rows(right: &PhysOp, ctx: &mut ExecCtx) -> SqlResult<Option<BuildRows>> {
     let budget = ctx.spill.operator_budget;
     // a gathered zone decodes what its scan decodes
     let decoded = crate::operator::decoded_columns(match &right.kind {
