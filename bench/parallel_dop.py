@@ -29,8 +29,8 @@ QUERIES = {
     "scan_group": "SELECT b % 100, SUM(a), COUNT(*) FROM dbo.s WHERE c IS NOT NULL GROUP BY b % 100",
     # hash join with a shared build: the coordinator hashes the build side (a small filtered
     # scan) once, the workers probe it with their morsels under a local-then-global COUNT/MAX
-    # (below DOP 4 the optimizer prefers a serial batch-mode join when batch mode takes it:
-    # scan_join_row keeps row mode at every degree)
+    # (the optimizer costs serial batch, parallel row and parallel batch plans and keeps the
+    # cheapest: at DOP > 1 here the parallel batch plan; scan_join_row keeps row mode)
     "scan_join": "SELECT COUNT(*), MAX(x.d) FROM dbo.s x JOIN dbo.s y ON x.a = y.a * 100 "
                  "WHERE x.c = 3 AND y.a < 20000 OPTION (HASH JOIN)",
     "scan_join_row": "SELECT COUNT(*), MAX(x.d) FROM dbo.s x JOIN dbo.s y ON x.a = y.a * 100 "

@@ -45,6 +45,8 @@ pub struct ExecCtx<'e> {
     /// Set in a parallel worker: the hash tables the coordinator built once for the zone's
     /// hash joins (shared build), keyed by the join's plan node address in the zone's plan.
     pub(crate) shared_builds: Option<crate::hash_match::SharedBuilds>,
+    /// Set in a parallel worker: the batch hash joins' build sides, likewise.
+    pub(crate) shared_batch_builds: Option<crate::batch::SharedBatchBuilds>,
     rng: u64,
     /// Actual counters per plan node, shared with the operators (see `actuals.rs`).
     pub(crate) actuals: crate::actuals::SharedActuals,
@@ -73,6 +75,7 @@ impl<'e> ExecCtx<'e> {
             morsels: None,
             stop: None,
             shared_builds: None,
+            shared_batch_builds: None,
             rng: 0x9E37_79B9_7F4A_7C15,
             actuals: Default::default(),
             op_cpu_clock,

@@ -183,6 +183,83 @@ fn is_source(op: &PhysOp) -> bool {
     }
 }
 
+/// Whether the partial aggregate `op` of a zone with hash joins can run in batch mode on
+/// each worker (the parallel pass decides on cost whether it does, [`mark_partial_join`]):
+/// the probe path is a batch pipeline and every build side's rows have batch types (the
+/// coordinator reads a build side once, as a batch source or row by row, and the workers
+/// probe its vectors).
+pub(crate) fn partial_join_eligible(
+    op: &PhysOp,
+    hint: BatchModeHint,
+    catalog: &dyn Catalog,
+) -> bool {
+    let PhysKind::PartialAggregate {
+        input,
+        group_by,
+        aggs,
+    } = &op.kind
+    else {
+        return false;
+    };
+    fn probe_path(op: &PhysOp) -> bool {
+        match &op.kind {
+            PhysKind::Filter { input, .. } => probe_path(input),
+            PhysKind::ComputeScalar { input, exprs } => {
+                exprs.iter().all(|e| batch_type(&e.data_type)) && probe_path(input)
+            }
+            PhysKind::HashJoin {
+                left,
+                right,
+                left_keys,
+                right_keys,
+                ..
+            } => {
+                !left_keys.is_empty()
+                    && left_keys.iter().chain(right_keys).all(typed)
+                    && build_types(right)
+                    && probe_path(left)
+            }
+            _ => source_types(op),
+        }
+    }
+    fn build_types(op: &PhysOp) -> bool {
+        match &op.kind {
+            PhysKind::Parallelism { input, .. } => build_types(input),
+            _ => source_types(op) || op.columns.iter().all(|c| batch_type(&c.data_type)),
+        }
+    }
+    is_zone(input)
+        && zone_has_join(input)
+        && aggs.iter().all(mergeable)
+        && group_by.iter().all(typed)
+        && aggs.iter().all(|a| a.args.iter().all(typed))
+        && probe_path(input)
+        && (hint == BatchModeHint::Allow || scan_rows(input, catalog) >= BATCH_MODE_MIN_ROWS)
+}
+
+/// Marks the partial aggregate of a zone with hash joins, its probe path and its joins as
+/// batch mode, and each build side that is a batch source (the coordinator then reads it in
+/// batch mode; any other build side stays in row mode, read row by row).
+pub(crate) fn mark_partial_join(op: &mut PhysOp) {
+    op.exec_mode = ExecMode::Batch;
+    let mut cur = op.children_mut().into_iter().next();
+    while let Some(o) = cur {
+        o.exec_mode = ExecMode::Batch;
+        cur = match &mut o.kind {
+            PhysKind::Filter { input, .. } | PhysKind::ComputeScalar { input, .. } => {
+                Some(&mut **input)
+            }
+            PhysKind::HashJoin { left, right, .. } => {
+                if is_source(right) && source_types(right) {
+                    mark(right);
+                }
+                Some(&mut **left)
+            }
+            _ => None,
+        };
+    }
+}
+
 /// Whether a parallel zone holds a hash join (parallelize's shared-build join).
 fn zone_has_join(op: &PhysOp) -> bool {
     match &op.kind {

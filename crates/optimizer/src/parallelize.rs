@@ -40,16 +40,15 @@ use plan::{AggCall, AggFunc, JoinKind, PhysKind, PhysOp, ScalarExpr, ScalarFunc,
 /// I/O of a page, 0.00074, shared by ~20 rows).
 const ROW_COST: f64 = 0.0001581 + 0.00074 / 20.0;
 
-/// The degree of parallelism from which an aggregate over a hash join is parallelized (the
-/// join's probe in the workers, row mode) rather than left to a serial batch-mode join:
-/// batch mode made W3's join about 3x faster than row mode on one core (exec README), so
-/// below this many workers the parallel row-mode probe loses.
-pub(crate) const PARALLEL_JOIN_OVER_BATCH_DOP: u16 = 4;
+/// Batch mode's CPU per row against row mode's, for the same operators: batch mode made W3's
+/// join about 3x faster than row mode on one core (exec README "Batch mode"), the scan
+/// aggregates about 2x. The I/O is the same in both modes.
+pub(crate) const BATCH_CPU_FACTOR: f64 = 0.4;
 
 /// Rewrites the eligible aggregates of `op` for `dop` workers (dop > 1), when the cost of the
-/// plan reaches `threshold`. Below [`PARALLEL_JOIN_OVER_BATCH_DOP`], an aggregate over a zone
-/// with a hash join that batch mode would run (`batch`: the statement's batch-mode hint) stays
-/// serial, and everything below it, for batch mode to take it.
+/// plan reaches `threshold`. An aggregate over a zone with a hash join is costed three ways
+/// ([`JoinAggregateCosts`]): serial batch mode (`batch`: the statement's batch-mode hint),
+/// parallel row mode and parallel batch mode; the cheapest plan is kept.
 pub(crate) fn parallelize(
     op: &mut PhysOp,
     dop: u16,
@@ -70,8 +69,136 @@ pub(crate) fn parallelize(
         None => threshold <= 0.0,
     };
     if worth_it {
-        let batch = (dop < PARALLEL_JOIN_OVER_BATCH_DOP).then_some((batch, catalog));
-        rewrite(op, dop, batch);
+        rewrite(op, dop, (batch, catalog));
+    }
+}
+
+/// An aggregate over a hash join zone, costed three ways (cost units): the serial plan in
+/// batch mode, the local-then-global plan with row-mode workers and with batch-mode workers
+/// (None: batch mode cannot take it). A worker's share of the zone is its cost divided by the
+/// degree of parallelism; the build sides run before the workers (serially, or gathered from
+/// workers when they filter); the exchange costs its startup and the partial groups it moves.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct JoinAggregateCosts {
+    pub serial_batch: Option<f64>,
+    pub parallel_row: f64,
+    pub parallel_batch: Option<f64>,
+}
+
+/// Which plan an aggregate over a hash join zone gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum JoinAggregatePlan {
+    SerialBatch,
+    ParallelRow,
+    ParallelBatch,
+}
+
+impl JoinAggregateCosts {
+    /// The cheapest plan (ties: the serial one, then batch mode).
+    pub(crate) fn cheapest(&self) -> JoinAggregatePlan {
+        let mut best = (JoinAggregatePlan::ParallelRow, self.parallel_row);
+        if let Some(c) = self.parallel_batch {
+            if c <= best.1 {
+                best = (JoinAggregatePlan::ParallelBatch, c);
+            }
+        }
+        if let Some(c) = self.serial_batch {
+            if c <= best.1 {
+                best = (JoinAggregatePlan::SerialBatch, c);
+            }
+        }
+        best.0
+    }
+}
+
+/// Own CPU and I/O costs summed over a subtree.
+#[derive(Debug, Default, Clone, Copy)]
+struct CpuIo {
+    cpu: f64,
+    io: f64,
+}
+
+impl CpuIo {
+    fn add(&mut self, o: &PhysOp) {
+        let n = o.cost.executions.max(1.0);
+        self.cpu += o.cost.cpu * n;
+        self.io += o.cost.io * n;
+    }
+
+    fn of_subtree(op: &PhysOp) -> CpuIo {
+        let mut t = CpuIo::default();
+        let mut stack = vec![op];
+        while let Some(o) = stack.pop() {
+            t.add(o);
+            stack.extend(o.children());
+        }
+        t
+    }
+
+    /// In the mode whose CPU per row is `factor` times row mode's.
+    fn total(&self, factor: f64) -> f64 {
+        self.cpu * factor + self.io
+    }
+}
+
+/// Costs the plans of the serial aggregate `op` over a zone with hash joins (see
+/// [`JoinAggregateCosts`]). `serial_batch` / `parallel_batch`: whether batch mode can run
+/// each form.
+fn join_aggregate_costs(
+    op: &PhysOp,
+    dop: u16,
+    serial_batch: bool,
+    parallel_batch: bool,
+) -> JoinAggregateCosts {
+    let dop = f64::from(dop.max(1));
+    // the aggregate and its zone (probe sides), and the build sides
+    let mut zone = CpuIo::default();
+    zone.add(op);
+    let mut builds: Vec<&PhysOp> = Vec::new();
+    let mut cur = op.children().into_iter().next();
+    while let Some(o) = cur {
+        zone.add(o);
+        cur = match &o.kind {
+            PhysKind::Filter { input, .. } | PhysKind::ComputeScalar { input, .. } => {
+                Some(&**input)
+            }
+            PhysKind::HashJoin { left, right, .. } => {
+                builds.push(right);
+                Some(&**left)
+            }
+            _ => None,
+        };
+    }
+    let build_cost = |factor: f64| -> f64 {
+        builds
+            .iter()
+            .map(|b| {
+                let c = CpuIo::of_subtree(b);
+                if is_zone(b) && filters(b) {
+                    // gathered from row-mode workers (`parallelize_builds`)
+                    c.total(1.0) / dop
+                        + crate::cost::EXCHANGE_STARTUP
+                        + crate::cost::EXCHANGE_ROW * b.est_rows
+                } else {
+                    c.total(factor)
+                }
+            })
+            .sum()
+    };
+    let exchange =
+        crate::cost::EXCHANGE_STARTUP + crate::cost::EXCHANGE_ROW * op.est_rows.max(1.0) * dop;
+    let parallel = |factor: f64| zone.total(factor) / dop + build_cost(factor) + exchange;
+    let serial = |factor: f64| {
+        zone.total(factor)
+            + builds
+                .iter()
+                .map(|b| CpuIo::of_subtree(b).total(factor))
+                .sum::<f64>()
+    };
+    JoinAggregateCosts {
+        serial_batch: serial_batch.then(|| serial(BATCH_CPU_FACTOR)),
+        parallel_row: parallel(1.0),
+        parallel_batch: parallel_batch.then(|| parallel(BATCH_CPU_FACTOR)),
     }
 }
 
@@ -91,22 +218,36 @@ fn scan_cost(op: &PhysOp, catalog: &dyn Catalog) -> Option<f64> {
     Some(total)
 }
 
-/// `batch`: set when a serial batch-mode join under an aggregate is preferred to a parallel
-/// row-mode one (few workers): the hint and the catalog batch mode decides with.
-fn rewrite(op: &mut PhysOp, dop: u16, batch: Option<(BatchModeHint, &dyn Catalog)>) {
+/// The statement's batch-mode hint and the catalog batch mode decides with.
+type BatchChoice<'c> = (BatchModeHint, &'c dyn Catalog);
+
+fn rewrite(op: &mut PhysOp, dop: u16, batch: BatchChoice<'_>) {
     common::stack::grow(|| {
-        if let Some(new) = parallel_aggregate(op, dop) {
-            if let Some((hint, catalog)) = batch {
-                if hint != BatchModeHint::Disallow
-                    && aggregates_a_join(op)
-                    && crate::batch_mode::eligible(op, hint, catalog)
-                {
-                    return;
+        if let Some(mut new) = parallel_aggregate(op, dop) {
+            let mut workers_batch = false;
+            if aggregates_a_join(op) {
+                let (hint, catalog) = batch;
+                let allowed = hint != BatchModeHint::Disallow;
+                let serial_batch = allowed && crate::batch_mode::eligible(op, hint, catalog);
+                let parallel_batch = allowed
+                    && partial_aggregate_mut(&mut new).is_some_and(|p| {
+                        crate::batch_mode::partial_join_eligible(p, hint, catalog)
+                    });
+                let costs = join_aggregate_costs(op, dop, serial_batch, parallel_batch);
+                match costs.cheapest() {
+                    JoinAggregatePlan::SerialBatch => return,
+                    JoinAggregatePlan::ParallelBatch => workers_batch = true,
+                    JoinAggregatePlan::ParallelRow => {}
                 }
             }
             *op = new;
             if let Some(partial) = partial_aggregate_mut(op) {
                 parallelize_builds(partial, dop, batch);
+                if workers_batch {
+                    // the batch-mode pass leaves a join zone's partial aggregate alone: the
+                    // choice was made here, on cost
+                    crate::batch_mode::mark_partial_join(partial);
+                }
             }
             return;
         }
@@ -137,7 +278,7 @@ fn rewrite(op: &mut PhysOp, dop: u16, batch: Option<(BatchModeHint, &dyn Catalog
 /// The build sides of a zone's hash joins, which the coordinator reads before the workers
 /// start: a filtering zone is itself scanned by workers and gathered (else the serial build
 /// scan bounds the speed-up, Amdahl), anything else is parallelized as a plan of its own.
-fn parallelize_builds(zone: &mut PhysOp, dop: u16, batch: Option<(BatchModeHint, &dyn Catalog)>) {
+fn parallelize_builds(zone: &mut PhysOp, dop: u16, batch: BatchChoice<'_>) {
     match &mut zone.kind {
         PhysKind::Filter { input, .. }
         | PhysKind::ComputeScalar { input, .. }
@@ -482,4 +623,82 @@ fn worker_safe(f: ScalarFunc) -> bool {
             | IsDate
             | Format
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A node with its own CPU / I/O cost (no scan: the build side is read serially).
+    fn node(kind: PhysKind, cpu: f64, io: f64, rows: f64) -> PhysOp {
+        let mut op = PhysOp::new(kind, vec![], rows);
+        op.cost.cpu = cpu;
+        op.cost.io = io;
+        op.cost.executions = 1.0;
+        op
+    }
+
+    /// An aggregate over a hash join: the probe input costs `probe` (CPU, I/O), the build
+    /// input `build`; `groups` partial groups per worker.
+    fn join_aggregate(probe: (f64, f64), build: (f64, f64), groups: f64) -> PhysOp {
+        let scan =
+            |(cpu, io): (f64, f64)| node(PhysKind::ConstantScan { rows: vec![] }, cpu, io, 1.0);
+        let join = node(
+            PhysKind::HashJoin {
+                left: Box::new(scan(probe)),
+                right: Box::new(scan(build)),
+                kind: JoinKind::Inner,
+                left_keys: vec![],
+                right_keys: vec![],
+                residual: None,
+            },
+            probe.0 / 4.0,
+            0.0,
+            1.0,
+        );
+        node(
+            PhysKind::HashAggregate {
+                input: Box::new(join),
+                group_by: vec![],
+                aggs: vec![],
+                grouping_sets: None,
+            },
+            probe.0 / 10.0,
+            0.0,
+            groups,
+        )
+    }
+
+    #[test]
+    fn a_large_join_aggregate_runs_in_parallel_batch_mode() {
+        let op = join_aggregate((40.0, 10.0), (0.5, 0.1), 1.0);
+        let c = join_aggregate_costs(&op, 2, true, true);
+        assert_eq!(c.cheapest(), JoinAggregatePlan::ParallelBatch, "{c:?}");
+        // without batch mode in the workers, the parallel row plan still beats the serial
+        // batch plan at DOP 4, not necessarily at DOP 2 (batch CPU is 0.4x row mode's)
+        let c = join_aggregate_costs(&op, 4, true, false);
+        assert_eq!(c.cheapest(), JoinAggregatePlan::ParallelRow, "{c:?}");
+        let c = join_aggregate_costs(&op, 2, true, false);
+        assert_eq!(c.cheapest(), JoinAggregatePlan::SerialBatch, "{c:?}");
+        // batch mode disallowed: parallel row
+        let c = join_aggregate_costs(&op, 2, false, false);
+        assert_eq!(c.cheapest(), JoinAggregatePlan::ParallelRow, "{c:?}");
+    }
+
+    #[test]
+    fn a_small_join_aggregate_stays_serial_batch() {
+        // the exchange's startup (0.0285) is more than a worker saves
+        let op = join_aggregate((0.01, 0.003), (0.001, 0.003), 1.0);
+        let c = join_aggregate_costs(&op, 2, true, true);
+        assert_eq!(c.cheapest(), JoinAggregatePlan::SerialBatch, "{c:?}");
+    }
+
+    #[test]
+    fn a_serial_build_and_many_partial_groups_keep_the_plan_serial() {
+        // the build input is read before the workers start and every worker sends its
+        // partial groups through the exchange: halving the probe does not pay for both
+        let op = join_aggregate((1.0, 0.2), (1.0, 0.2), 200_000.0);
+        let c = join_aggregate_costs(&op, 2, true, true);
+        assert_eq!(c.cheapest(), JoinAggregatePlan::SerialBatch, "{c:?}");
+    }
 }

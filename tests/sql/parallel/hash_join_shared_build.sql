@@ -1,10 +1,10 @@
 -- Parallel hash join with a shared build: the coordinator hashes the build side once, the
 -- workers probe it with the morsels of the probe side's scan (exec hash_match::SharedTable).
 -- Inner, left outer, left semi and left anti semi joins join the zone; results under DOP 2
--- equal DOP 1's, with NULL keys, duplicates and case-insensitive string keys. Below DOP 4 an
--- aggregate over a join that batch mode would take is left to a serial batch-mode join
--- (faster on few cores), so most queries here say DISALLOW_BATCH_MODE (the CI matrix forces
--- batch mode) to keep the parallel row-mode plan.
+-- equal DOP 1's, with NULL keys, duplicates and case-insensitive string keys. An aggregate
+-- over a join that batch mode can take is costed as serial batch, parallel row and parallel
+-- batch plans (the cheapest wins), so most queries here say DISALLOW_BATCH_MODE (the CI matrix
+-- forces batch mode) to keep the parallel row-mode plan.
 SET NOCOUNT ON;
 EXEC sp_configure 'show advanced options', 1; RECONFIGURE;
 EXEC sp_configure 'cost threshold for parallelism', 0; RECONFIGURE;
@@ -24,7 +24,8 @@ SELECT d.grp, COUNT(*), SUM(f.v) FROM dbo.fact f JOIN dbo.dim d ON f.k = d.k GRO
 SELECT f.id, d.name FROM dbo.fact f JOIN dbo.dim d ON f.k = d.k WHERE f.v = 3 OPTION (MAXDOP 2, USE HINT ('DISALLOW_BATCH_MODE'));
 SELECT COUNT(*) FROM dbo.fact f WHERE NOT EXISTS (SELECT 1 FROM dbo.dim d WHERE d.k = f.k) OPTION (MAXDOP 2, HASH JOIN, USE HINT ('DISALLOW_BATCH_MODE'));
 -- without the hint, at DOP 2: batch mode does not pay on 20,000 rows, so the parallel join;
--- with batch mode (here forced), the serial batch-mode join is preferred below DOP 4
+-- with batch mode (here forced), the parallel batch plan costs least: each worker probes the
+-- coordinator's build in batch mode
 SELECT d.grp, COUNT(*), SUM(f.v) FROM dbo.fact f JOIN dbo.dim d ON f.k = d.k GROUP BY d.grp OPTION (MAXDOP 2);
 SELECT d.grp, COUNT(*), SUM(f.v) FROM dbo.fact f JOIN dbo.dim d ON f.k = d.k GROUP BY d.grp OPTION (MAXDOP 2, USE HINT ('ALLOW_BATCH_MODE'));
 GO

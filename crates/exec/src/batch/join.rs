@@ -107,7 +107,10 @@ pub(crate) fn is_batch_join(op: &PhysOp) -> bool {
                 JoinKind::Inner | JoinKind::LeftOuter | JoinKind::LeftSemi | JoinKind::LeftAntiSemi
             ) && !left_keys.is_empty()
                 && is_source(left)
-                && is_source(right)
+                // in a parallel zone the build side may be any input: the coordinator reads it
+                // once ([`build_shared`]); elsewhere a build side that is no batch source makes
+                // `Join::open` give way to row mode
+                && (is_source(right) || right.exec_mode != plan::ExecMode::Batch)
         }
         _ => false,
     }
@@ -217,11 +220,8 @@ pub(crate) struct Join<'p> {
     left_arity: usize,
     right_arity: usize,
     probe: Source<'p>,
-    /// Build rows, one array per right column (None: not read).
-    build: Vec<Option<Column>>,
-    build_len: usize,
-    table: Table,
-    next: Vec<u32>,
+    /// The build rows and their key table (shared by a parallel zone's workers).
+    side: Arc<BuildSide>,
     /// The probe batch being joined and the position in its selection.
     cur: Option<(Batch, Vec<u32>, usize)>,
     keybuf: Vec<u8>,
@@ -297,134 +297,26 @@ impl<'p> Join<'p> {
         else {
             return Ok(None);
         };
-        let budget = ctx.spill.operator_budget;
-        // the build side, read whole (row mode: before the probe input opens)
-        let Some(mut bsrc) = Source::open(right, ctx, counts)? else {
-            return Ok(None);
+        let shared = ctx.shared_batch_builds.as_ref().and_then(|b| {
+            b.iter()
+                .find(|(n, _)| *n == op as *const PhysOp as usize)
+                .map(|(_, t)| t.clone())
+        });
+        let side = match shared {
+            // a parallel worker: the coordinator read and hashed the build input once
+            Some(side) => side,
+            // a worker's scans take its zone's morsels: never a build side of its own
+            None if ctx.morsels.is_some() => return Ok(None),
+            None => match read_build(right, ctx, counts)? {
+                Some((columns, len, bytes)) => {
+                    match BuildSide::index(columns, len, bytes, left_keys, right_keys, ctx)? {
+                        Some(side) => Arc::new(side),
+                        None => return Ok(None),
+                    }
+                }
+                None => return Ok(None),
+            },
         };
-        let right_arity = right.columns.len();
-        let mut parts: Vec<Vec<Option<Column>>> = Vec::new();
-        let mut bytes = 0usize;
-        let mut build_len = 0usize;
-        while let Some((batch, sel)) = bsrc.next(ctx, counts)? {
-            let cols = if sel.len() == batch.len {
-                batch.columns
-            } else {
-                gather(&batch.columns, &UInt32Array::from(sel.clone()))?
-            };
-            for c in cols.iter().flatten() {
-                bytes += array_of(&c.data).get_array_memory_size();
-            }
-            build_len += sel.len();
-            // chain link + key table slot per row
-            if bytes + build_len * 24 > budget {
-                return Ok(None);
-            }
-            parts.push(cols);
-        }
-        drop(bsrc);
-        let mut build: Vec<Option<Column>> = Vec::with_capacity(right_arity);
-        for c in 0..right_arity {
-            let Some(first) = parts.iter().find_map(|p| p.get(c).cloned().flatten()) else {
-                build.push(None);
-                continue;
-            };
-            let arrays: Vec<ArrayRef> = parts
-                .iter()
-                .filter_map(|p| p.get(c).and_then(|x| x.as_ref()))
-                .map(|x| array_of(&x.data))
-                .collect();
-            let refs: Vec<&dyn Array> = arrays.iter().map(|a| a.as_ref()).collect();
-            let all = arrow_select::concat::concat(&refs).map_err(arrow_err)?;
-            build.push(Some(Column {
-                data: vector_like(&first.data, all)?,
-                ty: first.ty.clone(),
-            }));
-        }
-        drop(parts);
-        // the key table over the build rows
-        let whole = Batch {
-            columns: build,
-            len: build_len,
-        };
-        let all: Vec<u32> = (0..build_len as u32).collect();
-        let keys: Vec<Operand> = right_keys
-            .iter()
-            .map(|k| eval_batch(k, &whole, &all, ctx))
-            .collect::<SqlResult<_>>()?;
-        let int = left_keys.len() == 1
-            && right_keys.len() == 1
-            && int_key_type(&left_keys[0].data_type)
-            && int_key_type(&right_keys[0].data_type);
-        let mut next = vec![END; build_len];
-        let table = if int {
-            let k = &keys[0];
-            let ikey = |i: usize| -> Option<i64> {
-                match k {
-                    Operand::Col(Column {
-                        data: Vector::Int(a),
-                        ..
-                    }) => (!a.is_null(i)).then(|| a.value(i)),
-                    _ => int_value(&k.value(i)),
-                }
-            };
-            let (mut lo, mut hi) = (i64::MAX, i64::MIN);
-            for i in 0..build_len {
-                if let Some(k) = ikey(i) {
-                    lo = lo.min(k);
-                    hi = hi.max(k);
-                }
-            }
-            let span = (hi as i128) - (lo as i128) + 1;
-            if lo <= hi && span <= (4 * build_len + 1024) as i128 {
-                let mut heads = vec![END; span as usize];
-                for (i, link) in next.iter_mut().enumerate() {
-                    if let Some(k) = ikey(i) {
-                        let h = &mut heads[(k - lo) as usize];
-                        *link = *h;
-                        *h = i as u32;
-                    }
-                }
-                Table::Dense { min: lo, heads }
-            } else {
-                let mut m: HashMap<i64, u32> = HashMap::with_capacity(build_len);
-                for (i, link) in next.iter_mut().enumerate() {
-                    if let Some(k) = ikey(i) {
-                        let h = m.entry(k).or_insert(END);
-                        *link = *h;
-                        *h = i as u32;
-                    }
-                }
-                Table::Int(m)
-            }
-        } else {
-            let mut m: HashMap<Box<[u8]>, u32> = HashMap::new();
-            let mut buf = Vec::new();
-            for (i, link) in next.iter_mut().enumerate() {
-                if keys.iter().any(|k| k.is_null(i)) {
-                    continue;
-                }
-                buf.clear();
-                for k in &keys {
-                    key_bytes(k, i, &mut buf);
-                }
-                match m.get_mut(&buf[..]) {
-                    Some(h) => {
-                        *link = *h;
-                        *h = i as u32;
-                    }
-                    None => {
-                        bytes += buf.len() + 16;
-                        m.insert(buf.clone().into_boxed_slice(), i as u32);
-                    }
-                }
-            }
-            if bytes > budget {
-                return Ok(None);
-            }
-            Table::Bytes(m)
-        };
-        drop(keys);
         let Some(probe) = Source::open(left, ctx, counts)? else {
             return Ok(None);
         };
@@ -434,12 +326,9 @@ impl<'p> Join<'p> {
             left_keys,
             residual: residual.as_ref(),
             left_arity: left.columns.len(),
-            right_arity,
+            right_arity: right.columns.len(),
             probe,
-            build: whole.columns,
-            build_len,
-            table,
-            next,
+            side,
             cur: None,
             keybuf: Vec::new(),
         }))
@@ -453,7 +342,7 @@ impl<'p> Join<'p> {
             .map(|k| eval_batch(k, batch, sel, ctx))
             .collect::<SqlResult<_>>()?;
         let mut out = Vec::with_capacity(sel.len());
-        match &self.table {
+        match &self.side.table {
             Table::Int(_) | Table::Dense { .. } => {
                 let k = &keys[0];
                 for &r in sel {
@@ -465,7 +354,7 @@ impl<'p> Join<'p> {
                         }) => (!a.is_null(i)).then(|| a.value(i)),
                         _ => int_value(&k.value(i)),
                     };
-                    out.push(match (key, &self.table) {
+                    out.push(match (key, &self.side.table) {
                         (Some(key), Table::Int(m)) => m.get(&key).copied().unwrap_or(END),
                         (Some(key), Table::Dense { min, heads }) => key
                             .checked_sub(*min)
@@ -500,10 +389,10 @@ impl<'p> Join<'p> {
         let b = UInt32Array::from(bidx.to_vec());
         let mut columns = gather(&probe.columns, &p)?;
         columns.resize(self.left_arity, None);
-        if self.build_len == 0 {
+        if self.side.len == 0 {
             columns.resize(self.left_arity + self.right_arity, None);
         } else {
-            columns.extend(gather(&self.build, &b)?);
+            columns.extend(gather(&self.side.build, &b)?);
         }
         Ok(Batch {
             columns,
@@ -586,7 +475,7 @@ impl<'p> Join<'p> {
                 pidx.push(r);
                 bidx.push(Some(c));
                 any = true;
-                c = self.next[c as usize];
+                c = self.side.next[c as usize];
             }
             if !any && outer && self.residual.is_none() {
                 pidx.push(r);
@@ -667,7 +556,7 @@ impl<'p> Join<'p> {
                     matched[k] = true;
                     cand[k] = END;
                 } else {
-                    cand[k] = self.next[cand[k] as usize];
+                    cand[k] = self.side.next[cand[k] as usize];
                 }
             }
         }
@@ -680,6 +569,261 @@ impl<'p> Join<'p> {
     }
 }
 
+/// A batch hash join's build side: the build rows, one array per right column (None: not
+/// read), and the key table over them. Read-only once built, so a parallel zone's
+/// coordinator builds it once and its workers probe it together ([`build_shared`]).
+pub(crate) struct BuildSide {
+    build: Vec<Option<Column>>,
+    len: usize,
+    table: Table,
+    next: Vec<u32>,
+}
+
+/// A build side read whole: one array per column (None: not read), the row count, the bytes.
+type BuildRows = (Vec<Option<Column>>, usize, usize);
+
+/// Reads the batch source `right` whole: its selected rows as one array per column, their
+/// count and their bytes. None: not a batch source, or over the operator budget.
+fn read_build(
+    right: &PhysOp,
+    ctx: &mut ExecCtx,
+    counts: &mut Counts,
+) -> SqlResult<Option<BuildRows>> {
+    let budget = ctx.spill.operator_budget;
+    // the build side, read whole (row mode: before the probe input opens)
+    let Some(mut bsrc) = Source::open(right, ctx, counts)? else {
+        return Ok(None);
+    };
+    let right_arity = right.columns.len();
+    let mut parts: Vec<Vec<Option<Column>>> = Vec::new();
+    let mut bytes = 0usize;
+    let mut build_len = 0usize;
+    while let Some((batch, sel)) = bsrc.next(ctx, counts)? {
+        let cols = if sel.len() == batch.len {
+            batch.columns
+        } else {
+            gather(&batch.columns, &UInt32Array::from(sel.clone()))?
+        };
+        for c in cols.iter().flatten() {
+            bytes += array_of(&c.data).get_array_memory_size();
+        }
+        build_len += sel.len();
+        // chain link + key table slot per row
+        if bytes + build_len * 24 > budget {
+            return Ok(None);
+        }
+        parts.push(cols);
+    }
+    drop(bsrc);
+    let mut build: Vec<Option<Column>> = Vec::with_capacity(right_arity);
+    for c in 0..right_arity {
+        let Some(first) = parts.iter().find_map(|p| p.get(c).cloned().flatten()) else {
+            build.push(None);
+            continue;
+        };
+        let arrays: Vec<ArrayRef> = parts
+            .iter()
+            .filter_map(|p| p.get(c).and_then(|x| x.as_ref()))
+            .map(|x| array_of(&x.data))
+            .collect();
+        let refs: Vec<&dyn Array> = arrays.iter().map(|a| a.as_ref()).collect();
+        let all = arrow_select::concat::concat(&refs).map_err(arrow_err)?;
+        build.push(Some(Column {
+            data: vector_like(&first.data, all)?,
+            ty: first.ty.clone(),
+        }));
+    }
+    Ok(Some((build, build_len, bytes)))
+}
+
+/// Reads the row-mode input `right` whole into column vectors (the build side of a parallel
+/// batch join that is not itself a batch source: a Gather Streams of a filtered scan, ...).
+/// None: a column without a vector type, or over the operator budget.
+fn read_build_rows(right: &PhysOp, ctx: &mut ExecCtx) -> SqlResult<Option<BuildRows>> {
+    let budget = ctx.spill.operator_budget;
+    // a gathered zone decodes what its scan decodes
+    let decoded = crate::operator::decoded_columns(match &right.kind {
+        PhysKind::Parallelism { input, .. } => input,
+        _ => right,
+    });
+    let wanted = |i: usize| {
+        decoded
+            .as_ref()
+            .is_none_or(|d| d.get(i).copied().unwrap_or(true))
+    };
+    let mut builders: Vec<Option<super::vector::ColumnBuilder>> =
+        Vec::with_capacity(right.columns.len());
+    for (i, c) in right.columns.iter().enumerate() {
+        if !wanted(i) {
+            builders.push(None);
+            continue;
+        }
+        match super::vector::ColumnBuilder::new(&c.data_type, 1024) {
+            Some(b) => builders.push(Some(b)),
+            None => return Ok(None),
+        }
+    }
+    let mut input = crate::operator::build(right)?;
+    input.open(ctx)?;
+    let (mut len, mut bytes) = (0usize, 0usize);
+    while input.next(ctx)? {
+        let row = input.row();
+        bytes += crate::spill::row_size(row) + 24;
+        if bytes > budget {
+            input.close();
+            return Ok(None);
+        }
+        for (b, v) in builders.iter_mut().zip(row) {
+            if let Some(b) = b {
+                b.push(v.clone())?;
+            }
+        }
+        len += 1;
+    }
+    input.close();
+    let columns = builders
+        .into_iter()
+        .map(|b| b.map(|b| b.finish()).transpose())
+        .collect::<SqlResult<_>>()?;
+    Ok(Some((columns, len, bytes)))
+}
+
+/// The coordinator's build of the batch hash join `join` of a parallel zone: its build
+/// input read once (as a batch source when it is marked one, else row by row) and hashed.
+/// None: over the operator budget (the zone then runs serially, where row mode can spill).
+pub(crate) fn build_shared(join: &PhysOp, ctx: &mut ExecCtx) -> SqlResult<Option<BuildSide>> {
+    let PhysKind::HashJoin {
+        right,
+        left_keys,
+        right_keys,
+        ..
+    } = &join.kind
+    else {
+        return Err(SqlError::internal("shared build of a non-hash join"));
+    };
+    let read = if right.exec_mode == plan::ExecMode::Batch && is_source(right) {
+        let mut counts: Counts = Vec::new();
+        super::collect_nodes(right, &mut counts);
+        let r = read_build(right, ctx, &mut counts)?;
+        if r.is_some() {
+            for &(node, rows, batches) in &counts {
+                crate::actuals::add_batch_execution(ctx, node);
+                crate::actuals::add_batch_counts(ctx, node, rows, batches);
+            }
+        }
+        r
+    } else {
+        read_build_rows(right, ctx)?
+    };
+    let Some((columns, len, bytes)) = read else {
+        return Ok(None);
+    };
+    BuildSide::index(columns, len, bytes, left_keys, right_keys, ctx)
+}
+
+impl BuildSide {
+    /// The key table over the `len` build rows `columns` (`bytes` of them so far). None: over
+    /// the operator budget.
+    fn index(
+        columns: Vec<Option<Column>>,
+        len: usize,
+        mut bytes: usize,
+        left_keys: &[ScalarExpr],
+        right_keys: &[ScalarExpr],
+        ctx: &mut ExecCtx,
+    ) -> SqlResult<Option<Self>> {
+        let budget = ctx.spill.operator_budget;
+        let build_len = len;
+        let whole = Batch {
+            columns,
+            len: build_len,
+        };
+        let all: Vec<u32> = (0..build_len as u32).collect();
+        let keys: Vec<Operand> = right_keys
+            .iter()
+            .map(|k| eval_batch(k, &whole, &all, ctx))
+            .collect::<SqlResult<_>>()?;
+        let int = left_keys.len() == 1
+            && right_keys.len() == 1
+            && int_key_type(&left_keys[0].data_type)
+            && int_key_type(&right_keys[0].data_type);
+        let mut next = vec![END; build_len];
+        let table = if int {
+            let k = &keys[0];
+            let ikey = |i: usize| -> Option<i64> {
+                match k {
+                    Operand::Col(Column {
+                        data: Vector::Int(a),
+                        ..
+                    }) => (!a.is_null(i)).then(|| a.value(i)),
+                    _ => int_value(&k.value(i)),
+                }
+            };
+            let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+            for i in 0..build_len {
+                if let Some(k) = ikey(i) {
+                    lo = lo.min(k);
+                    hi = hi.max(k);
+                }
+            }
+            let span = (hi as i128) - (lo as i128) + 1;
+            if lo <= hi && span <= (4 * build_len + 1024) as i128 {
+                let mut heads = vec![END; span as usize];
+                for (i, link) in next.iter_mut().enumerate() {
+                    if let Some(k) = ikey(i) {
+                        let h = &mut heads[(k - lo) as usize];
+                        *link = *h;
+                        *h = i as u32;
+                    }
+                }
+                Table::Dense { min: lo, heads }
+            } else {
+                let mut m: HashMap<i64, u32> = HashMap::with_capacity(build_len);
+                for (i, link) in next.iter_mut().enumerate() {
+                    if let Some(k) = ikey(i) {
+                        let h = m.entry(k).or_insert(END);
+                        *link = *h;
+                        *h = i as u32;
+                    }
+                }
+                Table::Int(m)
+            }
+        } else {
+            let mut m: HashMap<Box<[u8]>, u32> = HashMap::new();
+            let mut buf = Vec::new();
+            for (i, link) in next.iter_mut().enumerate() {
+                if keys.iter().any(|k| k.is_null(i)) {
+                    continue;
+                }
+                buf.clear();
+                for k in &keys {
+                    key_bytes(k, i, &mut buf);
+                }
+                match m.get_mut(&buf[..]) {
+                    Some(h) => {
+                        *link = *h;
+                        *h = i as u32;
+                    }
+                    None => {
+                        bytes += buf.len() + 16;
+                        m.insert(buf.clone().into_boxed_slice(), i as u32);
+                    }
+                }
+            }
+            if bytes > budget {
+                return Ok(None);
+            }
+            Table::Bytes(m)
+        };
+        drop(keys);
+        Ok(Some(BuildSide {
+            build: whole.columns,
+            len: build_len,
+            table,
+            next,
+        }))
+    }
+}
 fn int_value(v: &types::Value) -> Option<i64> {
     use types::Value;
     match v {

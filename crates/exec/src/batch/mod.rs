@@ -27,6 +27,10 @@ mod join;
 mod scan;
 pub(crate) mod vector;
 
+pub(crate) use join::build_shared;
+/// The batch hash join build sides of one parallel zone: (join plan node address, build).
+pub(crate) type SharedBatchBuilds = std::sync::Arc<Vec<(usize, std::sync::Arc<join::BuildSide>)>>;
+
 use arrow_array::Array;
 use hashbrown::HashMap;
 
@@ -126,6 +130,10 @@ fn collect_nodes(op: &PhysOp, out: &mut join::Counts) {
         out.push((op.node_id, 0, 0));
     }
     for c in op.children() {
+        // a parallel zone's row-mode build side is counted by its row operators
+        if matches!(op.kind, PhysKind::HashJoin { .. }) && c.exec_mode != plan::ExecMode::Batch {
+            continue;
+        }
         collect_nodes(c, out);
     }
 }

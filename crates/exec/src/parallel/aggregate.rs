@@ -210,8 +210,10 @@ pub(crate) struct GlobalAggregate<'p> {
     node: &'p PhysOp,
     out: Vec<Vec<Value>>,
     pos: usize,
-    /// The input is aggregated at the first `next` (as the serial aggregates report their
-    /// errors after the result's columns went out).
+    /// The input was aggregated: when the exchange opens for a grouped (hash) aggregate, as
+    /// the serial Hash Match (Aggregate) reads its input when opened (an error then comes
+    /// before the result's columns, alone), at the first `next` for a scalar (stream) one,
+    /// as the serial Stream Aggregate.
     done: bool,
 }
 
@@ -253,10 +255,17 @@ pub(super) fn aggregate_serially(
 }
 
 impl Operator for GlobalAggregate<'_> {
-    fn open(&mut self, _ctx: &mut ExecCtx) -> SqlResult<()> {
+    fn open(&mut self, ctx: &mut ExecCtx) -> SqlResult<()> {
         self.out.clear();
         self.pos = 0;
         self.done = false;
+        if matches!(
+            self.node.kind,
+            PhysKind::GlobalAggregate { stream: false, .. }
+        ) {
+            self.done = true;
+            self.aggregate(ctx)?;
+        }
         Ok(())
     }
 

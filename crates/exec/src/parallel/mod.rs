@@ -157,25 +157,38 @@ fn zone_joins<'a>(op: &'a PhysOp, out: &mut Vec<&'a PhysOp>) {
 }
 
 /// The coordinator reads and hashes the build input of each of the zone's hash joins once
-/// (in the session's context: its locks, its variables), before any worker starts. None when
-/// one outgrows the operator budget: the zone then runs serially.
-fn build_shared_tables(
-    plan: &PhysOp,
-    ctx: &mut ExecCtx,
-) -> SqlResult<Option<crate::hash_match::SharedBuilds>> {
+/// (in the session's context: its locks, its variables), before any worker starts: a row-mode
+/// table (`hash_match::SharedTable`) or, for a join the workers run in batch mode, column
+/// vectors and their key table (`batch::build_shared`). None when one outgrows the operator
+/// budget: the zone then runs serially.
+fn build_shared_tables(plan: &PhysOp, ctx: &mut ExecCtx) -> SqlResult<Option<SharedTables>> {
     let mut joins = Vec::new();
     zone_joins(plan, &mut joins);
-    let mut built = Vec::with_capacity(joins.len());
+    let (mut rows, mut batches) = (Vec::new(), Vec::new());
     for join in joins {
+        // the key: the join's address in the plan the workers build from
+        let key = join as *const PhysOp as usize;
+        if join.exec_mode == plan::ExecMode::Batch {
+            match crate::batch::build_shared(join, ctx)? {
+                Some(t) => batches.push((key, Arc::new(t))),
+                None => return Ok(None),
+            }
+            continue;
+        }
         let budget = ctx.spill.operator_budget;
         match crate::hash_match::build_shared(join, ctx, budget)? {
-            // the key: the join's address in the plan the workers build from
-            Some(t) => built.push((join as *const PhysOp as usize, Arc::new(t))),
+            Some(t) => rows.push((key, Arc::new(t))),
             None => return Ok(None),
         }
     }
-    Ok(Some(Arc::new(built)))
+    Ok(Some((Arc::new(rows), Arc::new(batches))))
 }
+
+/// A zone's shared hash join builds: row-mode tables and batch-mode build sides.
+type SharedTables = (
+    crate::hash_match::SharedBuilds,
+    crate::batch::SharedBatchBuilds,
+);
 
 static INJECT_PANIC: AtomicBool = AtomicBool::new(false);
 
@@ -298,7 +311,7 @@ where
         snapshot,
     };
     let plan = Arc::new(plan.clone());
-    let Some(shared_builds) = build_shared_tables(&plan, ctx)? else {
+    let Some((shared_builds, shared_batch_builds)) = build_shared_tables(&plan, ctx)? else {
         return Ok(None);
     };
     let body = Arc::new(make_body(workers));
@@ -317,14 +330,15 @@ where
     let cpus = placement::cpus_for_zone(workers);
     for i in 0..workers {
         let cpu = cpus.get(i).copied();
-        let (plan, body, stop, tx, morsels, shared_builds) = (
+        let (plan, body, stop, tx, morsels) = (
             plan.clone(),
             body.clone(),
             stop.clone(),
             tx.clone(),
             morsels.clone(),
-            shared_builds.clone(),
         );
+        let (shared_builds, shared_batch_builds) =
+            (shared_builds.clone(), shared_batch_builds.clone());
         let mut env = WorkerEnv {
             storage: env.storage.clone(),
             database: env.database.clone(),
@@ -349,6 +363,7 @@ where
                     wctx.morsels = (!snapshot_read).then_some(morsels);
                     wctx.stop = Some(stop.clone());
                     wctx.shared_builds = Some(shared_builds);
+                    wctx.shared_batch_builds = Some(shared_batch_builds);
                     body(&plan, &mut wctx, &tx).map(|()| {
                         let actuals = wctx.actuals.borrow().clone();
                         (std::mem::take(&mut wctx.messages), actuals)
