@@ -5,7 +5,8 @@
 //! of the pattern), except for Unicode operands (`like_match_unicode`).
 //!
 //! Row mode (`functions::like_match`, per value) and batch mode (a constant pattern compiled
-//! once, matched against every value of a string vector) both run [`LikePattern::matches`]:
+//! once by [`LikePattern::compile_for_many`], matched against every value of a string
+//! vector) both run [`LikePattern::matches`]:
 //! one implementation. Patterns made of literals and `%` only (prefix, suffix, contains,
 //! `%a%b%`) also have a byte-level path for ASCII values without trailing blanks, whose
 //! answers equal the general matcher's (the ASCII case classes are derived from the
@@ -42,8 +43,21 @@ struct Segments {
 }
 
 impl LikePattern {
-    /// Compiles `pattern` with its escape character under `coll`.
+    /// Compiles `pattern` with its escape character under `coll`, for one match (row mode's
+    /// `like_match`): the character matcher only.
     pub fn compile(pattern: &str, escape: Option<char>, coll: Collation) -> Self {
+        let toks = tokenize(pattern, escape);
+        LikePattern {
+            toks,
+            coll,
+            fast: None,
+        }
+    }
+
+    /// [`Self::compile`] for a pattern matched against many values (a batch kernel): also
+    /// builds the byte-level path where the pattern allows it (its case-class table costs
+    /// 128 `fold_char` calls, too many to pay per row).
+    pub fn compile_for_many(pattern: &str, escape: Option<char>, coll: Collation) -> Self {
         let toks = tokenize(pattern, escape);
         let fast = segments(&toks, coll);
         LikePattern { toks, coll, fast }
@@ -190,14 +204,12 @@ fn tokenize(pattern: &str, escape: Option<char>) -> Vec<Tok> {
 
 /// The byte-level form of `toks` when it holds only ASCII literals and `%`.
 fn segments(toks: &[Tok], coll: Collation) -> Option<Segments> {
+    // the class of a byte: the smallest byte with the same key (equality under the
+    // collation is `a == b || fold(a) == fold(b)`, i.e. equal keys)
+    let keys: Vec<(u32, u8)> = (0..128u8).map(|b| coll.fold_char(b as char)).collect();
     let mut class = [0u8; 128];
-    for b in 0..128u8 {
-        let key = coll.fold_char(b as char);
-        // the smallest byte with the same key (equality under the collation is
-        // `a == b || fold(a) == fold(b)`, i.e. equal keys)
-        class[b as usize] = (0..=b)
-            .find(|&a| coll.fold_char(a as char) == key)
-            .unwrap_or(b);
+    for b in 0..128usize {
+        class[b] = (0..=b).find(|&a| keys[a] == keys[b]).unwrap_or(b) as u8;
     }
     let mut segs: Vec<Vec<u8>> = vec![Vec::new()];
     for t in toks {
@@ -306,7 +318,7 @@ mod tests {
             let plen = (rng.next() % 7) as usize;
             let p: String = (0..plen).map(|_| rng.pick(&pat_chars)).collect();
             let coll = rng.pick(&colls);
-            let pat = LikePattern::compile(&p, None, coll);
+            let pat = LikePattern::compile_for_many(&p, None, coll);
             for blanks in [false, true] {
                 assert_eq!(
                     pat.matches(&v, blanks),

@@ -541,7 +541,7 @@ fn const_like(
         }) => v.as_str()?.chars().next(),
         Some(_) => return None,
     };
-    Some(types::like::LikePattern::compile(
+    Some(types::like::LikePattern::compile_for_many(
         p,
         esc,
         types::Collation::DEFAULT,
