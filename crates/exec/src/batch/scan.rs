@@ -10,7 +10,8 @@
 //! conjunct's new columns only for the rows still alive; the other columns are decoded only
 //! for the rows that passed, and the batch is compacted to them. The conjuncts run in row
 //! mode's order over exactly the rows row mode evaluates them for (`expr::filter`'s AND),
-//! so results and errors do not change.
+//! so results and errors do not change. After a batch where most rows passed, the next one
+//! decodes every column up front instead (no copy) and only narrows its selection.
 //!
 //! Locks: the serial scan takes the statement's table lock as a parallel zone does (the
 //! access's hints plus TABLOCK, an S table lock); when that still leaves row locks to take
@@ -59,7 +60,14 @@ struct LateFilter {
     /// The batch's records, back to back, and where each ends.
     records: Vec<u8>,
     ends: Vec<usize>,
+    /// Whether the last batch kept most of its rows: the next batch then decodes every
+    /// column up front (no record copy) and only narrows its selection, as without late
+    /// materialization — decoding late only pays when the filter removes rows.
+    eager: bool,
 }
+
+/// The share of rows passing above which a scan decodes every column up front.
+const EAGER_PASS_RATE: f64 = 0.5;
 
 impl BatchScan {
     /// Opens the scan; None when batch mode cannot read the table without row locks.
@@ -149,6 +157,7 @@ impl BatchScan {
             rest,
             records: Vec::new(),
             ends: Vec::new(),
+            eager: false,
         });
     }
 
@@ -259,15 +268,21 @@ impl BatchScan {
         };
         f.records.clear();
         f.ends.clear();
-        // the first conjunct's columns, decoded while the page is latched
-        let first: Vec<usize> = f.new_cols.first().cloned().unwrap_or_default();
+        // the first conjunct's columns (eager: all), decoded while the page is latched
+        let eager = f.eager;
+        let first: Vec<usize> = if eager {
+            self.cols.clone()
+        } else {
+            f.new_cols.first().cloned().unwrap_or_default()
+        };
         let mut builders: Vec<(usize, ColumnBuilder)> = first
             .iter()
             .map(|&c| Ok((c, Self::builder(&types[c])?)))
             .collect::<SqlResult<_>>()?;
         let format = &self.store.format;
         // records are kept only when some column is decoded after the first conjunct
-        let keep = f.new_cols.iter().skip(1).any(|c| !c.is_empty()) || !f.rest.is_empty();
+        let keep =
+            !eager && (f.new_cols.iter().skip(1).any(|c| !c.is_empty()) || !f.rest.is_empty());
         let (records, ends) = (&mut f.records, &mut f.ends);
         while ends.len() < BATCH_ROWS && self.more {
             ctx.check_cancel()?;
@@ -306,12 +321,16 @@ impl BatchScan {
             if live.is_empty() {
                 break;
             }
-            if k > 0 {
+            if k > 0 && !eager {
                 if let Some(cols) = f.new_cols.get(k) {
                     decode_rows(format, &f.records, &f.ends, cols, &types, &live, &mut batch)?;
                 }
             }
             live = expr::filter(conjunct, &batch, &live, ctx)?;
+        }
+        f.eager = live.len() as f64 > rows as f64 * EAGER_PASS_RATE;
+        if eager {
+            return Ok(Some((batch, live)));
         }
         // compact to the survivors, then decode what is left only for them
         let n = live.len();
