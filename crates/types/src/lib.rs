@@ -56,6 +56,7 @@ pub mod derive;
 pub mod functions;
 pub mod json;
 pub mod key;
+pub mod like;
 pub mod literal;
 pub mod lob;
 pub mod ops;

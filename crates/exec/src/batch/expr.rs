@@ -492,8 +492,197 @@ fn eval_unguarded(
             let v = eval_batch(a, batch, sel, ctx)?;
             bools(len, sel, |i| Some(v.is_null(i)))
         }
+        ScalarKind::Like {
+            expr: x,
+            pattern,
+            escape,
+        } if x.data_type.is_string() => match const_like(pattern, escape.as_deref()) {
+            Some(pat) => {
+                let v = eval_batch(x, batch, sel, ctx)?;
+                like(&v, &pat, sel, len)
+            }
+            None => per_row(e, batch, sel, ctx),
+        },
+        ScalarKind::Case { whens, else_ } => case(e, whens, else_.as_deref(), batch, sel, ctx),
+        ScalarKind::Function {
+            func: plan::ScalarFunc::Builtin,
+            name,
+            args,
+        } if args.len() == 1
+            && args[0].data_type == DataType::Date
+            && e.data_type == DataType::Int
+            && date_part_fn(name).is_some() =>
+        {
+            let v = eval_batch(&args[0], batch, sel, ctx)?;
+            match date_part_fn(name) {
+                Some(f) => date_parts(&v, f, sel, len),
+                None => per_row(e, batch, sel, ctx),
+            }
+        }
         _ => per_row(e, batch, sel, ctx),
     }
+}
+
+/// A LIKE whose pattern and escape are literal strings, compiled once (None: no kernel).
+fn const_like(
+    pattern: &ScalarExpr,
+    escape: Option<&ScalarExpr>,
+) -> Option<types::like::LikePattern> {
+    let ScalarKind::Literal(p) = &pattern.kind else {
+        return None;
+    };
+    let p = p.as_str()?;
+    // row mode: the escape's text, its first character
+    let esc = match escape {
+        None => None,
+        Some(ScalarExpr {
+            kind: ScalarKind::Literal(v),
+            ..
+        }) => v.as_str()?.chars().next(),
+        Some(_) => return None,
+    };
+    Some(types::like::LikePattern::compile_for_many(
+        p,
+        esc,
+        types::Collation::DEFAULT,
+    ))
+}
+
+/// `v LIKE pat` for the selected rows: row mode's `like_match` (NULL for a NULL value; the
+/// value as it is stored, char padding included).
+fn like(
+    v: &Operand,
+    pat: &types::like::LikePattern,
+    sel: &[u32],
+    len: usize,
+) -> SqlResult<Operand> {
+    match v {
+        Operand::Col(Column {
+            data: Vector::Str(a),
+            ..
+        }) => {
+            let a = a.as_ref();
+            bools(len, sel, |i| {
+                (!arrow_array::Array::is_null(a, i)).then(|| pat.matches(a.value(i), false))
+            })
+        }
+        Operand::Const(c) => {
+            let t = if c.is_null() {
+                None
+            } else {
+                Some(pat.matches(&valops::to_text(c), false))
+            };
+            bools(len, sel, |_| t)
+        }
+        Operand::Col(c) => bools(len, sel, |i| {
+            let x = c.value(i);
+            (!x.is_null()).then(|| pat.matches(&valops::to_text(&x), false))
+        }),
+    }
+}
+
+/// The date parts `YEAR` / `MONTH` / `DAY` (a built-in's name) as the index into
+/// `civil_from_days`'s (year, month, day).
+fn date_part_fn(name: &str) -> Option<usize> {
+    ["YEAR", "MONTH", "DAY"]
+        .iter()
+        .position(|n| n.eq_ignore_ascii_case(name))
+}
+
+/// `YEAR` / `MONTH` / `DAY` of a date operand: `types::datetime::civil_from_days`, the
+/// calendar `types::functions` computes them with (int results; NULL for NULL).
+fn date_parts(v: &Operand, part: usize, sel: &[u32], len: usize) -> SqlResult<Operand> {
+    let of = |d: i32| {
+        let (y, m, day) = types::datetime::civil_from_days(d);
+        [i64::from(y), i64::from(m), i64::from(day)][part]
+    };
+    let mut out = ColumnBuilder::new(&DataType::Int, len)
+        .ok_or_else(|| common::SqlError::internal("batch mode: no int vector"))?;
+    let mut next = 0usize;
+    for &r in sel {
+        let i = r as usize;
+        while next < i {
+            out.push_null();
+            next += 1;
+        }
+        next = i + 1;
+        let d = match v {
+            Operand::Col(Column {
+                data: Vector::Date(a),
+                ..
+            }) => (!arrow_array::Array::is_null(a.as_ref(), i)).then(|| a.value(i)),
+            other => match other.value(i) {
+                Value::Date(d) => Some(d),
+                _ => None,
+            },
+        };
+        match d {
+            Some(d) => out.push_i64(of(d)),
+            None => out.push_null(),
+        }
+    }
+    while next < len {
+        out.push_null();
+        next += 1;
+    }
+    Ok(Operand::Col(out.finish()?))
+}
+
+/// Searched CASE: each WHEN evaluated for the rows no earlier WHEN took, each THEN only for
+/// the rows its WHEN is TRUE for, the ELSE for the rest — the rows row mode evaluates each
+/// part for. Values go into the CASE's type as row mode's per-row results do
+/// (`ColumnBuilder::push`).
+fn case(
+    e: &ScalarExpr,
+    whens: &[(ScalarExpr, ScalarExpr)],
+    else_: Option<&ScalarExpr>,
+    batch: &Batch,
+    sel: &[u32],
+    ctx: &mut ExecCtx,
+) -> SqlResult<Operand> {
+    let len = batch.len;
+    let mut rest = sel.to_vec();
+    // the branch of each row (usize::MAX: NULL)
+    let mut which = vec![usize::MAX; len];
+    let mut results: Vec<Operand> = Vec::new();
+    for (w, t) in whens {
+        if rest.is_empty() {
+            break;
+        }
+        let c = eval_batch(w, batch, &rest, ctx)?;
+        let (hit, miss): (Vec<u32>, Vec<u32>) = rest
+            .iter()
+            .partition(|&&r| truth_at(&c, r as usize) == Some(true));
+        rest = miss;
+        if hit.is_empty() {
+            continue;
+        }
+        let v = eval_batch(t, batch, &hit, ctx)?;
+        for &r in &hit {
+            which[r as usize] = results.len();
+        }
+        results.push(v);
+    }
+    if let (Some(el), false) = (else_, rest.is_empty()) {
+        let v = eval_batch(el, batch, &rest, ctx)?;
+        for &r in &rest {
+            which[r as usize] = results.len();
+        }
+        results.push(v);
+    }
+    let Some(mut out) = ColumnBuilder::new(&e.data_type, len) else {
+        return Err(common::SqlError::internal(format!(
+            "batch mode cannot hold {} values",
+            e.data_type.sql_name()
+        )));
+    };
+    for (i, &k) in which.iter().enumerate() {
+        match results.get(k) {
+            Some(v) => out.push(v.value(i))?,
+            None => out.push_null(),
+        }
+    }
+    Ok(Operand::Col(out.finish()?))
 }
 
 /// Row mode's evaluator, value by value: the input row holds the batch's columns that `e`

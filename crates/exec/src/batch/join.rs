@@ -128,10 +128,18 @@ impl<'p> Source<'p> {
         let Some((base_op, stages)) = stages_over(op) else {
             return Ok(None);
         };
+        let mut stages = stages;
         let base = if let Some((source, scan_node, _)) = pipeline(base_op) {
-            let Some(scan) = BatchScan::open(source, ctx)? else {
+            let Some(mut scan) = BatchScan::open(source, ctx)? else {
                 return Ok(None);
             };
+            // the scan's own predicate runs inside the scan (late materialization)
+            if let Some(Stage::Filter(p, node)) = stages.first() {
+                if *node == scan_node {
+                    scan.set_filter(p);
+                    stages.remove(0);
+                }
+            }
             Base::Scan(Box::new(scan), scan_node)
         } else {
             match Join::open(base_op, ctx, counts)? {
@@ -154,11 +162,10 @@ impl<'p> Source<'p> {
             out.clear();
             let (mut batch, mut sel) = match &mut self.base {
                 Base::Scan(scan, node) => {
-                    let Some(b) = scan.next_batch(ctx)? else {
+                    let Some((b, sel)) = scan.next_selected(ctx)? else {
                         return Ok(None);
                     };
-                    out.push((*node, b.len as u64));
-                    let sel: Vec<u32> = (0..b.len as u32).collect();
+                    out.push((*node, sel.len() as u64));
                     (b, sel)
                 }
                 Base::Join(j) => match j.next(ctx, counts)? {

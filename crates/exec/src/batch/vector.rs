@@ -61,6 +61,32 @@ impl Column {
         array(&self.data).null_count()
     }
 
+    /// The values at `rows` (in that order), as a new column of the same type.
+    pub fn take(&self, rows: &[u32]) -> SqlResult<Column> {
+        let idx = arrow_array::UInt32Array::from(rows.to_vec());
+        let taken = arrow_select::take::take(array(&self.data), &idx, None)
+            .map_err(|e| SqlError::internal(format!("batch mode gather: {e}")))?;
+        fn down<T: Array + Clone + 'static>(a: &dyn Array) -> SqlResult<Arc<T>> {
+            a.as_any()
+                .downcast_ref::<T>()
+                .map(|x| Arc::new(x.clone()))
+                .ok_or_else(|| SqlError::internal("batch mode gather: unexpected array type"))
+        }
+        let a = taken.as_ref();
+        let data = match &self.data {
+            Vector::Int(_) => Vector::Int(down(a)?),
+            Vector::Decimal(_, s) => Vector::Decimal(down(a)?, *s),
+            Vector::Float(_) => Vector::Float(down(a)?),
+            Vector::Date(_) => Vector::Date(down(a)?),
+            Vector::Str(_) => Vector::Str(down(a)?),
+            Vector::Bool(_) => Vector::Bool(down(a)?),
+        };
+        Ok(Column {
+            data,
+            ty: self.ty.clone(),
+        })
+    }
+
     /// Value `i` as row mode holds it.
     pub fn value(&self, i: usize) -> Value {
         if self.is_null(i) {
