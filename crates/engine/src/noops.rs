@@ -243,7 +243,7 @@ impl crate::session::Session {
                 h.cat
                     .write()
                     .put(&tree, txn, SchemaObject::Table(std::sync::Arc::new(def)))?;
-                self.touch_catalog(&db);
+                self.touch_catalog(&db)?;
                 Ok(())
             }
             ast::AlterIndexAction::Rebuild { partition, options }
@@ -280,7 +280,7 @@ impl crate::session::Session {
             txn,
             catalog::SchemaObject::Table(std::sync::Arc::new(rebuilt)),
         )?;
-        self.touch_catalog(&db);
+        self.touch_catalog(&db)?;
         Ok(())
     }
 }
