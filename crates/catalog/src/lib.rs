@@ -597,6 +597,13 @@ pub trait Catalog {
     /// (the binder raises 208).
     fn resolve_table(&self, name: &QualifiedName) -> SqlResult<Option<TableRef>>;
 
+    /// `resolve_table` for a reference hinted `NOLOCK` / `READUNCOMMITTED`: a catalog view
+    /// read so shows other transactions' uncommitted DDL instead of waiting for it (SQL
+    /// Server reads metadata under READ COMMITTED otherwise). Default: `resolve_table`.
+    fn resolve_table_uncommitted(&self, name: &QualifiedName) -> SqlResult<Option<TableRef>> {
+        self.resolve_table(name)
+    }
+
     /// Checks that the session may use an object as the statement does (Msg 229 when not).
     /// The binder calls it once per recorded use after binding a statement. Default: allowed.
     fn check_access(&self, _access: &ObjectAccess) -> SqlResult<()> {

@@ -172,6 +172,7 @@ pub static REGISTRY: &[ErrorInfo] = &[
     e(3952, 16, "Snapshot isolation transaction failed accessing database '%.*ls' because snapshot isolation is not allowed in this database. Use ALTER DATABASE to allow snapshot isolation."),
     e(3960, 16, "Snapshot isolation transaction aborted due to update conflict. You cannot use snapshot isolation to access table '%.*ls' directly or indirectly in database '%.*ls' to update, delete, or insert the row that has been modified or deleted by another transaction. Retry the transaction or change the isolation level for the update/delete statement."),
     e(3961, 16, "Snapshot isolation transaction failed in database '%.*ls' because the object accessed by the statement has been modified by a DDL statement in another concurrent transaction since the start of this transaction.  It is disallowed because the metadata is not versioned. A concurrent update to metadata can lead to inconsistency if mixed with snapshot isolation."),
+    e(3964, 16, "Transaction failed because this DDL statement is not allowed inside a snapshot isolation transaction. Since metadata is not versioned, a metadata change can lead to inconsistency if mixed within snapshot isolation."),
     e(4104, 16, "The multi-part identifier \"%.*ls\" could not be bound."),
     e(4108, 15, "Windowed functions can only appear in the SELECT or ORDER BY clauses."),
     e(4109, 16, "Windowed functions cannot be used in the context of another windowed function or aggregate."),

@@ -1354,7 +1354,7 @@ impl Session {
         h.cat
             .write()
             .put(&tree, txn, SchemaObject::Table(Arc::new(t)))?;
-        self.touch_catalog(&db);
+        self.touch_catalog(&db)?;
         Ok(())
     }
 }

@@ -55,12 +55,19 @@ pub struct DbCatalog {
     pub external: std::collections::BTreeMap<i32, Arc<catalog::external::ExternalObjectDef>>,
     /// This database's schema generation (schema_gen.rs): moved by every change to the cache.
     pub generation: crate::schema_gen::DbGeneration,
-    /// When each table was last created, altered or dropped ([`crate::schema_gen::fresh_value`]
-    /// at the change): a SNAPSHOT transaction whose snapshot began before touching it fails
-    /// with Msg 3961 (versioning.rs). In memory only: no snapshot outlives the process.
+    /// When each object's last created, altered or dropped definition was committed
+    /// ([`crate::schema_gen::fresh_value`] at the commit, [`DbCatalog::ddl_committed`]): a
+    /// SNAPSHOT transaction whose snapshot began before touching it fails with Msg 3961
+    /// (versioning.rs). In memory only: no snapshot outlives the process.
     pub ddl_marks: HashMap<ObjectId, u64>,
-    /// Dropped tables by (lower-case schema, lower-case name): a session that does not find
-    /// a name waits on the dropped table's schema lock first (the drop may roll back;
+    /// Objects created, altered or dropped by a transaction not yet ended, with that storage
+    /// transaction: what is in this cache for them is not committed. The transaction holds
+    /// Sch-M on each (`Session::touch_catalog`), so other sessions' name resolution and
+    /// catalog views wait for its end (engine README "Catalog visibility"). Kept across
+    /// reloads; the transaction's end removes its entries.
+    pending_ddl: HashMap<ObjectId, common::TxnId>,
+    /// Dropped objects by (lower-case schema, lower-case name): a session that does not find
+    /// a name waits on the dropped object's schema lock first (the drop may roll back;
     /// `Session::find_object`). Kept across reloads; a stale entry costs one Sch-S that is
     /// free at once.
     dropped_tables: HashMap<(String, String), ObjectId>,
@@ -113,6 +120,7 @@ impl DbCatalog {
             external: Default::default(),
             generation: Default::default(),
             ddl_marks: HashMap::new(),
+            pending_ddl: HashMap::new(),
             dropped_tables: HashMap::new(),
         }
     }
@@ -217,6 +225,7 @@ impl DbCatalog {
     pub fn keep_schema_history(&mut self, before: &mut DbCatalog) {
         self.generation = before.generation.clone();
         self.ddl_marks = std::mem::take(&mut before.ddl_marks);
+        self.pending_ddl = std::mem::take(&mut before.pending_ddl);
         self.dropped_tables = std::mem::take(&mut before.dropped_tables);
     }
 
@@ -278,7 +287,9 @@ impl DbCatalog {
 
     /// Adds or replaces an object (cache and B-tree).
     pub fn put(&mut self, tree: &BTree, txn: &mut Txn, o: SchemaObject) -> SqlResult<()> {
-        self.generation.bump();
+        if !self.is_private_temp(o.name()) {
+            self.generation.bump();
+        }
         let (kind, bytes) = match &o {
             SchemaObject::Table(t) => (ObjectKind::Table, serial::encode_table(t)),
             SchemaObject::View(v) => (ObjectKind::View, serial::encode_view(v)),
@@ -288,9 +299,7 @@ impl DbCatalog {
         tree.upsert(txn, &serial::object_key(kind, o.object_id()), &bytes)?;
         // A rename leaves a stale name entry behind: drop entries pointing at this id first.
         let id = o.object_id();
-        if matches!(o, SchemaObject::Table(_)) {
-            self.ddl_marks.insert(id, crate::schema_gen::fresh_value());
-        }
+        self.pending_ddl.insert(id, txn.id());
         self.names.retain(|_, v| *v != id);
         self.insert_object(o);
         Ok(())
@@ -298,7 +307,13 @@ impl DbCatalog {
 
     /// Removes an object (cache and B-tree).
     pub fn remove(&mut self, tree: &BTree, txn: &mut Txn, id: ObjectId) -> SqlResult<()> {
-        self.generation.bump();
+        let private = self
+            .objects
+            .get(&id)
+            .is_some_and(|o| self.is_private_temp(o.name()));
+        if !private {
+            self.generation.bump();
+        }
         if let Some(o) = self.objects.remove(&id) {
             let kind = match o {
                 SchemaObject::Table(_) => ObjectKind::Table,
@@ -307,15 +322,13 @@ impl DbCatalog {
                 SchemaObject::Sequence(_) => ObjectKind::Sequence,
             };
             tree.delete(txn, &serial::object_key(kind, id))?;
-            if kind == ObjectKind::Table {
-                let key = self.names.iter().find(|(_, v)| **v == id).map(|(k, _)| k);
-                if let Some(key) = key.cloned() {
-                    self.dropped_tables.insert(key, id);
-                }
+            let key = self.names.iter().find(|(_, v)| **v == id).map(|(k, _)| k);
+            if let Some(key) = key.cloned() {
+                self.dropped_tables.insert(key, id);
             }
             self.names.retain(|_, v| *v != id);
+            self.pending_ddl.insert(id, txn.id());
             if kind == ObjectKind::Table {
-                self.ddl_marks.insert(id, crate::schema_gen::fresh_value());
                 self.statistics.remove_table(tree, txn, id)?;
             }
         }
@@ -323,6 +336,49 @@ impl DbCatalog {
             tree.delete(txn, &serial::object_key(ObjectKind::Identity, id))?;
         }
         Ok(())
+    }
+
+    /// A `#temp` table or table variable of one session in tempdb: no other session can name
+    /// it, so its DDL moves no generation other sessions depend on (the owner re-binds its
+    /// own entries, `Session::touch_catalog`). `##global` tables are shared.
+    pub fn is_private_temp(&self, name: &str) -> bool {
+        self.database_id == crate::server::TEMPDB_ID
+            && name.starts_with('#')
+            && !name.starts_with("##")
+    }
+
+    /// The objects storage transaction `txn` created, altered or dropped (not yet ended).
+    pub fn pending_ddl_of(&self, txn: common::TxnId) -> Vec<ObjectId> {
+        self.pending_ddl
+            .iter()
+            .filter(|(_, t)| **t == txn)
+            .map(|(id, _)| *id)
+            .collect()
+    }
+
+    /// Every object with uncommitted DDL, of any transaction.
+    pub fn pending_ddl(&self) -> Vec<ObjectId> {
+        self.pending_ddl.keys().copied().collect()
+    }
+
+    /// Whether `id` has uncommitted DDL.
+    pub fn is_ddl_pending(&self, id: ObjectId) -> bool {
+        self.pending_ddl.contains_key(&id)
+    }
+
+    /// `txn` committed: its DDL is the committed definition from now on, and later than the
+    /// start of every snapshot already running (Msg 3961 for them, versioning.rs).
+    pub fn ddl_committed(&mut self, txn: common::TxnId) {
+        let ids = self.pending_ddl_of(txn);
+        for id in ids {
+            self.pending_ddl.remove(&id);
+            self.ddl_marks.insert(id, crate::schema_gen::fresh_value());
+        }
+    }
+
+    /// `txn` rolled back (the cache was reloaded from storage): its DDL never happened.
+    pub fn ddl_rolled_back(&mut self, txn: common::TxnId) {
+        self.pending_ddl.retain(|_, t| *t != txn);
     }
 
     /// Adds a schema.

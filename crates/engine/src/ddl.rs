@@ -103,6 +103,7 @@ impl Session {
     }
 
     fn exec_ddl_statement(&mut self, s: &ast::Statement) -> SqlResult<()> {
+        self.check_ddl_allowed_in_snapshot(&s.kind)?;
         match &s.kind {
             StatementKind::CreateTable(ct) => self.create_table(ct).map(|_| ()),
             StatementKind::Drop {
@@ -148,7 +149,7 @@ impl Session {
                 if let Some(owner) = owner {
                     h.cat.write().set_schema_owner(&tree, txn, id, owner)?;
                 }
-                self.touch_catalog(&db);
+                self.touch_catalog(&db)?;
                 Ok(())
             }
             StatementKind::CreateView(cv) => self.create_view(cv),
@@ -388,7 +389,7 @@ impl Session {
                 .write()
                 .put(&tree, txn, SchemaObject::Table(table.clone()))?;
         }
-        self.touch_catalog(&db);
+        self.touch_catalog(&db)?;
         if q.is_temp() && !q.name.starts_with("##") {
             self.temp_tables.insert(q.name.to_lowercase(), object_id);
         }
@@ -837,7 +838,7 @@ impl Session {
         h.cat
             .write()
             .put(&tree, txn, SchemaObject::Table(table.clone()))?;
-        self.touch_catalog(&db);
+        self.touch_catalog(&db)?;
         // the index's statistics, a by-product of its build in SQL Server
         self.build_index_statistics(&h, &table, &ix.name.value)
     }
@@ -902,7 +903,7 @@ impl Session {
         h.cat
             .write()
             .put(&tree, txn, SchemaObject::Table(nt.clone()))?;
-        self.touch_catalog(&db);
+        self.touch_catalog(&db)?;
         self.drop_index_statistics(&h, &nt, removed.index_id)
     }
 
@@ -982,7 +983,7 @@ impl Session {
                 let tree = h.store.catalog_btree()?;
                 let txn = self.txn_for(&db)?;
                 h.cat.write().remove_schema(&tree, txn, s.schema_id)?;
-                self.touch_catalog(&db);
+                self.touch_catalog(&db)?;
                 return Ok(());
             }
             _ => {}
@@ -1080,7 +1081,7 @@ impl Session {
                 h.cat.write().remove(&tree, txn, id)?;
             }
         }
-        self.touch_catalog(&db);
+        self.touch_catalog(&db)?;
         Ok(())
     }
 
@@ -1128,7 +1129,7 @@ impl Session {
         h.cat
             .write()
             .put(&tree, txn, SchemaObject::View(Arc::new(v)))?;
-        self.touch_catalog(&db);
+        self.touch_catalog(&db)?;
         Ok(())
     }
 
@@ -1207,7 +1208,7 @@ impl Session {
         h.cat
             .write()
             .put(&tree, txn, SchemaObject::Module(Arc::new(m)))?;
-        self.touch_catalog(&db);
+        self.touch_catalog(&db)?;
         if local_temp {
             self.temp_tables.insert(q.name.to_lowercase(), object_id);
         }
@@ -1275,6 +1276,7 @@ impl Session {
         h.cat
             .write()
             .put(&tree, txn, SchemaObject::Module(Arc::new(m)))?;
+        self.touch_catalog(&db)?;
         Ok(())
     }
 
@@ -1337,7 +1339,7 @@ impl Session {
         h.cat
             .write()
             .put(&tree, txn, SchemaObject::Sequence(Arc::new(s)))?;
-        self.touch_catalog(&db);
+        self.touch_catalog(&db)?;
         Ok(())
     }
 
@@ -1380,7 +1382,7 @@ impl Session {
         h.cat
             .write()
             .put(&tree, txn, SchemaObject::Sequence(Arc::new(s)))?;
-        self.touch_catalog(&db);
+        self.touch_catalog(&db)?;
         h.sequences.lock().remove(&cur.object_id);
         Ok(())
     }
@@ -1745,7 +1747,7 @@ impl Session {
         h.cat
             .write()
             .put(&tree, txn, SchemaObject::Table(table.clone()))?;
-        self.touch_catalog(&db);
+        self.touch_catalog(&db)?;
         for i in dropped_columns {
             self.column_dropped_statistics(&h, &table, i)?;
         }
@@ -1973,7 +1975,7 @@ impl Session {
         h.cat
             .write()
             .put(&tree, txn, SchemaObject::Table(table.clone()))?;
-        self.touch_catalog(&db);
+        self.touch_catalog(&db)?;
         if q.is_temp() && !q.name.starts_with("##") {
             self.temp_tables.insert(q.name.to_lowercase(), object_id);
         }

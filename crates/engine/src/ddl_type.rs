@@ -53,7 +53,7 @@ impl Session {
         let tree = h.store.catalog_btree()?;
         let txn = self.txn_for(&db)?;
         h.cat.write().put_type(&tree, txn, def)?;
-        self.touch_catalog(&db);
+        self.touch_catalog(&db)?;
         Ok(())
     }
 
@@ -85,7 +85,7 @@ impl Session {
         let tree = h.store.catalog_btree()?;
         let txn = self.txn_for(&db)?;
         h.cat.write().remove_type(&tree, txn, t.user_type_id)?;
-        self.touch_catalog(&db);
+        self.touch_catalog(&db)?;
         Ok(())
     }
 }

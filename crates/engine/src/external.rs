@@ -273,7 +273,7 @@ impl Session {
         let db = h.def.name.clone();
         let txn = self.txn_for(&db)?;
         h.cat.write().remove_external(&tree, txn, found.key_id)?;
-        self.touch_catalog(&db);
+        self.touch_catalog(&db)?;
         Ok(())
     }
 
@@ -354,7 +354,7 @@ impl Session {
         def.id = cat.next_external_id(kind);
         cat.put_external(&tree, txn, def)?;
         drop(cat);
-        self.touch_catalog(&db);
+        self.touch_catalog(&db)?;
         Ok(())
     }
 
@@ -428,7 +428,7 @@ impl Session {
         def.id = def.key_id;
         cat.put_external(&tree, txn, def)?;
         drop(cat);
-        self.touch_catalog(&db);
+        self.touch_catalog(&db)?;
         if let Some(n) = rows_written {
             self.rowcount = n as i64;
             if !self.options.nocount {

@@ -69,6 +69,7 @@ pub(crate) fn is_batch_abort(e: &SqlError) -> bool {
             | 1205
             | 3960
             | 3961
+            | 3964
             | 8180
             | 266
             | 3930
@@ -619,7 +620,7 @@ impl Session {
         match (&r, sp) {
             (Ok(_), _) => self.end_statement(true)?,
             (Err(_), None) => self.end_statement(false)?,
-            (Err(e), Some(_)) if matches!(e.number, 1205 | 3960 | 3961) => {
+            (Err(e), Some(_)) if matches!(e.number, 1205 | 3960 | 3961 | 3964) => {
                 // the deadlock victim's whole transaction is rolled back, so the other
                 // transactions in the cycle get its locks
                 self.trancount = 0;

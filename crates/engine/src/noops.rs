@@ -244,7 +244,7 @@ impl crate::session::Session {
                 h.cat
                     .write()
                     .put(&tree, txn, SchemaObject::Table(std::sync::Arc::new(def)))?;
-                self.touch_catalog(&db);
+                self.touch_catalog(&db)?;
                 Ok(())
             }
             ast::AlterIndexAction::Rebuild { partition, options }
@@ -281,7 +281,7 @@ impl crate::session::Session {
             txn,
             catalog::SchemaObject::Table(std::sync::Arc::new(rebuilt)),
         )?;
-        self.touch_catalog(&db);
+        self.touch_catalog(&db)?;
         Ok(())
     }
 }

@@ -323,7 +323,7 @@ impl Session {
         }
         if t.identity().is_some() {
             h.cat.write().reset_identity(&tree, txn, t.object_id)?;
-            self.touch_catalog(&db);
+            self.touch_catalog(&db)?;
         }
         Ok(())
     }

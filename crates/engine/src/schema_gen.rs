@@ -14,6 +14,9 @@
 //!   changes (USE, SET ANSI_NULLS / CONCAT_NULL_YIELDS_NULL, IDENTITY_INSERT, a connection
 //!   reset), which no other session sees. `sp_recompile` moves the current database's
 //!   generation and `DBCC FREEPROCCACHE` master's: every session's plans recompile.
+//! * A session's `#temp` tables and table variables are its own: their DDL moves no generation
+//!   (`DbCatalog::is_private_temp`) and re-binds only the owner's entries
+//!   (`Session::touch_catalog`), so one session's temp tables never recompile another's plans.
 //! * A process-wide epoch counts every change anywhere: while it has not moved since the
 //!   session last looked, the view is current without reading the databases' counters (one
 //!   atomic load per check, as before).

@@ -53,8 +53,8 @@ impl DbHandle {
         let mut fresh = DbCatalog::load(&self.def.name, self.def.database_id, &tree)?;
         let mut cat = self.cat.write();
         fresh.keep_identity_progress(&cat);
-        // the sessions depending on this database hold its counter: keep it, and move it; a
-        // rolled-back DDL still counts against snapshots that began before it (Msg 3961)
+        // the sessions depending on this database hold its counter: keep it, and move it;
+        // the DDL marks (Msg 3961) and other transactions' uncommitted DDL stay
         fresh.keep_schema_history(&mut cat);
         fresh.generation.bump();
         *cat = fresh;

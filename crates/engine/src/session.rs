@@ -19,7 +19,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use catalog::{Catalog, ModuleDef, QualifiedName, SchemaObject, SequenceDef, TableRef, TypeDef};
-use common::{ObjectId, SqlError, SqlResult};
+use common::{ObjectId, SqlError, SqlResult, TxnId};
 use types::{DataType, Value};
 
 use crate::events::{EventSink, TransactionChange};
@@ -485,10 +485,22 @@ impl Session {
     pub(crate) fn commit_all(&mut self) -> SqlResult<()> {
         let txns = std::mem::take(&mut self.txns);
         self.last_tran_end = Some(true);
+        let ddl = self.ddl_transactions(&txns);
         let mut first_err = None;
+        let mut failed = Vec::new();
         for (_, t) in txns {
+            let id = t.id();
             if let Err(e) = t.commit() {
+                failed.push(id);
                 first_err.get_or_insert(e);
+            }
+        }
+        // before the locks go: a session waiting for this DDL then reads it committed
+        for (h, id) in ddl {
+            if failed.contains(&id) {
+                h.cat.write().ddl_rolled_back(id);
+            } else {
+                h.cat.write().ddl_committed(id);
             }
         }
         self.catalog_touched.clear();
@@ -509,6 +521,7 @@ impl Session {
     pub(crate) fn abort_all(&mut self) -> SqlResult<()> {
         let txns = std::mem::take(&mut self.txns);
         self.last_tran_end = Some(false);
+        let ddl = self.ddl_transactions(&txns);
         let mut first_err = None;
         for (_, t) in txns {
             if let Err(e) = t.abort() {
@@ -521,6 +534,9 @@ impl Session {
             self.temp_tables = names;
         }
         let reloaded = self.reload_touched();
+        for (h, id) in ddl {
+            h.cat.write().ddl_rolled_back(id);
+        }
         self.versions_end(false);
         // the undo (rows and catalog cache) ran under the transaction's locks; only now may
         // others see what it restored
@@ -670,9 +686,71 @@ impl Session {
         r
     }
 
-    /// Marks the catalog of `database` as changed by the open txn (T4).
-    pub(crate) fn touch_catalog(&mut self, database: &str) {
+    /// Marks the catalog of `database` as changed by the open txn (T4), and takes Sch-M to
+    /// the end of the transaction on every object the txn created, altered or dropped there:
+    /// other sessions' name resolution and catalog views wait for its end (README "Catalog
+    /// visibility"). In tempdb only this session's own cached entries are re-bound: another
+    /// session cannot name its `#temp` tables (`DbCatalog::is_private_temp`).
+    pub(crate) fn touch_catalog(&mut self, database: &str) -> SqlResult<()> {
         self.catalog_touched.insert(database.to_string());
+        let Some(h) = self.engine.database(database) else {
+            return Ok(());
+        };
+        if h.def.database_id == crate::server::TEMPDB_ID {
+            self.schema_view.invalidate();
+            return Ok(());
+        }
+        let Some(txn) = self
+            .txns
+            .iter()
+            .find(|(d, _)| catalog::name_eq(d, database))
+            .map(|(_, t)| t.id())
+        else {
+            return Ok(());
+        };
+        let ids = h.cat.read().pending_ddl_of(txn);
+        for id in ids {
+            self.lock_schema(&h, id)?;
+        }
+        Ok(())
+    }
+
+    /// The storage txns among `txns` whose database catalog this transaction touched, with
+    /// their databases: whose uncommitted DDL its end settles (`DbCatalog::ddl_committed`).
+    fn ddl_transactions(&self, txns: &[(String, storage::Txn)]) -> Vec<(Arc<DbHandle>, TxnId)> {
+        txns.iter()
+            .filter(|(d, _)| self.catalog_touched.iter().any(|t| catalog::name_eq(t, d)))
+            .filter_map(|(d, t)| Some((self.engine.database(d)?, t.id())))
+            .collect()
+    }
+
+    /// SQL Server reads metadata (catalog views, metadata functions) under READ COMMITTED
+    /// whatever the isolation level: a reader waits for every transaction with uncommitted
+    /// DDL in database `h` (on its Sch-M, under the session's lock timeout and deadlock
+    /// detection) and then sees what it committed or what its rollback left. `NOLOCK` /
+    /// READ UNCOMMITTED readers do not call this and see the uncommitted catalog. The
+    /// session's own DDL does not block it.
+    pub(crate) fn await_committed_catalog(&self, h: &DbHandle) -> SqlResult<()> {
+        if h.def.database_id == crate::server::TEMPDB_ID {
+            return Ok(());
+        }
+        let mut waited: Vec<ObjectId> = Vec::new();
+        loop {
+            let ids: Vec<ObjectId> = h
+                .cat
+                .read()
+                .pending_ddl()
+                .into_iter()
+                .filter(|id| !waited.contains(id))
+                .collect();
+            if ids.is_empty() {
+                return Ok(());
+            }
+            for id in ids {
+                self.schema_stable(h, id)?;
+                waited.push(id);
+            }
+        }
     }
 
     // -----------------------------------------------------------------------------------------
@@ -742,7 +820,7 @@ impl Session {
                 let tree = h.store.catalog_btree()?;
                 let txn = self.txn_for(database)?;
                 h.cat.write().remove(&tree, txn, id)?;
-                self.touch_catalog(database);
+                self.touch_catalog(database)?;
                 self.temp_tables.retain(|_, v| *v != id);
                 return Ok(());
             }
@@ -757,7 +835,7 @@ impl Session {
             h.store.drop_object(txn, storage::ObjId(hid))?;
         }
         h.cat.write().remove(&tree, txn, id)?;
-        self.touch_catalog(database);
+        self.touch_catalog(database)?;
         self.temp_tables.retain(|_, v| *v != id);
         Ok(())
     }
@@ -968,28 +1046,11 @@ impl Catalog for Session {
     }
 
     fn resolve_table(&self, name: &QualifiedName) -> SqlResult<Option<TableRef>> {
-        if let Some(t) = self.trigger_table(name) {
-            return Ok(Some(t));
-        }
-        if let Some(schema) = &name.schema {
-            if schema.eq_ignore_ascii_case("sys")
-                || schema.eq_ignore_ascii_case("INFORMATION_SCHEMA")
-            {
-                let (db, _) = self.resolve_parts(name);
-                if let Some(v) = crate::sysviews::system_view(self, &db, schema, &name.name)? {
-                    self.bind_volatile.set(true);
-                    return Ok(Some(TableRef::Virtual(Arc::new(v))));
-                }
-                if schema.eq_ignore_ascii_case("INFORMATION_SCHEMA") {
-                    return Ok(None);
-                }
-            }
-        }
-        Ok(match self.find_object(name)? {
-            Some((_, SchemaObject::Table(t))) => Some(TableRef::Table(t)),
-            Some((_, SchemaObject::View(v))) => Some(TableRef::View(v)),
-            _ => None,
-        })
+        self.resolve_table_reading(name, false)
+    }
+
+    fn resolve_table_uncommitted(&self, name: &QualifiedName) -> SqlResult<Option<TableRef>> {
+        self.resolve_table_reading(name, true)
     }
 
     fn check_access(&self, access: &catalog::ObjectAccess) -> SqlResult<()> {
@@ -1038,6 +1099,12 @@ impl Catalog for Session {
             Some(id) => self.engine.database_by_id(id)?,
             None => self.engine.database(&self.database)?,
         };
+        // a metadata function reads as READ COMMITTED: an object with another transaction's
+        // uncommitted DDL is waited for (a lock error reads as no such object)
+        let pending = h.cat.read().is_ddl_pending(object_id);
+        if pending && self.options.isolation != crate::locks::IsolationLevel::ReadUncommitted {
+            self.schema_stable(&h, object_id).ok()?;
+        }
         let cat = h.cat.read();
         cat.objects.get(&object_id).map(|o| o.name().to_string())
     }
@@ -1103,5 +1170,46 @@ impl Session {
                                        // a reset's rollback is not reported: the reset itself ends the client's transaction
         self.tran_reported = self.trancount > 0;
         self.last_tran_end = None;
+    }
+}
+
+impl Session {
+    /// `resolve_table`; `dirty`: a `NOLOCK` / `READUNCOMMITTED` reference, whose catalog
+    /// view shows other transactions' uncommitted DDL (as does the READ UNCOMMITTED level).
+    fn resolve_table_reading(
+        &self,
+        name: &QualifiedName,
+        dirty: bool,
+    ) -> SqlResult<Option<TableRef>> {
+        if let Some(t) = self.trigger_table(name) {
+            return Ok(Some(t));
+        }
+        if let Some(schema) = &name.schema {
+            if schema.eq_ignore_ascii_case("sys")
+                || schema.eq_ignore_ascii_case("INFORMATION_SCHEMA")
+            {
+                let (db, _) = self.resolve_parts(name);
+                let read_committed = !dirty
+                    && self.options.isolation != crate::locks::IsolationLevel::ReadUncommitted;
+                if read_committed && crate::sysviews::reads_object_metadata(schema, &name.name) {
+                    if let Some(h) = self.engine.database(&db) {
+                        self.schema_view.depend_on(&h.generation);
+                        self.await_committed_catalog(&h)?;
+                    }
+                }
+                if let Some(v) = crate::sysviews::system_view(self, &db, schema, &name.name)? {
+                    self.bind_volatile.set(true);
+                    return Ok(Some(TableRef::Virtual(Arc::new(v))));
+                }
+                if schema.eq_ignore_ascii_case("INFORMATION_SCHEMA") {
+                    return Ok(None);
+                }
+            }
+        }
+        Ok(match self.find_object(name)? {
+            Some((_, SchemaObject::Table(t))) => Some(TableRef::Table(t)),
+            Some((_, SchemaObject::View(v))) => Some(TableRef::View(v)),
+            _ => None,
+        })
     }
 }

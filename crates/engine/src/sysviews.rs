@@ -162,6 +162,44 @@ fn created(o: &SchemaObject) -> &str {
     }
 }
 
+/// Whether a system view shows rows of a database's objects (their definitions, columns,
+/// indexes, constraints, modules): SQL Server reads those rows under READ COMMITTED, so an
+/// object another transaction created, altered or dropped blocks the reader until that
+/// transaction ends (`Session::await_committed_catalog`). DMVs and server-level views do not.
+pub(crate) fn reads_object_metadata(schema: &str, name: &str) -> bool {
+    if schema.eq_ignore_ascii_case("INFORMATION_SCHEMA") {
+        return true;
+    }
+    const VIEWS: &[&str] = &[
+        "objects",
+        "all_objects",
+        "tables",
+        "views",
+        "all_views",
+        "procedures",
+        "triggers",
+        "sequences",
+        "sql_modules",
+        "all_sql_modules",
+        "columns",
+        "all_columns",
+        "indexes",
+        "index_columns",
+        "key_constraints",
+        "foreign_keys",
+        "foreign_key_columns",
+        "check_constraints",
+        "default_constraints",
+        "computed_columns",
+        "identity_columns",
+        "partitions",
+        "stats",
+        "stats_columns",
+        "parameters",
+    ];
+    VIEWS.iter().any(|v| v.eq_ignore_ascii_case(name))
+}
+
 /// Materializes a system view of database `db`; `Ok(None)` if the name is not one.
 pub fn system_view(
     session: &Session,

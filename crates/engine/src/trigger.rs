@@ -933,7 +933,7 @@ impl Session {
                 .write()
                 .put(&tree, txn, SchemaObject::Module(Arc::new(nm)))?;
         }
-        self.touch_catalog(&db);
+        self.touch_catalog(&db)?;
         Ok(true)
     }
 }

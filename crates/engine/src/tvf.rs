@@ -218,7 +218,7 @@ impl Session {
         h.cat
             .write()
             .put(&tree, txn, SchemaObject::Module(Arc::new(m)))?;
-        self.touch_catalog(&db);
+        self.touch_catalog(&db)?;
         Ok(())
     }
 

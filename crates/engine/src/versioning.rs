@@ -321,6 +321,30 @@ impl Session {
         Ok(())
     }
 
+    /// Msg 3964: inside an explicit transaction at SNAPSHOT isolation SQL Server refuses the
+    /// DDL that changes an existing table's metadata in place (ALTER TABLE, CREATE / ALTER /
+    /// DROP INDEX; also CREATE XML INDEX, DBCC DBREINDEX, ALTER PARTITION FUNCTION / SCHEME and
+    /// CLR DDL, which latchkey does not have): metadata is not versioned. The transaction is
+    /// rolled back, as for 3961. An autocommit statement is allowed (MSSQLSERVER_3961's
+    /// explanation in Microsoft's documentation lists the statements).
+    pub(crate) fn check_ddl_allowed_in_snapshot(
+        &self,
+        kind: &parser::ast::StatementKind,
+    ) -> SqlResult<()> {
+        use parser::ast::StatementKind as K;
+        if self.options.isolation != IsolationLevel::Snapshot || self.trancount == 0 {
+            return Ok(());
+        }
+        let refused = matches!(
+            kind,
+            K::AlterTable(_) | K::CreateIndex(_) | K::AlterIndex(_) | K::DropIndex { .. }
+        );
+        if refused {
+            return Err(SqlError::new(3964, &[]));
+        }
+        Ok(())
+    }
+
     /// The savepoint of the transaction's versions (a [`crate::session::TxnMark`]'s part).
     pub(crate) fn versions_mark(&self) -> usize {
         self.versions.txn.as_ref().map_or(0, |t| t.mark())

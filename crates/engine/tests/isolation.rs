@@ -8,6 +8,8 @@
 #[path = "isolation/versioning.rs"]
 mod versioning;
 
+#[path = "isolation/catalog_visibility.rs"]
+mod catalog_visibility;
 #[path = "isolation/ddl.rs"]
 mod ddl;
 #[path = "isolation/key_range.rs"]

@@ -128,7 +128,7 @@ impl Session {
         let db = h.def.name.clone();
         let txn = self.txn_for(&db)?;
         let r = f(&mut h.cat.write(), &tree, txn)?;
-        self.touch_catalog(&db);
+        self.touch_catalog(&db)?;
         Ok(r)
     }
 

@@ -143,11 +143,14 @@ impl Session {
         let tree = h.store.catalog_btree()?;
         let txn = self.txn_for(&db)?;
         let mut cat = h.cat.write();
-        // DDL (CREATE/UPDATE/DROP STATISTICS, sp_updatestats): cached plans recompile.
-        cat.generation.bump();
+        // DDL (CREATE/UPDATE/DROP STATISTICS, sp_updatestats): cached plans recompile (only
+        // the owner's for its own #temp table: touch_catalog)
+        if !cat.is_private_temp(&table.name) {
+            cat.generation.bump();
+        }
         cat.statistics.put(&tree, txn, table, stored_part(list))?;
         drop(cat);
-        self.touch_catalog(&db);
+        self.touch_catalog(&db)?;
         Ok(())
     }
 

@@ -93,7 +93,7 @@ impl Session {
             let txn = self.txn_for(&db)?;
             h.cat.write().put(&tree, txn, o)?;
         }
-        self.touch_catalog(&db);
+        self.touch_catalog(&db)?;
         Ok(())
     }
 

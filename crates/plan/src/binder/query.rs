@@ -1139,7 +1139,14 @@ impl Binder<'_> {
                 return self.derived_scope(op, names, &exposed, &[]);
             }
         }
-        let resolved = self.env.resolve_table(&qn)?;
+        let dirty = hints
+            .iter()
+            .any(|h| matches!(h, ast::TableHint::NoLock | ast::TableHint::ReadUncommitted));
+        let resolved = if dirty {
+            self.env.resolve_table_uncommitted(&qn)?
+        } else {
+            self.env.resolve_table(&qn)?
+        };
         let Some(r) = resolved else {
             let shown = name
                 .parts
