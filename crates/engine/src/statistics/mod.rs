@@ -369,9 +369,11 @@ pub(crate) fn build_data_sets(
 ) -> SqlResult<(Vec<Option<StatisticsData>>, u64)> {
     let counter = exec::table_io::modification_count(store, table.object_id);
     let ts = exec::table_io::TableStore::open(store.clone(), table.clone())?;
-    let rows = match rows_hint {
-        Some(r) if r > 0 => r,
-        _ => ts.count_slots()?,
+    // without a hint, an estimate from pages spread over the table (exact for small tables):
+    // the sample below refines it
+    let (rows, hinted) = match rows_hint {
+        Some(r) if r > 0 => (r, true),
+        _ => (exec::table_io::estimate_rows(store, table)?, false),
     };
     if rows == 0 {
         return Ok((sets.iter().map(|_| None).collect(), counter));
@@ -399,8 +401,10 @@ pub(crate) fn build_data_sets(
     // deterministic page choice (xorshift seeded by the table) so a rebuild of unchanged data
     // gives the same histogram
     let mut seed = (table.object_id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let mut pass =
-        |fraction: f64, sampled: &mut Vec<Vec<types::Value>>, seen: &mut u64| -> SqlResult<()> {
+    let mut pass = |fraction: f64,
+                    sampled: &mut Vec<Vec<types::Value>>,
+                    seen: &mut u64|
+     -> SqlResult<storage::sample::SampleCounts> {
             let mut keep = || {
                 if fraction >= 1.0 {
                     return true;
@@ -424,14 +428,19 @@ pub(crate) fn build_data_sets(
                 Ok(())
             })
         };
-    pass(fraction, &mut sampled, &mut seen)?;
+    let mut whole = fraction >= 1.0;
+    let mut counts = pass(fraction, &mut sampled, &mut seen)?;
     if seen == 0 {
         // a small sample missed every page: read them all (still capped)
-        pass(1.0, &mut sampled, &mut seen)?;
+        whole = true;
+        counts = pass(1.0, &mut sampled, &mut seen)?;
     }
-    // a whole-table read counted the rows itself: a stale hint does not survive it
-    let rows = if fraction >= 1.0 && seen < MAX_BUILD_ROWS {
+    // a whole-table read counted the rows itself: a stale hint does not survive it; a sample
+    // without a hint scales its rows by its pages (unbiased: every page had the same chance)
+    let rows = if whole && seen < MAX_BUILD_ROWS {
         seen
+    } else if !hinted && counts.picked_pages > 0 {
+        counts.estimated_rows().max(seen)
     } else {
         rows
     };
