@@ -369,11 +369,12 @@ pub(crate) fn build_data_sets(
 ) -> SqlResult<(Vec<Option<StatisticsData>>, u64)> {
     let counter = exec::table_io::modification_count(store, table.object_id);
     let ts = exec::table_io::TableStore::open(store.clone(), table.clone())?;
-    // without a hint, an estimate from pages spread over the table (exact for small tables):
-    // the sample below refines it
-    let (rows, hinted) = match rows_hint {
-        Some(r) if r > 0 => (r, true),
-        _ => (exec::table_io::estimate_rows(store, table)?, false),
+    // without a hint (CREATE / UPDATE STATISTICS: `Rows` shows the table's exact count, as
+    // SQL Server's metadata count does) the slot arrays are counted; the automatic path passes
+    // the optimizer's page-sampled row count instead (table_rows.rs)
+    let rows = match rows_hint {
+        Some(r) if r > 0 => r,
+        _ => ts.count_slots()?,
     };
     if rows == 0 {
         return Ok((sets.iter().map(|_| None).collect(), counter));
@@ -429,18 +430,15 @@ pub(crate) fn build_data_sets(
             })
         };
     let mut whole = fraction >= 1.0;
-    let mut counts = pass(fraction, &mut sampled, &mut seen)?;
+    pass(fraction, &mut sampled, &mut seen)?;
     if seen == 0 {
         // a small sample missed every page: read them all (still capped)
         whole = true;
-        counts = pass(1.0, &mut sampled, &mut seen)?;
+        pass(1.0, &mut sampled, &mut seen)?;
     }
-    // a whole-table read counted the rows itself: a stale hint does not survive it; a sample
-    // without a hint scales its rows by its pages (unbiased: every page had the same chance)
+    // a whole-table read counted the rows itself: a stale hint does not survive it
     let rows = if whole && seen < MAX_BUILD_ROWS {
         seen
-    } else if !hinted && counts.picked_pages > 0 {
-        counts.estimated_rows().max(seen)
     } else {
         rows
     };
