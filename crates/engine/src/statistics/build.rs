@@ -148,33 +148,28 @@ pub(crate) fn build(
     }
 }
 
-/// Per statistics column: the collation sort key of every row's value when the column holds
-/// strings (memcmp order = `Collation::compare` order), else None.
+/// Per statistics column: every row's value as a memcmp-comparable key (`types::key`, whose
+/// byte order is `types::sort_cmp`'s: NULL first, strings by collation sort key, numerics by
+/// value); None for a column a value of which has no key encoding (compared by value then).
 type SortKeys = Vec<Option<Vec<Vec<u8>>>>;
 
-/// `rows` sorted by the statistics columns (stable), with the sort keys of their string
-/// columns in the same order. A string column is compared through sort keys computed once per
-/// value: `types::sort_cmp` trims, checks for ASCII and looks up weights at every one of the
-/// sort's n log n comparisons, which made the sort most of a build's time.
+/// `rows` sorted by the statistics columns (stable), with their keys in the same order. Each
+/// value is encoded once: `types::sort_cmp` dispatches on the types, converts numerics and
+/// (strings) trims, checks for ASCII and looks up weights at every one of the sort's n log n
+/// comparisons, which made the sort most of a build's time; keys compare with memcmp.
 fn sort_rows(cols: &[StatColumn], rows: Vec<Vec<Value>>) -> (Vec<Vec<Value>>, SortKeys) {
     let keys: SortKeys = cols
         .iter()
         .enumerate()
         .map(|(i, c)| {
-            if !rows.iter().any(|r| r[i].as_str().is_some()) {
-                return None;
+            let mut out = Vec::with_capacity(rows.len());
+            for r in &rows {
+                let mut k = Vec::new();
+                let v = &r[i];
+                types::key::encode_column(v, &v.data_type(), c.collation, &mut k).ok()?;
+                out.push(k);
             }
-            Some(
-                rows.iter()
-                    .map(|r| {
-                        let mut k = Vec::new();
-                        if let Some(s) = r[i].as_str() {
-                            c.collation.sort_key(s, &mut k);
-                        }
-                        k
-                    })
-                    .collect(),
-            )
+            Some(out)
         })
         .collect();
     let mut order: Vec<usize> = (0..rows.len()).collect();
@@ -196,7 +191,7 @@ fn sort_rows(cols: &[StatColumn], rows: Vec<Vec<Value>>) -> (Vec<Vec<Value>>, So
     (sorted, keys)
 }
 
-/// Order of rows `a` and `b` on statistics column `i`: NULL first, strings by sort key.
+/// Order of rows `a` and `b` on statistics column `i` (their keys when encoded).
 fn cmp_at(
     rows: &[Vec<Value>],
     keys: &SortKeys,
@@ -205,10 +200,9 @@ fn cmp_at(
     b: usize,
     i: usize,
 ) -> Ordering {
-    let (x, y) = (&rows[a][i], &rows[b][i]);
     match &keys[i] {
-        Some(k) if x.as_str().is_some() && y.as_str().is_some() => k[a].cmp(&k[b]),
-        _ => types::sort_cmp(x, y, cols[i].collation),
+        Some(k) => k[a].cmp(&k[b]),
+        None => types::sort_cmp(&rows[a][i], &rows[b][i], cols[i].collation),
     }
 }
 
