@@ -185,7 +185,15 @@ mod tests {
     #[test]
     fn runs_split_at_gaps_and_file_changes() {
         let p = |f, n| PageId::new(f, n);
-        let pages = [p(1, 3), p(1, 4), p(1, 9), p(2, 10), p(2, 11), p(2, 12), p(1, 13)];
+        let pages = [
+            p(1, 3),
+            p(1, 4),
+            p(1, 9),
+            p(2, 10),
+            p(2, 11),
+            p(2, 12),
+            p(1, 13),
+        ];
         let runs: Vec<usize> = contiguous_runs(&pages).map(|r| r.len()).collect();
         assert_eq!(runs, vec![2, 1, 3, 1]);
     }

@@ -464,7 +464,15 @@ mod tests {
     #[test]
     fn string_sort_keys_order_as_the_collation_compares() {
         let v = |s: &str| vec![Value::VarChar(s.into())];
-        let rows = vec![v("b "), v("B"), vec![Value::Null], v("a"), v("A  "), v("\u{e4}"), v("c")];
+        let rows = vec![
+            v("b "),
+            v("B"),
+            vec![Value::Null],
+            v("a"),
+            v("A  "),
+            v("\u{e4}"),
+            v("c"),
+        ];
         let d = build(&[col("s")], rows.clone(), 7, String::new());
         // trailing spaces and case do not count (CI_AS); NULL apart; ä sorts after a and A
         let steps: Vec<(Value, f64)> = d

@@ -406,29 +406,29 @@ pub(crate) fn build_data_sets(
                     sampled: &mut Vec<Vec<types::Value>>,
                     seen: &mut u64|
      -> SqlResult<storage::sample::SampleCounts> {
-            let mut keep = || {
-                if fraction >= 1.0 {
-                    return true;
-                }
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                ((seed >> 11) as f64 / (1u64 << 53) as f64) < fraction
-            };
-            ts.for_each_sampled_row(&decode, &mut keep, &mut |row| {
-                if *seen >= MAX_BUILD_ROWS {
+        let mut keep = || {
+            if fraction >= 1.0 {
+                return true;
+            }
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            ((seed >> 11) as f64 / (1u64 << 53) as f64) < fraction
+        };
+        ts.for_each_sampled_row(&decode, &mut keep, &mut |row| {
+            if *seen >= MAX_BUILD_ROWS {
+                return Ok(());
+            }
+            *seen += 1;
+            if let Some(f) = filter.as_deref_mut() {
+                if !f(row)? {
                     return Ok(());
                 }
-                *seen += 1;
-                if let Some(f) = filter.as_deref_mut() {
-                    if !f(row)? {
-                        return Ok(());
-                    }
-                }
-                sampled.push(union.iter().map(|&c| row[c].clone()).collect());
-                Ok(())
-            })
-        };
+            }
+            sampled.push(union.iter().map(|&c| row[c].clone()).collect());
+            Ok(())
+        })
+    };
     let mut whole = fraction >= 1.0;
     pass(fraction, &mut sampled, &mut seen)?;
     if seen == 0 {
