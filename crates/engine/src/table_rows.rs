@@ -4,7 +4,7 @@
 //! Choice: one page-sampled count, then scaled by pages. The first time a table is asked about
 //! (and whenever its allocated page count has moved by more than a quarter since the last
 //! count) the rows are counted — exactly for tables of up to
-//! `exec::table_io::ESTIMATE_EXACT_PAGES` pages, else from that many pages spread over the
+//! `exec::table_io::ESTIMATE_EXACT_PAGES` pages (32 MB), else from 256 pages spread over the
 //! table (`exec::table_io::estimate_rows`: a compile never reads a large table whole, issue 10
 //! acceptance 3) — and remembered with the page count of that moment; later calls read only
 //! the allocation map (`storage::Database::page_count`, an extent walk, no data pages) and
@@ -12,7 +12,7 @@
 //! pages are always counted exactly (a few pages to read, and a small table's page count does
 //! not move while rows are added).
 //!
-//! Accuracy: exact right after a count of a table of up to 256 pages and for small tables;
+//! Accuracy: exact right after a count of a table of up to 4,096 pages and for small tables;
 //! within about a percent for a larger table (rows per page vary little); in between, within
 //! the 25 % page drift that triggers a recount, assuming rows per page stay about constant. Deletes that free
 //! no pages are not seen until the page count moves (estimates stay high, as SQL Server's stale

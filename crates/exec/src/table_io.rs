@@ -925,13 +925,19 @@ pub fn count_rows(db: &Arc<Database>, table: &Arc<TableDef>) -> SqlResult<u64> {
     Ok(n)
 }
 
-/// Tables of at most this many pages are counted exactly by [`estimate_rows`].
-pub const ESTIMATE_EXACT_PAGES: usize = 256;
+/// Tables of at most this many pages (32 MB) are counted exactly by [`estimate_rows`]: a
+/// count of that many pages costs a few milliseconds, and a plan choice at a row threshold
+/// (batch mode at 100,000 rows) must not flip on a sampling error.
+pub const ESTIMATE_EXACT_PAGES: usize = 4096;
 
-/// The table's rows without reading it whole: tables of up to [`ESTIMATE_EXACT_PAGES`] pages
-/// are counted (slot arrays only), larger ones from that many pages spread evenly over the
-/// page list (IAM order), scaled by the page count. Rows per page vary little in a table
-/// (same row format, same fill), so the estimate is within about a percent.
+/// Pages a larger table's row estimate reads, spread evenly over it.
+pub const ESTIMATE_SAMPLE_PAGES: usize = 256;
+
+/// The table's rows without reading a large table whole: tables of up to
+/// [`ESTIMATE_EXACT_PAGES`] pages are counted (slot arrays only), larger ones from
+/// [`ESTIMATE_SAMPLE_PAGES`] pages spread evenly over the page list (IAM order), scaled by the
+/// page count. Rows per page vary little in a table (same row format, same fill), so the
+/// estimate is within about a percent.
 pub fn estimate_rows(db: &Arc<Database>, table: &Arc<TableDef>) -> SqlResult<u64> {
     let s = TableStore::open(db.clone(), table.clone())?;
     // the page count first (an IAM walk), then the evenly spread pick
@@ -939,7 +945,11 @@ pub fn estimate_rows(db: &Arc<Database>, table: &Arc<TableDef>) -> SqlResult<u64
         return count_rows(db, table);
     };
     let total = all.total_pages();
-    let stride = total.div_ceil(ESTIMATE_EXACT_PAGES).max(1);
+    let stride = if total <= ESTIMATE_EXACT_PAGES {
+        1
+    } else {
+        total.div_ceil(ESTIMATE_SAMPLE_PAGES)
+    };
     let Some(sample) = s.page_sample(&mut |i| i % stride == stride / 2 || stride == 1)? else {
         return Ok(0);
     };
