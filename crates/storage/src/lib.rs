@@ -48,6 +48,7 @@ pub mod objio;
 pub mod page;
 pub mod record;
 mod repair;
+pub mod sample;
 pub mod wal;
 
 pub use check::Finding;
@@ -593,6 +594,14 @@ impl Heap {
     pub fn morsels(&self, workers: usize) -> SqlResult<Arc<morsel::MorselSource>> {
         morsel::MorselSource::new(self.db.clone(), self.id, self.io.clone(), true, workers)
     }
+    /// The pages `pick(index, page)` accepts, from the IAM without reading a data page; only
+    /// they are read by [`sample::PageSample::visit`] (statistics samples, `sample`).
+    pub fn page_sample(
+        &self,
+        pick: &mut dyn FnMut(usize, PageId) -> bool,
+    ) -> SqlResult<sample::PageSample> {
+        sample::PageSample::new(self.db.clone(), self.id, self.io.clone(), true, pick)
+    }
 }
 
 /// Heap scan: one page of rows per batch; no latch held between batches.
@@ -800,6 +809,14 @@ impl BTree {
     /// order (not key order), for `workers` workers (`morsel`).
     pub fn morsels(&self, workers: usize) -> SqlResult<Arc<morsel::MorselSource>> {
         morsel::MorselSource::new(self.db.clone(), self.id, self.io.clone(), false, workers)
+    }
+    /// The pages `pick(index, page)` accepts, from the IAM without reading a page; only they
+    /// are read by [`sample::PageSample::visit`] (leaf entries in allocation order, `sample`).
+    pub fn page_sample(
+        &self,
+        pick: &mut dyn FnMut(usize, PageId) -> bool,
+    ) -> SqlResult<sample::PageSample> {
+        sample::PageSample::new(self.db.clone(), self.id, self.io.clone(), false, pick)
     }
 }
 

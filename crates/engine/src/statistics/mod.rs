@@ -369,6 +369,9 @@ pub(crate) fn build_data_sets(
 ) -> SqlResult<(Vec<Option<StatisticsData>>, u64)> {
     let counter = exec::table_io::modification_count(store, table.object_id);
     let ts = exec::table_io::TableStore::open(store.clone(), table.clone())?;
+    // without a hint (CREATE / UPDATE STATISTICS: `Rows` shows the table's exact count, as
+    // SQL Server's metadata count does) the slot arrays are counted; the automatic path passes
+    // the optimizer's page-sampled row count instead (table_rows.rs)
     let rows = match rows_hint {
         Some(r) if r > 0 => r,
         _ => ts.count_slots()?,
@@ -399,38 +402,42 @@ pub(crate) fn build_data_sets(
     // deterministic page choice (xorshift seeded by the table) so a rebuild of unchanged data
     // gives the same histogram
     let mut seed = (table.object_id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let mut pass =
-        |fraction: f64, sampled: &mut Vec<Vec<types::Value>>, seen: &mut u64| -> SqlResult<()> {
-            let mut keep = || {
-                if fraction >= 1.0 {
-                    return true;
-                }
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                ((seed >> 11) as f64 / (1u64 << 53) as f64) < fraction
-            };
-            ts.for_each_sampled_row(&decode, &mut keep, &mut |row| {
-                if *seen >= MAX_BUILD_ROWS {
+    let mut pass = |fraction: f64,
+                    sampled: &mut Vec<Vec<types::Value>>,
+                    seen: &mut u64|
+     -> SqlResult<storage::sample::SampleCounts> {
+        let mut keep = || {
+            if fraction >= 1.0 {
+                return true;
+            }
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            ((seed >> 11) as f64 / (1u64 << 53) as f64) < fraction
+        };
+        ts.for_each_sampled_row(&decode, &mut keep, &mut |row| {
+            if *seen >= MAX_BUILD_ROWS {
+                return Ok(());
+            }
+            *seen += 1;
+            if let Some(f) = filter.as_deref_mut() {
+                if !f(row)? {
                     return Ok(());
                 }
-                *seen += 1;
-                if let Some(f) = filter.as_deref_mut() {
-                    if !f(row)? {
-                        return Ok(());
-                    }
-                }
-                sampled.push(union.iter().map(|&c| row[c].clone()).collect());
-                Ok(())
-            })
-        };
+            }
+            sampled.push(union.iter().map(|&c| row[c].clone()).collect());
+            Ok(())
+        })
+    };
+    let mut whole = fraction >= 1.0;
     pass(fraction, &mut sampled, &mut seen)?;
     if seen == 0 {
         // a small sample missed every page: read them all (still capped)
+        whole = true;
         pass(1.0, &mut sampled, &mut seen)?;
     }
     // a whole-table read counted the rows itself: a stale hint does not survive it
-    let rows = if fraction >= 1.0 && seen < MAX_BUILD_ROWS {
+    let rows = if whole && seen < MAX_BUILD_ROWS {
         seen
     } else {
         rows
