@@ -49,12 +49,37 @@ pub(crate) fn choose_batch_mode(op: &mut PhysOp, hint: BatchModeHint, catalog: &
         return;
     }
     common::stack::grow(|| {
+        // an uncorrelated subquery's plan (Q15's MAX over its view) is a plan of its own
+        for e in crate::showplan_xml::exprs_mut(&mut op.kind) {
+            subqueries(e, hint, catalog);
+        }
         if eligible(op, hint, catalog) {
-            mark(op);
+            if matches!(op.kind, PhysKind::PartialAggregate { .. }) {
+                mark(op);
+            } else {
+                op.exec_mode = ExecMode::Batch;
+                for c in op.children_mut() {
+                    mark_source(c, hint, catalog);
+                }
+            }
             return;
         }
         for c in op.children_mut() {
             choose_batch_mode(c, hint, catalog);
+        }
+    })
+}
+
+/// Batch mode for the subquery plans inside `e`.
+fn subqueries(e: &mut ScalarExpr, hint: BatchModeHint, catalog: &dyn Catalog) {
+    common::stack::grow(|| {
+        if let Some(sq) = e.subquery_mut() {
+            if let plan::SubqueryPlan::Physical(p) = &mut sq.plan {
+                choose_batch_mode(std::sync::Arc::make_mut(p), hint, catalog);
+            }
+        }
+        for c in e.children_mut() {
+            subqueries(c, hint, catalog);
         }
     })
 }
@@ -156,31 +181,89 @@ fn serial_batch_agg(a: &AggCall) -> bool {
 }
 
 /// A batch source: a zone, a Hash Match join (inner, left outer, left semi, left anti semi,
-/// with keys) of two batch sources whose keys and residual are pure and vectorizable, or
-/// Filter / Compute Scalar (pure) over a source.
+/// with keys) whose keys and residual are pure and vectorizable, of two batch sources or
+/// *adapted* inputs, or Filter / Compute Scalar (pure) over a source. `adapt`: in a join's
+/// input, where any other operator whose output columns all have batch types runs in row
+/// mode under a row→batch adapter (an aggregate, a merge join, a sort, an exchange, ...; Q18's
+/// build side is an aggregate). An aggregate's own input is never just an adapter: batch mode
+/// would only convert the rows.
 fn is_source(op: &PhysOp) -> bool {
-    match &op.kind {
-        PhysKind::Filter { input, predicate } => pure(predicate) && is_source(input),
-        PhysKind::ComputeScalar { input, exprs } => exprs.iter().all(pure) && is_source(input),
-        PhysKind::HashJoin {
-            left,
-            right,
-            kind,
-            left_keys,
-            right_keys,
-            residual,
-        } => {
-            matches!(
-                kind,
-                JoinKind::Inner | JoinKind::LeftOuter | JoinKind::LeftSemi | JoinKind::LeftAntiSemi
-            ) && !left_keys.is_empty()
-                && left_keys.iter().chain(right_keys).all(typed)
-                && residual.as_ref().is_none_or(pure)
-                && is_source(left)
-                && is_source(right)
+    is_source_in(op, false)
+}
+
+fn is_source_in(op: &PhysOp, adapt: bool) -> bool {
+    // a Filter / Compute Scalar over an adapted input belongs to that input (batch mode
+    // would only filter converted rows)
+    let ok = match &op.kind {
+        PhysKind::Filter { input, predicate } => pure(predicate) && is_source_in(input, false),
+        PhysKind::ComputeScalar { input, exprs } => {
+            exprs.iter().all(pure) && is_source_in(input, false)
         }
+        PhysKind::HashJoin { .. } => is_batch_join(op),
         _ => is_zone(op),
-    }
+    };
+    ok || (adapt && adaptable(op))
+}
+
+/// A Hash Match join batch mode runs: inner, left outer, left semi or left anti semi, with
+/// equality keys, its keys and residual pure and vectorizable, over sources or adapted inputs.
+fn is_batch_join(op: &PhysOp) -> bool {
+    let PhysKind::HashJoin {
+        left,
+        right,
+        kind,
+        left_keys,
+        right_keys,
+        residual,
+    } = &op.kind
+    else {
+        return false;
+    };
+    matches!(
+        kind,
+        JoinKind::Inner | JoinKind::LeftOuter | JoinKind::LeftSemi | JoinKind::LeftAntiSemi
+    ) && !left_keys.is_empty()
+        && left_keys.iter().chain(right_keys).all(typed)
+        && residual.as_ref().is_none_or(pure)
+        && is_source_in(left, true)
+        && is_source_in(right, true)
+}
+
+/// A row-mode input batch mode adapts: every output column has a batch type.
+fn adaptable(op: &PhysOp) -> bool {
+    op.columns.iter().all(|c| batch_type(&c.data_type))
+}
+
+/// Marks the source `op` (as [`is_source_in`] accepted it) batch mode; an adapted input
+/// stays row mode and gets its own batch-mode choices (an aggregate in it may be one).
+fn mark_source(op: &mut PhysOp, hint: BatchModeHint, catalog: &dyn Catalog) {
+    common::stack::grow(|| {
+        let source = match &op.kind {
+            PhysKind::Filter { input, predicate } => pure(predicate) && is_source_in(input, false),
+            PhysKind::ComputeScalar { input, exprs } => {
+                exprs.iter().all(pure) && is_source_in(input, false)
+            }
+            PhysKind::HashJoin { .. } => is_batch_join(op),
+            _ => is_zone(op),
+        };
+        if !source {
+            // the row→batch adapter's input
+            choose_batch_mode(op, hint, catalog);
+            return;
+        }
+        op.exec_mode = ExecMode::Batch;
+        match &mut op.kind {
+            PhysKind::Filter { input, .. } | PhysKind::ComputeScalar { input, .. } => {
+                mark_source(input, hint, catalog)
+            }
+            PhysKind::HashJoin { left, right, .. } => {
+                mark_source(left, hint, catalog);
+                mark_source(right, hint, catalog);
+            }
+            // the scan
+            _ => mark(op),
+        }
+    })
 }
 
 /// Whether a parallel zone holds a hash join (parallelize's shared-build join).
@@ -211,7 +294,8 @@ fn source_types(op: &PhysOp) -> bool {
             exprs.iter().all(|e| batch_type(&e.data_type)) && source_types(input)
         }
         PhysKind::HashJoin { left, right, .. } => source_types(left) && source_types(right),
-        _ => false,
+        // an adapted input: its output columns
+        _ => adaptable(op),
     }
 }
 
