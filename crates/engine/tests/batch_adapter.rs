@@ -114,6 +114,8 @@ const QUERIES: &[&str] = &[
     // uncorrelated subqueries: a plan of their own (TPC-H Q15's shape)
     "SELECT g.k, g.s FROM (SELECT k, SUM(w) AS s FROM r GROUP BY k) g WHERE g.s = (SELECT MAX(x.s) FROM (SELECT SUM(w) AS s FROM r GROUP BY k) x) ORDER BY g.k",
     "SELECT COUNT(*), SUM(v) FROM l WHERE v > (SELECT AVG(w) FROM r)",
+    // DATEPART reads the session's @@DATEFIRST (TPC-H Q7's year; weekday depends on it)
+    "SET DATEFIRST 3; SELECT DATEPART(weekday, DATEADD(day, l.v, CAST('2020-01-01' AS date))) AS wd, COUNT(*), SUM(g.n) FROM l JOIN (SELECT k, COUNT(*) AS n FROM r GROUP BY k) g ON l.k = g.k GROUP BY DATEPART(weekday, DATEADD(day, l.v, CAST('2020-01-01' AS date))) ORDER BY wd",
 ];
 
 fn hinted(q: &str, mode: &str) -> String {
@@ -148,6 +150,7 @@ fn joins_over_adapted_inputs_run_in_batch_mode() {
         (QUERIES[5], "Anti Semi Join", None),
         (QUERIES[8], "Hash Match(Inner Join", Some("Concatenation")),
         (QUERIES[9], "Hash Match(Inner Join", Some("Sort(TOP")),
+        (QUERIES[17], "Hash Match(Aggregate", None),
     ] {
         let plan = plan_text(&mut s, &hinted(q, "ALLOW_BATCH_MODE"));
         let line = plan

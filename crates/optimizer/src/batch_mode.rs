@@ -24,7 +24,9 @@
 //! ('DISALLOW_BATCH_MODE')` keeps every operator in row mode.
 
 use catalog::Catalog;
-use plan::{AggCall, AggFunc, ExecMode, JoinKind, PhysKind, PhysOp, ScalarExpr};
+use plan::{
+    AggCall, AggFunc, ExecMode, JoinKind, PhysKind, PhysOp, ScalarExpr, ScalarFunc, ScalarKind,
+};
 
 use crate::parallelize::{is_zone, mergeable, pure};
 
@@ -110,7 +112,12 @@ pub(crate) fn eligible(op: &PhysOp, hint: BatchModeHint, catalog: &dyn Catalog) 
         // a parallel worker's pipeline: a zone and mergeable states only; not a zone with a
         // hash join (the workers probe the coordinator's shared build in row mode; a batch
         // join would build its own table from scans that take the probe side's morsels)
-        if !is_zone(input) || zone_has_join(input) || !aggs.iter().all(mergeable) {
+        if !is_zone(input)
+            || zone_has_join(input)
+            || !aggs.iter().all(mergeable)
+            || !group_by.iter().all(pure)
+            || !aggs.iter().all(|a| a.args.iter().all(pure))
+        {
             return false;
         }
     } else if !is_source(input) || !aggs.iter().all(serial_batch_agg) {
@@ -158,7 +165,38 @@ pub(crate) fn batch_type(t: &types::DataType) -> bool {
 }
 
 fn typed(e: &ScalarExpr) -> bool {
-    pure(e) && batch_type(&e.data_type)
+    serial_pure(e) && batch_type(&e.data_type)
+}
+
+/// An expression a serial batch pipeline evaluates: [`pure`] (what a parallel worker may
+/// evaluate), and also the session's `@@` values (`@@DATEFIRST` in `DATEPART`: TPC-H Q7, Q8,
+/// Q9), which the session's own thread reads as row mode does.
+fn serial_pure(e: &ScalarExpr) -> bool {
+    match &e.kind {
+        ScalarKind::Function {
+            func: ScalarFunc::Named,
+            name,
+            args,
+        } if name.starts_with("@@") => args.iter().all(serial_pure),
+        ScalarKind::Function { func, name, args } => {
+            // the function itself, without its arguments
+            pure(&ScalarExpr {
+                kind: ScalarKind::Function {
+                    func: *func,
+                    name: name.clone(),
+                    args: Vec::new(),
+                },
+                data_type: e.data_type.clone(),
+            }) && args.iter().all(serial_pure)
+        }
+        ScalarKind::Variable(_)
+        | ScalarKind::Param(_)
+        | ScalarKind::ScalarSubquery(_)
+        | ScalarKind::Exists(_)
+        | ScalarKind::InSubquery { .. }
+        | ScalarKind::Quantified { .. } => false,
+        _ => e.children().into_iter().all(serial_pure),
+    }
 }
 
 /// Aggregates a serial batch aggregate computes: the mergeable ones, their DISTINCT forms,
@@ -195,9 +233,11 @@ fn is_source_in(op: &PhysOp, adapt: bool) -> bool {
     // a Filter / Compute Scalar over an adapted input belongs to that input (batch mode
     // would only filter converted rows)
     let ok = match &op.kind {
-        PhysKind::Filter { input, predicate } => pure(predicate) && is_source_in(input, false),
+        PhysKind::Filter { input, predicate } => {
+            serial_pure(predicate) && is_source_in(input, false)
+        }
         PhysKind::ComputeScalar { input, exprs } => {
-            exprs.iter().all(pure) && is_source_in(input, false)
+            exprs.iter().all(serial_pure) && is_source_in(input, false)
         }
         PhysKind::HashJoin { .. } => is_batch_join(op),
         _ => is_zone(op),
@@ -224,7 +264,7 @@ fn is_batch_join(op: &PhysOp) -> bool {
         JoinKind::Inner | JoinKind::LeftOuter | JoinKind::LeftSemi | JoinKind::LeftAntiSemi
     ) && !left_keys.is_empty()
         && left_keys.iter().chain(right_keys).all(typed)
-        && residual.as_ref().is_none_or(pure)
+        && residual.as_ref().is_none_or(serial_pure)
         && is_source_in(left, true)
         && is_source_in(right, true)
 }
@@ -239,9 +279,11 @@ fn adaptable(op: &PhysOp) -> bool {
 fn mark_source(op: &mut PhysOp, hint: BatchModeHint, catalog: &dyn Catalog) {
     common::stack::grow(|| {
         let source = match &op.kind {
-            PhysKind::Filter { input, predicate } => pure(predicate) && is_source_in(input, false),
+            PhysKind::Filter { input, predicate } => {
+                serial_pure(predicate) && is_source_in(input, false)
+            }
             PhysKind::ComputeScalar { input, exprs } => {
-                exprs.iter().all(pure) && is_source_in(input, false)
+                exprs.iter().all(serial_pure) && is_source_in(input, false)
             }
             PhysKind::HashJoin { .. } => is_batch_join(op),
             _ => is_zone(op),
