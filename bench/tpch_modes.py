@@ -10,6 +10,9 @@ Usage: cargo build --release -p cli &&
        python3 bench/tpch_modes.py [--bin target/release/latchkey] [--data DIR]
               [--tpch /tmp/bench-data/tpch-sf0.1] [--sf 0.1] [--repeat 3] [--only q01,q05]
               [--option "MAXDOP 1"] [--ops]     (--ops: every operator's line)
+       python3 bench/tpch_modes.py --bin OLD,NEW ...   (several binaries: each query runs on
+              each in turn, so a busy machine's load falls on all of them alike; min and
+              median of --repeat per binary)
 """
 import argparse
 import json
@@ -117,34 +120,15 @@ def main():
     names = [k.split()[1] for k in secs if k.startswith("measure")]
     if a.only:
         names = [n for n in names if n in a.only.split(",")]
+    bins = a.bin.split(",")
+    if len(bins) > 1:
+        compare(a, bins, secs, names)
+        return
     print(f"{'query':<6} {'ms':>9} {'row-mode self ms':>17} {'batch self ms':>14}  row-mode operators"
           f"   (median of {a.repeat}; option: {a.option or 'none'})")
     total = 0.0
     for n in names:
-        batches = [b for b in re.split(r"^GO\s*$", secs[f"measure {n}"], flags=re.M) if b.strip()]
-        # the statement to time is the batch with the query (Q15: view, query, drop)
-        qi = max(range(len(batches)), key=lambda i: len(batches[i]) if "select" in batches[i].lower() and "create view" not in batches[i].lower() else -1)
-        pre, q, post = batches[:qi], with_option(batches[qi], a.option), batches[qi + 1:]
-        script = ["SET NOCOUNT ON;\nGO"]
-        for p in pre:
-            script.append(p + "\nGO")
-        script.append(q + "\nGO")  # warm-up
-        for _ in range(a.repeat):
-            script.append("DECLARE @t datetime2 = SYSDATETIME();\n" + q +
-                          "\nSELECT DATEDIFF(microsecond, @t, SYSDATETIME()) / 1000.0 AS bench_ms;\nGO")
-        script.append("SET STATISTICS XML ON;\nGO\n" + q + "\nGO\nSET STATISTICS XML OFF;\nGO")
-        for p in post:
-            script.append(p + "\nGO")
-        events = run(a.bin, a.data, "\n".join(script) + "\n")
-        times, plan = [], None
-        for ev in events:
-            cols = [c["name"] for c in ev.get("columns", [])]
-            if ev.get("type") != "resultset":
-                continue
-            if cols == ["bench_ms"]:
-                times.append(float(ev["rows"][0][0]))
-            elif len(cols) == 1 and ev["rows"] and str(ev["rows"][0][0]).startswith("<ShowPlanXML"):
-                plan = ev["rows"][0][0]
+        times, plan = measure(a, a.bin, secs, n, True)
         ms = statistics.median(times)
         total += ms
         ops = operators(plan) if plan else []
@@ -157,6 +141,56 @@ def main():
             for d, phys, log, mode, rows, self_ms in ops:
                 print(f"         {'  ' * d}{phys} ({log}) [{mode}] rows={rows} self={self_ms}ms")
     print(f"{'total':<6} {total:>9.1f}")
+
+
+def measure(a, binary, secs, n, with_plan):
+    """Timed runs of query `n` (ms) and, with_plan, its actual plan XML."""
+    batches = [b for b in re.split(r"^GO\s*$", secs[f"measure {n}"], flags=re.M) if b.strip()]
+    # the statement to time is the batch with the query (Q15: view, query, drop)
+    qi = max(range(len(batches)), key=lambda i: len(batches[i]) if "select" in batches[i].lower() and "create view" not in batches[i].lower() else -1)
+    pre, q, post = batches[:qi], with_option(batches[qi], a.option), batches[qi + 1:]
+    script = ["SET NOCOUNT ON;\nGO"]
+    for p in pre:
+        script.append(p + "\nGO")
+    script.append(q + "\nGO")  # warm-up
+    for _ in range(a.repeat):
+        script.append("DECLARE @t datetime2 = SYSDATETIME();\n" + q +
+                      "\nSELECT DATEDIFF(microsecond, @t, SYSDATETIME()) / 1000.0 AS bench_ms;\nGO")
+    if with_plan:
+        script.append("SET STATISTICS XML ON;\nGO\n" + q + "\nGO\nSET STATISTICS XML OFF;\nGO")
+    for p in post:
+        script.append(p + "\nGO")
+    events = run(binary, a.data, "\n".join(script) + "\n")
+    times, plan = [], None
+    for ev in events:
+        cols = [c["name"] for c in ev.get("columns", [])]
+        if ev.get("type") != "resultset":
+            continue
+        if cols == ["bench_ms"]:
+            times.append(float(ev["rows"][0][0]))
+        elif len(cols) == 1 and ev["rows"] and str(ev["rows"][0][0]).startswith("<ShowPlanXML"):
+            plan = ev["rows"][0][0]
+    return times, plan
+
+
+def compare(a, bins, secs, names):
+    """Each query on each binary in turn: min / median ms per binary."""
+    head = " ".join(f"{'bin' + str(i) + ' min/med':>17}" for i in range(len(bins)))
+    print(f"{'query':<6} {head}   (ms, {a.repeat} runs; option: {a.option or 'none'})")
+    for i, b in enumerate(bins):
+        print(f"  bin{i} = {b}")
+    tot_min = [0.0] * len(bins)
+    tot_med = [0.0] * len(bins)
+    for n in names:
+        cells = []
+        for i, b in enumerate(bins):
+            times, _ = measure(a, b, secs, n, False)
+            lo, med = min(times), statistics.median(times)
+            tot_min[i] += lo
+            tot_med[i] += med
+            cells.append(f"{lo:>8.1f}/{med:<8.1f}")
+        print(f"{n:<6} " + " ".join(cells))
+    print(f"{'total':<6} " + " ".join(f"{lo:>8.1f}/{med:<8.1f}" for lo, med in zip(tot_min, tot_med)))
 
 
 if __name__ == "__main__":

@@ -15,6 +15,12 @@
 //! nvarchar(max)). Expressions need not be vectorizable one by one: exec evaluates the ones
 //! it has no kernel for value by value with the row evaluator, so semantics never differ.
 //!
+//! A join's input may also be any other operator whose output columns have batch types
+//! (an aggregate, a sort, a merge join, an exchange, ...): it stays in row mode under exec's
+//! row→batch adapter and gets batch-mode choices of its own ([`mark_source`]). Serial
+//! pipelines may evaluate the session's `@@` values ([`serial_pure`]); uncorrelated subquery
+//! plans are chosen for as statements are.
+//!
 //! A `COUNT(*)` of a whole table stays in row mode unless forced: both modes count slot arrays.
 //!
 //! Threshold: the largest scan's estimated rows ≥ [`BATCH_MODE_MIN_ROWS`] (SQL Server 2019

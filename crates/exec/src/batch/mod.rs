@@ -1,6 +1,6 @@
 //! Batch mode: an aggregate pipeline — scans, filters, compute scalars, hash joins
-//! (`join.rs`), hash or scalar aggregate — run over columnar batches instead of one row at a
-//! time (exec README "Batch
+//! (`join.rs`) over batch sources or row-mode inputs (`adapter.rs`), hash or scalar aggregate
+//! — run over columnar batches instead of one row at a time (exec README "Batch
 //! mode"). The optimizer marks the pipeline (`plan::ExecMode::Batch`,
 //! `optimizer::batch_mode`); [`build`] turns a marked aggregate into [`BatchAggregate`], a
 //! row-mode operator whose output rows are the groups (the batch→row adapter), so every row
