@@ -1,6 +1,6 @@
 //! Batch sources: what feeds a batch aggregate — a *zone* (scan, filters, compute scalars) or
-//! a batch Hash Match join of two sources, each of which may also be a row-mode input under
-//! the row→batch adapter (`adapter.rs`) — as batches with selection vectors.
+//! a batch Hash Match join of two sources, whose build side may also be a row-mode input
+//! under the row→batch adapter (`adapter.rs`) — as batches with selection vectors.
 //!
 //! The hash join follows row mode's `hash_match.rs` exactly: the right input is the build
 //! side (read whole when the join opens, before the left input opens), the left input probes,
