@@ -15,6 +15,12 @@
 //! nvarchar(max)). Expressions need not be vectorizable one by one: exec evaluates the ones
 //! it has no kernel for value by value with the row evaluator, so semantics never differ.
 //!
+//! A join's build input may also be any other operator whose output columns have batch types
+//! (an aggregate, a sort, a merge join, an exchange, ...): it stays in row mode under exec's
+//! row→batch adapter and gets batch-mode choices of its own ([`mark_source`]). Serial
+//! pipelines may evaluate the session's `@@` values ([`serial_pure`]); uncorrelated subquery
+//! plans are chosen for as statements are.
+//!
 //! A `COUNT(*)` of a whole table stays in row mode unless forced: both modes count slot arrays.
 //!
 //! Threshold: the largest scan's estimated rows ≥ [`BATCH_MODE_MIN_ROWS`] (SQL Server 2019
@@ -24,7 +30,9 @@
 //! ('DISALLOW_BATCH_MODE')` keeps every operator in row mode.
 
 use catalog::Catalog;
-use plan::{AggCall, AggFunc, ExecMode, JoinKind, PhysKind, PhysOp, ScalarExpr};
+use plan::{
+    AggCall, AggFunc, ExecMode, JoinKind, PhysKind, PhysOp, ScalarExpr, ScalarFunc, ScalarKind,
+};
 
 use crate::parallelize::{is_zone, mergeable, pure};
 
@@ -49,12 +57,37 @@ pub(crate) fn choose_batch_mode(op: &mut PhysOp, hint: BatchModeHint, catalog: &
         return;
     }
     common::stack::grow(|| {
+        // an uncorrelated subquery's plan (Q15's MAX over its view) is a plan of its own
+        for e in crate::showplan_xml::exprs_mut(&mut op.kind) {
+            subqueries(e, hint, catalog);
+        }
         if eligible(op, hint, catalog) {
-            mark(op);
+            if matches!(op.kind, PhysKind::PartialAggregate { .. }) {
+                mark(op);
+            } else {
+                op.exec_mode = ExecMode::Batch;
+                for c in op.children_mut() {
+                    mark_source(c, hint, catalog);
+                }
+            }
             return;
         }
         for c in op.children_mut() {
             choose_batch_mode(c, hint, catalog);
+        }
+    })
+}
+
+/// Batch mode for the subquery plans inside `e`.
+fn subqueries(e: &mut ScalarExpr, hint: BatchModeHint, catalog: &dyn Catalog) {
+    common::stack::grow(|| {
+        if let Some(sq) = e.subquery_mut() {
+            if let plan::SubqueryPlan::Physical(p) = &mut sq.plan {
+                choose_batch_mode(std::sync::Arc::make_mut(p), hint, catalog);
+            }
+        }
+        for c in e.children_mut() {
+            subqueries(c, hint, catalog);
         }
     })
 }
@@ -85,7 +118,12 @@ pub(crate) fn eligible(op: &PhysOp, hint: BatchModeHint, catalog: &dyn Catalog) 
         // a parallel worker's pipeline: a zone and mergeable states only; not a zone with a
         // hash join (the workers probe the coordinator's shared build in row mode; a batch
         // join would build its own table from scans that take the probe side's morsels)
-        if !is_zone(input) || zone_has_join(input) || !aggs.iter().all(mergeable) {
+        if !is_zone(input)
+            || zone_has_join(input)
+            || !aggs.iter().all(mergeable)
+            || !group_by.iter().all(pure)
+            || !aggs.iter().all(|a| a.args.iter().all(pure))
+        {
             return false;
         }
     } else if !is_source(input) || !aggs.iter().all(serial_batch_agg) {
@@ -133,7 +171,38 @@ pub(crate) fn batch_type(t: &types::DataType) -> bool {
 }
 
 fn typed(e: &ScalarExpr) -> bool {
-    pure(e) && batch_type(&e.data_type)
+    serial_pure(e) && batch_type(&e.data_type)
+}
+
+/// An expression a serial batch pipeline evaluates: [`pure`] (what a parallel worker may
+/// evaluate), and also the session's `@@` values (`@@DATEFIRST` in `DATEPART`: TPC-H Q7, Q8,
+/// Q9), which the session's own thread reads as row mode does.
+fn serial_pure(e: &ScalarExpr) -> bool {
+    match &e.kind {
+        ScalarKind::Function {
+            func: ScalarFunc::Named,
+            name,
+            args,
+        } if name.starts_with("@@") => args.iter().all(serial_pure),
+        ScalarKind::Function { func, name, args } => {
+            // the function itself, without its arguments
+            pure(&ScalarExpr {
+                kind: ScalarKind::Function {
+                    func: *func,
+                    name: name.clone(),
+                    args: Vec::new(),
+                },
+                data_type: e.data_type.clone(),
+            }) && args.iter().all(serial_pure)
+        }
+        ScalarKind::Variable(_)
+        | ScalarKind::Param(_)
+        | ScalarKind::ScalarSubquery(_)
+        | ScalarKind::Exists(_)
+        | ScalarKind::InSubquery { .. }
+        | ScalarKind::Quantified { .. } => false,
+        _ => e.children().into_iter().all(serial_pure),
+    }
 }
 
 /// Aggregates a serial batch aggregate computes: the mergeable ones, their DISTINCT forms,
@@ -156,31 +225,96 @@ fn serial_batch_agg(a: &AggCall) -> bool {
 }
 
 /// A batch source: a zone, a Hash Match join (inner, left outer, left semi, left anti semi,
-/// with keys) of two batch sources whose keys and residual are pure and vectorizable, or
-/// Filter / Compute Scalar (pure) over a source.
+/// with keys) whose keys and residual are pure and vectorizable, of two batch sources or
+/// *adapted* inputs, or Filter / Compute Scalar (pure) over a source. `adapt`: in a join's
+/// build input, where any other operator whose output columns all have batch types runs in row
+/// mode under a row→batch adapter (an aggregate, a merge join, a sort, an exchange, ...; Q18's
+/// build side is an aggregate). An aggregate's own input is never just an adapter: batch mode
+/// would only convert the rows.
 fn is_source(op: &PhysOp) -> bool {
-    match &op.kind {
-        PhysKind::Filter { input, predicate } => pure(predicate) && is_source(input),
-        PhysKind::ComputeScalar { input, exprs } => exprs.iter().all(pure) && is_source(input),
-        PhysKind::HashJoin {
-            left,
-            right,
-            kind,
-            left_keys,
-            right_keys,
-            residual,
-        } => {
-            matches!(
-                kind,
-                JoinKind::Inner | JoinKind::LeftOuter | JoinKind::LeftSemi | JoinKind::LeftAntiSemi
-            ) && !left_keys.is_empty()
-                && left_keys.iter().chain(right_keys).all(typed)
-                && residual.as_ref().is_none_or(pure)
-                && is_source(left)
-                && is_source(right)
+    is_source_in(op, false)
+}
+
+fn is_source_in(op: &PhysOp, adapt: bool) -> bool {
+    // a Filter / Compute Scalar over an adapted input belongs to that input (batch mode
+    // would only filter converted rows)
+    let ok = match &op.kind {
+        PhysKind::Filter { input, predicate } => {
+            serial_pure(predicate) && is_source_in(input, false)
         }
+        PhysKind::ComputeScalar { input, exprs } => {
+            exprs.iter().all(serial_pure) && is_source_in(input, false)
+        }
+        PhysKind::HashJoin { .. } => is_batch_join(op),
         _ => is_zone(op),
-    }
+    };
+    ok || (adapt && adaptable(op))
+}
+
+/// A Hash Match join batch mode runs: inner, left outer, left semi or left anti semi, with
+/// equality keys, its keys and residual pure and vectorizable, probing with a source, building
+/// from a source or an adapted input. Not an adapted probe side: every probe row would be
+/// converted on its way through (TPC-H Q21's anti semi join probes 380k gathered rows) for
+/// less than a row-mode probe costs; a build side is read whole anyway.
+fn is_batch_join(op: &PhysOp) -> bool {
+    let PhysKind::HashJoin {
+        left,
+        right,
+        kind,
+        left_keys,
+        right_keys,
+        residual,
+    } = &op.kind
+    else {
+        return false;
+    };
+    matches!(
+        kind,
+        JoinKind::Inner | JoinKind::LeftOuter | JoinKind::LeftSemi | JoinKind::LeftAntiSemi
+    ) && !left_keys.is_empty()
+        && left_keys.iter().chain(right_keys).all(typed)
+        && residual.as_ref().is_none_or(serial_pure)
+        && is_source_in(left, false)
+        && is_source_in(right, true)
+}
+
+/// A row-mode input batch mode adapts: every output column has a batch type.
+fn adaptable(op: &PhysOp) -> bool {
+    op.columns.iter().all(|c| batch_type(&c.data_type))
+}
+
+/// Marks the source `op` (as [`is_source_in`] accepted it) batch mode; an adapted input
+/// stays row mode and gets its own batch-mode choices (an aggregate in it may be one).
+fn mark_source(op: &mut PhysOp, hint: BatchModeHint, catalog: &dyn Catalog) {
+    common::stack::grow(|| {
+        let source = match &op.kind {
+            PhysKind::Filter { input, predicate } => {
+                serial_pure(predicate) && is_source_in(input, false)
+            }
+            PhysKind::ComputeScalar { input, exprs } => {
+                exprs.iter().all(serial_pure) && is_source_in(input, false)
+            }
+            PhysKind::HashJoin { .. } => is_batch_join(op),
+            _ => is_zone(op),
+        };
+        if !source {
+            // the row→batch adapter's input
+            choose_batch_mode(op, hint, catalog);
+            return;
+        }
+        op.exec_mode = ExecMode::Batch;
+        match &mut op.kind {
+            PhysKind::Filter { input, .. } | PhysKind::ComputeScalar { input, .. } => {
+                mark_source(input, hint, catalog)
+            }
+            PhysKind::HashJoin { left, right, .. } => {
+                mark_source(left, hint, catalog);
+                mark_source(right, hint, catalog);
+            }
+            // the scan
+            _ => mark(op),
+        }
+    })
 }
 
 /// Whether the partial aggregate `op` of a zone with hash joins can run in batch mode on
@@ -288,7 +422,8 @@ fn source_types(op: &PhysOp) -> bool {
             exprs.iter().all(|e| batch_type(&e.data_type)) && source_types(input)
         }
         PhysKind::HashJoin { left, right, .. } => source_types(left) && source_types(right),
-        _ => false,
+        // an adapted input: its output columns
+        _ => adaptable(op),
     }
 }
 

@@ -101,7 +101,7 @@ fn number_expr_subqueries(e: &mut ScalarExpr, next: &mut u32) {
 }
 
 /// The expressions an operator evaluates (subqueries live inside them).
-fn exprs_mut(kind: &mut PhysKind) -> Vec<&mut ScalarExpr> {
+pub(crate) fn exprs_mut(kind: &mut PhysKind) -> Vec<&mut ScalarExpr> {
     let mut v: Vec<&mut ScalarExpr> = Vec::new();
     match kind {
         PhysKind::ConstantScan { rows } => v.extend(rows.iter_mut().flatten()),

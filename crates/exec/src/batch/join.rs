@@ -1,5 +1,6 @@
 //! Batch sources: what feeds a batch aggregate — a *zone* (scan, filters, compute scalars) or
-//! a batch Hash Match join of two sources — as batches with selection vectors.
+//! a batch Hash Match join of two sources, whose build side may also be a row-mode input
+//! under the row→batch adapter (`adapter.rs`) — as batches with selection vectors.
 //!
 //! The hash join follows row mode's `hash_match.rs` exactly: the right input is the build
 //! side (read whole when the join opens, before the left input opens), the left input probes,
@@ -26,9 +27,10 @@ use std::sync::Arc;
 use arrow_array::{Array, ArrayRef, UInt32Array};
 use common::{SqlError, SqlResult};
 use hashbrown::HashMap;
-use plan::{JoinKind, PhysKind, PhysOp, ScalarExpr};
+use plan::{ExecMode, JoinKind, PhysKind, PhysOp, ScalarExpr};
 use types::DataType;
 
+use super::adapter::RowInput;
 use super::expr::{self, eval_batch, Operand};
 use super::scan::BatchScan;
 use super::vector::{Column, Vector};
@@ -62,34 +64,60 @@ pub(crate) enum Base<'p> {
     /// The scan and its node (its pushed-down predicate is the first stage).
     Scan(Box<BatchScan>, u32),
     Join(Box<Join<'p>>),
+    /// A row-mode input under the row→batch adapter.
+    Rows(Box<RowInput<'p>>),
 }
 
-/// The stages of `op` (bottom-up) and the scan or join below them. None: not a batch source
-/// shape (a join of another kind, a scan that needs locators, ...).
+/// The stages of `op` (bottom-up) and the scan, join or row-mode input below them, as the
+/// optimizer marked them (`optimizer::batch_mode`): Filter / Compute Scalar / scan / Hash
+/// Match nodes in batch mode belong to the pipeline, anything else is a row-mode input under
+/// the row→batch adapter (`adapter.rs`). None: not a batch source (a row-mode input with a
+/// column type that has no vector).
 fn stages_over(op: &PhysOp) -> Option<(&PhysOp, Vec<Stage<'_>>)> {
     let mut stages = Vec::new();
     let mut cur = op;
     loop {
         match &cur.kind {
-            PhysKind::Filter { input, predicate } => {
+            PhysKind::Filter { input, predicate } if batch(cur) => {
                 stages.push(Stage::Filter(predicate, cur.node_id));
                 cur = input;
             }
-            PhysKind::ComputeScalar { input, exprs } => {
+            PhysKind::ComputeScalar { input, exprs } if batch(cur) => {
                 stages.push(Stage::Compute(exprs, cur.node_id));
                 cur = input;
             }
             _ => break,
         }
     }
-    if let Some((_, _, scan_stages)) = pipeline(cur) {
-        // the scan's predicate
-        stages.extend(scan_stages.into_iter().rev());
-    } else if !is_batch_join(cur) {
-        return None;
+    match pipeline(cur) {
+        Some((_, _, scan_stages)) if batch(cur) => {
+            // the scan's predicate
+            stages.extend(scan_stages.into_iter().rev());
+        }
+        _ if is_batch_join(cur) => {}
+        _ if adaptable(cur) => {}
+        _ => return None,
     }
     stages.reverse();
     Some((cur, stages))
+}
+
+fn batch(op: &PhysOp) -> bool {
+    op.exec_mode == ExecMode::Batch
+}
+
+/// Whether `op` runs in row mode under the row→batch adapter (its output columns all have
+/// vectors).
+fn adaptable(op: &PhysOp) -> bool {
+    op.columns
+        .iter()
+        .all(|c| super::vector::ColumnBuilder::new(&c.data_type, 0).is_some())
+}
+
+/// Whether `op` is the row-mode input of a batch pipeline (the adapter's), not a scan or
+/// join of the pipeline itself.
+pub(crate) fn is_row_input(op: &PhysOp) -> bool {
+    !(batch(op) && (pipeline(op).is_some() || is_batch_join(op)))
 }
 
 /// Whether `op` is a Hash Match join [`Source::open`] runs in batch mode.
@@ -102,10 +130,15 @@ pub(crate) fn is_batch_join(op: &PhysOp) -> bool {
             left_keys,
             ..
         } => {
-            matches!(
-                kind,
-                JoinKind::Inner | JoinKind::LeftOuter | JoinKind::LeftSemi | JoinKind::LeftAntiSemi
-            ) && !left_keys.is_empty()
+            batch(op)
+                && matches!(
+                    kind,
+                    JoinKind::Inner
+                        | JoinKind::LeftOuter
+                        | JoinKind::LeftSemi
+                        | JoinKind::LeftAntiSemi
+                )
+                && !left_keys.is_empty()
                 && is_source(left)
                 // in a parallel zone the build side may be any input: the coordinator reads it
                 // once ([`build_shared`]); elsewhere a build side that is no batch source makes
@@ -129,23 +162,28 @@ impl<'p> Source<'p> {
             return Ok(None);
         };
         let mut stages = stages;
-        let base = if let Some((source, scan_node, _)) = pipeline(base_op) {
-            let Some(mut scan) = BatchScan::open(source, ctx)? else {
-                return Ok(None);
-            };
-            // the scan's own predicate runs inside the scan (late materialization)
-            if let Some(Stage::Filter(p, node)) = stages.first() {
-                if *node == scan_node {
-                    scan.set_filter(p);
-                    stages.remove(0);
+        let base = match pipeline(base_op) {
+            Some((source, scan_node, _)) if batch(base_op) => {
+                let Some(mut scan) = BatchScan::open(source, ctx)? else {
+                    return Ok(None);
+                };
+                // the scan's own predicate runs inside the scan (late materialization)
+                if let Some(Stage::Filter(p, node)) = stages.first() {
+                    if *node == scan_node {
+                        scan.set_filter(p);
+                        stages.remove(0);
+                    }
                 }
+                Base::Scan(Box::new(scan), scan_node)
             }
-            Base::Scan(Box::new(scan), scan_node)
-        } else {
-            match Join::open(base_op, ctx, counts)? {
+            _ if is_batch_join(base_op) => match Join::open(base_op, ctx, counts)? {
                 Some(j) => Base::Join(Box::new(j)),
                 None => return Ok(None),
-            }
+            },
+            _ => match RowInput::open(base_op, ctx)? {
+                Some(r) => Base::Rows(Box::new(r)),
+                None => return Ok(None),
+            },
         };
         Ok(Some(Source { base, stages }))
     }
@@ -172,6 +210,13 @@ impl<'p> Source<'p> {
                     Some(x) => x,
                     None => return Ok(None),
                 },
+                Base::Rows(r) => {
+                    let Some(b) = r.next_batch(ctx)? else {
+                        return Ok(None);
+                    };
+                    let sel: Vec<u32> = (0..b.len as u32).collect();
+                    (b, sel)
+                }
             };
             for stage in &self.stages {
                 let (Stage::Filter(_, node) | Stage::Compute(_, node)) = stage;

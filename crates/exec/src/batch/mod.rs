@@ -1,6 +1,6 @@
 //! Batch mode: an aggregate pipeline — scans, filters, compute scalars, hash joins
-//! (`join.rs`), hash or scalar aggregate — run over columnar batches instead of one row at a
-//! time (exec README "Batch
+//! (`join.rs`) over batch sources or row-mode inputs (`adapter.rs`), hash or scalar aggregate
+//! — run over columnar batches instead of one row at a time (exec README "Batch
 //! mode"). The optimizer marks the pipeline (`plan::ExecMode::Batch`,
 //! `optimizer::batch_mode`); [`build`] turns a marked aggregate into [`BatchAggregate`], a
 //! row-mode operator whose output rows are the groups (the batch→row adapter), so every row
@@ -22,6 +22,7 @@
 //! its own pipeline over the morsels it claims and sends its groups as partial aggregate
 //! states (`parallel/aggregate.rs`); nothing in a batch is shared between workers.
 
+mod adapter;
 mod expr;
 mod join;
 mod scan;
@@ -107,25 +108,68 @@ pub(crate) fn aggregate(
     aggs: &[AggCall],
     ctx: &mut ExecCtx,
 ) -> SqlResult<Option<Groups>> {
+    let Some(p) = open_pipeline(input, ctx)? else {
+        return Ok(None);
+    };
+    aggregate_opened(p, group_by, aggs, ctx)
+}
+
+/// A batch pipeline whose joins have read their build sides, and the actual counters of its
+/// nodes: (node, rows, batches).
+pub(crate) struct Opened<'p> {
+    src: join::Source<'p>,
+    counts: join::Counts,
+}
+
+/// Opens the pipeline `input` (its joins read their build sides, as row mode's joins do when
+/// they open). None: batch mode cannot run it.
+fn open_pipeline<'p>(input: &'p PhysOp, ctx: &mut ExecCtx) -> SqlResult<Option<Opened<'p>>> {
     if !join::is_source(input) {
         return Ok(None);
     }
-    // actual counters of the pipeline's nodes: (node, rows, batches)
     let mut counts: join::Counts = Vec::new();
     collect_nodes(input, &mut counts);
-    let r = run_pipeline(input, group_by, aggs, &mut counts, ctx);
+    match join::Source::open(input, ctx, &mut counts) {
+        Ok(Some(src)) => Ok(Some(Opened { src, counts })),
+        Ok(None) => Ok(None),
+        Err(e) => {
+            report_counts(&counts, ctx);
+            Err(e)
+        }
+    }
+}
+
+fn aggregate_opened(
+    mut p: Opened<'_>,
+    group_by: &[ScalarExpr],
+    aggs: &[AggCall],
+    ctx: &mut ExecCtx,
+) -> SqlResult<Option<Groups>> {
+    let r = run_pipeline(&mut p.src, group_by, aggs, &mut p.counts, ctx);
     // a pipeline that gave way to row mode leaves the counting to the row operators
     if r.as_ref().is_ok_and(|g| g.is_some()) || r.is_err() {
-        for &(node, rows, batches) in &counts {
-            crate::actuals::add_batch_execution(ctx, node);
-            crate::actuals::add_batch_counts(ctx, node, rows, batches);
-        }
+        report_counts(&p.counts, ctx);
     }
     r
 }
 
-/// The nodes of a batch source, each once.
+fn report_counts(counts: &join::Counts, ctx: &mut ExecCtx) {
+    for &(node, rows, batches) in counts {
+        crate::actuals::add_batch_execution(ctx, node);
+        crate::actuals::add_batch_counts(ctx, node, rows, batches);
+    }
+}
+
+/// The nodes of a batch source, each once (a row-mode input under the adapter counts its
+/// own).
 fn collect_nodes(op: &PhysOp, out: &mut join::Counts) {
+    let stage = matches!(
+        op.kind,
+        PhysKind::Filter { .. } | PhysKind::ComputeScalar { .. }
+    ) && op.exec_mode == plan::ExecMode::Batch;
+    if !stage && join::is_row_input(op) {
+        return;
+    }
     if !out.iter().any(|c| c.0 == op.node_id) {
         out.push((op.node_id, 0, 0));
     }
@@ -139,15 +183,12 @@ fn collect_nodes(op: &PhysOp, out: &mut join::Counts) {
 }
 
 fn run_pipeline(
-    input: &PhysOp,
+    src: &mut join::Source<'_>,
     group_by: &[ScalarExpr],
     aggs: &[AggCall],
     counts: &mut join::Counts,
     ctx: &mut ExecCtx,
 ) -> SqlResult<Option<Groups>> {
-    let Some(mut src) = join::Source::open(input, ctx, counts)? else {
-        return Ok(None);
-    };
     let mut index: HashMap<Box<[u8]>, usize> = HashMap::new();
     let mut groups = Groups {
         keys: Vec::new(),
@@ -446,6 +487,8 @@ pub(crate) struct BatchAggregate<'p> {
     pos: usize,
     done: bool,
     current: Vec<Value>,
+    /// A Stream Aggregate's pipeline, opened when the aggregate opens.
+    opened: Option<Opened<'p>>,
 }
 
 /// The batch-mode operator for `op` when it is a batch aggregate (`row`: its row-mode build).
@@ -458,6 +501,7 @@ pub(crate) fn build<'p>(op: &'p PhysOp, row: BoxOp<'p>) -> BoxOp<'p> {
         pos: 0,
         done: false,
         current: Vec::new(),
+        opened: None,
     })
 }
 
@@ -480,10 +524,21 @@ impl Operator for BatchAggregate<'_> {
         self.pos = 0;
         self.done = false;
         self.use_row = false;
+        self.opened = None;
         // as row mode: a Hash Match aggregates when it opens (errors before the result's
-        // columns go out), a Stream Aggregate at its first row
+        // columns go out), a Stream Aggregate at its first row — but its input's joins read
+        // their build sides when it opens
         if matches!(self.node.kind, PhysKind::HashAggregate { .. }) {
             self.run(ctx)?;
+        } else if let PhysKind::StreamAggregate { input, .. } = &self.node.kind {
+            match open_pipeline(input, ctx)? {
+                Some(p) => self.opened = Some(p),
+                None => {
+                    self.done = true;
+                    self.use_row = true;
+                    self.row.open(ctx)?;
+                }
+            }
         }
         Ok(())
     }
@@ -516,6 +571,7 @@ impl Operator for BatchAggregate<'_> {
         if self.use_row {
             self.row.close();
         }
+        self.opened = None;
         self.out.clear();
     }
 }
@@ -539,7 +595,11 @@ impl BatchAggregate<'_> {
                 } => (input, group_by, aggs),
                 _ => return Err(common::SqlError::internal("batch aggregate node expected")),
             };
-            match aggregate(input, group_by, aggs, ctx)? {
+            let outcome = match self.opened.take() {
+                Some(p) => aggregate_opened(p, group_by, aggs, ctx)?,
+                None => aggregate(input, group_by, aggs, ctx)?,
+            };
+            match outcome {
                 Some(mut g) => {
                     crate::actuals::add_batch_counts(ctx, self.node.node_id, 0, 1);
                     for (keys, states) in g.keys.drain(..).zip(g.states.iter_mut()) {
