@@ -39,6 +39,8 @@ pub struct DbCatalog {
     pub types: Vec<Arc<TypeDef>>,
     /// Last identity value handed out per table (None in map = none yet).
     pub identity: HashMap<ObjectId, i128>,
+    /// The counter row's value per table: at or beyond `identity` (identity_cache.rs, I1).
+    pub identity_persisted: HashMap<ObjectId, i128>,
     pub next_object_id: i32,
     pub next_schema_id: i32,
     pub next_type_id: i32,
@@ -103,6 +105,7 @@ impl DbCatalog {
             names: HashMap::new(),
             types: Vec::new(),
             identity: HashMap::new(),
+            identity_persisted: HashMap::new(),
             next_object_id: FIRST_OBJECT_ID,
             next_schema_id: 5,
             next_type_id: 257,
@@ -167,6 +170,7 @@ impl DbCatalog {
                         let text = std::str::from_utf8(v).unwrap_or("");
                         if let Ok(n) = text.parse::<i128>() {
                             cat.identity.insert(id, n);
+                            cat.identity_persisted.insert(id, n);
                         }
                     }
                     ObjectKind::Database => cat.databases.push(serial::decode_database(v)?),
@@ -319,6 +323,7 @@ impl DbCatalog {
                 self.statistics.remove_table(tree, txn, id)?;
             }
         }
+        self.identity_persisted.remove(&id);
         if self.identity.remove(&id).is_some() {
             tree.delete(txn, &serial::object_key(ObjectKind::Identity, id))?;
         }
@@ -391,6 +396,13 @@ impl DbCatalog {
             let Some((_, spec)) = t.identity() else {
                 continue;
             };
+            // The rollback left the counter row as it was (a cached block reserved before it,
+            // still in use): resume after the last value handed out, not after the block.
+            let disk = self.identity.get(id).copied();
+            if disk.is_some() && before.identity_persisted.get(id).copied() == disk {
+                self.identity.insert(*id, *old);
+                continue;
+            }
             let cur = self.identity.entry(*id).or_insert(*old);
             *cur = if spec.increment >= 0 {
                 (*cur).max(*old)
@@ -427,6 +439,7 @@ impl DbCatalog {
             }
         }
         self.identity.insert(table, value);
+        self.identity_persisted.insert(table, value);
         Ok(())
     }
 
@@ -444,6 +457,7 @@ impl DbCatalog {
             value.to_string().as_bytes(),
         )?;
         self.identity.insert(table, value);
+        self.identity_persisted.insert(table, value);
         Ok(())
     }
 
@@ -456,6 +470,7 @@ impl DbCatalog {
     ) -> SqlResult<()> {
         tree.delete(txn, &serial::object_key(ObjectKind::Identity, table))?;
         self.identity.remove(&table);
+        self.identity_persisted.remove(&table);
         Ok(())
     }
 

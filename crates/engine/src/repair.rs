@@ -69,6 +69,7 @@ impl Engine {
         let cat = DbCatalog::load(&def.name, def.database_id, &tree)?;
         Ok(Arc::new(DbHandle {
             generation: cat.generation.clone(),
+            identity_cache: std::sync::atomic::AtomicBool::new(true),
             def,
             store,
             cat: RwLock::new(cat),
