@@ -155,7 +155,9 @@ fn identity_values_skip_the_cached_block_after_sigkill_and_continue_after_sigter
     let (mut child, port) = serve(dir.path());
     let out = pytds(
         port,
-        &format!("cur.execute('CREATE TABLE t (id bigint IDENTITY PRIMARY KEY, v int)')\n{insert3}"),
+        &format!(
+            "cur.execute('CREATE TABLE t (id bigint IDENTITY PRIMARY KEY, v int)')\n{insert3}"
+        ),
     );
     assert_eq!(out, "[(3, 3)]\n");
     child.kill().unwrap(); // SIGKILL: no write-back of the cache
