@@ -166,6 +166,14 @@ fn checkident_and_rolled_back_ddl_see_the_last_value_handed_out() {
         "BEGIN TRANSACTION; CREATE TABLE gone (a int); ROLLBACK TRANSACTION",
     );
     assert_eq!(insert(&mut s, "big_t"), 6);
+    // a rolled-back TRUNCATE (which restarted the counter at the seed, whose new block ends
+    // where the old one did) gives the counter back as it was before it
+    run(
+        &mut s,
+        "BEGIN TRANSACTION; TRUNCATE TABLE big_t; INSERT INTO big_t (note) VALUES ('y'); \
+         ALTER TABLE big_t ADD extra int NULL; ROLLBACK TRANSACTION",
+    );
+    assert_eq!(insert(&mut s, "big_t"), 7);
     // RESEED writes the counter itself; the next value follows it
     run(&mut s, "DBCC CHECKIDENT ('big_t', RESEED, 100)");
     assert_eq!(insert(&mut s, "big_t"), 101);
