@@ -436,6 +436,12 @@ fn main() -> ExitCode {
     } else {
         run_sqlcmd(&mut runner, &args, vars, &data)
     };
+    if let Some(local) = runner.session.local_mut() {
+        // a clean end: the unused rest of each cached IDENTITY block is not skipped next time
+        for (db, e) in local.engine().release_identity_caches() {
+            eprintln!("latchkey: identity values of {db} not written back: {e}");
+        }
+    }
     drop(runner);
     exit_status(code)
 }

@@ -39,6 +39,11 @@ pub struct DbCatalog {
     pub types: Vec<Arc<TypeDef>>,
     /// Last identity value handed out per table (None in map = none yet).
     pub identity: HashMap<ObjectId, i128>,
+    /// The counter row's value per table: at or beyond `identity` (identity_cache.rs, I1).
+    pub identity_persisted: HashMap<ObjectId, i128>,
+    /// Per table whose counter a transaction wrote since the catalog was loaded: its last
+    /// value and counter row before that write (`keep_identity_progress`).
+    pub identity_before_txn: HashMap<ObjectId, (Option<i128>, Option<i128>)>,
     pub next_object_id: i32,
     pub next_schema_id: i32,
     pub next_type_id: i32,
@@ -110,6 +115,8 @@ impl DbCatalog {
             names: HashMap::new(),
             types: Vec::new(),
             identity: HashMap::new(),
+            identity_persisted: HashMap::new(),
+            identity_before_txn: HashMap::new(),
             next_object_id: FIRST_OBJECT_ID,
             next_schema_id: 5,
             next_type_id: 257,
@@ -175,6 +182,7 @@ impl DbCatalog {
                         let text = std::str::from_utf8(v).unwrap_or("");
                         if let Ok(n) = text.parse::<i128>() {
                             cat.identity.insert(id, n);
+                            cat.identity_persisted.insert(id, n);
                         }
                     }
                     ObjectKind::Database => cat.databases.push(serial::decode_database(v)?),
@@ -332,6 +340,7 @@ impl DbCatalog {
                 self.statistics.remove_table(tree, txn, id)?;
             }
         }
+        self.identity_persisted.remove(&id);
         if self.identity.remove(&id).is_some() {
             tree.delete(txn, &serial::object_key(ObjectKind::Identity, id))?;
         }
@@ -436,24 +445,64 @@ impl DbCatalog {
     }
 
     /// After a reload (C2): identity values handed out before the rollback are not given out
-    /// again (SQL Server does not roll identity back). The counters are written in the
-    /// transaction, so the rollback restored older ones; keep the further of the two for every
-    /// table that still has its identity column.
+    /// again (SQL Server does not roll identity back). A counter written in the transaction
+    /// (TRUNCATE, RESEED, table rewrites: `set_identity` / `reset_identity`) was restored by
+    /// the rollback; keep the further of the restored counter and the in-memory one for every
+    /// table that still has its identity column. The counter row holds a cached block's end
+    /// (identity_cache.rs), not the last value: where the rollback restored the row to what it
+    /// was before the transaction wrote it, the last value then (`identity_before_txn`) is the
+    /// restored counter; where the transaction never wrote it, the in-memory value is.
     pub fn keep_identity_progress(&mut self, before: &DbCatalog) {
-        for (id, old) in &before.identity {
-            let Some(SchemaObject::Table(t)) = self.objects.get(id) else {
+        let ids: std::collections::BTreeSet<ObjectId> = before
+            .identity
+            .keys()
+            .chain(before.identity_before_txn.keys())
+            .copied()
+            .collect();
+        for id in ids {
+            let Some(SchemaObject::Table(t)) = self.objects.get(&id) else {
                 continue;
             };
             let Some((_, spec)) = t.identity() else {
                 continue;
             };
-            let cur = self.identity.entry(*id).or_insert(*old);
-            *cur = if spec.increment >= 0 {
-                (*cur).max(*old)
-            } else {
-                (*cur).min(*old)
+            let further = |a: i128, b: i128| {
+                if spec.increment >= 0 {
+                    a.max(b)
+                } else {
+                    a.min(b)
+                }
             };
+            let disk = self.identity.get(&id).copied();
+            let restored = match before.identity_before_txn.get(&id) {
+                Some(&(last, persisted)) if disk.is_some() && disk == persisted => last,
+                Some(_) => disk,
+                None if disk.is_some() && before.identity_persisted.get(&id).copied() == disk => {
+                    None
+                }
+                None => disk,
+            };
+            let cur = match (restored, before.identity.get(&id).copied()) {
+                (Some(r), Some(old)) => further(r, old),
+                (Some(r), None) => r,
+                (None, Some(old)) => old,
+                (None, None) => {
+                    self.identity.remove(&id);
+                    continue;
+                }
+            };
+            self.identity.insert(id, cur);
         }
+    }
+
+    /// Remembers, the first time a transaction writes a table's counter, its last value and
+    /// counter row before (for `keep_identity_progress`).
+    fn note_identity_before_txn(&mut self, table: ObjectId) {
+        let last = self.identity.get(&table).copied();
+        let persisted = self.identity_persisted.get(&table).copied();
+        self.identity_before_txn
+            .entry(table)
+            .or_insert((last, persisted));
     }
 
     /// Records the last identity value handed out for a table outside the caller's transaction
@@ -483,6 +532,7 @@ impl DbCatalog {
             }
         }
         self.identity.insert(table, value);
+        self.identity_persisted.insert(table, value);
         Ok(())
     }
 
@@ -494,12 +544,14 @@ impl DbCatalog {
         table: ObjectId,
         value: i128,
     ) -> SqlResult<()> {
+        self.note_identity_before_txn(table);
         tree.upsert(
             txn,
             &serial::object_key(ObjectKind::Identity, table),
             value.to_string().as_bytes(),
         )?;
         self.identity.insert(table, value);
+        self.identity_persisted.insert(table, value);
         Ok(())
     }
 
@@ -510,8 +562,10 @@ impl DbCatalog {
         txn: &mut Txn,
         table: ObjectId,
     ) -> SqlResult<()> {
+        self.note_identity_before_txn(table);
         tree.delete(txn, &serial::object_key(ObjectKind::Identity, table))?;
         self.identity.remove(&table);
+        self.identity_persisted.remove(&table);
         Ok(())
     }
 

@@ -35,6 +35,7 @@ mod external;
 mod external_views;
 mod filegroups;
 mod files;
+pub mod identity_cache;
 mod implicit_tran;
 mod interp;
 mod limits;

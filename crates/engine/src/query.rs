@@ -697,15 +697,7 @@ impl ExecEnv for Session {
             return Err(SqlError::internal("table has no identity column"));
         };
         let h = self.db(&table.database)?;
-        let tree = h.store.catalog_btree()?;
-        // one write lock across read and update: concurrent sessions get distinct values
-        let mut cat = h.cat.write();
-        let next = match cat.identity.get(&table.object_id).copied() {
-            Some(c) => c + spec.increment as i128,
-            None => spec.seed as i128,
-        };
-        cat.set_identity_autonomous(&h.store, &tree, table.object_id, next)?;
-        drop(cat);
+        let next = crate::identity_cache::next_value(&h, table, spec)?;
         let v = i64::try_from(next).map_err(|_| SqlError::new(8115, &[&"IDENTITY", &"bigint"]))?;
         Ok(v)
     }

@@ -69,6 +69,9 @@ impl Engine {
         let cat = DbCatalog::load(&def.name, def.database_id, &tree)?;
         Ok(Arc::new(DbHandle {
             generation: cat.generation.clone(),
+            identity_cache: std::sync::atomic::AtomicBool::new(
+                self.run_config().identity_cache.unwrap_or(true),
+            ),
             def,
             store,
             cat: RwLock::new(cat),

@@ -14,6 +14,9 @@
 //! * `buffer_pool_pages=N`: each database's buffer pool holds N 8 KB pages (at least 16).
 //! * `grant_kb=N`: the memory of one memory-consuming operator (sort, hash join, hash
 //!   aggregate, window spool) before it spills (at least 1).
+//! * `identity_cache=on|off`: whether IDENTITY values come from a cache of reserved values
+//!   (identity_cache.rs; SQL Server's `IDENTITY_CACHE`, whose ALTER DATABASE SCOPED
+//!   CONFIGURATION statement latchkey does not parse yet).
 //!
 //! Nothing else changes: sys.configurations still shows the configured values, an explicit
 //! `sp_configure`, `OPTION (MAXDOP n)` or `USE HINT` still wins, and a process without the
@@ -38,6 +41,7 @@ pub struct RunConfig {
     pub batch: Option<BatchModeHint>,
     pub buffer_pool_pages: Option<usize>,
     pub grant_kb: Option<usize>,
+    pub identity_cache: Option<bool>,
 }
 
 impl RunConfig {
@@ -74,6 +78,13 @@ impl RunConfig {
                     c.buffer_pool_pages = Some(n as usize);
                 }
                 "grant_kb" => c.grant_kb = Some(number(&key, value, 1, 1 << 40)? as usize),
+                "identity_cache" => {
+                    c.identity_cache = Some(match value.to_ascii_lowercase().as_str() {
+                        "on" => true,
+                        "off" => false,
+                        _ => return Err(bad(item, "wants on or off")),
+                    })
+                }
                 _ => return Err(bad(item, "has an unknown key")),
             }
         }
@@ -128,6 +139,12 @@ mod tests {
         assert_eq!(c.batch, Some(BatchModeHint::Allow));
         assert_eq!(c.buffer_pool_pages, Some(64));
         assert_eq!(c.grant_kb, Some(64));
+        assert_eq!(
+            RunConfig::parse("identity_cache=OFF")
+                .unwrap()
+                .identity_cache,
+            Some(false)
+        );
         assert_eq!(RunConfig::parse("").unwrap(), RunConfig::default());
         assert_eq!(
             RunConfig::parse("batch=off").unwrap().batch,
@@ -145,6 +162,7 @@ mod tests {
             "batch=sometimes",
             "buffer_pool_pages=15",
             "grant_kb=0",
+            "identity_cache=1",
         ] {
             assert!(RunConfig::parse(bad).is_err(), "{bad} was accepted");
         }

@@ -44,9 +44,18 @@ pub struct DbHandle {
     /// The catalog's schema generation (the same counter as `cat`'s, readable without its
     /// lock; schema_gen.rs).
     pub generation: crate::schema_gen::DbGeneration,
+    /// `ALTER DATABASE SCOPED CONFIGURATION SET IDENTITY_CACHE`: on unless turned off
+    /// (identity_cache.rs).
+    pub identity_cache: std::sync::atomic::AtomicBool,
 }
 
 impl DbHandle {
+    /// Whether IDENTITY values come from a cache of reserved values (identity_cache.rs).
+    pub fn identity_cache_on(&self) -> bool {
+        self.identity_cache
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// Reloads the catalog cache from storage (after a rollback, dbcat C2).
     pub fn reload_catalog(&self) -> SqlResult<()> {
         let tree = self.store.catalog_btree()?;
@@ -221,6 +230,9 @@ impl Engine {
         let cat = DbCatalog::load(&def.name, def.database_id, &tree)?;
         let h = Arc::new(DbHandle {
             generation: cat.generation.clone(),
+            identity_cache: std::sync::atomic::AtomicBool::new(
+                self.run_config().identity_cache.unwrap_or(true),
+            ),
             def,
             store,
             cat: RwLock::new(cat),

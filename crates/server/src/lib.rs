@@ -187,6 +187,13 @@ impl Server {
             let _ = t.join();
         }
         for db in shared.engine.databases() {
+            // the unused rest of each cached IDENTITY block is not skipped after a clean stop
+            if let Err(e) = engine::identity_cache::release(&db) {
+                shared.log.line(&format!(
+                    "identity values of {} not written back: {e}",
+                    db.def.name
+                ));
+            }
             if let Err(e) = db.store.checkpoint() {
                 shared
                     .log

@@ -42,6 +42,12 @@ pub(crate) struct TdsSink<'a, W: Write> {
     /// How a transaction whose end the session did not record ended: rolled back when the
     /// batch says ROLLBACK or an error was raised, else committed.
     pub(crate) rollback_hint: bool,
+    /// A batch statement's DONE not yet written: whether it is the batch's last token (then it
+    /// goes out as the final DONE, as SQL Server sends it) is known only when the next token or
+    /// the end of the batch comes. A trailing empty DONE after a DONE with MORE left pytds
+    /// (and any client that stops at the first DONE with a count) with a pending request, which
+    /// it cancelled with an attention before its next one: a second round trip per statement.
+    deferred_done: Option<Done>,
 }
 
 impl<'a, W: Write> TdsSink<'a, W> {
@@ -66,6 +72,14 @@ impl<'a, W: Write> TdsSink<'a, W> {
             descriptor: 0,
             next_descriptor: 1,
             rollback_hint: false,
+            deferred_done: None,
+        }
+    }
+
+    /// Writes the deferred statement DONE (with MORE: another token follows it).
+    fn write_deferred_done(&mut self) {
+        if let Some(d) = self.deferred_done.take() {
+            tokens::done(self.pw.buf(), token::DONE, &d);
         }
     }
 
@@ -81,7 +95,10 @@ impl<'a, W: Write> TdsSink<'a, W> {
         }
     }
 
+    /// The response buffer, for a token written from outside the sink: a deferred DONE goes
+    /// before it.
     pub(crate) fn buf(&mut self) -> &mut Vec<u8> {
+        self.write_deferred_done();
         self.pw.buf()
     }
 
@@ -97,20 +114,17 @@ impl<'a, W: Write> TdsSink<'a, W> {
         if self.in_xact {
             status |= done_status::INXACT;
         }
-        let tok = if self.in_proc {
-            token::DONEINPROC
-        } else {
-            token::DONE
+        let done = Done {
+            status,
+            cur_cmd: cmd,
+            row_count: count.unwrap_or(0),
         };
-        tokens::done(
-            self.pw.buf(),
-            tok,
-            &Done {
-                status,
-                cur_cmd: cmd,
-                row_count: count.unwrap_or(0),
-            },
-        );
+        if self.in_proc {
+            tokens::done(self.pw.buf(), token::DONEINPROC, &done);
+        } else {
+            self.write_deferred_done();
+            self.deferred_done = Some(done);
+        }
         self.flush_full();
     }
 
@@ -118,6 +132,19 @@ impl<'a, W: Write> TdsSink<'a, W> {
     /// attention carries ERROR when it raised one; ATTN itself goes in the separate
     /// acknowledgement message (conn.rs).
     pub(crate) fn final_done(&mut self, cancelled: bool, cmd: u16) {
+        if let Some(last) = self.deferred_done.take() {
+            if !cancelled && !self.error_pending {
+                // The last statement's DONE ends the batch: no MORE, the transaction state as
+                // it is now.
+                let mut status = last.status & !(done_status::MORE | done_status::INXACT);
+                if self.in_xact {
+                    status |= done_status::INXACT;
+                }
+                tokens::done(self.pw.buf(), token::DONE, &Done { status, ..last });
+                return;
+            }
+            tokens::done(self.pw.buf(), token::DONE, &last);
+        }
         let mut status = done_status::FINAL;
         if self.error_pending || (cancelled && self.any_error) {
             status |= done_status::ERROR;
@@ -156,6 +183,7 @@ pub(crate) fn message_token(err: &SqlError) -> MessageToken {
 
 impl<W: Write> EventSink for TdsSink<'_, W> {
     fn result_start(&mut self, columns: &[OutColumn]) {
+        self.write_deferred_done();
         self.text_columns.clear();
         let mut cols = Vec::with_capacity(columns.len());
         for (i, c) in columns.iter().enumerate() {
@@ -221,6 +249,7 @@ impl<W: Write> EventSink for TdsSink<'_, W> {
     }
 
     fn message(&mut self, msg: &InfoMessage) {
+        self.write_deferred_done();
         tokens::info(
             self.pw.buf(),
             &MessageToken {
@@ -237,6 +266,7 @@ impl<W: Write> EventSink for TdsSink<'_, W> {
     }
 
     fn error(&mut self, err: &SqlError) {
+        self.write_deferred_done();
         tokens::error(self.pw.buf(), &message_token(err));
         self.error_pending = true;
         self.any_error = true;
@@ -264,6 +294,7 @@ impl<W: Write> EventSink for TdsSink<'_, W> {
                 }
             }
         };
+        self.write_deferred_done();
         tokens::env_change(self.pw.buf(), &e);
         self.flush_full();
     }

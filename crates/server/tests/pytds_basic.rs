@@ -219,3 +219,35 @@ oc.execute("SELECT COUNT(*) FROM t"); print(oc.fetchall())
     );
     assert!(s.errorlog().contains("panicked"), "{}", s.errorlog());
 }
+
+#[test]
+fn single_statement_batches_leave_pytds_idle_without_a_cancel() {
+    let s = TestServer::start();
+    let Some(out) = s.python(
+        r#"
+import pytds.tds_session as ts
+cancels = []
+orig = ts._TdsSession.put_cancel
+def counting(self):
+    cancels.append(1)
+    return orig(self)
+ts._TdsSession.put_cancel = counting
+c = connect(); cur = c.cursor()
+cur.execute("CREATE TABLE dbo.t (id bigint IDENTITY PRIMARY KEY, v int)")
+cur.execute("BEGIN TRANSACTION")
+for i in range(5):
+    cur.execute("INSERT INTO dbo.t (v) VALUES (1)")
+    print('rowcount', cur.rowcount, 'idle', cur._session.state == pytds.tds_base.TDS_IDLE)
+cur.execute("COMMIT TRANSACTION")
+cur.execute("SELECT COUNT(*) FROM dbo.t"); print(cur.fetchall())
+print('cancels', len(cancels))
+"#,
+    ) else {
+        return;
+    };
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "rowcount 1 idle True", "{out}");
+    assert_eq!(lines[4], "rowcount 1 idle True", "{out}");
+    assert_eq!(lines[5], "[(5,)]", "{out}");
+    assert_eq!(lines[6], "cancels 0", "{out}");
+}

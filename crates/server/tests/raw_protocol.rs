@@ -814,3 +814,67 @@ fn a_malformed_packet_after_login_closes_only_its_own_connection() {
         .count();
     assert!(closed >= 6, "{log}");
 }
+
+fn dones_of(items: &[Item]) -> Vec<tokens::Done> {
+    items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Token(Token::Done(token::DONE, d)) => Some(*d),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn the_last_statement_done_is_the_final_done() {
+    let s = TestServer::start();
+    let mut c = login(&s);
+    let items = c.batch("CREATE TABLE dbo.t (id int IDENTITY PRIMARY KEY, v int)", 0);
+    assert!(errors_of(&items).is_empty(), "{items:?}");
+    // One INSERT: one DONE, with its count and without MORE (SQL Server sends no empty DONE
+    // after it; pytds stops at a DONE with MORE and COUNT and would cancel the request).
+    let items = c.batch("INSERT dbo.t (v) VALUES (1)", 0);
+    let dones = dones_of(&items);
+    assert_eq!(dones.len(), 1, "{items:?}");
+    assert_eq!(dones[0].status, done_status::COUNT, "{items:?}");
+    assert_eq!(dones[0].row_count, 1);
+    // Two statements: MORE on the first, the second is final with its count.
+    let items = c.batch("INSERT dbo.t (v) VALUES (2); SELECT v FROM dbo.t", 0);
+    let dones = dones_of(&items);
+    assert_eq!(dones.len(), 2, "{items:?}");
+    assert_eq!(
+        dones[0].status,
+        done_status::MORE | done_status::COUNT,
+        "{items:?}"
+    );
+    assert_eq!(dones[1].status, done_status::COUNT, "{items:?}");
+    assert_eq!(dones[1].row_count, 2);
+    // Inside a transaction: INXACT on the final DONE, the ENVCHANGE before it.
+    let items = c.batch("BEGIN TRANSACTION; INSERT dbo.t (v) VALUES (3)", 0);
+    let dones = dones_of(&items);
+    assert_eq!(dones.len(), 1, "{items:?}");
+    assert_eq!(
+        dones[0].status,
+        done_status::COUNT | done_status::INXACT,
+        "{items:?}"
+    );
+    assert_eq!(tran_changes_of(&items).len(), 1, "{items:?}");
+    // COMMIT after the INSERT: the INSERT's DONE carries MORE, the ENVCHANGE follows it, and
+    // the final DONE is the batch's own, outside the transaction.
+    let items = c.batch("INSERT dbo.t (v) VALUES (4); COMMIT", 0);
+    let dones = dones_of(&items);
+    assert_eq!(dones.len(), 2, "{items:?}");
+    assert_ne!(dones[0].status & done_status::MORE, 0, "{items:?}");
+    assert_eq!(
+        dones[1].status & (done_status::MORE | done_status::INXACT),
+        0
+    );
+    // An error after a statement: that statement's DONE has MORE, the final DONE has ERROR.
+    let items = c.batch("INSERT dbo.t (v) VALUES (5); SELECT * FROM dbo.nope", 0);
+    let dones = dones_of(&items);
+    assert_eq!(errors_of(&items), vec![208], "{items:?}");
+    assert_ne!(dones[0].status & done_status::MORE, 0, "{items:?}");
+    let last = dones.last().unwrap();
+    assert_eq!(last.status & done_status::MORE, 0, "{items:?}");
+    assert_ne!(last.status & done_status::ERROR, 0, "{items:?}");
+}
