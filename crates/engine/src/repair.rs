@@ -70,7 +70,9 @@ impl Engine {
         Ok(Arc::new(DbHandle {
             generation: cat.generation.clone(),
             identity_cache: std::sync::atomic::AtomicBool::new(
-                self.run_config().identity_cache.unwrap_or(true),
+                self.run_config().identity_cache.unwrap_or_else(|| {
+                    crate::scoped_config::value_in(&cat, crate::scoped_config::IDENTITY_CACHE) != 0
+                }),
             ),
             def,
             store,

@@ -15,8 +15,8 @@
 //! * `grant_kb=N`: the memory of one memory-consuming operator (sort, hash join, hash
 //!   aggregate, window spool) before it spills (at least 1).
 //! * `identity_cache=on|off`: whether IDENTITY values come from a cache of reserved values
-//!   (identity_cache.rs; SQL Server's `IDENTITY_CACHE`, whose ALTER DATABASE SCOPED
-//!   CONFIGURATION statement latchkey does not parse yet).
+//!   (identity_cache.rs), in place of each database's `ALTER DATABASE SCOPED CONFIGURATION
+//!   SET IDENTITY_CACHE` (scoped_config.rs) when a database is opened.
 //!
 //! Nothing else changes: sys.configurations still shows the configured values, an explicit
 //! `sp_configure`, `OPTION (MAXDOP n)` or `USE HINT` still wins, and a process without the

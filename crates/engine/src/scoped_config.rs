@@ -5,12 +5,13 @@
 //! What each configuration does in latchkey (engine README "Database scoped configurations"):
 //! * acted on: `MAXDOP` (a statement's degree of parallelism when it has no `OPTION (MAXDOP)`;
 //!   0 = the server's `max degree of parallelism`), `BATCH_MODE_ON_ROWSTORE` (OFF: row mode
-//!   unless the statement says `USE HINT ('ALLOW_BATCH_MODE')`), `CLEAR PROCEDURE_CACHE`
-//!   (this database's plans recompile).
+//!   unless the statement says `USE HINT ('ALLOW_BATCH_MODE')`), `IDENTITY_CACHE`
+//!   (identity_cache.rs: OFF reserves one value per write, after writing the values handed
+//!   out so far back, so no gap is left), `CLEAR PROCEDURE_CACHE` (this database's plans
+//!   recompile).
 //! * both values hold by construction: switches that turn off something latchkey never does
 //!   (parameter sniffing, interleaved execution, memory grant feedback, adaptive joins, deferred
-//!   compilation of table variables) and `IDENTITY_CACHE` (a cache may leave gaps after a
-//!   crash; latchkey allocates identity values without one, which gives no gaps).
+//!   compilation of table variables).
 //! * otherwise only the default is accepted; another value is Msg 40517 naming the setting.
 //!
 //! Values are `int`: latchkey has no `sql_variant`, and every configuration listed has an
@@ -69,7 +70,7 @@ const OPTIONS: &[ScopedOption] = &[
     switch(2, "LEGACY_CARDINALITY_ESTIMATION", false, DefaultOnly),
     switch(3, "PARAMETER_SNIFFING", true, EitherHolds),
     switch(4, "QUERY_OPTIMIZER_HOTFIXES", false, DefaultOnly),
-    switch(6, "IDENTITY_CACHE", true, EitherHolds),
+    switch(6, "IDENTITY_CACHE", true, Acted),
     switch(7, "INTERLEAVED_EXECUTION_TVF", true, EitherHolds),
     switch(8, "BATCH_MODE_MEMORY_GRANT_FEEDBACK", true, EitherHolds),
     switch(9, "BATCH_MODE_ADAPTIVE_JOINS", true, EitherHolds),
@@ -108,6 +109,7 @@ const OPTIONS: &[ScopedOption] = &[
 
 pub(crate) const MAXDOP: i32 = 1;
 pub(crate) const BATCH_MODE_ON_ROWSTORE: i32 = 18;
+pub(crate) const IDENTITY_CACHE: i32 = 6;
 
 /// The catalog `Config` row of configuration `id` (ids below the versioning row's -1).
 fn config_row(id: i32) -> i32 {
@@ -120,13 +122,13 @@ fn option(id: i32) -> Option<&'static ScopedOption> {
 
 /// The value of configuration `id` in database `h` (its default when never set).
 pub(crate) fn value(h: &DbHandle, id: i32) -> i64 {
+    value_in(&h.cat.read(), id)
+}
+
+/// [`value`] from a database's catalog.
+pub(crate) fn value_in(cat: &crate::dbcat::DbCatalog, id: i32) -> i64 {
     let default = option(id).map_or(0, |o| o.default);
-    h.cat
-        .read()
-        .configs
-        .get(&config_row(id))
-        .copied()
-        .unwrap_or(default)
+    cat.configs.get(&config_row(id)).copied().unwrap_or(default)
 }
 
 /// The settings of a database the optimizer's options take (`query_hints::apply_parallelism`).
@@ -242,6 +244,14 @@ impl Session {
                     return Err(e);
                 }
             }
+        }
+        if opt.id == IDENTITY_CACHE {
+            if value == 0 {
+                // the values handed out so far become the persisted ones: no gap after a crash
+                crate::identity_cache::release(&h)?;
+            }
+            h.identity_cache
+                .store(value != 0, std::sync::atomic::Ordering::Release);
         }
         // plans compiled under the old value recompile
         h.generation.bump();

@@ -131,20 +131,48 @@ fn with_the_cache_off_an_unclean_stop_leaves_no_gap() {
     let dir = TempDir::new("identity-cache-off");
     {
         let engine = open(&dir);
-        engine
-            .database("master")
-            .expect("master")
-            .identity_cache
-            .store(false, std::sync::atomic::Ordering::Relaxed);
         let mut s = Session::new(engine);
+        run(
+            &mut s,
+            "ALTER DATABASE SCOPED CONFIGURATION SET IDENTITY_CACHE = OFF",
+        );
         create(&mut s);
         for _ in 0..3 {
             insert(&mut s, "big_t");
         }
     }
+    // the setting is the database's: it holds after the restart too
     let engine = open(&dir);
     let mut s = Session::new(engine);
     assert_eq!(insert(&mut s, "big_t"), 4);
+    let r = run(
+        &mut s,
+        "SELECT value FROM sys.database_scoped_configurations WHERE name = 'IDENTITY_CACHE'",
+    );
+    assert_eq!(int(&r[0][0]), 0);
+}
+
+#[test]
+fn turning_the_cache_off_mid_block_leaves_no_gap() {
+    let dir = TempDir::new("identity-cache-off-mid-block");
+    {
+        let engine = open(&dir);
+        let mut s = Session::new(engine);
+        create(&mut s);
+        for _ in 0..3 {
+            insert(&mut s, "big_t");
+        }
+        // values 4..10,000 are reserved; OFF writes 3 back as the persisted value
+        run(
+            &mut s,
+            "ALTER DATABASE SCOPED CONFIGURATION SET IDENTITY_CACHE = OFF",
+        );
+        assert_eq!(insert(&mut s, "big_t"), 4);
+        // dropped without the clean-stop write-back
+    }
+    let engine = open(&dir);
+    let mut s = Session::new(engine);
+    assert_eq!(insert(&mut s, "big_t"), 5);
 }
 
 #[test]
