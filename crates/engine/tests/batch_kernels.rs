@@ -7,8 +7,8 @@
 
 mod common;
 
-use common::{fresh_session, ok, plan_text, run};
-use engine::{EngineConfig, Event, Session};
+use common::{fresh_session, ok, outcome_as, plan_text, OutcomeFormat};
+use engine::{EngineConfig, Session};
 
 fn session(tag: &str) -> (Session, std::path::PathBuf) {
     fresh_session("bkern", tag, EngineConfig::default())
@@ -16,21 +16,14 @@ fn session(tag: &str) -> (Session, std::path::PathBuf) {
 
 /// Result sets (rows sorted), then message and error numbers in order.
 fn outcome(s: &mut Session, sql: &str) -> Vec<String> {
-    let out = run(s, sql);
-    let mut v = Vec::new();
-    for e in &out.events {
-        match e {
-            Event::ResultSet { rows, .. } => {
-                let mut r: Vec<String> = rows.iter().map(|r| format!("{r:?}")).collect();
-                r.sort();
-                v.push(format!("rows {r:?}"));
-            }
-            Event::Message(m) => v.push(format!("msg {}", m.number)),
-            Event::Error(e) => v.push(format!("error {} {}", e.number, e.message)),
-            Event::RowCount(n) => v.push(format!("count {n}")),
-        }
-    }
-    v
+    outcome_as(
+        s,
+        sql,
+        OutcomeFormat {
+            row_count: false,
+            error_text: true,
+        },
+    )
 }
 
 /// Row mode's outcome of `q`, checked equal to batch mode's (batch mode in the plan).

@@ -7,8 +7,8 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{fresh_session, ok, parallel_at_any_cost, plan_text, run};
-use engine::{EngineConfig, Event, Session};
+use common::{fresh_session, ok, outcome_as, parallel_at_any_cost, plan_text, run, NUMBERS};
+use engine::{EngineConfig, Session};
 
 fn session(tag: &str) -> (Session, std::path::PathBuf) {
     let (mut s, d) = fresh_session("parallel", tag, EngineConfig::default());
@@ -19,21 +19,7 @@ fn session(tag: &str) -> (Session, std::path::PathBuf) {
 /// What a batch produced, row order ignored: result sets (rows sorted), then message and
 /// error numbers in order.
 fn outcome(s: &mut Session, sql: &str) -> Vec<String> {
-    let out = run(s, sql);
-    let mut v = Vec::new();
-    for e in &out.events {
-        match e {
-            Event::ResultSet { rows, .. } => {
-                let mut r: Vec<String> = rows.iter().map(|r| format!("{r:?}")).collect();
-                r.sort();
-                v.push(format!("rows {r:?}"));
-            }
-            Event::Message(m) => v.push(format!("msg {}", m.number)),
-            Event::Error(e) => v.push(format!("error {}", e.number)),
-            Event::RowCount(n) => v.push(format!("count {n}")),
-        }
-    }
-    v
+    outcome_as(s, sql, NUMBERS)
 }
 
 fn setup(s: &mut Session) {

@@ -8,8 +8,8 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{fresh_session, ok, parallel_at_any_cost, plan_text, run};
-use engine::{EngineConfig, Event, Session};
+use common::{fresh_session, ok, outcome_as, parallel_at_any_cost, plan_text, run, OutcomeFormat};
+use engine::{EngineConfig, Session};
 
 fn engine_session(tag: &str, config: EngineConfig) -> (Session, std::path::PathBuf) {
     let (mut s, d) = fresh_session("repartition", tag, config);
@@ -19,21 +19,14 @@ fn engine_session(tag: &str, config: EngineConfig) -> (Session, std::path::PathB
 
 /// Result sets (rows sorted), then message and error numbers in order.
 fn outcome(s: &mut Session, sql: &str) -> Vec<String> {
-    let out = run(s, sql);
-    let mut v = Vec::new();
-    for e in &out.events {
-        match e {
-            Event::ResultSet { rows, .. } => {
-                let mut r: Vec<String> = rows.iter().map(|r| format!("{r:?}")).collect();
-                r.sort();
-                v.push(format!("rows {} {r:?}", r.len()));
-            }
-            Event::Message(m) => v.push(format!("msg {}", m.number)),
-            Event::Error(e) => v.push(format!("error {}", e.number)),
-            Event::RowCount(n) => v.push(format!("count {n}")),
-        }
-    }
-    v
+    outcome_as(
+        s,
+        sql,
+        OutcomeFormat {
+            row_count: true,
+            error_text: false,
+        },
+    )
 }
 
 /// `g`: 40,000 rows, `k` unique, `m` 5,000 groups with NULLs, `one` always 7, `big` one

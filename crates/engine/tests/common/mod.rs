@@ -1,6 +1,6 @@
 //! Helpers shared by the engine's single-session test files (a fresh engine in a temp
-//! directory, running a batch, asserting it succeeded, reading its text plan). Each file keeps
-//! its own `outcome`: what counts as "the same result" differs between them.
+//! directory, running a batch, asserting it succeeded, reading its text plan, and a batch's
+//! outcome as strings two plans of one query must agree on).
 #![allow(dead_code)] // each test binary uses its own subset
 
 use std::sync::Arc;
@@ -53,4 +53,44 @@ pub fn plan_text(s: &mut Session, sql: &str) -> String {
         .flat_map(|r| r.iter())
         .map(|v| format!("{v:?}\n"))
         .collect()
+}
+
+/// How [`outcome_as`] writes a batch's events: whether a result set's line carries its row
+/// count, and whether an error's carries its text besides its number.
+#[derive(Clone, Copy)]
+pub struct OutcomeFormat {
+    pub row_count: bool,
+    pub error_text: bool,
+}
+
+/// Numbers only: `rows [..]`, `msg N`, `error N`, `count N`.
+pub const NUMBERS: OutcomeFormat = OutcomeFormat {
+    row_count: false,
+    error_text: false,
+};
+
+/// What a batch produced, row order ignored: each result set's rows (sorted), then messages,
+/// errors and row counts in order.
+pub fn outcome_as(s: &mut Session, sql: &str, f: OutcomeFormat) -> Vec<String> {
+    use engine::Event;
+    let out = run(s, sql);
+    let mut v = Vec::new();
+    for e in &out.events {
+        match e {
+            Event::ResultSet { rows, .. } => {
+                let mut r: Vec<String> = rows.iter().map(|r| format!("{r:?}")).collect();
+                r.sort();
+                v.push(if f.row_count {
+                    format!("rows {} {r:?}", r.len())
+                } else {
+                    format!("rows {r:?}")
+                });
+            }
+            Event::Message(m) => v.push(format!("msg {}", m.number)),
+            Event::Error(e) if f.error_text => v.push(format!("error {} {}", e.number, e.message)),
+            Event::Error(e) => v.push(format!("error {}", e.number)),
+            Event::RowCount(n) => v.push(format!("count {n}")),
+        }
+    }
+    v
 }
