@@ -68,6 +68,11 @@ fn an_uncommitted_schema_is_waited_for() {
     // creating an object in a schema another transaction is creating waits for it, then
     // fails after its rollback
     a.run("BEGIN TRAN; EXEC('CREATE SCHEMA s2')").ok();
+    // the schema's lock shows as SQL Server's METADATA resource
+    count_is(
+        &b.run("SELECT COUNT(*) FROM sys.dm_tran_locks WHERE resource_type = 'METADATA' AND resource_subtype = 'SCHEMA' AND request_mode = 'Sch-M' AND resource_description LIKE 'schema_id = %'"),
+        1,
+    );
     b.blocks("CREATE TABLE s2.x (i int)");
     a.run("ROLLBACK").ok();
     assert_eq!(b.finish().error(), 2760);
