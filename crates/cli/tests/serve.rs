@@ -176,3 +176,42 @@ fn identity_values_skip_the_cached_block_after_sigkill_and_continue_after_sigter
     child.kill().unwrap();
     child.wait().unwrap();
 }
+
+/// Sequences share the IDENTITY cache's clean-stop write-back: after SIGTERM the next value
+/// follows the last one handed out; after SIGKILL the rest of the cached block is skipped and
+/// no value comes twice.
+#[test]
+fn sequence_values_continue_after_sigterm_and_skip_the_cached_block_after_sigkill() {
+    let have_pytds = Command::new("python3")
+        .args(["-c", "import pytds"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if !have_pytds {
+        eprintln!("SKIP: python3 with pytds is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let next = "cur.execute('SELECT NEXT VALUE FOR dbo.sq'); print(cur.fetchall())\n";
+    let (mut child, port) = serve(dir.path());
+    let out = pytds(
+        port,
+        &format!("cur.execute('CREATE SEQUENCE dbo.sq AS int START WITH 1 CACHE 50')\n{next}{next}{next}"),
+    );
+    assert_eq!(out, "[(1,)]\n[(2,)]\n[(3,)]\n");
+    // SAFETY: sends SIGTERM to the child this test started.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGTERM);
+    }
+    assert!(child.wait().unwrap().success());
+    let (mut child, port) = serve(dir.path());
+    // a clean stop wrote the last value back: no gap
+    assert_eq!(pytds(port, next), "[(4,)]\n");
+    child.kill().unwrap(); // SIGKILL: no write-back
+    child.wait().unwrap();
+    let (mut child, port) = serve(dir.path());
+    // the rest of the block reserved at 4 (4..53) is skipped, nothing is repeated
+    assert_eq!(pytds(port, next), "[(54,)]\n");
+    child.kill().unwrap();
+    child.wait().unwrap();
+}

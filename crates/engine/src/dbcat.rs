@@ -65,17 +65,107 @@ pub struct DbCatalog {
     /// SNAPSHOT transaction whose snapshot began before touching it fails with Msg 3961
     /// (versioning.rs). In memory only: no snapshot outlives the process.
     pub ddl_marks: HashMap<ObjectId, u64>,
-    /// Objects created, altered or dropped by a transaction not yet ended, with that storage
+    /// Catalog entries (objects, schemas, types, the security rows, a table's statistics)
+    /// created, altered or dropped by a transaction not yet ended, with that storage
     /// transaction: what is in this cache for them is not committed. The transaction holds
-    /// Sch-M on each (`Session::touch_catalog`), so other sessions' name resolution and
-    /// catalog views wait for its end (engine README "Catalog visibility"). Kept across
-    /// reloads; the transaction's end removes its entries.
-    pending_ddl: HashMap<ObjectId, common::TxnId>,
+    /// Sch-M on each ([`MetaKey::resource`], `Session::touch_catalog`), so other sessions'
+    /// name resolution, permission checks and catalog views wait for its end (engine README
+    /// "Catalog visibility"). Kept across reloads; the transaction's end removes its entries.
+    pending_ddl: HashMap<MetaKey, common::TxnId>,
     /// Dropped objects by (lower-case schema, lower-case name): a session that does not find
     /// a name waits on the dropped object's schema lock first (the drop may roll back;
     /// `Session::find_object`). Kept across reloads; a stale entry costs one Sch-S that is
     /// free at once.
     dropped_tables: HashMap<(String, String), ObjectId>,
+}
+
+/// The kinds of catalog entries whose uncommitted changes other sessions wait for (engine
+/// README "Catalog visibility"): a catalog view waits only for the kinds it shows
+/// (`sysviews::metadata_classes`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MetaClass {
+    Table,
+    View,
+    /// Procedures, functions, triggers.
+    Module,
+    Sequence,
+    Schema,
+    /// User-defined types.
+    Type,
+    /// The database's principals, role memberships and permissions (in master also the
+    /// logins): one entry per database, as a permission check reads all of them.
+    Security,
+    /// The statistics objects of one table (id: the table's object id).
+    Stats,
+}
+
+impl MetaClass {
+    /// The classes that are schema-scoped objects (keyed by object id).
+    pub const OBJECTS: &'static [MetaClass] = &[
+        MetaClass::Table,
+        MetaClass::View,
+        MetaClass::Module,
+        MetaClass::Sequence,
+    ];
+
+    fn of(o: &SchemaObject) -> MetaClass {
+        match o {
+            SchemaObject::Table(_) => MetaClass::Table,
+            SchemaObject::View(_) => MetaClass::View,
+            SchemaObject::Module(_) => MetaClass::Module,
+            SchemaObject::Sequence(_) => MetaClass::Sequence,
+        }
+    }
+
+    /// `sys.dm_tran_locks.resource_subtype` of a METADATA lock on this class.
+    pub fn subtype(self) -> &'static str {
+        match self {
+            MetaClass::Table | MetaClass::View | MetaClass::Module | MetaClass::Sequence => "",
+            MetaClass::Schema => "SCHEMA",
+            MetaClass::Type => "USER_TYPE",
+            MetaClass::Security => "PERMISSIONS",
+            MetaClass::Stats => "STATS",
+        }
+    }
+
+    /// `sys.dm_tran_locks.resource_description` of a METADATA lock on entry `id`.
+    pub fn description(self, id: i32) -> String {
+        match self {
+            MetaClass::Schema => format!("schema_id = {id}"),
+            MetaClass::Type => format!("user_type_id = {id}"),
+            MetaClass::Stats => format!("object_id = {id}"),
+            MetaClass::Security => String::new(),
+            _ => format!("object_id = {id}"),
+        }
+    }
+}
+
+/// One catalog entry with uncommitted changes (`DbCatalog::pending_ddl`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MetaKey {
+    pub class: MetaClass,
+    /// Object id, schema id, user type id, the table of statistics; 0 for Security.
+    pub id: i32,
+}
+
+impl MetaKey {
+    /// The lock resource the changing transaction holds Sch-M on: the OBJECT for objects
+    /// (so DML and compiles of the object wait too, as SQL Server's Sch-M), a METADATA
+    /// resource for the rest.
+    pub fn resource(self, db: i32) -> crate::locks::Resource {
+        if MetaClass::OBJECTS.contains(&self.class) {
+            crate::locks::Resource::Object {
+                db,
+                object: self.id,
+            }
+        } else {
+            crate::locks::Resource::Metadata {
+                db,
+                class: self.class,
+                id: self.id,
+            }
+        }
+    }
 }
 
 fn key_of(schema: &str, name: &str) -> (String, String) {
@@ -307,7 +397,8 @@ impl DbCatalog {
         tree.upsert(txn, &serial::object_key(kind, o.object_id()), &bytes)?;
         // A rename leaves a stale name entry behind: drop entries pointing at this id first.
         let id = o.object_id();
-        self.pending_ddl.insert(id, txn.id());
+        self.mark_pending(MetaClass::of(&o), id, txn.id());
+        self.mark_trigger_parent(&o, txn.id());
         self.names.retain(|_, v| *v != id);
         self.insert_object(o);
         Ok(())
@@ -323,6 +414,8 @@ impl DbCatalog {
             self.generation.bump();
         }
         if let Some(o) = self.objects.remove(&id) {
+            self.mark_pending(MetaClass::of(&o), id, txn.id());
+            self.mark_trigger_parent(&o, txn.id());
             let kind = match o {
                 SchemaObject::Table(_) => ObjectKind::Table,
                 SchemaObject::View(_) => ObjectKind::View,
@@ -335,7 +428,6 @@ impl DbCatalog {
                 self.dropped_tables.insert(key, id);
             }
             self.names.retain(|_, v| *v != id);
-            self.pending_ddl.insert(id, txn.id());
             if kind == ObjectKind::Table {
                 self.statistics.remove_table(tree, txn, id)?;
             }
@@ -356,32 +448,78 @@ impl DbCatalog {
             && !name.starts_with("##")
     }
 
-    /// The objects storage transaction `txn` created, altered or dropped (not yet ended).
-    pub fn pending_ddl_of(&self, txn: common::TxnId) -> Vec<ObjectId> {
+    /// Records that storage transaction `txn` changed catalog entry (`class`, `id`) (see
+    /// `pending_ddl`); `Session::touch_catalog` then takes its Sch-M.
+    pub fn mark_pending(&mut self, class: MetaClass, id: i32, txn: common::TxnId) {
+        self.pending_ddl.insert(MetaKey { class, id }, txn);
+    }
+
+    /// A DML trigger's CREATE, ALTER, DROP, ENABLE or DISABLE changes its table: SQL Server
+    /// takes Sch-M on the table (or view) for it, so no other session's statement on the table
+    /// runs (or fires the trigger) before the transaction ends.
+    fn mark_trigger_parent(&mut self, o: &SchemaObject, txn: common::TxnId) {
+        let SchemaObject::Module(m) = o else {
+            return;
+        };
+        let Some(parent) = m.trigger.as_ref().map(|t| t.table_object_id) else {
+            return;
+        };
+        if let Some(p) = self.objects.get(&parent) {
+            let class = MetaClass::of(p);
+            self.mark_pending(class, parent, txn);
+        }
+    }
+
+    /// The catalog entries storage transaction `txn` changed (not yet ended).
+    pub fn pending_ddl_of(&self, txn: common::TxnId) -> Vec<MetaKey> {
         self.pending_ddl
             .iter()
             .filter(|(_, t)| **t == txn)
-            .map(|(id, _)| *id)
+            .map(|(k, _)| *k)
             .collect()
     }
 
-    /// Every object with uncommitted DDL, of any transaction.
-    pub fn pending_ddl(&self) -> Vec<ObjectId> {
-        self.pending_ddl.keys().copied().collect()
+    /// Every entry of one of `classes` with uncommitted changes, of any transaction.
+    pub fn pending_ddl(&self, classes: &[MetaClass]) -> Vec<MetaKey> {
+        self.pending_ddl
+            .keys()
+            .filter(|k| classes.contains(&k.class))
+            .copied()
+            .collect()
     }
 
-    /// Whether `id` has uncommitted DDL.
+    /// Whether object `id` has uncommitted DDL.
     pub fn is_ddl_pending(&self, id: ObjectId) -> bool {
-        self.pending_ddl.contains_key(&id)
+        MetaClass::OBJECTS
+            .iter()
+            .any(|&class| self.pending_ddl.contains_key(&MetaKey { class, id }))
+    }
+
+    /// Whether entry (`class`, `id`) has uncommitted changes.
+    pub fn is_pending(&self, class: MetaClass, id: i32) -> bool {
+        self.pending_ddl.contains_key(&MetaKey { class, id })
+    }
+
+    /// Whether catalog entry (`class`, `id`) is in the cache (for a pending one: not dropped).
+    pub fn entry_exists(&self, class: MetaClass, id: i32) -> bool {
+        match class {
+            MetaClass::Schema => self.schema_by_id(id).is_some(),
+            MetaClass::Type => self.types.iter().any(|t| t.user_type_id == id),
+            MetaClass::Security => true,
+            _ => self.objects.contains_key(&id),
+        }
     }
 
     /// `txn` committed: its DDL is the committed definition from now on, and later than the
     /// start of every snapshot already running (Msg 3961 for them, versioning.rs).
     pub fn ddl_committed(&mut self, txn: common::TxnId) {
-        let ids = self.pending_ddl_of(txn);
-        for id in ids {
-            self.pending_ddl.remove(&id);
-            self.ddl_marks.insert(id, crate::schema_gen::fresh_value());
+        let keys = self.pending_ddl_of(txn);
+        for k in keys {
+            self.pending_ddl.remove(&k);
+            if MetaClass::OBJECTS.contains(&k.class) {
+                self.ddl_marks
+                    .insert(k.id, crate::schema_gen::fresh_value());
+            }
         }
     }
 
@@ -407,6 +545,7 @@ impl DbCatalog {
         )?;
         self.save_meta(tree, txn)?;
         self.schemas.push(s);
+        self.mark_pending(MetaClass::Schema, id, txn.id());
         Ok(id)
     }
 
@@ -415,6 +554,7 @@ impl DbCatalog {
         self.generation.bump();
         tree.delete(txn, &serial::object_key(ObjectKind::Schema, id))?;
         self.schemas.retain(|s| s.schema_id != id);
+        self.mark_pending(MetaClass::Schema, id, txn.id());
         Ok(())
     }
 
@@ -431,6 +571,7 @@ impl DbCatalog {
             &serial::object_key(ObjectKind::Type, t.user_type_id),
             &serial::encode_type(&t),
         )?;
+        self.mark_pending(MetaClass::Type, t.user_type_id, txn.id());
         self.types.retain(|x| x.user_type_id != t.user_type_id);
         self.types.push(Arc::new(t));
         Ok(())
@@ -441,6 +582,7 @@ impl DbCatalog {
         self.generation.bump();
         tree.delete(txn, &serial::object_key(ObjectKind::Type, id))?;
         self.types.retain(|t| t.user_type_id != id);
+        self.mark_pending(MetaClass::Type, id, txn.id());
         Ok(())
     }
 

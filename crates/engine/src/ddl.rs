@@ -214,6 +214,11 @@ impl Session {
     pub(crate) fn target_of(&self, n: &QualifiedName) -> SqlResult<(Arc<DbHandle>, String)> {
         let (db, schema) = self.resolve_parts(n);
         let h = self.db(&db)?;
+        if !n.is_temp() {
+            // another transaction's uncommitted CREATE / DROP SCHEMA is waited for
+            let found = h.cat.read().schema(&schema).map(|s| s.schema_id);
+            self.await_named_entry(&h, crate::dbcat::MetaClass::Schema, found)?;
+        }
         if !n.is_temp() && h.cat.read().schema(&schema).is_none() {
             return Err(SqlError::custom(
                 2760,
@@ -421,7 +426,7 @@ impl Session {
                             .map(|s| s.value.clone())
                             .unwrap_or("dbo".into());
                         let h = self.current_db()?;
-                        let ut = h.cat.read().user_type(&schema, &t.name);
+                        let ut = self.user_type_committed(&h, &schema, &t.name)?;
                         match ut {
                             Some(u) => match &u.base {
                                 Some(b) => (b.clone(), Some(u.name.clone()), Some(u.nullable)),

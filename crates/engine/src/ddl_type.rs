@@ -17,7 +17,7 @@ impl Session {
     pub(crate) fn create_type(&mut self, ct: &ast::CreateType) -> SqlResult<()> {
         let q = qualified(&ct.name);
         let (h, schema) = self.target_of(&q)?;
-        if h.cat.read().user_type(&schema, &q.name).is_some() || is_system_type(&q.name) {
+        if self.user_type_committed(&h, &schema, &q.name)?.is_some() || is_system_type(&q.name) {
             return Err(SqlError::new(219, &[&q.name]));
         }
         let base = match &ct.base {

@@ -11,7 +11,8 @@
 //!
 //! After an unclean shutdown the counter resumes after the persisted block end: the values
 //! left in the block are skipped (a gap), never handed out twice, as in SQL Server. A clean
-//! shutdown writes the last values back ([`release`]), so no gap is left.
+//! shutdown writes the last values back ([`release`]), so no gap is left; the same clean-stop
+//! write-back covers the sequences' cached blocks (sequence.rs).
 
 use catalog::{IdentitySpec, TableDef};
 use common::SqlResult;
@@ -96,9 +97,17 @@ pub(crate) fn next_value(h: &DbHandle, table: &TableDef, spec: IdentitySpec) -> 
     Ok(next)
 }
 
-/// Clean shutdown: writes every table's last value handed out back to its counter row, so the
-/// unused rest of its block is not skipped after the restart. Durable before it returns.
+/// Clean shutdown: writes every table's last value handed out back to its counter row, and
+/// every sequence's (`sequence::release`), so the unused rest of their cached blocks is not
+/// skipped after the restart. Durable before it returns.
 pub fn release(h: &DbHandle) -> SqlResult<()> {
+    let sequences = crate::sequence::release(h);
+    release_identity(h)?;
+    sequences
+}
+
+/// [`release`]'s IDENTITY part.
+fn release_identity(h: &DbHandle) -> SqlResult<()> {
     let mut cat = h.cat.write();
     let behind: Vec<(common::ObjectId, i128)> = cat
         .identity

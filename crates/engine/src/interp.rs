@@ -666,7 +666,7 @@ impl Session {
                     .map(|s| s.value.clone())
                     .unwrap_or_else(|| "dbo".into());
                 let h = self.current_db()?;
-                let found = h.cat.read().user_type(&schema, &t.name);
+                let found = self.user_type_committed(&h, &schema, &t.name)?;
                 match found.and_then(|u| u.base.clone()) {
                     Some(b) => Ok(b),
                     None => Err(e),

@@ -7,7 +7,10 @@
 //! block's last value (the high-water mark) is written to the sequence's catalog row in its own
 //! storage transaction, which commits (durably) first. After a crash the generator resumes after
 //! the persisted mark, so no value is handed out twice; at most one cache block is skipped, as
-//! in SQL Server. `NO CACHE` persists every value.
+//! in SQL Server. `NO CACHE` persists every value. A clean stop writes each sequence's last
+//! value handed out back as its mark ([`release`], called by the IDENTITY cache's clean-stop
+//! write-back, `identity_cache::release`), so the next start continues right after it, as
+//! SQL Server does at a clean shutdown.
 
 use std::sync::Arc;
 
@@ -153,6 +156,51 @@ pub fn to_value(v: i128, t: &types::DataType) -> SqlResult<Value> {
         scale: 0,
     };
     crate::query::cast_value(big, t)
+}
+
+/// Clean stop: persists the last value handed out of every sequence whose cache block has
+/// values left as its mark, so the restart continues right after it (no block skipped). The
+/// block is given up (`remaining` 0): a value handed out after this reserves a new one first
+/// (S1). Durable before it returns.
+pub fn release(h: &DbHandle) -> SqlResult<()> {
+    // the catalog's definitions, read before the generators' lock (the catalog lock is
+    // never taken under it)
+    let defs: std::collections::HashMap<common::ObjectId, Arc<SequenceDef>> = h
+        .cat
+        .read()
+        .objects
+        .values()
+        .filter_map(|o| match o {
+            catalog::SchemaObject::Sequence(d) => Some((d.object_id, d.clone())),
+            _ => None,
+        })
+        .collect();
+    let mut map = h.sequences.lock();
+    let mut first_err = None;
+    for st in map.values_mut() {
+        let Some(last) = st.last else {
+            continue;
+        };
+        if st.remaining <= 0 {
+            continue;
+        }
+        // the catalog's definition (an ALTER SEQUENCE since the state began must not be
+        // overwritten by the state's older copy)
+        let def = match defs.get(&st.def.object_id) {
+            Some(d) if same_generator(d, &st.def) => d.clone(),
+            _ => continue,
+        };
+        match persist(h, &def, last) {
+            Ok(()) => st.remaining = 0,
+            Err(e) => {
+                first_err.get_or_insert(e);
+            }
+        }
+    }
+    match first_err {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
 }
 
 /// Last value handed out (for `sys.sequences.current_value`).

@@ -569,13 +569,18 @@ impl Session {
     /// transaction: other sessions' reads and writes of it wait (README "Locks"; tempdb is
     /// not locked).
     pub(crate) fn lock_schema(&mut self, h: &DbHandle, object_id: ObjectId) -> SqlResult<()> {
-        if h.def.database_id == crate::server::TEMPDB_ID {
-            return Ok(());
-        }
         let res = crate::locks::Resource::Object {
             db: h.def.database_id,
             object: object_id,
         };
+        self.lock_schema_resource(h, res)
+    }
+
+    /// Sch-M on `res` (an object or a METADATA entry) to the end of the transaction.
+    fn lock_schema_resource(&mut self, h: &DbHandle, res: crate::locks::Resource) -> SqlResult<()> {
+        if h.def.database_id == crate::server::TEMPDB_ID {
+            return Ok(());
+        }
         self.engine
             .locks
             .acquire(&self.lock_request(), res, crate::locks::LockMode::SchM)
@@ -708,9 +713,9 @@ impl Session {
         else {
             return Ok(());
         };
-        let ids = h.cat.read().pending_ddl_of(txn);
-        for id in ids {
-            self.lock_schema(&h, id)?;
+        let keys = h.cat.read().pending_ddl_of(txn);
+        for k in keys {
+            self.lock_schema_resource(&h, k.resource(h.def.database_id))?;
         }
         Ok(())
     }
@@ -724,33 +729,96 @@ impl Session {
             .collect()
     }
 
-    /// SQL Server reads metadata (catalog views, metadata functions) under READ COMMITTED
-    /// whatever the isolation level: a reader waits for every transaction with uncommitted
-    /// DDL in database `h` (on its Sch-M, under the session's lock timeout and deadlock
-    /// detection) and then sees what it committed or what its rollback left. `NOLOCK` /
-    /// READ UNCOMMITTED readers do not call this and see the uncommitted catalog. The
-    /// session's own DDL does not block it.
-    pub(crate) fn await_committed_catalog(&self, h: &DbHandle) -> SqlResult<()> {
-        if h.def.database_id == crate::server::TEMPDB_ID {
+    /// SQL Server reads metadata (catalog views, metadata functions, permission checks) under
+    /// READ COMMITTED whatever the isolation level: a reader waits for every transaction with
+    /// uncommitted changes to catalog entries of `classes` in database `h` (on their Sch-M,
+    /// under the session's lock timeout and deadlock detection) and then sees what it
+    /// committed or what its rollback left. `NOLOCK` / READ UNCOMMITTED readers do not call
+    /// this and see the uncommitted catalog. The session's own DDL does not block it.
+    pub(crate) fn await_committed_catalog(
+        &self,
+        h: &DbHandle,
+        classes: &[crate::dbcat::MetaClass],
+    ) -> SqlResult<()> {
+        if h.def.database_id == crate::server::TEMPDB_ID || classes.is_empty() {
             return Ok(());
         }
-        let mut waited: Vec<ObjectId> = Vec::new();
+        let mut waited: Vec<crate::dbcat::MetaKey> = Vec::new();
         loop {
-            let ids: Vec<ObjectId> = h
+            let keys: Vec<crate::dbcat::MetaKey> = h
                 .cat
                 .read()
-                .pending_ddl()
+                .pending_ddl(classes)
                 .into_iter()
-                .filter(|id| !waited.contains(id))
+                .filter(|k| !waited.contains(k))
                 .collect();
-            if ids.is_empty() {
+            if keys.is_empty() {
                 return Ok(());
             }
-            for id in ids {
-                self.schema_stable(h, id)?;
-                waited.push(id);
+            for k in keys {
+                self.resource_stable(h, k.resource(h.def.database_id))?;
+                waited.push(k);
             }
         }
+    }
+
+    /// Name resolution of a schema or a type (`class`): waits for another transaction's
+    /// uncommitted change to the entry found by name (`found`, its id) and to any entry of
+    /// `class` it dropped (the name of a dropped one is gone from the cache), then the caller
+    /// reads the name again. Skipped at READ UNCOMMITTED.
+    pub(crate) fn await_named_entry(
+        &self,
+        h: &DbHandle,
+        class: crate::dbcat::MetaClass,
+        found: Option<i32>,
+    ) -> SqlResult<()> {
+        if self.options.isolation == crate::locks::IsolationLevel::ReadUncommitted
+            || h.def.database_id == crate::server::TEMPDB_ID
+        {
+            return Ok(());
+        }
+        let keys: Vec<crate::dbcat::MetaKey> = {
+            let cat = h.cat.read();
+            cat.pending_ddl(&[class])
+                .into_iter()
+                .filter(|k| Some(k.id) == found || !cat.entry_exists(class, k.id))
+                .collect()
+        };
+        for k in keys {
+            self.resource_stable(h, k.resource(h.def.database_id))?;
+        }
+        Ok(())
+    }
+
+    /// User-defined type `schema.name` of `h` as committed: another transaction's
+    /// uncommitted CREATE / DROP TYPE is waited for ([`Session::await_named_entry`]).
+    pub(crate) fn user_type_committed(
+        &self,
+        h: &DbHandle,
+        schema: &str,
+        name: &str,
+    ) -> SqlResult<Option<Arc<catalog::TypeDef>>> {
+        let found = h.cat.read().user_type(schema, name);
+        self.await_named_entry(
+            h,
+            crate::dbcat::MetaClass::Type,
+            found.map(|t| t.user_type_id),
+        )?;
+        // read after the wait: what the other transaction committed or its rollback left
+        Ok(h.cat.read().user_type(schema, name))
+    }
+
+    /// [`Session::await_committed_catalog`] for one class, skipped at READ UNCOMMITTED: what a
+    /// permission check or a type's name resolution reads.
+    pub(crate) fn await_committed_class(
+        &self,
+        h: &DbHandle,
+        class: crate::dbcat::MetaClass,
+    ) -> SqlResult<()> {
+        if self.options.isolation == crate::locks::IsolationLevel::ReadUncommitted {
+            return Ok(());
+        }
+        self.await_committed_catalog(h, &[class])
     }
 
     // -----------------------------------------------------------------------------------------
@@ -931,13 +999,18 @@ impl Session {
     /// releases it at once (a lock the transaction already holds on it is kept). tempdb is
     /// not locked.
     fn schema_stable(&self, h: &DbHandle, object_id: ObjectId) -> SqlResult<()> {
-        if h.def.database_id == crate::server::TEMPDB_ID {
-            return Ok(());
-        }
         let res = crate::locks::Resource::Object {
             db: h.def.database_id,
             object: object_id,
         };
+        self.resource_stable(h, res)
+    }
+
+    /// [`Session::schema_stable`] on any resource (an object or a METADATA entry).
+    fn resource_stable(&self, h: &DbHandle, res: crate::locks::Resource) -> SqlResult<()> {
+        if h.def.database_id == crate::server::TEMPDB_ID {
+            return Ok(());
+        }
         let mgr = &self.engine.locks;
         let req = self.lock_request();
         let acquired = mgr
@@ -1073,10 +1146,11 @@ impl Catalog for Session {
 
     fn resolve_type(&self, name: &QualifiedName) -> SqlResult<Option<Arc<TypeDef>>> {
         let (db, schema) = self.resolve_parts(name);
-        Ok(self.engine.database(&db).and_then(|h| {
-            self.schema_view.depend_on(&h.generation);
-            h.cat.read().user_type(&schema, &name.name)
-        }))
+        let Some(h) = self.engine.database(&db) else {
+            return Ok(None);
+        };
+        self.schema_view.depend_on(&h.generation);
+        self.user_type_committed(&h, &schema, &name.name)
     }
 
     fn resolve_object(&self, name: &QualifiedName) -> SqlResult<Option<SchemaObject>> {
@@ -1111,6 +1185,10 @@ impl Catalog for Session {
 
     fn schema_id(&self, name: &str) -> Option<i32> {
         let h = self.engine.database(&self.database)?;
+        // read committed, as OBJECT_NAME (a lock error reads as no such schema)
+        let found = h.cat.read().schema(name).map(|s| s.schema_id);
+        self.await_named_entry(&h, crate::dbcat::MetaClass::Schema, found)
+            .ok()?;
         let cat = h.cat.read();
         cat.schema(name).map(|s| s.schema_id)
     }
@@ -1191,10 +1269,16 @@ impl Session {
                 let (db, _) = self.resolve_parts(name);
                 let read_committed = !dirty
                     && self.options.isolation != crate::locks::IsolationLevel::ReadUncommitted;
-                if read_committed && crate::sysviews::reads_object_metadata(schema, &name.name) {
+                let classes = crate::sysviews::metadata_classes(schema, &name.name);
+                if read_committed && !classes.is_empty() {
                     if let Some(h) = self.engine.database(&db) {
                         self.schema_view.depend_on(&h.generation);
-                        self.await_committed_catalog(&h)?;
+                        self.await_committed_catalog(&h, classes)?;
+                    }
+                    // the server-level security views read master's logins
+                    if crate::sysviews::reads_logins(&name.name) {
+                        let m = self.engine.master()?;
+                        self.await_committed_catalog(&m, classes)?;
                     }
                 }
                 if let Some(v) = crate::sysviews::system_view(self, &db, schema, &name.name)? {

@@ -1,6 +1,7 @@
 //! System catalog views (`sys.*`, `INFORMATION_SCHEMA.*`) materialized on demand from the
 //! catalog caches, with SQL Server's column names and types.
 
+use crate::dbcat::MetaClass;
 use catalog::{ColumnDef, SchemaObject, TableDef, TableStorage, VirtualTable};
 use common::SqlResult;
 use types::{DataType, Value};
@@ -162,42 +163,70 @@ fn created(o: &SchemaObject) -> &str {
     }
 }
 
-/// Whether a system view shows rows of a database's objects (their definitions, columns,
-/// indexes, constraints, modules): SQL Server reads those rows under READ COMMITTED, so an
-/// object another transaction created, altered or dropped blocks the reader until that
-/// transaction ends (`Session::await_committed_catalog`). DMVs and server-level views do not.
-pub(crate) fn reads_object_metadata(schema: &str, name: &str) -> bool {
+/// The kinds of catalog entries a system view shows rows of (objects' definitions, columns,
+/// indexes, constraints, modules; schemas, types, principals and permissions, statistics):
+/// SQL Server reads those rows under READ COMMITTED, so an entry another transaction created,
+/// altered or dropped blocks the reader until that transaction ends
+/// (`Session::await_committed_catalog`). A view waits only for the kinds it shows: an
+/// uncommitted CREATE PROCEDURE does not hold up `sys.tables`. Empty: DMVs and server-level
+/// views, which do not wait.
+pub(crate) fn metadata_classes(schema: &str, name: &str) -> &'static [MetaClass] {
+    use MetaClass as C;
+    const OBJECTS: &[MetaClass] = MetaClass::OBJECTS;
+    const TABLES: &[MetaClass] = &[C::Table];
+    const RELATIONS: &[MetaClass] = &[C::Table, C::View];
+    const MODULES: &[MetaClass] = &[C::Module];
+    let name = name.to_ascii_lowercase();
     if schema.eq_ignore_ascii_case("INFORMATION_SCHEMA") {
-        return true;
+        return match name.as_str() {
+            "tables" | "columns" | "view_table_usage" | "view_column_usage" | "views" => RELATIONS,
+            "routines" | "parameters" | "routine_columns" => &[C::Module, C::Table, C::View],
+            "schemata" => &[C::Schema],
+            "sequences" => &[C::Sequence],
+            "domains" | "column_domain_usage" => &[C::Type, C::Table],
+            _ => OBJECTS,
+        };
     }
-    const VIEWS: &[&str] = &[
-        "objects",
-        "all_objects",
-        "tables",
-        "views",
-        "all_views",
-        "procedures",
-        "triggers",
-        "sequences",
-        "sql_modules",
-        "all_sql_modules",
-        "columns",
-        "all_columns",
-        "indexes",
-        "index_columns",
-        "key_constraints",
-        "foreign_keys",
-        "foreign_key_columns",
-        "check_constraints",
-        "default_constraints",
-        "computed_columns",
-        "identity_columns",
-        "partitions",
-        "stats",
-        "stats_columns",
-        "parameters",
-    ];
-    VIEWS.iter().any(|v| v.eq_ignore_ascii_case(name))
+    if !schema.eq_ignore_ascii_case("sys") {
+        return &[];
+    }
+    match name.as_str() {
+        "objects" | "all_objects" => OBJECTS,
+        "tables"
+        | "key_constraints"
+        | "foreign_keys"
+        | "foreign_key_columns"
+        | "check_constraints"
+        | "default_constraints"
+        | "computed_columns"
+        | "identity_columns"
+        | "partitions" => TABLES,
+        "views" | "all_views" => &[C::View],
+        "procedures" | "triggers" | "parameters" => MODULES,
+        "sequences" => &[C::Sequence],
+        "sql_modules" | "all_sql_modules" => &[C::Module, C::View],
+        // a table-valued function's result columns are sys.columns rows too
+        "columns" | "all_columns" => &[C::Table, C::View, C::Module],
+        "indexes" | "index_columns" => RELATIONS,
+        "stats" | "stats_columns" => &[C::Table, C::View, C::Stats],
+        "schemas" => &[C::Schema],
+        "types" | "table_types" => &[C::Type],
+        "database_principals"
+        | "database_role_members"
+        | "database_permissions"
+        | "server_principals"
+        | "sql_logins"
+        | "server_role_members" => &[C::Security],
+        _ => &[],
+    }
+}
+
+/// Whether system view `name` shows master's logins (its readers also wait for master's
+/// uncommitted security changes).
+pub(crate) fn reads_logins(name: &str) -> bool {
+    ["server_principals", "sql_logins", "server_role_members"]
+        .iter()
+        .any(|v| v.eq_ignore_ascii_case(name))
 }
 
 /// Materializes a system view of database `db`; `Ok(None)` if the name is not one.

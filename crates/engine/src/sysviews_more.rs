@@ -590,7 +590,7 @@ pub fn catalog_sys_view(
                 .map(|l| {
                     vec![
                         s(l.resource.type_name()),
-                        s(""),
+                        s(l.resource.subtype()),
                         Value::Int(l.resource.database()),
                         s(&l.resource.description()),
                         Value::BigInt(l.resource.entity_id()),

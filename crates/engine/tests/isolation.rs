@@ -3,11 +3,15 @@
 //! textbook anomalies (dirty read, lost update, non-repeatable read, phantom, write skew) at
 //! an isolation level, with SQL Server's outcome under locking; plus deadlock (1205), lock
 //! timeout (1222), NOLOCK, sys.dm_tran_locks, lock escalation and SNAPSHOT (3952). Row
-//! versioning (SNAPSHOT, READ_COMMITTED_SNAPSHOT) is in `isolation/versioning.rs`.
+//! versioning (SNAPSHOT, READ_COMMITTED_SNAPSHOT) is in `isolation/versioning.rs`; the
+//! catalog's visibility in `isolation/catalog_visibility.rs` (objects) and
+//! `isolation/catalog_kinds.rs` (schemas, types, security, statistics, triggers).
 
 #[path = "isolation/versioning.rs"]
 mod versioning;
 
+#[path = "isolation/catalog_kinds.rs"]
+mod catalog_kinds;
 #[path = "isolation/catalog_visibility.rs"]
 mod catalog_visibility;
 #[path = "isolation/ddl.rs"]
@@ -72,11 +76,20 @@ const COMPLETE: Duration = Duration::from_secs(20);
 
 impl Actor {
     fn new(name: &'static str, engine: &Arc<Engine>) -> Actor {
+        Actor::with_session(name, engine, Session::new)
+    }
+
+    /// An actor whose session `make` opens (e.g. logged in as a login without sysadmin).
+    fn with_session(
+        name: &'static str,
+        engine: &Arc<Engine>,
+        make: impl FnOnce(Arc<Engine>) -> Session + Send + 'static,
+    ) -> Actor {
         let (tx, rx_sql) = channel::<String>();
         let (tx_out, rx) = channel::<Outcome>();
         let engine = engine.clone();
         let thread = std::thread::spawn(move || {
-            let mut s = Session::new(engine);
+            let mut s = make(engine);
             for sql in rx_sql {
                 let mut sink = CollectSink::default();
                 s.execute_batch(&sql, &mut sink);

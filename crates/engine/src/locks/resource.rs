@@ -1,4 +1,5 @@
-//! Lockable resources: DATABASE, OBJECT, PAGE, KEY (a hash of the index key), RID.
+//! Lockable resources: DATABASE, OBJECT, PAGE, KEY (a hash of the index key), RID, METADATA
+//! (a catalog entry that is not an object: a schema, a type, the security rows, statistics).
 
 use std::hash::{Hash, Hasher};
 
@@ -34,6 +35,13 @@ pub enum Resource {
         file: u16,
         page: u32,
         slot: u16,
+    },
+    /// A catalog entry other than an object that a transaction's DDL changed
+    /// (`dbcat::MetaKey`): SQL Server's METADATA resource, its subtype the class.
+    Metadata {
+        db: i32,
+        class: crate::dbcat::MetaClass,
+        id: i32,
     },
 }
 
@@ -73,7 +81,8 @@ impl Resource {
             | Resource::Object { db, .. }
             | Resource::Page { db, .. }
             | Resource::Key { db, .. }
-            | Resource::Rid { db, .. } => db,
+            | Resource::Rid { db, .. }
+            | Resource::Metadata { db, .. } => db,
         }
     }
 
@@ -100,6 +109,15 @@ impl Resource {
             Resource::Page { .. } => "PAGE",
             Resource::Key { .. } => "KEY",
             Resource::Rid { .. } => "RID",
+            Resource::Metadata { .. } => "METADATA",
+        }
+    }
+
+    /// `sys.dm_tran_locks.resource_subtype`: empty but for METADATA.
+    pub fn subtype(&self) -> &'static str {
+        match self {
+            Resource::Metadata { class, .. } => class.subtype(),
+            _ => "",
         }
     }
 
@@ -107,7 +125,7 @@ impl Resource {
     /// hobt id for rows and pages; latchkey has no hobt ids, so rows show their object's).
     pub fn entity_id(&self) -> i64 {
         match *self {
-            Resource::Database(_) => 0,
+            Resource::Database(_) | Resource::Metadata { .. } => 0,
             Resource::Object { object, .. }
             | Resource::Page { object, .. }
             | Resource::Key { object, .. }
@@ -125,6 +143,7 @@ impl Resource {
             Resource::Rid {
                 file, page, slot, ..
             } => format!("{file}:{page}:{slot}"),
+            Resource::Metadata { class, id, .. } => class.description(id),
         }
     }
 }

@@ -101,6 +101,10 @@ impl Session {
 
     /// Msg 916 unless the session may enter database `h` (`USE`, the default database).
     pub(crate) fn check_database_access(&self, h: &DbHandle) -> SqlResult<()> {
+        if !self.principal.sysadmin {
+            // another transaction's uncommitted CREATE / DROP USER is waited for
+            self.await_committed_class(h, crate::dbcat::MetaClass::Security)?;
+        }
         if self.db_user(h).is_some() {
             return Ok(());
         }
@@ -118,6 +122,10 @@ impl Session {
         let Some(h) = self.engine.database(&a.database) else {
             return Ok(());
         };
+        // the permission rows are read committed: another transaction's uncommitted GRANT
+        // gives nothing and its REVOKE / DENY takes nothing away before it ends (the check
+        // waits for it, as SQL Server's reader of the X-locked rows)
+        self.await_committed_class(&h, crate::dbcat::MetaClass::Security)?;
         let user = self.db_user(&h);
         let cat = h.cat.read();
         let Some(obj) = cat.objects.get(&a.object_id) else {

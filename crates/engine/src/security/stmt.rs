@@ -127,7 +127,15 @@ impl Session {
         let tree = h.store.catalog_btree()?;
         let db = h.def.name.clone();
         let txn = self.txn_for(&db)?;
-        let r = f(&mut h.cat.write(), &tree, txn)?;
+        let txn_id = txn.id();
+        let r = {
+            let mut cat = h.cat.write();
+            let r = f(&mut cat, &tree, txn)?;
+            // other sessions' permission checks and security views wait for the end of the
+            // transaction (README "Catalog visibility")
+            cat.mark_pending(crate::dbcat::MetaClass::Security, 0, txn_id);
+            r
+        };
         self.touch_catalog(&db)?;
         Ok(r)
     }

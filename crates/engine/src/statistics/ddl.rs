@@ -149,6 +149,9 @@ impl Session {
             cat.generation.bump();
         }
         cat.statistics.put(&tree, txn, table, stored_part(list))?;
+        // sys.stats readers in other sessions wait for the end of the transaction (README
+        // "Catalog visibility")
+        cat.mark_pending(crate::dbcat::MetaClass::Stats, table.object_id, txn.id());
         drop(cat);
         self.touch_catalog(&db)?;
         Ok(())
