@@ -1,7 +1,7 @@
 //! Batch-mode Hash Match joins, COUNT(DISTINCT) and STRING_AGG (exec README "Batch mode"):
 //! every query gives row mode's rows, messages and errors — NULL keys, duplicate keys, an
 //! empty build or probe side, all-equal keys, strings differing in case and trailing blanks,
-//! residual predicates, semi / anti semi joins — and the plan shows the join in batch mode.
+//! residual predicates, semi / anti semi joins, full outer joins — and the plan shows the join in batch mode.
 
 use std::sync::Arc;
 
@@ -142,6 +142,12 @@ const QUERIES: &[&str] = &[
     "SELECT COUNT(*), SUM(l.v) FROM l JOIN e ON l.k = e.k",
     "SELECT COUNT(*), SUM(e.w) FROM e LEFT JOIN r ON e.k = r.k",
     "SELECT COUNT(*) FROM l WHERE NOT EXISTS (SELECT 1 FROM e WHERE e.k = l.k)",
+    // full outer: the never-matched build rows come out after the probe side, NULL-extended
+    "SELECT COUNT(*), COUNT(l.k), COUNT(r.k), SUM(l.v), SUM(r.w) FROM l FULL JOIN r ON l.k = r.k",
+    "SELECT COUNT(*), COUNT(l.v), COUNT(r.w), SUM(l.v), SUM(r.w) FROM l FULL JOIN r ON l.k = r.k AND l.v > r.w",
+    "SELECT r.k, COUNT(*), COUNT(l.v), SUM(l.v) FROM l FULL JOIN r ON l.s = r.s GROUP BY r.k ORDER BY r.k",
+    "SELECT COUNT(*), COUNT(e.w), SUM(l.v) FROM l FULL JOIN e ON l.k = e.k",
+    "SELECT COUNT(*), COUNT(e.w), SUM(r.w) FROM e FULL JOIN r ON e.k = r.k",
     // all-equal keys: every probe row matches every build row
     "SELECT COUNT(*), SUM(CAST(a.w AS bigint) * b.w) FROM same a JOIN same b ON a.k = b.k",
     // an expression above the join, a join of a join
@@ -216,6 +222,10 @@ fn every_join_kind_runs_in_batch_mode() {
         (
             "SELECT COUNT(DISTINCT l.k) FROM l LEFT JOIN r ON l.k = r.k",
             "Left Outer Join",
+        ),
+        (
+            "SELECT COUNT(*), COUNT(r.w) FROM l FULL JOIN r ON l.k = r.k",
+            "Full Outer Join",
         ),
         // the aggregates themselves: STRING_AGG over varchar(max), COUNT(DISTINCT)
         (

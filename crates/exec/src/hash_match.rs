@@ -1,6 +1,12 @@
 //! Hash Match join. Builds a hash table on the right input, probes with the left input (so the
-//! output is left ++ right for every kind). Supports inner, left/right/full outer, left semi and
-//! left anti semi, with a residual predicate. Rows with a NULL key never match.
+//! output is left ++ right; left only for left semi / anti semi, right only for right semi /
+//! anti semi). Supports inner, left/right/full outer, left and right semi and anti semi, with
+//! a residual predicate. Rows with a NULL key never match.
+//!
+//! Right semi / anti semi build on the preserved (right) input: each build row has a matched
+//! flag; a probe row walks its candidates, skipping build rows already matched (a right semi
+//! join outputs a build row at its first match; a right anti semi join outputs the rows never
+//! matched once the probe input ends, like the unmatched rows of a right outer join).
 //!
 //! Build rows live in one vector; equal keys are chained through `next` (no per-key
 //! allocation). A single integer key uses an `i64`-keyed table; other keys are encoded into a
@@ -445,11 +451,8 @@ struct Grace {
 
 /// True when a partition pair can produce output for this join kind.
 fn useful(kind: JoinKind, build_rows: u64, probe_rows: u64) -> bool {
-    let outer_build = matches!(kind, JoinKind::RightOuter | JoinKind::FullOuter);
-    let outer_probe = matches!(
-        kind,
-        JoinKind::LeftOuter | JoinKind::FullOuter | JoinKind::LeftAntiSemi
-    );
+    let outer_build = kind.keeps_unmatched_right();
+    let outer_probe = kind.keeps_unmatched_left();
     (build_rows > 0 && (probe_rows > 0 || outer_build)) || (probe_rows > 0 && outer_probe)
 }
 
@@ -574,11 +577,8 @@ impl HashJoin<'_> {
         let seed = level_seed(0);
         let int = self.mem.int;
         // NULL-key rows are kept only where the join outputs them unmatched
-        let build_nulls = matches!(self.kind, JoinKind::RightOuter | JoinKind::FullOuter);
-        let probe_nulls = matches!(
-            self.kind,
-            JoinKind::LeftOuter | JoinKind::FullOuter | JoinKind::LeftAntiSemi
-        );
+        let build_nulls = self.kind.keeps_unmatched_right();
+        let probe_nulls = self.kind.keeps_unmatched_left();
         let mut ws = writers(ctx)?;
         for i in 0..self.mem.len {
             self.scratch.clear();
@@ -680,10 +680,7 @@ impl HashJoin<'_> {
                         return Ok(true);
                     }
                 }
-                if matches!(
-                    self.kind,
-                    JoinKind::LeftOuter | JoinKind::FullOuter | JoinKind::LeftAntiSemi
-                ) {
+                if self.kind.keeps_unmatched_left() {
                     a.final_pass = true;
                     self.final_pass = true;
                     self.tail_done = true;
@@ -856,7 +853,7 @@ impl Operator for HashJoin<'_> {
         }
         loop {
             if let Some(mut i) = self.tail {
-                // unmatched build rows for right / full outer
+                // unmatched build rows for right / full outer, right anti semi
                 while i < self.mem.len && self.mem.matched[i] {
                     i += 1;
                 }
@@ -871,16 +868,16 @@ impl Operator for HashJoin<'_> {
                 }
                 self.tail = Some(i + 1);
                 self.cur.clear();
-                self.cur
-                    .extend(std::iter::repeat_n(Value::Null, self.left_arity));
+                if self.kind.outputs_left() {
+                    self.cur
+                        .extend(std::iter::repeat_n(Value::Null, self.left_arity));
+                }
                 self.mem.push_row(&mut self.cur, i);
                 return Ok(true);
             }
             if !self.probe_active {
                 if !self.probe_next(ctx)? {
-                    if matches!(self.kind, JoinKind::RightOuter | JoinKind::FullOuter)
-                        && !self.tail_done
-                    {
+                    if self.kind.keeps_unmatched_right() && !self.tail_done {
                         self.tail = Some(0);
                         continue;
                     }
@@ -919,6 +916,7 @@ impl Operator for HashJoin<'_> {
                 };
             }
             // walk candidates
+            let right_semi = !self.kind.outputs_left();
             while self.cand != END {
                 let mem = match &self.shared {
                     Some(t) => &t.0,
@@ -938,8 +936,14 @@ impl Operator for HashJoin<'_> {
                     self.cand = mem.next[b];
                     b
                 };
-                let presence_only = key_presence_only(self.kind, self.residual.is_some());
-                if !(presence_only && self.kind == JoinKind::LeftAntiSemi) {
+                if right_semi && mem.matched.get(bi).copied().unwrap_or(false) {
+                    // a right semi / anti semi join decided this build row already
+                    continue;
+                }
+                // a semi / anti semi join without a residual: the key's presence decides
+                let presence_only = key_presence_only(self.kind, self.residual.is_some())
+                    || (right_semi && self.residual.is_none());
+                if !(presence_only && self.kind != JoinKind::LeftSemi) {
                     // the probe row is copied once, then each candidate replaces the build half
                     let prow = probe_row!(self);
                     if self.probe_copied {
@@ -976,6 +980,14 @@ impl Operator for HashJoin<'_> {
                         self.cand = END;
                         break;
                     }
+                    JoinKind::RightSemi => {
+                        // the build row, once: it is flagged matched now
+                        self.cur.clear();
+                        self.mem.push_row(&mut self.cur, bi);
+                        self.probe_copied = false;
+                        return Ok(true);
+                    }
+                    JoinKind::RightAntiSemi => continue,
                     _ => return Ok(true),
                 }
             }

@@ -251,7 +251,7 @@ fn is_source_in(op: &PhysOp, adapt: bool) -> bool {
     ok || (adapt && adaptable(op))
 }
 
-/// A Hash Match join batch mode runs: inner, left outer, left semi or left anti semi, with
+/// A Hash Match join batch mode runs: any kind (inner, outer, semi, anti semi) with
 /// equality keys, its keys and residual pure and vectorizable, probing with a source, building
 /// from a source or an adapted input. Not an adapted probe side: every probe row would be
 /// converted on its way through (TPC-H Q21's anti semi join probes 380k gathered rows) for
@@ -268,10 +268,8 @@ fn is_batch_join(op: &PhysOp) -> bool {
     else {
         return false;
     };
-    matches!(
-        kind,
-        JoinKind::Inner | JoinKind::LeftOuter | JoinKind::LeftSemi | JoinKind::LeftAntiSemi
-    ) && !left_keys.is_empty()
+    *kind != JoinKind::Cross
+        && !left_keys.is_empty()
         && left_keys.iter().chain(right_keys).all(typed)
         && residual.as_ref().is_none_or(serial_pure)
         && is_source_in(left, false)

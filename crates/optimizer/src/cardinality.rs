@@ -433,8 +433,18 @@ pub fn column_origin(op: &PhysOp, col: usize) -> Option<(Arc<TableDef>, usize)> 
                 column_origin(inner, col - n)
             }
         }
-        PhysKind::HashJoin { left, right, .. } | PhysKind::MergeJoin { left, right, .. } => {
-            let n = left.columns.len();
+        PhysKind::HashJoin {
+            left, right, kind, ..
+        }
+        | PhysKind::MergeJoin {
+            left, right, kind, ..
+        } => {
+            // a right semi / anti semi join outputs only its right input's columns
+            let n = if kind.outputs_left() {
+                left.columns.len()
+            } else {
+                0
+            };
             if col < n {
                 column_origin(left, col)
             } else {
@@ -688,8 +698,18 @@ fn column_sources_unguarded(op: &PhysOp, col: usize) -> Option<Vec<(Arc<TableDef
                 column_sources(inner, col - n)
             }
         }
-        PhysKind::HashJoin { left, right, .. } | PhysKind::MergeJoin { left, right, .. } => {
-            let n = left.columns.len();
+        PhysKind::HashJoin {
+            left, right, kind, ..
+        }
+        | PhysKind::MergeJoin {
+            left, right, kind, ..
+        } => {
+            // a right semi / anti semi join outputs only its right input's columns
+            let n = if kind.outputs_left() {
+                left.columns.len()
+            } else {
+                0
+            };
             if col < n {
                 column_sources(left, col)
             } else {

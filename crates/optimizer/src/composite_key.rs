@@ -122,8 +122,18 @@ fn column_scan(op: &PhysOp, col: usize) -> Option<(&PhysOp, usize)> {
                 column_scan(inner, col - n)
             }
         }
-        PhysKind::HashJoin { left, right, .. } | PhysKind::MergeJoin { left, right, .. } => {
-            let n = left.columns.len();
+        PhysKind::HashJoin {
+            left, right, kind, ..
+        }
+        | PhysKind::MergeJoin {
+            left, right, kind, ..
+        } => {
+            // a right semi / anti semi join outputs only its right input's columns
+            let n = if kind.outputs_left() {
+                left.columns.len()
+            } else {
+                0
+            };
             if col < n {
                 column_scan(left, col)
             } else {

@@ -419,8 +419,55 @@ impl Planner<'_> {
     }
 }
 
+impl Planner<'_> {
+    /// The semi / anti semi hash join `hash` (probing with its preserved left input, building
+    /// on the subquery input) with its inputs swapped: a Right Semi / Right Anti Semi Join
+    /// that builds on the preserved input and probes with the subquery input. Offered when
+    /// the subquery input is large (over [`COMMUTE_BUILD_ROWS`] rows and four times the
+    /// preserved input, as JoinCommute's inner joins): its rows then stream past a small
+    /// table instead of being hashed. The output is the preserved input's columns either way.
+    pub(crate) fn swapped_semi_join(&mut self, hash: &PhysOp, la: usize) -> Option<PhysOp> {
+        let PhysKind::HashJoin {
+            left,
+            right,
+            kind: kind @ (JoinKind::LeftSemi | JoinKind::LeftAntiSemi),
+            left_keys,
+            right_keys,
+            residual,
+        } = &hash.kind
+        else {
+            return None;
+        };
+        if left_keys.is_empty()
+            || right.est_rows <= COMMUTE_BUILD_ROWS
+            || right.est_rows <= 4.0 * left.est_rows
+        {
+            return None;
+        }
+        let ra = right.columns.len();
+        // the residual reads probe ++ build: (subquery ++ preserved) now
+        let residual = residual.clone().map(|mut r| {
+            r.remap_columns(&|i| if i < la { i + ra } else { i - la });
+            r
+        });
+        let mut n = self.node(
+            PhysKind::HashJoin {
+                left: right.clone(),
+                right: left.clone(),
+                kind: kind.swapped(),
+                left_keys: right_keys.clone(),
+                right_keys: left_keys.clone(),
+                residual,
+            },
+            hash.columns.clone(),
+        );
+        n.est_rows = hash.est_rows;
+        Some(n)
+    }
+}
+
 /// The table a relation reads when it is a (filtered) base table.
-fn base_table(op: &LogicalOp) -> Option<Arc<catalog::TableDef>> {
+pub(crate) fn base_table(op: &LogicalOp) -> Option<Arc<catalog::TableDef>> {
     match op {
         LogicalOp::Get(src) => Some(src.table.clone()),
         LogicalOp::Filter { input, .. } => base_table(input),

@@ -270,8 +270,17 @@ fn strip_projection(op: &PhysOp) -> &PhysOp {
 
 /// Whether `op` is a join with its inputs swapped behind a reordering projection.
 pub(crate) fn is_commuted(op: &PhysOp) -> bool {
-    matches!(&op.kind, PhysKind::ComputeScalar { input, .. }
-        if matches!(input.kind, PhysKind::HashJoin { .. } | PhysKind::NestedLoops { .. }))
+    match &op.kind {
+        PhysKind::ComputeScalar { input, .. } => {
+            matches!(
+                input.kind,
+                PhysKind::HashJoin { .. } | PhysKind::NestedLoops { .. }
+            )
+        }
+        // a semi join building on its preserved input (Right Semi Join): no projection needed
+        PhysKind::HashJoin { kind, .. } => !kind.outputs_left(),
+        _ => false,
+    }
 }
 
 /// The sort order an access path delivers, for the memo's properties column.

@@ -1241,6 +1241,11 @@ impl<'o> Planner<'o> {
             Some(src) => self.informed(&src.table),
             None => false,
         };
+        // a semi join's inputs are often filtered tables: their row counts decide its sides
+        let semi_informed = matches!(kind, JoinKind::LeftSemi | JoinKind::LeftAntiSemi)
+            && [&left, &right]
+                .into_iter()
+                .all(|op| crate::costed::base_table(op).is_some_and(|t| self.informed(&t)));
         let lphys = self.op(left)?;
         let lkeys = self.exprs(lkeys)?;
         let residual = self.exprs(residual)?;
@@ -1459,6 +1464,17 @@ impl<'o> Planner<'o> {
             && self.enabled("JoinCommute");
         if commute {
             alternatives.extend(self.commuted_join(&n, left_get, la, ra, &columns)?);
+        }
+        // a semi / anti semi join may build on its preserved input instead (Right Semi Join);
+        // OPTION (HASH JOIN) still allows it (it fixes no order), FORCE ORDER does not
+        let swap_semi = semi
+            && matches!(hint, None | Some(JoinHint::Hash))
+            && forced.is_none()
+            && !self.options.force_order
+            && (informed_right || informed_left || semi_informed)
+            && self.enabled("JoinCommute");
+        if swap_semi {
+            alternatives.extend(self.swapped_semi_join(&n, la));
         }
         if alternatives.is_empty() {
             self.memo_join(&memo_inputs, kind, hint, std::slice::from_mut(&mut n), 0);

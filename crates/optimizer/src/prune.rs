@@ -123,9 +123,17 @@ fn prune_unguarded(op: &mut PhysOp, req: &[bool]) {
             // a semi / anti semi join outputs only its left columns: the right ones are read
             // by the keys and the residual alone (not all of them, as for an unknown request)
             let right_out = kind.outputs_right();
-            let mut both: Vec<bool> = (0..la + ra)
-                .map(|i| req.get(i).copied().unwrap_or(i < la || right_out))
-                .collect();
+            let mut both: Vec<bool> = if kind.outputs_left() {
+                (0..la + ra)
+                    .map(|i| req.get(i).copied().unwrap_or(i < la || right_out))
+                    .collect()
+            } else {
+                // a right semi / anti semi join outputs only its right columns: the left ones
+                // are read by the keys and the residual alone
+                (0..la + ra)
+                    .map(|i| i >= la && req.get(i - la).copied().unwrap_or(true))
+                    .collect()
+            };
             if let Some(p) = residual {
                 used(p, &mut both);
             }

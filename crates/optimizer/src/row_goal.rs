@@ -205,7 +205,11 @@ fn discount_unguarded(op: &mut PhysOp, goal: Option<f64>) {
         } => {
             let probe_goal = matches!(
                 kind,
-                JoinKind::Inner | JoinKind::LeftOuter | JoinKind::LeftSemi | JoinKind::LeftAntiSemi
+                JoinKind::Inner
+                    | JoinKind::LeftOuter
+                    | JoinKind::LeftSemi
+                    | JoinKind::LeftAntiSemi
+                    | JoinKind::RightSemi
             );
             let guarded =
                 *kind == JoinKind::LeftAntiSemi && anti_estimate_is_floor(full, left.est_rows);

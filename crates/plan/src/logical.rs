@@ -93,7 +93,10 @@ impl TableSource {
     }
 }
 
-/// Join kinds. `Semi`/`AntiSemi` output only the left columns.
+/// Join kinds. `LeftSemi`/`LeftAntiSemi` output only the left columns, `RightSemi` /
+/// `RightAntiSemi` only the right ones. The right kinds are physical only: the planner makes
+/// them from a left semi / anti semi join for a Hash Match that builds on the preserved
+/// (right) input and probes with the subquery (left) input; logical plans never hold them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum JoinKind {
     Inner,
@@ -103,11 +106,54 @@ pub enum JoinKind {
     Cross,
     LeftSemi,
     LeftAntiSemi,
+    RightSemi,
+    RightAntiSemi,
 }
 
 impl JoinKind {
+    /// Whether the output has the right input's columns (after the left ones, if any).
     pub fn outputs_right(self) -> bool {
         !matches!(self, JoinKind::LeftSemi | JoinKind::LeftAntiSemi)
+    }
+    /// Whether the output has the left input's columns (first).
+    pub fn outputs_left(self) -> bool {
+        !matches!(self, JoinKind::RightSemi | JoinKind::RightAntiSemi)
+    }
+    /// Whether unmatched right input rows are output (NULL-extended for the outer kinds).
+    pub fn keeps_unmatched_right(self) -> bool {
+        matches!(
+            self,
+            JoinKind::RightOuter | JoinKind::FullOuter | JoinKind::RightAntiSemi
+        )
+    }
+    /// Whether unmatched left input rows are output (NULL-extended for the outer kinds).
+    pub fn keeps_unmatched_left(self) -> bool {
+        matches!(
+            self,
+            JoinKind::LeftOuter | JoinKind::FullOuter | JoinKind::LeftAntiSemi
+        )
+    }
+    /// Semi / anti semi join on either side.
+    pub fn is_semi(self) -> bool {
+        matches!(
+            self,
+            JoinKind::LeftSemi
+                | JoinKind::LeftAntiSemi
+                | JoinKind::RightSemi
+                | JoinKind::RightAntiSemi
+        )
+    }
+    /// The same join with its inputs swapped (left semi ↔ right semi, ...).
+    pub fn swapped(self) -> JoinKind {
+        match self {
+            JoinKind::LeftOuter => JoinKind::RightOuter,
+            JoinKind::RightOuter => JoinKind::LeftOuter,
+            JoinKind::LeftSemi => JoinKind::RightSemi,
+            JoinKind::RightSemi => JoinKind::LeftSemi,
+            JoinKind::LeftAntiSemi => JoinKind::RightAntiSemi,
+            JoinKind::RightAntiSemi => JoinKind::LeftAntiSemi,
+            k => k,
+        }
     }
     /// Showplan name.
     pub fn showplan(self) -> &'static str {
@@ -118,6 +164,8 @@ impl JoinKind {
             JoinKind::FullOuter => "Full Outer Join",
             JoinKind::LeftSemi => "Left Semi Join",
             JoinKind::LeftAntiSemi => "Left Anti Semi Join",
+            JoinKind::RightSemi => "Right Semi Join",
+            JoinKind::RightAntiSemi => "Right Anti Semi Join",
         }
     }
 }
@@ -399,6 +447,9 @@ impl LogicalOp {
                 kind,
                 ..
             } => {
+                if !kind.outputs_left() {
+                    return right.columns();
+                }
                 let mut l = left.columns();
                 if kind.outputs_right() {
                     let nullable_right = matches!(kind, JoinKind::LeftOuter | JoinKind::FullOuter);

@@ -4,14 +4,24 @@
 //!
 //! The hash join follows row mode's `hash_match.rs` exactly: the right input is the build
 //! side (read whole when the join opens, before the left input opens), the left input probes,
-//! the output is left ++ right (left only for semi / anti semi joins), a NULL key never
-//! matches, build rows sharing a key are chained newest first (so the matches of a probe row
-//! come in row mode's order), keys are encoded by `valops::hash_key` (collation-aware, the
-//! one key encoding; a single integer key on both sides is an `i64` table, direct addressed
-//! when dense). Kinds: inner, left outer, left semi, left anti semi, each with a residual
-//! predicate evaluated by the batch evaluator over gathered (probe, build) pairs — for semi
-//! and anti semi joins in rounds (the first candidate of every undecided probe row, then the
-//! next, ...), so exactly the pairs row mode evaluates are evaluated.
+//! the output is left ++ right (left only for left semi / anti semi joins, right only for
+//! right semi / anti semi joins), a NULL key never matches, build rows sharing a key are
+//! chained newest first (so the matches of a probe row come in row mode's order), keys are
+//! encoded by `valops::hash_key` (collation-aware, the one key encoding; a single integer key
+//! on both sides is an `i64` table, direct addressed when dense). Kinds: inner, left / right /
+//! full outer, left and right semi and anti semi, each with a residual predicate evaluated by
+//! the batch evaluator over gathered (probe, build) pairs — for left semi and anti semi joins
+//! in rounds (the first candidate of every undecided probe row, then the next, ...), so
+//! exactly the pairs row mode evaluates are evaluated.
+//!
+//! Kinds that look at build rows after the probe side (right / full outer, right semi / anti
+//! semi) keep a matched flag per build row in the join (the build side itself stays read-only
+//! and shareable, but such joins never run in a parallel zone). A right semi join outputs a
+//! batch of the build rows each probe batch matched first; right / full outer and right anti
+//! semi joins output the never-matched build rows as batches once the probe side ends (NULL
+//! probe columns: a column that is not there reads as NULL). A right semi / anti semi join
+//! with a residual evaluates every pair of a probe batch whose build row was unmatched when
+//! the batch began (row mode skips those matched by an earlier row of the same batch).
 //!
 //! Build storage: the selected rows of every build batch are gathered and concatenated into
 //! one Arrow array per column (`arrow_select`); output batches are gathers (`take`) of the
@@ -131,13 +141,7 @@ pub(crate) fn is_batch_join(op: &PhysOp) -> bool {
             ..
         } => {
             batch(op)
-                && matches!(
-                    kind,
-                    JoinKind::Inner
-                        | JoinKind::LeftOuter
-                        | JoinKind::LeftSemi
-                        | JoinKind::LeftAntiSemi
-                )
+                && kind != &JoinKind::Cross
                 && !left_keys.is_empty()
                 && is_source(left)
                 // in a parallel zone the build side may be any input: the coordinator reads it
@@ -277,6 +281,10 @@ pub(crate) struct Join<'p> {
     /// The probe batch being joined and the position in its selection.
     cur: Option<(Batch, Vec<u32>, usize)>,
     keybuf: Vec<u8>,
+    /// Per build row: matched a probe row (kinds that look at build rows; else empty).
+    matched: Vec<bool>,
+    /// The probe side ended: unmatched build rows are output from this build row on.
+    tail: Option<usize>,
 }
 
 fn int_key_type(t: &DataType) -> bool {
@@ -379,10 +387,16 @@ impl<'p> Join<'p> {
             residual: residual.as_ref(),
             left_arity: left.columns.len(),
             right_arity: right.columns.len(),
+            matched: if kind.keeps_unmatched_right() || !kind.outputs_left() {
+                vec![false; side.len]
+            } else {
+                Vec::new()
+            },
             probe,
             side,
             cur: None,
             keybuf: Vec::new(),
+            tail: None,
         }))
     }
 
@@ -458,10 +472,21 @@ impl<'p> Join<'p> {
         counts: &mut Counts,
     ) -> SqlResult<Option<(Batch, Vec<u32>)>> {
         loop {
+            if self.tail.is_some() {
+                let out = self.unmatched_build()?;
+                if let Some((_, s)) = &out {
+                    bump(counts, self.node, s.len() as u64, 1);
+                }
+                return Ok(out);
+            }
             let Some((batch, sel, pos)) = self.cur.take() else {
                 match self.probe.next(ctx, counts)? {
                     Some((b, s)) => {
                         self.cur = Some((b, s, 0));
+                        continue;
+                    }
+                    None if self.kind.keeps_unmatched_right() => {
+                        self.tail = Some(0);
                         continue;
                     }
                     None => return Ok(None),
@@ -483,6 +508,16 @@ impl<'p> Join<'p> {
                             },
                             keep,
                         ))
+                    }
+                }
+                JoinKind::RightSemi | JoinKind::RightAntiSemi => {
+                    let first = self.right_semi(&batch, &sel, ctx)?;
+                    if first.is_empty() {
+                        None
+                    } else {
+                        let n = first.len();
+                        let columns = gather(&self.side.build, &UInt32Array::from(first))?;
+                        Some((Batch { columns, len: n }, (0..n as u32).collect()))
                     }
                 }
                 _ => {
@@ -509,7 +544,8 @@ impl<'p> Join<'p> {
         pos: usize,
         ctx: &mut ExecCtx,
     ) -> SqlResult<(Option<Selected>, usize)> {
-        let outer = self.kind == JoinKind::LeftOuter;
+        let outer = self.kind.keeps_unmatched_left();
+        let flag = !self.matched.is_empty();
         // at most a batch of probe rows per call (their matches may make the output longer)
         let rows = &sel[pos..sel.len().min(pos + BATCH_ROWS)];
         let heads = self.heads(batch, rows, ctx)?;
@@ -527,6 +563,9 @@ impl<'p> Join<'p> {
                 pidx.push(r);
                 bidx.push(Some(c));
                 any = true;
+                if flag && self.residual.is_none() {
+                    self.matched[c as usize] = true;
+                }
                 c = self.side.next[c as usize];
             }
             if !any && outer && self.residual.is_none() {
@@ -544,6 +583,13 @@ impl<'p> Join<'p> {
             return Ok((Some((joined, all)), next_pos));
         };
         let pass = expr::filter(res, &joined, &all, ctx)?;
+        if flag {
+            for &i in &pass {
+                if let Some(b) = bidx[i as usize] {
+                    self.matched[b as usize] = true;
+                }
+            }
+        }
         if !outer {
             return Ok(((!pass.is_empty()).then_some((joined, pass)), next_pos));
         }
@@ -618,6 +664,97 @@ impl<'p> Join<'p> {
             .filter(|(_, &m)| m != anti)
             .map(|(&r, _)| r)
             .collect())
+    }
+}
+
+impl Join<'_> {
+    /// Right semi / anti semi: flags the build rows the probe rows `sel` match; the build rows
+    /// matched for the first time (right semi: the rows to output), in probe order.
+    fn right_semi(&mut self, batch: &Batch, sel: &[u32], ctx: &mut ExecCtx) -> SqlResult<Vec<u32>> {
+        let semi = self.kind == JoinKind::RightSemi;
+        let heads = self.heads(batch, sel, ctx)?;
+        let mut first = Vec::new();
+        let Some(res) = self.residual else {
+            for &h in &heads {
+                let mut c = h;
+                while c != END {
+                    let m = &mut self.matched[c as usize];
+                    if !*m {
+                        *m = true;
+                        if semi {
+                            first.push(c);
+                        }
+                    }
+                    c = self.side.next[c as usize];
+                }
+            }
+            return Ok(first);
+        };
+        // the pairs with a build row still unmatched, about a batch at a time
+        let mut pidx: Vec<u32> = Vec::with_capacity(BATCH_ROWS);
+        let mut bidx: Vec<Option<u32>> = Vec::with_capacity(BATCH_ROWS);
+        for (k, &r) in sel.iter().enumerate() {
+            let mut c = heads[k];
+            while c != END {
+                if !self.matched[c as usize] {
+                    pidx.push(r);
+                    bidx.push(Some(c));
+                }
+                c = self.side.next[c as usize];
+            }
+            if pidx.len() >= BATCH_ROWS || k + 1 == sel.len() {
+                if pidx.is_empty() {
+                    continue;
+                }
+                let joined = self.pairs_batch(batch, &pidx, &bidx)?;
+                let all: Vec<u32> = (0..pidx.len() as u32).collect();
+                for i in expr::filter(res, &joined, &all, ctx)? {
+                    if let Some(b) = bidx[i as usize] {
+                        let m = &mut self.matched[b as usize];
+                        if !*m {
+                            *m = true;
+                            if semi {
+                                first.push(b);
+                            }
+                        }
+                    }
+                }
+                pidx.clear();
+                bidx.clear();
+            }
+        }
+        Ok(first)
+    }
+
+    /// After the probe side: the next batch of never-matched build rows (right / full outer
+    /// with NULL probe columns, right anti semi); None when all are out.
+    fn unmatched_build(&mut self) -> SqlResult<Option<Selected>> {
+        let Some(start) = self.tail else {
+            return Ok(None);
+        };
+        let mut idx: Vec<u32> = Vec::with_capacity(BATCH_ROWS);
+        let mut i = start;
+        while i < self.side.len && idx.len() < BATCH_ROWS {
+            if !self.matched[i] {
+                idx.push(i as u32);
+            }
+            i += 1;
+        }
+        self.tail = Some(i);
+        if idx.is_empty() {
+            return Ok(None);
+        }
+        let n = idx.len();
+        let build = gather(&self.side.build, &UInt32Array::from(idx))?;
+        let columns = if self.kind.outputs_left() {
+            // the probe columns are absent: they read as NULL
+            let mut c: Vec<Option<Column>> = vec![None; self.left_arity];
+            c.extend(build);
+            c
+        } else {
+            build
+        };
+        Ok(Some((Batch { columns, len: n }, (0..n as u32).collect())))
     }
 }
 
