@@ -28,6 +28,8 @@ CONFIGS = [
     ('dop1-row', 'maxdop=1,batch=off'),
     ('dop2', 'maxdop=2,cost_threshold=0'),
     ('batch-forced', 'batch=force'),
+    # parallel zones whose pipelines run in batch mode (partial aggregates, shared batch builds)
+    ('dop2-batch', 'maxdop=2,cost_threshold=0,batch=force'),
     ('tiny-pool-spills', 'maxdop=1,buffer_pool_pages=64,grant_kb=64'),
 ]
 

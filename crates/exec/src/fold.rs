@@ -6,7 +6,11 @@
 //! (DATEFORMAT, LANGUAGE, ...) and plans are cached across executions: each execution folds
 //! its own copy of the plan with its own context. A subexpression whose evaluation fails or
 //! raises a message is left as it is, so the error or warning comes (or not) exactly when a
-//! row evaluates it, as before. Subquery plans are not entered (they are never constant).
+//! row evaluates it, as before. A subquery is never constant itself, but its plan's
+//! expressions are folded the same way (into a copy of that plan for this execution): TPC-H
+//! Q15's `MAX(total_revenue)` over its view re-parsed `CAST('1996-01-01' AS date)` for every
+//! lineitem row. An outer reference (a parameter slot) is not constant, so a correlated
+//! subquery keeps what depends on it.
 
 use plan::{PhysKind, PhysOp, ScalarExpr, ScalarKind};
 
@@ -32,8 +36,28 @@ fn has_foldable(e: &ScalarExpr) -> bool {
         if !matches!(e.kind, ScalarKind::Literal(_)) && e.is_execution_constant() {
             return true;
         }
+        if let Some(plan) = physical_subquery(e) {
+            if plan_has_foldable(plan) {
+                return true;
+            }
+        }
         e.children().into_iter().any(has_foldable)
     })
+}
+
+/// The physical plan of `e` when it is a subquery node.
+fn physical_subquery(e: &ScalarExpr) -> Option<&PhysOp> {
+    let sq = match &e.kind {
+        ScalarKind::ScalarSubquery(s) | ScalarKind::Exists(s) => s,
+        ScalarKind::InSubquery { subquery, .. } | ScalarKind::Quantified { subquery, .. } => {
+            subquery
+        }
+        _ => return None,
+    };
+    match &sq.plan {
+        plan::SubqueryPlan::Physical(p) => Some(p),
+        plan::SubqueryPlan::Logical(_) => None,
+    }
 }
 
 /// Replaces the largest constant subtrees of `e` by literals.
@@ -50,6 +74,13 @@ fn fold_expr(e: &mut ScalarExpr, ctx: &mut ExecCtx) {
                     return;
                 }
                 _ => ctx.messages.truncate(messages),
+            }
+        }
+        if let Some(sq) = e.subquery_mut() {
+            if let plan::SubqueryPlan::Physical(p) = &mut sq.plan {
+                if plan_has_foldable(p) {
+                    *p = std::sync::Arc::new(fold_plan(p, ctx));
+                }
             }
         }
         // (a subquery node's children are its operands, never its plan)

@@ -3,6 +3,13 @@
 use plan::*;
 use types::Value;
 
+/// Renders one operator tree (a subquery's plan, say) as [`explain`] renders a SELECT's.
+pub fn explain_op(op: &PhysOp) -> String {
+    let mut out = String::new();
+    node(op, 0, &mut out);
+    out
+}
+
 /// Renders the plan tree, one operator per line:
 /// `  |--Clustered Index Seek(OBJECT:([db].[dbo].[t].[PK_t]), SEEK:([t].[id]=(1)) ORDERED FORWARD)`.
 pub fn explain(plan: &PhysicalPlan) -> String {

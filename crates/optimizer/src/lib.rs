@@ -42,7 +42,7 @@ use catalog::Catalog;
 use common::SqlResult;
 use plan::{BoundStatement, PhysicalPlan};
 
-pub use explain::explain;
+pub use explain::{explain, explain_op};
 
 /// Optimizer switches.
 #[derive(Clone, Debug, Default)]
