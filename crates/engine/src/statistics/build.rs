@@ -9,8 +9,7 @@
 //! therefore keep their own step (their EQ_ROWS exact) and ranges stay of similar weight: the
 //! effect of SQL Server's maxdiff-style compression, computed exactly in O(n log n).
 
-use std::cmp::{Ordering, Reverse};
-use std::collections::BinaryHeap;
+use std::cmp::Ordering;
 
 use catalog::statistics::{DensityEntry, HistogramStep, StatisticsData, MAX_HISTOGRAM_STEPS};
 use types::{Collation, Value};
@@ -512,13 +511,14 @@ fn compress(runs: Vec<(Value, u64)>, max_steps: usize) -> Vec<Step> {
         range[i] + eq[i] + range[next[i]]
     };
     let entry = |c: u64, i: usize| (c.min(u64::from(u32::MAX)) << 32) | i as u64;
-    let mut heap: BinaryHeap<Reverse<u64>> = (1..n - 1)
-        .map(|i| Reverse(entry(cost(&range, &eq, &next, i), i)))
-        .collect::<Vec<_>>()
-        .into();
+    // the entries pushed after a pop are larger than it (costs grow): a radix heap
+    let mut heap = RadixHeap::default();
+    for i in 1..n - 1 {
+        heap.push(entry(cost(&range, &eq, &next, i), i));
+    }
     let mut count = n;
     while count > max_steps {
-        let Some(Reverse(e)) = heap.pop() else {
+        let Some(e) = heap.pop() else {
             break;
         };
         let i = (e & u64::from(u32::MAX)) as usize;
@@ -535,7 +535,7 @@ fn compress(runs: Vec<(Value, u64)>, max_steps: usize) -> Vec<Step> {
         count -= 1;
         for j in [p, nx] {
             if j != 0 && j != n - 1 && alive[j] {
-                heap.push(Reverse(entry(cost(&range, &eq, &next, j), j)));
+                heap.push(entry(cost(&range, &eq, &next, j), j));
             }
         }
     }
@@ -550,6 +550,56 @@ fn compress(runs: Vec<(Value, u64)>, max_steps: usize) -> Vec<Step> {
             range_singles: range_singles[i],
         })
         .collect()
+}
+
+/// A monotone priority queue of u64 keys (a radix heap): every key pushed is at least the last
+/// one popped, which lets a push be one append to the bucket of the highest bit in which the
+/// key differs from the last popped, and a pop redistribute one bucket only when the smallest
+/// is empty (each key moves to lower buckets at most 64 times; no comparisons along a tree of
+/// scattered entries, which made `BinaryHeap::pop` a build's largest cost).
+struct RadixHeap {
+    last: u64,
+    buckets: [Vec<u64>; 65],
+}
+
+impl Default for RadixHeap {
+    fn default() -> Self {
+        RadixHeap {
+            last: 0,
+            buckets: std::array::from_fn(|_| Vec::new()),
+        }
+    }
+}
+
+impl RadixHeap {
+    fn bucket(&self, key: u64) -> usize {
+        // a key below the last popped (never pushed by compress) goes to bucket 0: popped next
+        (64 - (key ^ self.last).leading_zeros() as usize) * usize::from(key >= self.last)
+    }
+
+    fn push(&mut self, key: u64) {
+        let b = self.bucket(key);
+        self.buckets[b].push(key);
+    }
+
+    fn pop(&mut self) -> Option<u64> {
+        if self.buckets[0].is_empty() {
+            let b = self.buckets.iter().position(|b| !b.is_empty())?;
+            let moved = std::mem::take(&mut self.buckets[b]);
+            self.last = moved.iter().copied().min()?;
+            for &k in &moved {
+                let to = self.bucket(k);
+                self.buckets[to].push(k);
+            }
+            // keep the allocation for the bucket's next keys
+            let mut moved = moved;
+            moved.clear();
+            if self.buckets[b].is_empty() {
+                self.buckets[b] = moved;
+            }
+        }
+        self.buckets[0].pop()
+    }
 }
 
 /// Bytes a value takes (the density vector's "Average Length"): the stored length of strings
@@ -581,6 +631,9 @@ pub(crate) fn value_length(v: &Value) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+
     use super::*;
 
     fn col(name: &str) -> StatColumn {
