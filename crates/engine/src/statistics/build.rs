@@ -9,6 +9,7 @@
 //! therefore keep their own step (their EQ_ROWS exact) and ranges stay of similar weight: the
 //! effect of SQL Server's maxdiff-style compression, computed exactly in O(n log n).
 
+use hashbrown::HashMap;
 use std::cmp::Ordering;
 
 use catalog::statistics::{DensityEntry, HistogramStep, StatisticsData, MAX_HISTOGRAM_STEPS};
@@ -191,18 +192,17 @@ fn sorted_runs(col: &StatColumn, values: &[Value], present: Vec<u32>) -> Option<
         ends.push(buf.len());
     }
     let key = |k: usize| &buf[if k == 0 { 0 } else { ends[k - 1] }..ends[k]];
-    let mut order: Vec<u32> = (0..present.len() as u32).collect();
-    order.sort_unstable_by(|&a, &b| key(a as usize).cmp(key(b as usize)).then(a.cmp(&b)));
-    let mut runs: Vec<(u32, u64)> = Vec::new();
-    let mut last: Option<u32> = None;
-    for k in order {
-        match (runs.last_mut(), last) {
-            (Some((_, rows)), Some(l)) if key(l as usize) == key(k as usize) => *rows += 1,
-            _ => runs.push((present[k as usize], 1)),
-        }
-        last = Some(k);
+    // equal keys counted by hashing, then only the distinct keys sorted: a string column has
+    // few values for its rows as a rule (flags, modes, names), and memcmp over every row's
+    // key in an n log n sort was most of a string column's build. A key's run starts at its
+    // first occurrence, as in the stable sort of `build_rows`.
+    let mut distinct: HashMap<&[u8], (u32, u64)> = HashMap::new();
+    for k in 0..present.len() {
+        distinct.entry(key(k)).or_insert((present[k], 0)).1 += 1;
     }
-    Some(runs)
+    let mut runs: Vec<(&[u8], (u32, u64))> = distinct.into_iter().collect();
+    runs.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    Some(runs.into_iter().map(|(_, run)| run).collect())
 }
 
 /// Per present value an integer whose order is `types::sort_cmp`'s, with its position: when
