@@ -197,8 +197,8 @@ fn sorted_runs(col: &StatColumn, values: &[Value], present: Vec<u32>) -> Option<
     // key in an n log n sort was most of a string column's build. A key's run starts at its
     // first occurrence, as in the stable sort of `build_rows`.
     let mut distinct: HashMap<&[u8], (u32, u64)> = HashMap::new();
-    for k in 0..present.len() {
-        distinct.entry(key(k)).or_insert((present[k], 0)).1 += 1;
+    for (k, &at) in present.iter().enumerate() {
+        distinct.entry(key(k)).or_insert((at, 0)).1 += 1;
     }
     let mut runs: Vec<(&[u8], (u32, u64))> = distinct.into_iter().collect();
     runs.sort_unstable_by(|a, b| a.0.cmp(b.0));
