@@ -9,8 +9,8 @@
 //! therefore keep their own step (their EQ_ROWS exact) and ranges stay of similar weight: the
 //! effect of SQL Server's maxdiff-style compression, computed exactly in O(n log n).
 
-use std::cmp::{Ordering, Reverse};
-use std::collections::BinaryHeap;
+use hashbrown::HashMap;
+use std::cmp::Ordering;
 
 use catalog::statistics::{DensityEntry, HistogramStep, StatisticsData, MAX_HISTOGRAM_STEPS};
 use types::{Collation, Value};
@@ -21,11 +21,41 @@ pub(crate) struct StatColumn {
     pub collation: Collation,
 }
 
-/// Builds the data from `rows` (one value per statistics column, key order) sampled out of a
-/// table of `table_rows` rows. With a sample, RANGE_ROWS and EQ_ROWS are scaled by
-/// `table_rows / rows sampled`, and distinct counts (density vector, DISTINCT_RANGE_ROWS)
-/// scaled up with [`scale_distinct`].
+/// Builds the data from the sampled values of the statistics columns (`columns[i]`: column
+/// i's value in every sampled row, key order) out of a table of `table_rows` rows. With a
+/// sample, RANGE_ROWS and EQ_ROWS are scaled by `table_rows / rows sampled`, and distinct
+/// counts (density vector, DISTINCT_RANGE_ROWS) scaled up with [`scale_distinct`].
+///
+/// One column (every automatic statistics object, most index statistics) takes
+/// [`build_single`]: its values sorted as integers where the column's type allows, else by
+/// their memcmp keys in one buffer, without a vector per row; several columns the general
+/// [`build_rows`].
 pub(crate) fn build(
+    cols: &[StatColumn],
+    mut columns: Vec<Vec<Value>>,
+    table_rows: u64,
+    updated: String,
+) -> StatisticsData {
+    if let ([col], [_]) = (cols, columns.as_slice()) {
+        let values = columns.pop().unwrap_or_default();
+        return build_single(col, values, table_rows, updated);
+    }
+    let n = columns.first().map(|c| c.len()).unwrap_or(0);
+    let mut iters: Vec<_> = columns.into_iter().map(|c| c.into_iter()).collect();
+    let rows = (0..n)
+        .map(|_| {
+            iters
+                .iter_mut()
+                .map(|c| c.next().unwrap_or(Value::Null))
+                .collect()
+        })
+        .collect();
+    build_rows(cols, rows, table_rows, updated)
+}
+
+/// [`build`] of rows (one value per statistics column): sorts whole rows (any number of
+/// columns, any types).
+pub(crate) fn build_rows(
     cols: &[StatColumn],
     mut rows: Vec<Vec<Value>>,
     table_rows: u64,
@@ -34,23 +64,10 @@ pub(crate) fn build(
     let (sorted, keys) = sort_rows(cols, rows);
     rows = sorted;
     let sampled = rows.len() as u64;
-    let rows_total = table_rows.max(sampled);
-    let scale = if sampled == 0 {
-        1.0
-    } else {
-        rows_total as f64 / sampled as f64
-    };
     // density vector: distinct prefixes in one pass over the sorted rows, with the prefixes
     // seen once (`singles`, for scaling a sample's count up) from each prefix's run length
     let n = cols.len();
-    let mut counts: Vec<SampleCounts> = (0..n)
-        .map(|_| SampleCounts {
-            distinct: 0,
-            singles: 0,
-            squares: 0.0,
-            sampled,
-        })
-        .collect();
+    let mut counts: Vec<SampleCounts> = (0..n).map(|_| SampleCounts::new(sampled)).collect();
     // rows in the current run of each prefix
     let mut run = vec![0u64; n];
     let mut length = vec![0f64; n];
@@ -79,32 +96,18 @@ pub(crate) fn build(
     for (c, k) in counts.iter_mut().zip(&run) {
         c.close_run(*k);
     }
-    let density = (0..n)
-        .map(|k| DensityEntry {
-            columns: cols[..=k].iter().map(|c| c.name.clone()).collect(),
-            all_density: if counts[k].distinct == 0 {
-                0.0
-            } else {
-                1.0 / counts[k].scaled(rows_total as f64)
-            },
-            average_length: if sampled == 0 {
-                0.0
-            } else {
-                length[k] / sampled as f64
-            },
-        })
-        .collect();
-    let null_rows = rows.iter().take_while(|r| r[0].is_null()).count();
+    let null_rows = rows.iter().take_while(|r| r[0].is_null()).count() as u64;
     let coll = cols
         .first()
         .map(|c| c.collation)
         .unwrap_or(Collation::DEFAULT);
     let mut runs: Vec<(Value, u64)> = Vec::new();
     let lead_keys = keys.into_iter().next().flatten();
-    for (r, row) in rows.into_iter().enumerate().skip(null_rows) {
+    let skip = null_rows as usize;
+    for (r, row) in rows.into_iter().enumerate().skip(skip) {
         let v = row.into_iter().next().unwrap_or(Value::Null);
         // the previous row's leading value equals this one: one run (sort keys when strings)
-        let same = r > null_rows
+        let same = r > skip
             && match &lead_keys {
                 Some(k) => k[r - 1] == k[r],
                 None => runs
@@ -116,6 +119,190 @@ pub(crate) fn build(
             _ => runs.push((v, 1)),
         }
     }
+    finish(
+        cols, &counts, &length, null_rows, runs, sampled, table_rows, updated,
+    )
+}
+
+/// [`build`] of one column: NULLs counted apart, the other values sorted by an order-keeping
+/// integer (integers, money, decimals of one scale, dates and times of one type) or else by
+/// their `types::key` encodings kept in one buffer, ties by position (the order of the stable
+/// sort [`build_rows`] does, so both give the same steps and keys); the runs of equal values
+/// then give the density, the average length and the histogram in one pass.
+fn build_single(
+    col: &StatColumn,
+    mut values: Vec<Value>,
+    table_rows: u64,
+    updated: String,
+) -> StatisticsData {
+    let sampled = values.len() as u64;
+    let length: f64 = values.iter().map(value_length).sum();
+    let present: Vec<u32> = (0..values.len() as u32)
+        .filter(|&i| !values[i as usize].is_null())
+        .collect();
+    let null_rows = sampled - present.len() as u64;
+    let Some(order) = sorted_runs(col, &values, present) else {
+        // a value without a key encoding: compared by value
+        let rows = values.into_iter().map(|v| vec![v]).collect();
+        return build_rows(std::slice::from_ref(col), rows, table_rows, updated);
+    };
+    let mut counts = SampleCounts::new(sampled);
+    if null_rows > 0 {
+        counts.distinct += 1;
+        counts.close_run(null_rows);
+    }
+    let runs: Vec<(Value, u64)> = order
+        .into_iter()
+        .map(|(first, rows)| {
+            counts.distinct += 1;
+            counts.close_run(rows);
+            (
+                std::mem::replace(&mut values[first as usize], Value::Null),
+                rows,
+            )
+        })
+        .collect();
+    finish(
+        std::slice::from_ref(col),
+        &[counts],
+        &[length],
+        null_rows,
+        runs,
+        sampled,
+        table_rows,
+        updated,
+    )
+}
+
+/// The runs of equal values among `values[present]` (none NULL) in sort order: (position of
+/// the run's first value in `values`, its rows). None when a value has no key encoding.
+fn sorted_runs(col: &StatColumn, values: &[Value], present: Vec<u32>) -> Option<Vec<(u32, u64)>> {
+    if let Some(keys) = integer_keys(values, &present) {
+        return Some(match narrow(&keys) {
+            Some(small) => runs_of(small),
+            None => runs_of(keys),
+        });
+    }
+    // memcmp keys, all in one buffer
+    let mut buf: Vec<u8> = Vec::new();
+    let mut ends: Vec<usize> = Vec::with_capacity(present.len());
+    for &i in &present {
+        let v = &values[i as usize];
+        types::key::encode_column(v, &v.data_type(), col.collation, &mut buf).ok()?;
+        ends.push(buf.len());
+    }
+    let key = |k: usize| &buf[if k == 0 { 0 } else { ends[k - 1] }..ends[k]];
+    // equal keys counted by hashing, then only the distinct keys sorted: a string column has
+    // few values for its rows as a rule (flags, modes, names), and memcmp over every row's
+    // key in an n log n sort was most of a string column's build. A key's run starts at its
+    // first occurrence, as in the stable sort of `build_rows`.
+    let mut distinct: HashMap<&[u8], (u32, u64)> = HashMap::new();
+    for (k, &at) in present.iter().enumerate() {
+        distinct.entry(key(k)).or_insert((at, 0)).1 += 1;
+    }
+    let mut runs: Vec<(&[u8], (u32, u64))> = distinct.into_iter().collect();
+    runs.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    Some(runs.into_iter().map(|(_, run)| run).collect())
+}
+
+/// Per present value an integer whose order is `types::sort_cmp`'s, with its position: when
+/// every value is of one variant that has one (integers, money, decimals of one scale, dates,
+/// times and date-times of one type).
+fn integer_keys(values: &[Value], present: &[u32]) -> Option<Vec<(i128, u32)>> {
+    let first = values.get(*present.first()? as usize)?;
+    let kind = std::mem::discriminant(first);
+    let scale = match first {
+        Value::Decimal { scale, .. } => Some(*scale),
+        _ => None,
+    };
+    let mut out = Vec::with_capacity(present.len());
+    for &i in present {
+        let v = &values[i as usize];
+        if std::mem::discriminant(v) != kind {
+            return None;
+        }
+        let k: i128 = match v {
+            Value::Bit(b) => i128::from(*b),
+            Value::TinyInt(x) => i128::from(*x),
+            Value::SmallInt(x) => i128::from(*x),
+            Value::Int(x) | Value::Date(x) => i128::from(*x),
+            Value::BigInt(x) | Value::Money(x) | Value::SmallMoney(x) | Value::Time(x) => {
+                i128::from(*x)
+            }
+            Value::Decimal { mantissa, scale: s } if Some(*s) == scale => *mantissa,
+            Value::DateTime { days, ticks }
+            | Value::DateTime2 { days, ticks }
+            | Value::SmallDateTime { days, ticks }
+                if *ticks >= 0 =>
+            {
+                (i128::from(*days) << 64) | i128::from(*ticks)
+            }
+            _ => return None,
+        };
+        out.push((k, i));
+    }
+    Some(out)
+}
+
+/// The keys as i64 when they all fit (half the bytes to sort).
+fn narrow(keys: &[(i128, u32)]) -> Option<Vec<(i64, u32)>> {
+    keys.iter()
+        .map(|&(k, i)| i64::try_from(k).ok().map(|k| (k, i)))
+        .collect()
+}
+
+/// Sorts (key, position) pairs and returns the runs of equal keys: (first position, rows).
+fn runs_of<K: Ord + Copy>(mut keys: Vec<(K, u32)>) -> Vec<(u32, u64)> {
+    keys.sort_unstable();
+    let mut runs: Vec<(u32, u64)> = Vec::new();
+    let mut last: Option<K> = None;
+    for (k, i) in keys {
+        match runs.last_mut() {
+            Some((_, rows)) if last == Some(k) => *rows += 1,
+            _ => runs.push((i, 1)),
+        }
+        last = Some(k);
+    }
+    runs
+}
+
+/// The statistics data from the sample's counts: `counts` and `length` (summed bytes) per
+/// column prefix, the leading column's NULL rows and the runs `(value, rows)` of its other
+/// values in order.
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    cols: &[StatColumn],
+    counts: &[SampleCounts],
+    length: &[f64],
+    null_rows: u64,
+    runs: Vec<(Value, u64)>,
+    sampled: u64,
+    table_rows: u64,
+    updated: String,
+) -> StatisticsData {
+    let rows_total = table_rows.max(sampled);
+    let scale = if sampled == 0 {
+        1.0
+    } else {
+        rows_total as f64 / sampled as f64
+    };
+    let density = counts
+        .iter()
+        .enumerate()
+        .map(|(k, c)| DensityEntry {
+            columns: cols[..=k].iter().map(|c| c.name.clone()).collect(),
+            all_density: if c.distinct == 0 {
+                0.0
+            } else {
+                1.0 / c.scaled(rows_total as f64)
+            },
+            average_length: if sampled == 0 {
+                0.0
+            } else {
+                length[k] / sampled as f64
+            },
+        })
+        .collect();
     let steps = compress(runs, MAX_HISTOGRAM_STEPS)
         .into_iter()
         .map(|s| {
@@ -239,6 +426,15 @@ struct SampleCounts {
 }
 
 impl SampleCounts {
+    fn new(sampled: u64) -> Self {
+        SampleCounts {
+            distinct: 0,
+            singles: 0,
+            squares: 0.0,
+            sampled,
+        }
+    }
+
     /// Counts a finished run of `rows` equal prefixes (0: none yet).
     fn close_run(&mut self, rows: u64) {
         if rows == 1 {
@@ -285,62 +481,125 @@ struct Step {
 /// Folds the runs `(value, count)` (ascending, distinct) into at most `max_steps` steps (module
 /// doc).
 fn compress(runs: Vec<(Value, u64)>, max_steps: usize) -> Vec<Step> {
-    let mut steps: Vec<Step> = runs
-        .into_iter()
-        .map(|(key, eq)| Step {
-            key,
-            eq,
-            range: 0,
-            distinct_range: 0,
-            range_singles: 0,
-        })
-        .collect();
-    let n = steps.len();
+    let n = runs.len();
     if n <= max_steps || max_steps < 2 {
-        return steps;
+        return runs
+            .into_iter()
+            .map(|(key, eq)| Step {
+                key,
+                eq,
+                range: 0,
+                distinct_range: 0,
+                range_singles: 0,
+            })
+            .collect();
     }
+    // the counts apart from the keys (the loop reads them at random: dense arrays)
+    let eq: Vec<u64> = runs.iter().map(|r| r.1).collect();
+    let mut range = vec![0u64; n];
+    let mut distinct_range = vec![0u64; n];
+    let mut range_singles = vec![0u64; n];
     let mut alive = vec![true; n];
     let mut prev: Vec<usize> = (0..n).map(|i| i.wrapping_sub(1)).collect();
     let mut next: Vec<usize> = (1..=n).collect();
-    let mut version = vec![0u32; n];
-    let cost = |steps: &[Step], next: &[usize], i: usize| -> u64 {
-        steps[i].range + steps[i].eq + steps[next[i]].range
+    // a heap entry is (cost << 32 | step) in one u64, smallest first: cost, then position, as
+    // the steps are taken. A step's cost only grows (what is folded into it or its successor
+    // has at least one row), so an entry whose cost is not the step's current one is stale;
+    // a sample holds at most MAX_BUILD_ROWS (< 2^32) rows, so neither field overflows (a cost
+    // past 2^32 - 1 would only be saturated)
+    let cost = |range: &[u64], eq: &[u64], next: &[usize], i: usize| -> u64 {
+        range[i] + eq[i] + range[next[i]]
     };
-    let mut heap = BinaryHeap::new();
+    let entry = |c: u64, i: usize| (c.min(u64::from(u32::MAX)) << 32) | i as u64;
+    // the entries pushed after a pop are larger than it (costs grow): a radix heap
+    let mut heap = RadixHeap::default();
     for i in 1..n - 1 {
-        heap.push(Reverse((cost(&steps, &next, i), i, 0u32)));
+        heap.push(entry(cost(&range, &eq, &next, i), i));
     }
     let mut count = n;
     while count > max_steps {
-        let Some(Reverse((_, i, v))) = heap.pop() else {
+        let Some(e) = heap.pop() else {
             break;
         };
-        if !alive[i] || v != version[i] {
+        let i = (e & u64::from(u32::MAX)) as usize;
+        if !alive[i] || e != entry(cost(&range, &eq, &next, i), i) {
             continue;
         }
         let (p, nx) = (prev[i], next[i]);
-        let folded_rows = steps[i].range + steps[i].eq;
-        let folded_distinct = steps[i].distinct_range + 1;
-        let folded_singles = steps[i].range_singles + u64::from(steps[i].eq == 1);
-        steps[nx].range += folded_rows;
-        steps[nx].distinct_range += folded_distinct;
-        steps[nx].range_singles += folded_singles;
+        range[nx] += range[i] + eq[i];
+        distinct_range[nx] += distinct_range[i] + 1;
+        range_singles[nx] += range_singles[i] + u64::from(eq[i] == 1);
         alive[i] = false;
         next[p] = nx;
         prev[nx] = p;
         count -= 1;
         for j in [p, nx] {
             if j != 0 && j != n - 1 && alive[j] {
-                version[j] += 1;
-                heap.push(Reverse((cost(&steps, &next, j), j, version[j])));
+                heap.push(entry(cost(&range, &eq, &next, j), j));
             }
         }
     }
-    steps
-        .into_iter()
-        .zip(alive)
-        .filter_map(|(s, a)| a.then_some(s))
+    runs.into_iter()
+        .enumerate()
+        .filter(|(i, _)| alive[*i])
+        .map(|(i, (key, _))| Step {
+            key,
+            eq: eq[i],
+            range: range[i],
+            distinct_range: distinct_range[i],
+            range_singles: range_singles[i],
+        })
         .collect()
+}
+
+/// A monotone priority queue of u64 keys (a radix heap): every key pushed is at least the last
+/// one popped, which lets a push be one append to the bucket of the highest bit in which the
+/// key differs from the last popped, and a pop redistribute one bucket only when the smallest
+/// is empty (each key moves to lower buckets at most 64 times; no comparisons along a tree of
+/// scattered entries, which made `BinaryHeap::pop` a build's largest cost).
+struct RadixHeap {
+    last: u64,
+    buckets: [Vec<u64>; 65],
+}
+
+impl Default for RadixHeap {
+    fn default() -> Self {
+        RadixHeap {
+            last: 0,
+            buckets: std::array::from_fn(|_| Vec::new()),
+        }
+    }
+}
+
+impl RadixHeap {
+    fn bucket(&self, key: u64) -> usize {
+        // a key below the last popped (never pushed by compress) goes to bucket 0: popped next
+        (64 - (key ^ self.last).leading_zeros() as usize) * usize::from(key >= self.last)
+    }
+
+    fn push(&mut self, key: u64) {
+        let b = self.bucket(key);
+        self.buckets[b].push(key);
+    }
+
+    fn pop(&mut self) -> Option<u64> {
+        if self.buckets[0].is_empty() {
+            let b = self.buckets.iter().position(|b| !b.is_empty())?;
+            let moved = std::mem::take(&mut self.buckets[b]);
+            self.last = moved.iter().copied().min()?;
+            for &k in &moved {
+                let to = self.bucket(k);
+                self.buckets[to].push(k);
+            }
+            // keep the allocation for the bucket's next keys
+            let mut moved = moved;
+            moved.clear();
+            if self.buckets[b].is_empty() {
+                self.buckets[b] = moved;
+            }
+        }
+        self.buckets[0].pop()
+    }
 }
 
 /// Bytes a value takes (the density vector's "Average Length"): the stored length of strings
@@ -372,12 +631,240 @@ pub(crate) fn value_length(v: &Value) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+
     use super::*;
 
     fn col(name: &str) -> StatColumn {
         StatColumn {
             name: name.into(),
             collation: Collation::DEFAULT,
+        }
+    }
+
+    /// [`super::build`] of rows (one value per statistics column).
+    fn build(cols: &[StatColumn], rows: Vec<Vec<Value>>, n: u64, at: String) -> StatisticsData {
+        let mut columns: Vec<Vec<Value>> = vec![Vec::new(); cols.len()];
+        for row in rows {
+            for (c, v) in columns.iter_mut().zip(row) {
+                c.push(v);
+            }
+        }
+        super::build(cols, columns, n, at)
+    }
+
+    /// A deterministic pseudo-random sequence (xorshift).
+    fn noise(n: usize) -> Vec<u64> {
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        (0..n)
+            .map(|_| {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                seed
+            })
+            .collect()
+    }
+
+    /// The step folding as first written (tuples with a version per step in the heap): the
+    /// reference [`compress`] must match.
+    fn compress_reference(runs: Vec<(Value, u64)>, max_steps: usize) -> Vec<Step> {
+        let mut steps: Vec<Step> = runs
+            .into_iter()
+            .map(|(key, eq)| Step {
+                key,
+                eq,
+                range: 0,
+                distinct_range: 0,
+                range_singles: 0,
+            })
+            .collect();
+        let n = steps.len();
+        if n <= max_steps || max_steps < 2 {
+            return steps;
+        }
+        let mut alive = vec![true; n];
+        let mut prev: Vec<usize> = (0..n).map(|i| i.wrapping_sub(1)).collect();
+        let mut next: Vec<usize> = (1..=n).collect();
+        let mut version = vec![0u32; n];
+        let cost = |steps: &[Step], next: &[usize], i: usize| -> u64 {
+            steps[i].range + steps[i].eq + steps[next[i]].range
+        };
+        let mut heap = BinaryHeap::new();
+        for i in 1..n - 1 {
+            heap.push(Reverse((cost(&steps, &next, i), i, 0u32)));
+        }
+        let mut count = n;
+        while count > max_steps {
+            let Some(Reverse((_, i, v))) = heap.pop() else {
+                break;
+            };
+            if !alive[i] || v != version[i] {
+                continue;
+            }
+            let (p, nx) = (prev[i], next[i]);
+            let folded_rows = steps[i].range + steps[i].eq;
+            let folded_distinct = steps[i].distinct_range + 1;
+            let folded_singles = steps[i].range_singles + u64::from(steps[i].eq == 1);
+            steps[nx].range += folded_rows;
+            steps[nx].distinct_range += folded_distinct;
+            steps[nx].range_singles += folded_singles;
+            alive[i] = false;
+            next[p] = nx;
+            prev[nx] = p;
+            count -= 1;
+            for j in [p, nx] {
+                if j != 0 && j != n - 1 && alive[j] {
+                    version[j] += 1;
+                    heap.push(Reverse((cost(&steps, &next, j), j, version[j])));
+                }
+            }
+        }
+        steps
+            .into_iter()
+            .zip(alive)
+            .filter_map(|(s, a)| a.then_some(s))
+            .collect()
+    }
+
+    #[test]
+    fn compress_folds_as_the_reference_does() {
+        let r = noise(30_000);
+        let shapes: Vec<Vec<u64>> = vec![
+            vec![1; 30_000],
+            r.iter().map(|x| x % 5 + 1).collect(),
+            r.iter()
+                .map(|x| if x % 97 == 0 { 400 } else { x % 3 + 1 })
+                .collect(),
+            (1..=5_000u64).map(|v| (20_000 / v).max(1)).collect(),
+            r[..150].iter().map(|x| x % 9 + 1).collect(),
+        ];
+        for (k, eqs) in shapes.into_iter().enumerate() {
+            let runs: Vec<(Value, u64)> = eqs
+                .iter()
+                .enumerate()
+                .map(|(i, &e)| (Value::Int(i as i32), e))
+                .collect();
+            for max in [2, 3, 200] {
+                let got = compress(runs.clone(), max);
+                let want = compress_reference(runs.clone(), max);
+                let view = |s: &[Step]| -> Vec<(Value, u64, u64, u64, u64)> {
+                    s.iter()
+                        .map(|s| {
+                            (
+                                s.key.clone(),
+                                s.eq,
+                                s.range,
+                                s.distinct_range,
+                                s.range_singles,
+                            )
+                        })
+                        .collect()
+                };
+                assert_eq!(view(&got), view(&want), "shape {k}, {max} steps");
+                assert_eq!(got.len(), max.min(eqs.len()), "shape {k}");
+            }
+        }
+    }
+
+    #[test]
+    fn one_column_builds_as_the_general_row_build_does() {
+        let r = noise(20_000);
+        let columns: Vec<(&str, Collation, Vec<Value>)> = vec![
+            (
+                "int with NULLs, skewed",
+                Collation::DEFAULT,
+                r.iter()
+                    .map(|&x| match x % 7 {
+                        0 => Value::Null,
+                        1 | 2 => Value::Int(5),
+                        _ => Value::Int((x % 3000) as i32 - 1500),
+                    })
+                    .collect(),
+            ),
+            (
+                "bigint keys past i64 in i128: none; a key",
+                Collation::DEFAULT,
+                (0..20_000i64)
+                    .map(|i| Value::BigInt(i * 1_000_003 - 7))
+                    .collect(),
+            ),
+            (
+                "decimal(15,2)",
+                Collation::DEFAULT,
+                r.iter()
+                    .map(|&x| Value::Decimal {
+                        mantissa: (x % 100_000) as i128 - 50_000,
+                        scale: 2,
+                    })
+                    .collect(),
+            ),
+            (
+                "decimal of mixed scales (compared by value)",
+                Collation::DEFAULT,
+                r.iter()
+                    .map(|&x| Value::Decimal {
+                        mantissa: (x % 500) as i128,
+                        scale: (x % 2) as u8,
+                    })
+                    .collect(),
+            ),
+            (
+                "date",
+                Collation::DEFAULT,
+                r.iter()
+                    .map(|&x| Value::Date(730_000 + (x % 2_500) as i32))
+                    .collect(),
+            ),
+            (
+                "datetime",
+                Collation::DEFAULT,
+                r.iter()
+                    .map(|&x| Value::DateTime {
+                        days: (x % 40) as i32,
+                        ticks: ((x >> 8) % 5) as i64,
+                    })
+                    .collect(),
+            ),
+            (
+                "varchar, case-insensitive",
+                Collation::DEFAULT,
+                r.iter()
+                    .map(|&x| {
+                        let s = format!("Value{}", x % 900);
+                        Value::VarChar(if x % 2 == 0 { s.to_uppercase() } else { s })
+                    })
+                    .collect(),
+            ),
+            (
+                "char, case-sensitive, with NULLs",
+                Collation::CS_AS,
+                r.iter()
+                    .map(|&x| match x % 11 {
+                        0 => Value::Null,
+                        _ => Value::Char(format!("{:<8}", ["a", "A", "b", "B"][(x % 4) as usize])),
+                    })
+                    .collect(),
+            ),
+            (
+                "float",
+                Collation::DEFAULT,
+                r.iter()
+                    .map(|&x| Value::Float((x % 1000) as f64 / 7.0 - 50.0))
+                    .collect(),
+            ),
+        ];
+        for (what, collation, values) in columns {
+            let c = || StatColumn {
+                name: "c".into(),
+                collation,
+            };
+            let rows: Vec<Vec<Value>> = values.iter().map(|v| vec![v.clone()]).collect();
+            let general = build_rows(&[c()], rows, 100_000, String::new());
+            let single = super::build(&[c()], vec![values], 100_000, String::new());
+            assert_eq!(single, general, "{what}");
+            assert!(!single.steps.is_empty(), "{what}");
         }
     }
 

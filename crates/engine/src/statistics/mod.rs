@@ -34,9 +34,10 @@ pub(crate) use show::{stats_date, sys_view};
 /// this many rows, FULLSCAN included (`Rows Sampled` then says so).
 pub(crate) const MAX_BUILD_ROWS: u64 = 1_000_000;
 
-/// Tables up to this many rows are read whole by automatic statistics (SQL Server: tables
-/// under 8 MB).
-const AUTO_FULLSCAN_ROWS: u64 = 100_000;
+/// Tables up to this many pages (8 MB) are read whole by the default sample, and a larger
+/// table's default sample takes this many pages more than its `15 * rows^0.55` rows
+/// ([`auto_fraction`]).
+const AUTO_FULLSCAN_PAGES: u64 = 1024;
 
 /// The statistics objects of one database's tables (part of [`DbCatalog`]), as stored: index
 /// statistics appear here once built; [`table_objects`] adds the headers of the others.
@@ -263,9 +264,24 @@ pub(crate) enum Sample {
     Full,
     Percent(f64),
     Rows(u64),
-    /// Automatic statistics and `sp_updatestats` (module README: whole table up to
-    /// [`AUTO_FULLSCAN_ROWS`], then `15 * rows^0.55` rows, at least 100,000).
+    /// Automatic statistics, `sp_updatestats` and `UPDATE STATISTICS` without option: SQL
+    /// Server's default sample ([`auto_fraction`]).
     Auto,
+}
+
+/// The fraction of a table of `rows` rows on `pages` pages that SQL Server's default sample
+/// reads (automatic statistics, `UPDATE STATISTICS` without a sample option): the whole table
+/// up to 1,024 pages (8 MB), else `15 * rows^0.55` rows' worth of pages plus 1,024 pages, at
+/// most all of them — the sampled pages `min(pages, 15 * rows^0.55 / rows * pages + 1024)`
+/// Microsoft's support engineers give for SQL Server 2016+. The sample grows sub-linearly:
+/// about 21 % of a 400,000-row table of 6,200 pages, some 2.4 % of TPC-H SF 1's lineitem (6 M rows,
+/// 140,000 sampled).
+pub(crate) fn auto_fraction(rows: u64, pages: u64) -> f64 {
+    if pages <= AUTO_FULLSCAN_PAGES || rows == 0 {
+        return 1.0;
+    }
+    let n = rows as f64;
+    (15.0 * n.powf(0.55) / n + AUTO_FULLSCAN_PAGES as f64 / pages as f64).min(1.0)
 }
 
 /// (open storage database's process-unique instance id, table, stats_id): not its address,
@@ -383,8 +399,13 @@ pub(crate) fn build_data_sets(
         Sample::Full => rows as f64,
         Sample::Percent(p) => rows as f64 * (p / 100.0).clamp(0.0, 1.0),
         Sample::Rows(n) => n as f64,
-        Sample::Auto if rows <= AUTO_FULLSCAN_ROWS => rows as f64,
-        Sample::Auto => (15.0 * (rows as f64).powf(0.55)).max(AUTO_FULLSCAN_ROWS as f64),
+        Sample::Auto => {
+            // the page count: an IAM walk, no data page read
+            let pages = ts
+                .page_sample(&mut |_| false)?
+                .map_or(0, |s| s.total_pages() as u64);
+            rows as f64 * auto_fraction(rows, pages)
+        }
     };
     let fraction = (wanted.min(MAX_BUILD_ROWS as f64) / rows as f64).clamp(0.0, 1.0);
     // the sampled rows hold the union of the sets' columns
@@ -397,8 +418,11 @@ pub(crate) fn build_data_sets(
     } else {
         union.clone()
     };
-    let mut sampled: Vec<Vec<types::Value>> = Vec::new();
+    // the sample by column (one vector per union column: no vector per row)
+    let mut sampled: Vec<Vec<types::Value>> = vec![Vec::new(); union.len()];
     let mut seen = 0u64;
+    // rows the filter accepted
+    let mut kept = 0u64;
     // deterministic page choice (xorshift seeded by the table) so a rebuild of unchanged data
     // gives the same histogram
     let mut seed = (table.object_id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
@@ -425,7 +449,10 @@ pub(crate) fn build_data_sets(
                     return Ok(());
                 }
             }
-            sampled.push(union.iter().map(|&c| row[c].clone()).collect());
+            kept += 1;
+            for (column, &c) in sampled.iter_mut().zip(&union) {
+                column.push(row[c].clone());
+            }
             Ok(())
         })
     };
@@ -445,11 +472,15 @@ pub(crate) fn build_data_sets(
     let matching = if seen == 0 {
         0
     } else {
-        (sampled.len() as f64 * rows as f64 / seen as f64).round() as u64
+        (kept as f64 * rows as f64 / seen as f64).round() as u64
     };
     let now = crate::ddl::now_text();
     let mut out = Vec::with_capacity(sets.len());
-    for (i, cols) in sets.iter().enumerate() {
+    let mut uses: Vec<usize> = union
+        .iter()
+        .map(|u| sets.iter().flatten().filter(|c| *c == u).count())
+        .collect();
+    for cols in sets {
         let stat_cols: Vec<build::StatColumn> = cols
             .iter()
             .filter_map(|&c| table.columns.get(c))
@@ -466,35 +497,26 @@ pub(crate) fn build_data_sets(
             .iter()
             .filter_map(|c| union.iter().position(|u| u == c))
             .collect();
-        // the last set takes the sample itself (no copy for the usual single set)
-        let rows_of_set: Vec<Vec<types::Value>> = if i + 1 == sets.len() {
-            std::mem::take(&mut sampled)
-                .into_iter()
-                .map(|r| project(r, &at))
-                .collect()
-        } else {
-            sampled
-                .iter()
-                .map(|r| at.iter().map(|&j| r[j].clone()).collect())
-                .collect()
-        };
+        // a column is moved out of the sample by its last reader, copied for the others
+        let columns_of_set: Vec<Vec<types::Value>> = at
+            .iter()
+            .map(|&j| {
+                uses[j] -= 1;
+                if uses[j] > 0 {
+                    sampled[j].clone()
+                } else {
+                    std::mem::take(&mut sampled[j])
+                }
+            })
+            .collect();
         out.push(Some(build::build(
             &stat_cols,
-            rows_of_set,
+            columns_of_set,
             matching,
             now.clone(),
         )));
     }
     Ok((out, counter))
-}
-
-/// The values of `row` at positions `at`, in that order (moved, not cloned, when `at` is the
-/// identity).
-fn project(row: Vec<types::Value>, at: &[usize]) -> Vec<types::Value> {
-    if at.iter().enumerate().all(|(i, &j)| i == j) && at.len() == row.len() {
-        return row;
-    }
-    at.iter().map(|&j| row[j].clone()).collect()
 }
 
 /// Types SQL Server cannot build statistics on (Msg 1978).
