@@ -336,14 +336,14 @@ fn reduce_groups(join: &mut AggJoin, outer: &LogicalOp, conjuncts: &[ScalarExpr]
         return;
     };
     let grouped_input = std::mem::replace(
-        input,
-        Box::new(LogicalOp::Values {
+        &mut **input,
+        LogicalOp::Values {
             rows: Vec::new(),
             columns: Vec::new(),
-        }),
+        },
     );
-    *input = Box::new(LogicalOp::Join {
-        left: grouped_input,
+    **input = LogicalOp::Join {
+        left: Box::new(grouped_input),
         right: Box::new(LogicalOp::Filter {
             input: Box::new(leaf.clone()),
             predicate: filter,
@@ -351,7 +351,7 @@ fn reduce_groups(join: &mut AggJoin, outer: &LogicalOp, conjuncts: &[ScalarExpr]
         kind: JoinKind::LeftSemi,
         on: Some(on),
         hint: None,
-    });
+    };
 }
 
 /// The relations of an inner / cross join tree with the offset of their first column in its

@@ -174,11 +174,8 @@ fn join_aggregate_costs(
             .iter()
             .map(|b| {
                 let c = CpuIo::of_subtree(b);
-                if gathers_build(b, factor < 1.0) {
-                    // gathered from row-mode workers (`parallelize_builds`)
-                    c.total(1.0) / dop
-                        + crate::cost::EXCHANGE_STARTUP
-                        + crate::cost::EXCHANGE_ROW * b.est_rows
+                if gathers_build(b, dop, factor < 1.0) {
+                    gathered_build_cost(b, dop)
                 } else {
                     c.total(factor)
                 }
@@ -288,7 +285,7 @@ fn parallelize_builds(zone: &mut PhysOp, dop: u16, batch: BatchChoice<'_>, worke
             parallelize_builds(input, dop, batch, workers_batch)
         }
         PhysKind::HashJoin { left, right, .. } => {
-            if gathers_build(right, workers_batch) {
+            if gathers_build(right, f64::from(dop.max(1)), workers_batch) {
                 gather(right, dop);
             } else if !(workers_batch && crate::batch_mode::batch_build(right)) {
                 // (a batch source under batch-mode workers is read serially in batch mode,
@@ -303,14 +300,28 @@ fn parallelize_builds(zone: &mut PhysOp, dop: u16, batch: BatchChoice<'_>, worke
 }
 
 /// Whether the build side `b` of a zone's join is a filtering zone gathered from row-mode
-/// workers. Not when the workers probe in batch mode (`workers_batch`) and batch mode reads
-/// `b` as a source: the row-mode workers' scan filters each row through the row evaluator
-/// (TPC-H Q12's lineitem build: 600k rows decoded and filtered, 3,155 kept), the serial
-/// batch scan filters column-wise and decodes the other columns only for the rows that pass
-/// (exec README "Late materialization"), in about 0.4x the CPU of the two row-mode workers
-/// together, without the exchange.
-fn gathers_build(b: &PhysOp, workers_batch: bool) -> bool {
-    is_zone(b) && filters(b) && !(workers_batch && crate::batch_mode::batch_build(b))
+/// workers. When the workers probe in batch mode (`workers_batch`) and batch mode reads `b`
+/// as a source, only when that costs less than reading it serially in batch mode: the
+/// row-mode workers filter each row through the row evaluator (TPC-H Q12's lineitem build:
+/// 600k rows, 3,155 kept), the serial batch scan filters column-wise and decodes the other
+/// columns only for the rows that pass (exec README "Late materialization"), at
+/// `BATCH_CPU_FACTOR` of row mode's CPU, without the exchange, but reads every page itself.
+fn gathers_build(b: &PhysOp, dop: f64, workers_batch: bool) -> bool {
+    if !(is_zone(b) && filters(b)) {
+        return false;
+    }
+    if !(workers_batch && crate::batch_mode::batch_build(b)) {
+        return true;
+    }
+    gathered_build_cost(b, dop) < CpuIo::of_subtree(b).total(BATCH_CPU_FACTOR)
+}
+
+/// A filtering zone's cost when row-mode workers scan it and the coordinator gathers its
+/// rows.
+fn gathered_build_cost(b: &PhysOp, dop: f64) -> f64 {
+    CpuIo::of_subtree(b).total(1.0) / dop
+        + crate::cost::EXCHANGE_STARTUP
+        + crate::cost::EXCHANGE_ROW * b.est_rows
 }
 
 /// An aggregate whose input zone holds a hash join.
