@@ -229,16 +229,13 @@ fn datepart_reads_datefirst_only_for_week_and_weekday() {
     let sunday_first = outcome(&mut s, q);
     ok(&mut s, "SET DATEFIRST 1");
     let monday_first = outcome(&mut s, q);
-    let has = |out: &[String], want: &str| {
-        assert!(out.join(" ").contains(want), "{want} not in {out:?}");
-    };
-    has(
-        &sunday_first,
-        "[Int(2024), Int(11), Int(1), NVarChar(\"11\")]",
+    assert_eq!(
+        sunday_first,
+        [r#"rows ["[Int(2024), Int(11), Int(1), NVarChar(\"11\")]"]"#]
     );
-    has(
-        &monday_first,
-        "[Int(2024), Int(10), Int(7), NVarChar(\"10\")]",
+    assert_eq!(
+        monday_first,
+        [r#"rows ["[Int(2024), Int(10), Int(7), NVarChar(\"10\")]"]"#]
     );
     let _ = std::fs::remove_dir_all(d);
 }
