@@ -211,6 +211,35 @@ fn case_kernel_matches_row_mode() {
     let _ = std::fs::remove_dir_all(d);
 }
 
+/// DATEPART reads SET DATEFIRST only for week and weekday: other parts carry no
+/// `@@DATEFIRST` argument (a pure expression: parallel workers may evaluate it), and the
+/// week and weekday numbers still change with the setting.
+#[test]
+fn datepart_reads_datefirst_only_for_week_and_weekday() {
+    let (mut s, d) = session("datefirst");
+    let plan = plan_text(
+        &mut s,
+        "SELECT DATEPART(year, d), DATEPART(week, d), DATENAME(month, d) \
+         FROM (VALUES (CAST('2024-03-06' AS date))) v(d)",
+    );
+    assert_eq!(plan.matches("@@datefirst").count(), 1, "{plan}");
+    assert!(plan.contains("datepart(('year'),[Expr1000])"), "{plan}");
+    let q = "SELECT DATEPART(year, d), DATEPART(week, d), DATEPART(weekday, d), DATENAME(week, d) \
+             FROM (VALUES (CAST('2024-03-10' AS date))) v(d)";
+    let sunday_first = outcome(&mut s, q);
+    ok(&mut s, "SET DATEFIRST 1");
+    let monday_first = outcome(&mut s, q);
+    assert_eq!(
+        sunday_first,
+        [r#"rows ["[Int(2024), Int(11), Int(1), NVarChar(\"11\")]"]"#]
+    );
+    assert_eq!(
+        monday_first,
+        [r#"rows ["[Int(2024), Int(10), Int(7), NVarChar(\"10\")]"]"#]
+    );
+    let _ = std::fs::remove_dir_all(d);
+}
+
 /// YEAR / MONTH / DAY of date vectors, 0001-01-01 to 9999-12-31, leap days and NULLs.
 #[test]
 fn date_part_kernels_match_row_mode() {
@@ -222,6 +251,11 @@ fn date_part_kernels_match_row_mode() {
             format!("SELECT MONTH(dt), DAY(dt), COUNT(*) FROM {t} GROUP BY MONTH(dt), DAY(dt)"),
             format!("SELECT SUM(YEAR(dt) * 10000 + MONTH(dt) * 100 + DAY(dt)), MIN(YEAR(dt)), MAX(YEAR(dt)) FROM {t}"),
             format!("SELECT COUNT(*) FROM {t} WHERE YEAR(dt) = 1995 AND MONTH(dt) IN (1, 2)"),
+            // DATEPART of year / month / day: the same kernel (TPC-H Q7, Q8, Q9)
+            format!("SELECT DATEPART(year, dt), DATEPART(mm, dt), COUNT(*) FROM {t} GROUP BY DATEPART(year, dt), DATEPART(mm, dt)"),
+            format!("SELECT SUM(DATEPART(yyyy, dt) * 10000 + DATEPART(m, dt) * 100 + DATEPART(dd, dt)), MAX(DATEPART(day, dt)) FROM {t}"),
+            // week and weekday follow SET DATEFIRST: value by value, as row mode
+            format!("SELECT DATEPART(week, dt), DATEPART(dw, dt), COUNT(*) FROM {t} GROUP BY DATEPART(week, dt), DATEPART(dw, dt)"),
         ] {
             check_same(&mut s, &q);
         }

@@ -35,6 +35,10 @@ use crate::decorrelate::{free_params, rewrite};
 struct AggJoin {
     grouped: LogicalOp,
     on: ScalarExpr,
+    /// The correlation keys: the outer expressions (over the outer columns) and the inner
+    /// ones (over the aggregate's input columns), pairwise compared with `=`.
+    outer_keys: Vec<ScalarExpr>,
+    inner_keys: Vec<ScalarExpr>,
 }
 
 /// Rewrites the first conjunct holding a decorrelatable scalar aggregate subquery: returns the
@@ -52,9 +56,10 @@ pub(crate) fn try_agg_join(
             break;
         }
     }
-    let Some(join) = found else {
+    let Some(mut join) = found else {
         return Err(Box::new((input, conjuncts)));
     };
+    reduce_groups(&mut join, &input, &conjuncts);
     let Some(predicate) = ScalarExpr::conjunction(conjuncts) else {
         return Err(Box::new((input, Vec::new())));
     };
@@ -195,6 +200,7 @@ fn decorrelate(sq: &Subquery, la: usize) -> Option<(AggJoin, ScalarExpr)> {
         keys.push((**inner_side).clone());
         outer_keys.push(outer_expr);
     }
+    let inner_keys = keys.clone();
     if keys.is_empty() {
         return None;
     }
@@ -206,7 +212,8 @@ fn decorrelate(sq: &Subquery, la: usize) -> Option<(AggJoin, ScalarExpr)> {
     }
     let nkeys = keys.len();
     let on_parts = outer_keys
-        .into_iter()
+        .iter()
+        .cloned()
         .zip(&keys)
         .enumerate()
         .map(|(i, (o, k))| {
@@ -236,7 +243,133 @@ fn decorrelate(sq: &Subquery, la: usize) -> Option<(AggJoin, ScalarExpr)> {
     };
     // the value read aggregate j as column j; over the join it is column la + nkeys + j
     value.remap_columns(&|j| la + nkeys + j);
-    Some((AggJoin { grouped, on }, value))
+    Some((
+        AggJoin {
+            grouped,
+            on,
+            outer_keys,
+            inner_keys,
+        },
+        value,
+    ))
+}
+
+/// Groups only the keys some outer row can read (a semi join reduction, TPC-H Q17 and Q2):
+/// when every outer key reads one relation `R` of the outer input's inner-join tree and the
+/// WHERE conjuncts filter `R` alone, the aggregate's input is semi-joined with `R` under those
+/// filters on the correlation keys,
+///
+/// ```text
+/// (SELECT k, AGG(e) FROM inner WHERE p AND k IN (SELECT r.k FROM R r WHERE filters(r))
+///  GROUP BY k)
+/// ```
+///
+/// so Q17 averages the lineitem rows of its ~20 parts instead of grouping all 600k rows by
+/// part. Sound because an outer row that passes the WHERE has an `R` row that passes `R`'s
+/// own filters, whose key values are that outer row's keys: its group is kept; the groups
+/// dropped are those no outer row joins (the left outer join above never reads them). Only
+/// the filters are duplicated (deterministic, without subqueries: the same rows pass them
+/// twice); nothing changes when `R` is the whole outer input or no conjunct filters it.
+fn reduce_groups(join: &mut AggJoin, outer: &LogicalOp, conjuncts: &[ScalarExpr]) {
+    let mut leaves = Vec::new();
+    inner_join_leaves(outer, 0, &mut leaves);
+    if leaves.len() < 2 {
+        return;
+    }
+    let mut key_cols = Vec::new();
+    for k in &join.outer_keys {
+        k.columns_used(&mut key_cols);
+    }
+    if key_cols.is_empty() {
+        return;
+    }
+    let within = |e: &ScalarExpr, off: usize, n: usize| {
+        let mut cols = Vec::new();
+        e.columns_used(&mut cols);
+        !cols.is_empty() && cols.iter().all(|&c| c >= off && c < off + n)
+    };
+    let Some(&(off, leaf)) = leaves.iter().find(|(off, leaf)| {
+        let n = leaf.arity();
+        key_cols.iter().all(|&c| c >= *off && c < off + n)
+    }) else {
+        return;
+    };
+    if crate::decorrelate::op_uses_params(leaf) {
+        return;
+    }
+    let n = leaf.arity();
+    let filters: Vec<ScalarExpr> = conjuncts
+        .iter()
+        .filter(|c| {
+            within(c, off, n)
+                && !c.has_subquery()
+                && !c.calls_volatile()
+                && free_params(c).is_empty()
+        })
+        .map(|c| {
+            let mut c = c.clone();
+            c.remap_columns(&|j| j - off);
+            c
+        })
+        .collect();
+    let Some(filter) = ScalarExpr::conjunction(filters) else {
+        return;
+    };
+    let LogicalOp::Aggregate { input, .. } = &mut join.grouped else {
+        return;
+    };
+    let ia = input.arity();
+    let parts: Vec<ScalarExpr> = join
+        .inner_keys
+        .iter()
+        .zip(&join.outer_keys)
+        .map(|(i, o)| {
+            let mut o = o.clone();
+            o.remap_columns(&|j| j - off + ia);
+            ScalarExpr::new(
+                ScalarKind::Compare(CmpOp::Eq, Box::new(i.clone()), Box::new(o)),
+                DataType::Bit,
+            )
+        })
+        .collect();
+    let Some(on) = ScalarExpr::conjunction(parts) else {
+        return;
+    };
+    let grouped_input = std::mem::replace(
+        &mut **input,
+        LogicalOp::Values {
+            rows: Vec::new(),
+            columns: Vec::new(),
+        },
+    );
+    **input = LogicalOp::Join {
+        left: Box::new(grouped_input),
+        right: Box::new(LogicalOp::Filter {
+            input: Box::new(leaf.clone()),
+            predicate: filter,
+        }),
+        kind: JoinKind::LeftSemi,
+        on: Some(on),
+        hint: None,
+    };
+}
+
+/// The relations of an inner / cross join tree with the offset of their first column in its
+/// output (a relation: anything that is not such a join).
+fn inner_join_leaves<'a>(op: &'a LogicalOp, off: usize, out: &mut Vec<(usize, &'a LogicalOp)>) {
+    match op {
+        LogicalOp::Join {
+            left,
+            right,
+            kind: JoinKind::Inner | JoinKind::Cross,
+            ..
+        } => {
+            let la = left.arity();
+            inner_join_leaves(left, off, out);
+            inner_join_leaves(right, off + la, out);
+        }
+        _ => out.push((off, op)),
+    }
 }
 
 /// Replaces each `Column(j)` of `e` by `exprs[j]`; false when one is out of range.

@@ -175,8 +175,8 @@ fn typed(e: &ScalarExpr) -> bool {
 }
 
 /// An expression a serial batch pipeline evaluates: [`pure`] (what a parallel worker may
-/// evaluate), and also the session's `@@` values (`@@DATEFIRST` in `DATEPART`: TPC-H Q7, Q8,
-/// Q9), which the session's own thread reads as row mode does.
+/// evaluate), and also the session's `@@` values (`@@DATEFIRST` in `DATEPART` of week or
+/// weekday), which the session's own thread reads as row mode does.
 fn serial_pure(e: &ScalarExpr) -> bool {
     match &e.kind {
         ScalarKind::Function {
@@ -382,7 +382,7 @@ pub(crate) fn mark_partial_join(op: &mut PhysOp) {
                 Some(&mut **input)
             }
             PhysKind::HashJoin { left, right, .. } => {
-                if is_source(right) && source_types(right) {
+                if batch_build(right) {
                     mark(right);
                 }
                 Some(&mut **left)
@@ -390,6 +390,12 @@ pub(crate) fn mark_partial_join(op: &mut PhysOp) {
             _ => None,
         };
     }
+}
+
+/// Whether a join build side is a batch source the coordinator reads in batch mode when the
+/// workers probe in batch mode ([`mark_partial_join`] marks it).
+pub(crate) fn batch_build(op: &PhysOp) -> bool {
+    is_source(op) && source_types(op)
 }
 
 /// Whether a parallel zone holds a hash join (parallelize's shared-build join).

@@ -174,11 +174,8 @@ fn join_aggregate_costs(
             .iter()
             .map(|b| {
                 let c = CpuIo::of_subtree(b);
-                if is_zone(b) && filters(b) {
-                    // gathered from row-mode workers (`parallelize_builds`)
-                    c.total(1.0) / dop
-                        + crate::cost::EXCHANGE_STARTUP
-                        + crate::cost::EXCHANGE_ROW * b.est_rows
+                if gathers_build(b, dop, factor < 1.0) {
+                    gathered_build_cost(b, dop)
                 } else {
                     c.total(factor)
                 }
@@ -242,7 +239,7 @@ fn rewrite(op: &mut PhysOp, dop: u16, batch: BatchChoice<'_>) {
             }
             *op = new;
             if let Some(partial) = partial_aggregate_mut(op) {
-                parallelize_builds(partial, dop, batch);
+                parallelize_builds(partial, dop, batch, workers_batch);
                 if workers_batch {
                     // the batch-mode pass leaves a join zone's partial aggregate alone: the
                     // choice was made here, on cost
@@ -257,7 +254,7 @@ fn rewrite(op: &mut PhysOp, dop: u16, batch: BatchChoice<'_>) {
             // and the joined rows are gathered (unordered, like the scan)
             gather(op, dop);
             if let PhysKind::Parallelism { input, .. } = &mut op.kind {
-                parallelize_builds(input, dop, batch);
+                parallelize_builds(input, dop, batch, false);
             }
             return;
         }
@@ -278,21 +275,53 @@ fn rewrite(op: &mut PhysOp, dop: u16, batch: BatchChoice<'_>) {
 /// The build sides of a zone's hash joins, which the coordinator reads before the workers
 /// start: a filtering zone is itself scanned by workers and gathered (else the serial build
 /// scan bounds the speed-up, Amdahl), anything else is parallelized as a plan of its own.
-fn parallelize_builds(zone: &mut PhysOp, dop: u16, batch: BatchChoice<'_>) {
+/// `workers_batch`: the workers probe in batch mode, and then a filtering zone that batch mode
+/// reads stays serial and is read in batch mode ([`gathers_build`]).
+fn parallelize_builds(zone: &mut PhysOp, dop: u16, batch: BatchChoice<'_>, workers_batch: bool) {
     match &mut zone.kind {
         PhysKind::Filter { input, .. }
         | PhysKind::ComputeScalar { input, .. }
-        | PhysKind::PartialAggregate { input, .. } => parallelize_builds(input, dop, batch),
+        | PhysKind::PartialAggregate { input, .. } => {
+            parallelize_builds(input, dop, batch, workers_batch)
+        }
         PhysKind::HashJoin { left, right, .. } => {
-            if is_zone(right) && filters(right) {
+            if gathers_build(right, f64::from(dop.max(1)), workers_batch) {
                 gather(right, dop);
-            } else {
+            } else if !(workers_batch && crate::batch_mode::batch_build(right)) {
+                // (a batch source under batch-mode workers is read serially in batch mode,
+                // as [`gathers_build`] says for a filtering zone: TPC-H Q3's and Q10's
+                // customer-orders joins)
                 rewrite(right, dop, batch);
             }
-            parallelize_builds(left, dop, batch);
+            parallelize_builds(left, dop, batch, workers_batch);
         }
         _ => {}
     }
+}
+
+/// Whether the build side `b` of a zone's join is a filtering zone gathered from row-mode
+/// workers. When the workers probe in batch mode (`workers_batch`) and batch mode reads `b`
+/// as a source, only when that costs less than reading it serially in batch mode: the
+/// row-mode workers filter each row through the row evaluator (TPC-H Q12's lineitem build:
+/// 600k rows, 3,155 kept), the serial batch scan filters column-wise and decodes the other
+/// columns only for the rows that pass (exec README "Late materialization"), at
+/// `BATCH_CPU_FACTOR` of row mode's CPU, without the exchange, but reads every page itself.
+fn gathers_build(b: &PhysOp, dop: f64, workers_batch: bool) -> bool {
+    if !(is_zone(b) && filters(b)) {
+        return false;
+    }
+    if !(workers_batch && crate::batch_mode::batch_build(b)) {
+        return true;
+    }
+    gathered_build_cost(b, dop) < CpuIo::of_subtree(b).total(BATCH_CPU_FACTOR)
+}
+
+/// A filtering zone's cost when row-mode workers scan it and the coordinator gathers its
+/// rows.
+fn gathered_build_cost(b: &PhysOp, dop: f64) -> f64 {
+    CpuIo::of_subtree(b).total(1.0) / dop
+        + crate::cost::EXCHANGE_STARTUP
+        + crate::cost::EXCHANGE_ROW * b.est_rows
 }
 
 /// An aggregate whose input zone holds a hash join.

@@ -41,3 +41,35 @@ WHERE x <= (SELECT MAX(q) FROM i_t WHERE i_t.k = o_t.k AND q > 3)
   AND x >= (SELECT MIN(q) FROM i_t WHERE i_t.k = o_t.k) - 2
 ORDER BY id
 GO
+-- the outer keys come from one relation of the outer join tree that the WHERE filters alone
+-- (TPC-H q17's part): the grouped input is semi-joined with that relation's filtered rows,
+-- so only the keys an outer row can read are grouped (Left Semi Join under the aggregate)
+CREATE TABLE p_t (pk int PRIMARY KEY, brand varchar(10))
+INSERT INTO p_t VALUES (1, 'a'), (2, 'b'), (3, 'a'), (4, 'b')
+GO
+SET SHOWPLAN_TEXT ON
+GO
+SELECT o_t.id FROM o_t, p_t
+WHERE p_t.pk = o_t.k AND p_t.brand = 'a' AND o_t.x < (SELECT 2 * AVG(q) FROM i_t WHERE i_t.k = p_t.pk)
+GO
+SET SHOWPLAN_TEXT OFF
+GO
+SELECT o_t.id FROM o_t, p_t
+WHERE p_t.pk = o_t.k AND p_t.brand = 'a' AND o_t.x < (SELECT 2 * AVG(q) FROM i_t WHERE i_t.k = p_t.pk)
+ORDER BY o_t.id
+GO
+SELECT o_t.id FROM o_t, p_t
+WHERE p_t.pk = o_t.k AND p_t.brand = 'a' AND o_t.x < (SELECT 2 * AVG(q) FROM i_t WHERE i_t.k = p_t.pk)
+ORDER BY o_t.id
+OPTION (QUERYRULEOFF CorrelatedAggToJoin)
+GO
+-- brand 'b': k 2 (q 2 and NULL) and k 4 (only NULL q: no row qualifies)
+SELECT o_t.id FROM o_t, p_t
+WHERE p_t.pk = o_t.k AND p_t.brand = 'b' AND o_t.x <= (SELECT MAX(q) FROM i_t WHERE i_t.k = p_t.pk)
+ORDER BY o_t.id
+GO
+SELECT o_t.id FROM o_t, p_t
+WHERE p_t.pk = o_t.k AND p_t.brand = 'b' AND o_t.x <= (SELECT MAX(q) FROM i_t WHERE i_t.k = p_t.pk)
+ORDER BY o_t.id
+OPTION (QUERYRULEOFF CorrelatedAggToJoin)
+GO

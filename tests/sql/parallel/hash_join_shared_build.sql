@@ -58,3 +58,14 @@ SELECT n = COUNT(*) FROM dbo.fact f JOIN dbo.dim d ON f.k = d.k OPTION (MAXDOP 2
 GO
 SET STATISTICS PROFILE OFF;
 GO
+-- batch-mode workers (TPC-H Q12's shape): a build side that filters is read serially in batch
+-- mode (a scan with its WHERE, late materialization), not gathered from row-mode workers
+SET SHOWPLAN_TEXT ON;
+GO
+SELECT d.grp, n = COUNT(*), total = SUM(f.v) FROM dbo.fact f JOIN dbo.dim d ON f.k = d.k WHERE d.name LIKE 'n1%' GROUP BY d.grp OPTION (MAXDOP 2, USE HINT ('ALLOW_BATCH_MODE'));
+GO
+SET SHOWPLAN_TEXT OFF;
+GO
+SELECT d.grp, n = COUNT(*), total = SUM(f.v) FROM dbo.fact f JOIN dbo.dim d ON f.k = d.k WHERE d.name LIKE 'n1%' GROUP BY d.grp ORDER BY d.grp OPTION (MAXDOP 2, USE HINT ('ALLOW_BATCH_MODE'));
+SELECT d.grp, n = COUNT(*), total = SUM(f.v) FROM dbo.fact f JOIN dbo.dim d ON f.k = d.k WHERE d.name LIKE 'n1%' GROUP BY d.grp ORDER BY d.grp OPTION (MAXDOP 1, USE HINT ('DISALLOW_BATCH_MODE'));
+GO

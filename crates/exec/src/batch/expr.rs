@@ -519,6 +519,19 @@ fn eval_unguarded(
                 None => per_row(e, batch, sel, ctx),
             }
         }
+        ScalarKind::Function {
+            func: plan::ScalarFunc::Builtin,
+            name,
+            args,
+        } if e.data_type == DataType::Int && datepart_of_date(name, args).is_some() => {
+            match datepart_of_date(name, args) {
+                Some(f) => {
+                    let v = eval_batch(&args[1], batch, sel, ctx)?;
+                    date_parts(&v, f, sel, len)
+                }
+                None => per_row(e, batch, sel, ctx),
+            }
+        }
         _ => per_row(e, batch, sel, ctx),
     }
 }
@@ -587,6 +600,25 @@ fn date_part_fn(name: &str) -> Option<usize> {
     ["YEAR", "MONTH", "DAY"]
         .iter()
         .position(|n| n.eq_ignore_ascii_case(name))
+}
+
+/// `DATEPART(year | month | day, d)` of a date `d` (no `@@DATEFIRST` argument: the binder adds
+/// it only for week and weekday) as the index into `civil_from_days`'s (year, month, day): the
+/// same values as `YEAR` / `MONTH` / `DAY` (TPC-H Q7, Q8, Q9).
+fn datepart_of_date(name: &str, args: &[ScalarExpr]) -> Option<usize> {
+    if !name.eq_ignore_ascii_case("DATEPART") || args.len() != 2 {
+        return None;
+    }
+    if args[1].data_type != DataType::Date {
+        return None;
+    }
+    let part = args[0].as_literal()?.as_str()?;
+    match types::functions::DatePart::parse(part).ok()? {
+        types::functions::DatePart::Year => Some(0),
+        types::functions::DatePart::Month => Some(1),
+        types::functions::DatePart::Day => Some(2),
+        _ => None,
+    }
 }
 
 /// `YEAR` / `MONTH` / `DAY` of a date operand: `types::datetime::civil_from_days`, the

@@ -202,7 +202,7 @@ impl Binder<'_> {
                     } else {
                         name
                     };
-                    if matches!(name.as_str(), "DATEPART" | "DATENAME") {
+                    if matches!(name.as_str(), "DATEPART" | "DATENAME") && reads_datefirst(&args) {
                         // weekday and week numbers follow SET DATEFIRST (types::functions)
                         args.push(self.system_variable("DATEFIRST"));
                     }
@@ -579,4 +579,17 @@ fn round_type(t: &DataType) -> DataType {
         DataType::Bit | DataType::Null => DataType::Int,
         other => other.clone(),
     }
+}
+
+/// Whether a DATEPART / DATENAME call depends on SET DATEFIRST: only week and weekday
+/// numbers do (`types::functions::datepart_value`). Any other literal part gets no `@@DATEFIRST` argument, so the call stays a pure expression a
+/// parallel worker may evaluate (TPC-H Q7, Q8, Q9's `DATEPART(year, ...)`); a part that is
+/// not a literal keeps it.
+fn reads_datefirst(args: &[ScalarExpr]) -> bool {
+    let part = args
+        .first()
+        .and_then(|a| a.as_literal())
+        .and_then(|v| v.as_str())
+        .map(types::functions::DatePart::parse);
+    !matches!(part, Some(Ok(p)) if !matches!(p, types::functions::DatePart::Week | types::functions::DatePart::Weekday))
 }
