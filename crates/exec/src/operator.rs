@@ -65,11 +65,18 @@ fn build_unguarded(op: &PhysOp) -> SqlResult<BoxOp<'_>> {
     if crate::batch::is_batch_aggregate(op) {
         return Ok(crate::batch::build(op, build_row_mode(op)?));
     }
+    if crate::batch::is_batch_sort(op) {
+        return Ok(crate::batch::build_sort(op));
+    }
+    if crate::batch::is_adapted_source(op) {
+        return Ok(crate::batch::build_rows(op));
+    }
     build_row_mode(op)
 }
 
-/// The row-mode operator of `op` (whatever its `exec_mode`).
-fn build_row_mode(op: &PhysOp) -> SqlResult<BoxOp<'_>> {
+/// The row-mode operator of `op` (whatever its `exec_mode`; children are built by [`build`],
+/// so a batch-marked child runs under the batch→row adapter).
+pub(crate) fn build_row_mode(op: &PhysOp) -> SqlResult<BoxOp<'_>> {
     use crate::*;
     Ok(match &op.kind {
         PhysKind::ConstantScan { rows } => Box::new(constant_scan::ConstantScan::new(rows)),

@@ -269,7 +269,7 @@ fn sort_order(
 }
 
 /// True when two rows are equal for DISTINCT.
-fn rows_equal(a: &[Value], b: &[Value]) -> bool {
+pub(crate) fn rows_equal(a: &[Value], b: &[Value]) -> bool {
     a.len() == b.len()
         && a.iter()
             .zip(b)

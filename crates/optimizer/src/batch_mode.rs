@@ -23,6 +23,12 @@
 //!
 //! A `COUNT(*)` of a whole table stays in row mode unless forced: both modes count slot arrays.
 //!
+//! Beyond aggregates: a Sort / Top N Sort over a batch source runs in batch mode with it
+//! ([`sort_eligible`]; exec's batch sort), and a batch source under any other row operator
+//! that reads its rows to the end ([`Reads`]) runs under exec's batch→row adapter
+//! ([`adapted_source`]), with the same eligibility (types, pure expressions) and threshold; a
+//! bare scan without a predicate stays row mode there unless forced.
+//!
 //! Threshold: the largest scan's estimated rows ≥ [`BATCH_MODE_MIN_ROWS`] (SQL Server 2019
 //! uses 131,072 rows for its batch-mode-on-rowstore heuristic; we use the same order of
 //! magnitude), (the table's rows: a predicate pushed into the scan does not make the read
@@ -51,8 +57,29 @@ pub enum BatchModeHint {
     Allow,
 }
 
-/// Marks the eligible aggregate pipelines of `op` as batch mode.
+/// Marks the eligible aggregate pipelines of `op` as batch mode, then the batch sorts and
+/// the batch sources under row operators ([`Reads`]).
 pub(crate) fn choose_batch_mode(op: &mut PhysOp, hint: BatchModeHint, catalog: &dyn Catalog) {
+    choose(op, hint, catalog, Reads::All);
+}
+
+/// How the operator above reads a subtree's rows, which decides whether a batch source may
+/// run there under exec's batch→row adapter (`exec/src/batch/rows.rs`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reads {
+    /// To the end (a sort, a hash build, the statement): a batch source evaluates its
+    /// expressions for a whole batch ahead of the rows handed out, so it may only run where
+    /// row mode too reads (and raises errors for) every row.
+    All,
+    /// Perhaps not to the end (under a TOP, a merge join): row mode could stop before a row
+    /// whose expression raises an error that batch mode would have evaluated already.
+    Some,
+    /// Read again per outer row or by parallel workers (nested loops' inner side, a recursive
+    /// CTE, an exchange's zone): no adapter.
+    Never,
+}
+
+fn choose(op: &mut PhysOp, hint: BatchModeHint, catalog: &dyn Catalog, reads: Reads) {
     if hint == BatchModeHint::Disallow {
         return;
     }
@@ -67,15 +94,94 @@ pub(crate) fn choose_batch_mode(op: &mut PhysOp, hint: BatchModeHint, catalog: &
             } else {
                 op.exec_mode = ExecMode::Batch;
                 for c in op.children_mut() {
-                    mark_source(c, hint, catalog);
+                    mark_source(c, hint, catalog, reads);
                 }
             }
             return;
         }
-        for c in op.children_mut() {
-            choose_batch_mode(c, hint, catalog);
+        if reads != Reads::Never && sort_eligible(op, hint, catalog) {
+            op.exec_mode = ExecMode::Batch;
+            for c in op.children_mut() {
+                mark_source(c, hint, catalog, reads);
+            }
+            return;
+        }
+        if reads == Reads::All && adapted_source(op, hint, catalog) {
+            mark_source(op, hint, catalog, reads);
+            return;
+        }
+        let inner_reads = |i: usize| match &op.kind {
+            _ if reads == Reads::Never => Reads::Never,
+            PhysKind::Sort { .. }
+            | PhysKind::HashAggregate { .. }
+            | PhysKind::HashDistinct { .. }
+            | PhysKind::HashSetOp { .. } => Reads::All,
+            // the build side is read whole when the join opens
+            PhysKind::HashJoin { .. } if i == 1 => Reads::All,
+            PhysKind::NestedLoops { .. } if i == 1 => Reads::Never,
+            PhysKind::Parallelism { .. }
+            | PhysKind::Repartition { .. }
+            | PhysKind::PartialAggregate { .. }
+            | PhysKind::GlobalAggregate { .. }
+            | PhysKind::RecursiveCte { .. } => Reads::Never,
+            PhysKind::Top { .. } | PhysKind::MergeJoin { .. } => Reads::Some,
+            _ => reads,
+        };
+        let reads: Vec<Reads> = (0..op.children().len()).map(inner_reads).collect();
+        for (c, r) in op.children_mut().into_iter().zip(reads) {
+            choose(c, hint, catalog, r);
         }
     })
+}
+
+/// A Sort / Top N Sort over a batch source (exec's batch sort): keys and TOP count pure,
+/// keys of batch types, the source as [`adapted_source`] takes it.
+fn sort_eligible(op: &PhysOp, hint: BatchModeHint, catalog: &dyn Catalog) -> bool {
+    let PhysKind::Sort {
+        input, keys, top, ..
+    } = &op.kind
+    else {
+        return false;
+    };
+    keys.iter().all(|k| typed(&k.expr))
+        && top.as_ref().is_none_or(serial_pure)
+        && adapted_source(input, hint, catalog)
+}
+
+/// A batch source that may run under a row operator (exec's batch→row adapter): a source
+/// ([`is_source`]) whose decoded and output columns have batch types, over the threshold.
+/// A bare scan (no predicate, nothing computed) stays row mode unless forced: batch mode
+/// would only decode the same values into vectors first.
+fn adapted_source(op: &PhysOp, hint: BatchModeHint, catalog: &dyn Catalog) -> bool {
+    if op.exec_mode == ExecMode::Batch
+        || !matches!(
+            op.kind,
+            PhysKind::Filter { .. }
+                | PhysKind::ComputeScalar { .. }
+                | PhysKind::HashJoin { .. }
+                | PhysKind::TableScan { .. }
+                | PhysKind::ClusteredIndexScan { .. }
+        )
+        || !is_source(op)
+        || !source_types(op)
+        || !adaptable(op)
+    {
+        return false;
+    }
+    let bare_scan = matches!(
+        &op.kind,
+        PhysKind::TableScan {
+            predicate: None,
+            ..
+        } | PhysKind::ClusteredIndexScan {
+            predicate: None,
+            ..
+        }
+    );
+    if bare_scan && hint != BatchModeHint::Allow {
+        return false;
+    }
+    hint == BatchModeHint::Allow || scan_rows(op, catalog) >= BATCH_MODE_MIN_ROWS
 }
 
 /// Batch mode for the subquery plans inside `e`.
@@ -83,7 +189,9 @@ fn subqueries(e: &mut ScalarExpr, hint: BatchModeHint, catalog: &dyn Catalog) {
     common::stack::grow(|| {
         if let Some(sq) = e.subquery_mut() {
             if let plan::SubqueryPlan::Physical(p) = &mut sq.plan {
-                choose_batch_mode(std::sync::Arc::make_mut(p), hint, catalog);
+                // run once or per outer row, perhaps not to the end (EXISTS): aggregate
+                // pipelines only, as before
+                choose(std::sync::Arc::make_mut(p), hint, catalog, Reads::Never);
             }
         }
         for c in e.children_mut() {
@@ -283,7 +391,7 @@ fn adaptable(op: &PhysOp) -> bool {
 
 /// Marks the source `op` (as [`is_source_in`] accepted it) batch mode; an adapted input
 /// stays row mode and gets its own batch-mode choices (an aggregate in it may be one).
-fn mark_source(op: &mut PhysOp, hint: BatchModeHint, catalog: &dyn Catalog) {
+fn mark_source(op: &mut PhysOp, hint: BatchModeHint, catalog: &dyn Catalog, reads: Reads) {
     common::stack::grow(|| {
         let source = match &op.kind {
             PhysKind::Filter { input, predicate } => {
@@ -296,18 +404,23 @@ fn mark_source(op: &mut PhysOp, hint: BatchModeHint, catalog: &dyn Catalog) {
             _ => is_zone(op),
         };
         if !source {
-            // the row→batch adapter's input
-            choose_batch_mode(op, hint, catalog);
+            // the row→batch adapter's input, read whole (a join's build side)
+            let reads = if reads == Reads::Never {
+                Reads::Never
+            } else {
+                Reads::All
+            };
+            choose(op, hint, catalog, reads);
             return;
         }
         op.exec_mode = ExecMode::Batch;
         match &mut op.kind {
             PhysKind::Filter { input, .. } | PhysKind::ComputeScalar { input, .. } => {
-                mark_source(input, hint, catalog)
+                mark_source(input, hint, catalog, reads)
             }
             PhysKind::HashJoin { left, right, .. } => {
-                mark_source(left, hint, catalog);
-                mark_source(right, hint, catalog);
+                mark_source(left, hint, catalog, reads);
+                mark_source(right, hint, catalog, reads);
             }
             // the scan
             _ => mark(op),

@@ -253,10 +253,13 @@ fn keys_text(keys: &[SortKey], names: &[String]) -> String {
 fn node(op: &PhysOp, depth: usize, out: &mut String) {
     let start = out.len();
     common::stack::grow(|| node_unguarded(op, depth, out));
-    // a batch-mode operator's line ends with `Batch mode`
+    // a batch-mode operator's line ends with `Batch mode` (once: a node the text plan shows
+    // no line for, e.g. a Compute Scalar folded into the line below, leaves that line's mark)
     if op.exec_mode == plan::ExecMode::Batch {
         if let Some(nl) = out[start..].find('\n') {
-            out.insert_str(start + nl, " Batch mode");
+            if !out[start..start + nl].ends_with(" Batch mode") {
+                out.insert_str(start + nl, " Batch mode");
+            }
         }
     }
 }

@@ -25,10 +25,14 @@
 mod adapter;
 mod expr;
 mod join;
+mod rows;
 mod scan;
+mod sort;
 pub(crate) mod vector;
 
 pub(crate) use join::build_shared;
+pub(crate) use rows::{build as build_rows, is_adapted_source};
+pub(crate) use sort::{build as build_sort, is_batch_sort};
 /// The batch hash join build sides of one parallel zone: (join plan node address, build).
 pub(crate) type SharedBatchBuilds = std::sync::Arc<Vec<(usize, std::sync::Arc<join::BuildSide>)>>;
 
