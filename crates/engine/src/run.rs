@@ -433,8 +433,21 @@ impl Session {
     }
 
     /// Assigns slot `slot` of the current frame, converting to the declared type.
-    #[inline]
+    /// A value already of the declared type (what `SET @i = @i + 1` produces) moves in place
+    /// here; a conversion goes through [`Self::assign_slot_converting`].
+    #[inline(always)]
     pub(crate) fn assign_slot(&mut self, slot: usize, v: Value) -> SqlResult<()> {
+        if let Some(var) = self.frames.last_mut().and_then(|f| f.vars.get_mut(slot)) {
+            if same_type(&v, &var.data_type) {
+                var.value = v;
+                return Ok(());
+            }
+        }
+        self.assign_slot_converting(slot, v)
+    }
+
+    #[inline(never)]
+    fn assign_slot_converting(&mut self, slot: usize, v: Value) -> SqlResult<()> {
         let Some(var) = self.frames.last_mut().and_then(|f| f.vars.get_mut(slot)) else {
             return Err(SqlError::internal("variable slot out of range"));
         };
@@ -454,7 +467,7 @@ impl Session {
     /// Evaluates a program expression through exec's evaluator (the one evaluator), binding it
     /// on first use or after a schema change. Variables were resolved to frame slots when it
     /// was bound, so a cached expression runs without name lookups.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn eval_ref(&mut self, e: &ExprRef, rc: &mut RunCache) -> SqlResult<Value> {
         let gen = self.schema_generation();
         if let Some(Some((g, c))) = rc.exprs.get(e.id) {
@@ -462,6 +475,13 @@ impl Session {
                 return exec::eval_scalar(c, self);
             }
         }
+        self.bind_and_eval_ref(e, rc, gen)
+    }
+
+    /// [`Self::eval_ref`] on first use or after a schema change: binds, evaluates and caches.
+    /// Kept out of line so the cached path stays small where it is inlined.
+    #[inline(never)]
+    fn bind_and_eval_ref(&mut self, e: &ExprRef, rc: &mut RunCache, gen: u64) -> SqlResult<Value> {
         // Fast paths that need no binding (and must not fail at bind time).
         match &e.ast {
             ast::Expr::Literal(ast::Literal::Null) => return Ok(Value::Null),

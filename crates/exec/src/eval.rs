@@ -82,7 +82,7 @@ fn int_leaf(e: &ScalarExpr, row: &[Value], env: &dyn crate::ExecEnv) -> Option<i
 /// allocation. These are the shapes of procedural loops (`SET @i = @i + 1`,
 /// `WHILE @i < @n`) and of simple per-row predicates. None: another shape, a NULL, or an
 /// overflow (the general path raises Msg 8115).
-#[inline]
+#[inline(always)]
 fn eval_int(e: &ScalarExpr, row: &[Value], env: &dyn crate::ExecEnv) -> Option<Value> {
     match &e.kind {
         ScalarKind::Binary(op, a, b) => {
@@ -113,7 +113,7 @@ fn eval_int(e: &ScalarExpr, row: &[Value], env: &dyn crate::ExecEnv) -> Option<V
 /// variables, the integer shapes of [`eval_int`]); None: build a context and use [`eval`].
 /// What `eval_scalar` tries first, so a procedural statement such as `SET @i = @i + 1`
 /// costs no context set-up.
-#[inline]
+#[inline(always)]
 pub(crate) fn eval_without_ctx(e: &ScalarExpr, env: &dyn crate::ExecEnv) -> Option<Value> {
     match &e.kind {
         ScalarKind::Literal(v) => Some(v.clone()),

@@ -392,10 +392,21 @@ pub fn eval_over_row(expr: &ScalarExpr, row: &[Value], env: &mut dyn ExecEnv) ->
 }
 
 /// Evaluates a standalone scalar expression (no input row).
+///
+/// Inlined into the caller with its context-free shapes (literal, variable, integer arithmetic
+/// and comparison: `SET @i = @i + 1`), so the environment's variable reads are direct calls
+/// there (the caller's concrete `ExecEnv` is known); anything else goes through
+/// [`eval_scalar_in_ctx`].
+#[inline]
 pub fn eval_scalar(expr: &ScalarExpr, env: &mut dyn ExecEnv) -> SqlResult<Value> {
     if let Some(v) = eval::eval_without_ctx(expr, env) {
         return Ok(v);
     }
+    eval_scalar_in_ctx(expr, env)
+}
+
+/// [`eval_scalar`] with an execution context (functions, subqueries, messages).
+pub fn eval_scalar_in_ctx(expr: &ScalarExpr, env: &mut dyn ExecEnv) -> SqlResult<Value> {
     let mut ctx = ExecCtx::new(env);
     eval::eval(expr, &[], &mut ctx)
 }
