@@ -459,7 +459,7 @@ impl Session {
         Ok(())
     }
 
-    #[inline]
+    #[inline(always)]
     fn truth_ref(&mut self, e: &ExprRef, rc: &mut RunCache) -> SqlResult<bool> {
         Ok(matches!(self.eval_ref(e, rc)?, Value::Bit(true)))
     }
