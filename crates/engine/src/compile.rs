@@ -3,8 +3,11 @@
 //!
 //! * Variables get slots at compile time, in textual order (SQL Server's rule: a `DECLARE`
 //!   declares the variable for the rest of the batch whether or not it runs). A frame holds the
-//!   values in a `Vec` indexed by slot; the name map is only used by exec's by-name lookups.
-//! * Every expression and every query statement gets an id; its bound form (a [`CExpr`]) or its
+//!   values in a `Vec` indexed by slot. The binder resolves each variable reference to its slot
+//!   (`plan::VarRef`, through `BindEnv::variable_slot`); exec reads and assigns variables by
+//!   slot, so the name map is used only when a statement is bound.
+//! * Every expression and every query statement gets an id; its bound form (a `ScalarExpr`,
+//!   evaluated by exec's evaluator, the only one) or its
 //!   physical plan is cached in a [`RunCache`] next to the program, tagged with the schema
 //!   generation ([`crate::session::Session::schema_generation`], schema_gen.rs). A change to a
 //!   catalog the session depends on moves it, so a stale entry is re-bound on its next use. `OPTION (RECOMPILE)` statements and
@@ -17,8 +20,8 @@ use std::sync::Arc;
 
 use common::{SqlError, SqlResult};
 use parser::ast::{self, Statement, StatementKind};
-use plan::{BinaryOp, CmpOp, ScalarExpr, ScalarKind};
-use types::{DataType, Value};
+use plan::ScalarExpr;
+use types::DataType;
 
 /// A declared variable slot.
 #[derive(Clone, Debug)]
@@ -98,7 +101,8 @@ pub(crate) struct Program {
 /// Per-program caches of bound expressions and plans.
 #[derive(Default)]
 pub(crate) struct RunCache {
-    pub exprs: Vec<Option<(u64, CExpr)>>,
+    /// Bound expressions (variables resolved to this program's frame slots), by expression id.
+    pub exprs: Vec<Option<(u64, ScalarExpr)>>,
     pub plans: Vec<Option<(u64, Arc<plan::PhysicalPlan>, bool)>>,
     /// The statistics each cached plan was compiled from, by plan slot (plan_stats.rs).
     pub stamps: Vec<Option<crate::plan_stats::StatsStamp>>,
@@ -114,87 +118,6 @@ impl RunCache {
             stamps: (0..p.n_plans).map(|_| None).collect(),
             entry: None,
         }
-    }
-}
-
-/// A bound expression lowered for the interpreter: variables are slots, simple operators are
-/// evaluated directly with exec's value operations; anything else goes through exec.
-#[derive(Debug)]
-pub(crate) enum CExpr {
-    Const(Value),
-    Var(usize),
-    Arith(BinaryOp, Box<CExpr>, Box<CExpr>, DataType),
-    Cmp(CmpOp, Box<CExpr>, Box<CExpr>),
-    And(Vec<CExpr>),
-    Or(Vec<CExpr>),
-    Not(Box<CExpr>),
-    IsNull(Box<CExpr>),
-    Cast(Box<CExpr>, DataType),
-    General(ScalarExpr),
-}
-
-/// Lowers a bound expression; `slot_of` maps a variable name to its slot in the current frame.
-pub(crate) fn lower(e: ScalarExpr, slot_of: &dyn Fn(&str) -> Option<usize>) -> CExpr {
-    if !lowerable(&e, slot_of) {
-        return CExpr::General(e);
-    }
-    let ty = e.data_type;
-    match e.kind {
-        ScalarKind::Literal(v) => CExpr::Const(v),
-        ScalarKind::Variable(n) => match slot_of(&n) {
-            Some(s) => CExpr::Var(s),
-            None => CExpr::General(ScalarExpr {
-                kind: ScalarKind::Variable(n),
-                data_type: ty,
-            }),
-        },
-        ScalarKind::Binary(op, a, b) => CExpr::Arith(
-            op,
-            Box::new(lower(*a, slot_of)),
-            Box::new(lower(*b, slot_of)),
-            ty,
-        ),
-        ScalarKind::Compare(op, a, b) => CExpr::Cmp(
-            op,
-            Box::new(lower(*a, slot_of)),
-            Box::new(lower(*b, slot_of)),
-        ),
-        ScalarKind::And(v) => CExpr::And(v.into_iter().map(|x| lower(x, slot_of)).collect()),
-        ScalarKind::Or(v) => CExpr::Or(v.into_iter().map(|x| lower(x, slot_of)).collect()),
-        ScalarKind::Not(a) => CExpr::Not(Box::new(lower(*a, slot_of))),
-        ScalarKind::IsNull(a) => CExpr::IsNull(Box::new(lower(*a, slot_of))),
-        ScalarKind::Cast { expr, .. } => match lower(*expr, slot_of) {
-            // Constant folding: the conversion of a literal cannot change between runs.
-            CExpr::Const(v) => match exec::valops::cast(&v, &ty) {
-                Ok(c) => CExpr::Const(c),
-                Err(_) => CExpr::Cast(Box::new(CExpr::Const(v)), ty),
-            },
-            inner => CExpr::Cast(Box::new(inner), ty),
-        },
-        kind => CExpr::General(ScalarExpr {
-            kind,
-            data_type: ty,
-        }),
-    }
-}
-
-/// Whether the top node of `e` has a direct lowering (children may still be general).
-fn lowerable(e: &ScalarExpr, slot_of: &dyn Fn(&str) -> Option<usize>) -> bool {
-    match &e.kind {
-        ScalarKind::Literal(_)
-        | ScalarKind::Binary(..)
-        | ScalarKind::Compare(..)
-        | ScalarKind::And(_)
-        | ScalarKind::Or(_)
-        | ScalarKind::Not(_)
-        | ScalarKind::IsNull(_) => true,
-        ScalarKind::Variable(n) => slot_of(n).is_some(),
-        ScalarKind::Cast {
-            style: None,
-            try_: false,
-            ..
-        } => true,
-        _ => false,
     }
 }
 

@@ -19,7 +19,7 @@ use parser::ast::{self, Statement, StatementKind};
 use types::{DataType, Value};
 
 use crate::events::{EventSink, InfoMessage};
-use crate::session::{CaughtError, Session};
+use crate::session::Session;
 
 /// How a statement list ended.
 #[derive(Clone, Debug, PartialEq)]
@@ -243,48 +243,31 @@ impl Session {
         }
     }
 
-    /// Runs a list of statements. Statement-terminating errors are reported here (E2);
-    /// batch-aborting ones and errors inside TRY are returned (E3, E4).
-    pub(crate) fn exec_block(
-        &mut self,
-        stmts: &[Statement],
-        sink: &mut dyn EventSink,
-    ) -> SqlResult<Flow> {
-        for s in stmts {
-            self.cancel.check().map_err(|e| e.at_line(s.line))?;
-            match self.exec_stmt(s, sink) {
-                Ok(Flow::Normal) => {}
-                Ok(f) => return Ok(f),
-                Err(e) => {
-                    let e = e.at_line(s.line);
-                    let e = match self.modules.last() {
-                        Some(m) if e.procedure.is_empty() => e.in_procedure(m.clone()),
-                        _ => e,
-                    };
-                    let raiserror = matches!(s.kind, StatementKind::RaisError(_));
-                    if self.try_depth > 0
-                        || is_batch_abort(&e)
-                        || (self.options.xact_abort && !raiserror)
-                        || self.trig.batch_abort
-                        || e.procedure == THROW_MARK
-                    {
-                        return Err(e);
-                    }
-                    self.error = e.number;
-                    sink.error(&e);
-                }
-            }
-        }
-        Ok(Flow::Normal)
-    }
-
     pub(crate) fn exec_stmt(&mut self, s: &Statement, sink: &mut dyn EventSink) -> SqlResult<Flow> {
         use StatementKind as K;
         self.begin_implicit_transaction(&s.kind);
         match &s.kind {
-            K::Select(_) | K::Insert(_) | K::Update(_) | K::Delete(_) | K::Merge(_) => {
-                self.autocommit(|me| me.run_query_statement(s, sink))?;
-                self.error = 0;
+            // The compile step (compile.rs) turns these into nodes the node walker runs
+            // (run.rs); a statement reaches this interpreter only as `NodeKind::Other`.
+            K::Select(_)
+            | K::Insert(_)
+            | K::Update(_)
+            | K::Delete(_)
+            | K::Merge(_)
+            | K::Declare(_)
+            | K::If { .. }
+            | K::While { .. }
+            | K::Block(_)
+            | K::TryCatch { .. }
+            | K::Break
+            | K::Continue
+            | K::Return(_)
+            | K::Print(_)
+            | K::Label(_)
+            | K::Goto(_) => {
+                return Err(SqlError::internal(
+                    "a compiled statement reached the statement interpreter",
+                ))
             }
             K::CreateExternal(c) => {
                 // catalog rows under the statement's transaction (external.rs)
@@ -382,104 +365,12 @@ impl Session {
                     state: 1,
                 });
             }
-            K::Declare(items) => {
-                for item in items {
-                    match item {
-                        ast::DeclareItem::Scalar {
-                            name,
-                            data_type,
-                            value,
-                        } => {
-                            let t = self.resolve_type_name(data_type)?;
-                            self.declare_var(name, t)?;
-                            if let Some(v) = value {
-                                let v = self.eval(v)?;
-                                self.assign_var(name, v)?;
-                            }
-                        }
-                        ast::DeclareItem::Table { name, .. } => {
-                            return Err(SqlError::unsupported(format!("table variable {name}")));
-                        }
-                    }
-                }
-            }
-            K::SetVariable { name, op, value } => {
-                if self.var(name).is_none() {
-                    return Err(SqlError::new(137, &[name]));
-                }
-                let v = if *op == ast::AssignOp::Assign {
-                    self.eval(value)?
-                } else {
-                    let e = compound(name, *op, value);
-                    self.eval(&e)?
-                };
-                self.assign_var(name, v)?;
-                self.rowcount = 1;
-                self.error = 0;
-            }
+            // A declared variable's SET is a compiled `NodeKind::Set`; only an undeclared one
+            // comes here.
+            K::SetVariable { name, .. } => return Err(SqlError::new(137, &[name])),
             K::SetOption(opt) => {
                 self.set_option(opt)?;
                 self.rowcount = 0;
-            }
-            K::If {
-                condition,
-                then_stmt,
-                else_stmt,
-            } => {
-                let c = self.eval_condition(condition)?;
-                if c {
-                    return self.exec_block(std::slice::from_ref(then_stmt), sink);
-                } else if let Some(e) = else_stmt {
-                    return self.exec_block(std::slice::from_ref(e), sink);
-                }
-            }
-            K::While { condition, body } => loop {
-                if !self.eval_condition(condition)? {
-                    break;
-                }
-                match self.exec_block(std::slice::from_ref(body), sink)? {
-                    Flow::Break => break,
-                    Flow::Continue | Flow::Normal => {}
-                    r => return Ok(r),
-                }
-            },
-            K::Block(stmts) => return self.exec_block(stmts, sink),
-            K::TryCatch {
-                try_block,
-                catch_block,
-            } => {
-                self.try_depth += 1;
-                let r = self.exec_block(try_block, sink);
-                self.try_depth -= 1;
-                match r {
-                    Ok(f) => return Ok(f),
-                    Err(e) => {
-                        let e = self.enter_catch(e)?;
-                        self.caught.push(CaughtError { error: e });
-                        let r = self.exec_block(catch_block, sink);
-                        self.caught.pop();
-                        return r;
-                    }
-                }
-            }
-            K::Break => return Ok(Flow::Break),
-            K::Continue => return Ok(Flow::Continue),
-            K::Return(v) => {
-                let v = match v {
-                    Some(e) => match self.eval(e)? {
-                        Value::Null => Some(0),
-                        v => Some(value_to_i64(&v)? as i32),
-                    },
-                    None => None,
-                };
-                return Ok(Flow::Return(v));
-            }
-            K::Print(e) => {
-                let v = self.eval(e)?;
-                let text =
-                    crate::render::value_text(&v, &DataType::VarChar(None)).unwrap_or_default();
-                sink.message(&InfoMessage::print(text));
-                self.error = 0;
             }
             K::RaisError(r) => self.raiserror(r, sink)?,
             K::Throw(args) => return Err(self.throw(args.as_deref())?),
@@ -566,8 +457,6 @@ impl Session {
                 self.cancel
                     .sleep(std::time::Duration::from_nanos(wait as u64 * 100))?;
             }
-            K::Label(_) => {}
-            K::Goto(l) => return Err(SqlError::unsupported(format!("GOTO {}", l.value))),
             K::DeclareCursor(_)
             | K::Open(_)
             | K::Fetch(_)
@@ -641,10 +530,6 @@ impl Session {
             }
         }
         r
-    }
-
-    pub(crate) fn eval_condition(&mut self, e: &ast::Expr) -> SqlResult<bool> {
-        Ok(matches!(self.eval(e)?, Value::Bit(true)))
     }
 
     /// Resolves a declared type name (system or user-defined alias type).

@@ -568,8 +568,12 @@ impl Session {
 }
 
 impl plan::BindEnv for Session {
-    fn variable_type(&self, name: &str) -> Option<DataType> {
-        self.var(name).map(|v| v.data_type.clone())
+    fn variable_slot(&self, name: &str) -> Option<(usize, DataType)> {
+        // The running frame: a statement binds and runs in the frame of its batch or module
+        // (compile.rs gives each program its own, slots in textual order).
+        let f = self.frames.last()?;
+        let slot = f.slot(name)?;
+        Some((slot, f.vars.get(slot)?.data_type.clone()))
     }
 
     fn external_table(&self, name: &ast::ObjectName) -> Option<(String, Vec<(String, DataType)>)> {
@@ -672,16 +676,13 @@ impl ExecEnv for Session {
         self.txn_for(database)
     }
 
-    fn variable(&self, name: &str) -> Option<Value> {
-        self.var(name).map(|v| v.value.clone())
+    #[inline]
+    fn variable_at(&self, slot: usize) -> Option<&Value> {
+        self.frames.last()?.vars.get(slot).map(|v| &v.value)
     }
 
-    fn with_variable(&self, name: &str, f: &mut dyn FnMut(Option<&Value>)) {
-        f(self.var(name).map(|v| &v.value))
-    }
-
-    fn set_variable(&mut self, name: &str, v: Value) -> SqlResult<()> {
-        self.assign_var(name, v)
+    fn set_variable_at(&mut self, slot: usize, v: Value) -> SqlResult<()> {
+        self.assign_slot(slot, v)
     }
 
     fn session_id(&self) -> i32 {

@@ -5,10 +5,9 @@ use std::sync::Arc;
 
 use common::{SqlError, SqlResult};
 use parser::ast::{self, Statement, StatementKind};
-use plan::CmpOp;
 use types::{DataType, Value};
 
-use crate::compile::{self, CExpr, ExprRef, Node, NodeKind, Program, RunCache, VarDecl};
+use crate::compile::{self, ExprRef, Node, NodeKind, Program, RunCache, VarDecl};
 use crate::events::{EventSink, InfoMessage};
 use crate::interp::{is_batch_abort, value_to_i64, Flow, THROW_MARK};
 use crate::session::{CaughtError, Frame, Session, Variable};
@@ -22,19 +21,6 @@ pub(crate) struct ProcEntry {
     pub prog: Arc<Program>,
     pub params: Vec<ast::ProcParam>,
     pub cache: Option<RunCache>,
-}
-
-#[inline]
-fn cmp_holds(op: CmpOp, o: std::cmp::Ordering) -> bool {
-    use std::cmp::Ordering::*;
-    match op {
-        CmpOp::Eq => o == Equal,
-        CmpOp::Ne => o != Equal,
-        CmpOp::Lt => o == Less,
-        CmpOp::Le => o != Greater,
-        CmpOp::Gt => o == Greater,
-        CmpOp::Ge => o != Less,
-    }
 }
 
 /// Whether `v` already has type `t` exactly (no conversion needed on assignment).
@@ -315,31 +301,14 @@ impl Session {
     ) -> SqlResult<Flow> {
         match &n.kind {
             NodeKind::Set { slot, expr } => {
-                // Integer fast path: computed and stored in place, no Value moves.
-                if let Some(r) = self.fast_int_ref(expr, rc) {
-                    if self.store_int(*slot, r) {
-                        self.rowcount = 1;
-                        self.error = 0;
-                        return Ok(Flow::Normal);
-                    }
-                }
-                match self.fast_ref(expr, rc) {
-                    Some(v) => self.assign_slot(*slot, v)?,
-                    None => {
-                        let v = self.eval_ref(expr, rc)?;
-                        self.assign_slot(*slot, v)?;
-                    }
-                }
+                let v = self.eval_ref(expr, rc)?;
+                self.assign_slot(*slot, v)?;
                 self.rowcount = 1;
                 self.error = 0;
             }
             NodeKind::While { cond, body } => loop {
                 self.cancel.check()?;
-                let c = match self.fast_bool_ref(cond, rc) {
-                    Some(b) => b,
-                    None => self.truth_ref(cond, rc)?,
-                };
-                if !c {
+                if !self.truth_ref(cond, rc)? {
                     break;
                 }
                 match self.run_nodes(body, rc, sink).map_err(|e| *e)? {
@@ -464,8 +433,21 @@ impl Session {
     }
 
     /// Assigns slot `slot` of the current frame, converting to the declared type.
-    #[inline]
+    /// A value already of the declared type (what `SET @i = @i + 1` produces) moves in place
+    /// here; a conversion goes through [`Self::assign_slot_converting`].
+    #[inline(always)]
     pub(crate) fn assign_slot(&mut self, slot: usize, v: Value) -> SqlResult<()> {
+        if let Some(var) = self.frames.last_mut().and_then(|f| f.vars.get_mut(slot)) {
+            if same_type(&v, &var.data_type) {
+                var.value = v;
+                return Ok(());
+            }
+        }
+        self.assign_slot_converting(slot, v)
+    }
+
+    #[inline(never)]
+    fn assign_slot_converting(&mut self, slot: usize, v: Value) -> SqlResult<()> {
         let Some(var) = self.frames.last_mut().and_then(|f| f.vars.get_mut(slot)) else {
             return Err(SqlError::internal("variable slot out of range"));
         };
@@ -477,20 +459,29 @@ impl Session {
         Ok(())
     }
 
-    #[inline]
+    #[inline(always)]
     fn truth_ref(&mut self, e: &ExprRef, rc: &mut RunCache) -> SqlResult<bool> {
         Ok(matches!(self.eval_ref(e, rc)?, Value::Bit(true)))
     }
 
-    /// Evaluates a program expression, binding it on first use (or after a schema change).
-    #[inline]
+    /// Evaluates a program expression through exec's evaluator (the one evaluator), binding it
+    /// on first use or after a schema change. Variables were resolved to frame slots when it
+    /// was bound, so a cached expression runs without name lookups.
+    #[inline(always)]
     pub(crate) fn eval_ref(&mut self, e: &ExprRef, rc: &mut RunCache) -> SqlResult<Value> {
         let gen = self.schema_generation();
         if let Some(Some((g, c))) = rc.exprs.get(e.id) {
             if *g == gen {
-                return self.eval_c(c);
+                return exec::eval_scalar(c, self);
             }
         }
+        self.bind_and_eval_ref(e, rc, gen)
+    }
+
+    /// [`Self::eval_ref`] on first use or after a schema change: binds, evaluates and caches.
+    /// Kept out of line so the cached path stays small where it is inlined.
+    #[inline(never)]
+    fn bind_and_eval_ref(&mut self, e: &ExprRef, rc: &mut RunCache, gen: u64) -> SqlResult<Value> {
         // Fast paths that need no binding (and must not fail at bind time).
         match &e.ast {
             ast::Expr::Literal(ast::Literal::Null) => return Ok(Value::Null),
@@ -502,230 +493,13 @@ impl Session {
         self.bind_volatile.set(false);
         let bound = plan::bind_scalar(&e.ast, self)?;
         let bound = optimizer::optimize_scalar(bound, self)?;
-        let c = {
-            let frame = self.frames.last();
-            compile::lower(bound, &|n| frame.and_then(|f| f.slot(n)))
-        };
-        let v = self.eval_c(&c);
+        let v = exec::eval_scalar(&bound, self);
         if !self.bind_volatile.get() {
             if let Some(slot) = rc.exprs.get_mut(e.id) {
-                *slot = Some((gen, c));
+                *slot = Some((gen, bound));
             }
         }
         v
-    }
-
-    /// Allocation-free evaluation of a cached integer expression (None: use
-    /// [`Self::eval_ref`], which also produces the overflow errors).
-    #[inline(always)]
-    fn fast_ref(&self, e: &ExprRef, rc: &RunCache) -> Option<Value> {
-        let Some(Some((g, c))) = rc.exprs.get(e.id) else {
-            return None;
-        };
-        if *g != self.schema_generation() {
-            return None;
-        }
-        self.fast_c(c)
-    }
-
-    /// Integer arithmetic of a cached expression, as i64 (None: not an integer fast case).
-    #[inline(always)]
-    fn fast_int_ref(&self, e: &ExprRef, rc: &RunCache) -> Option<i64> {
-        let Some(Some((g, c))) = rc.exprs.get(e.id) else {
-            return None;
-        };
-        if *g != self.schema_generation() {
-            return None;
-        }
-        let CExpr::Arith(op, a, b, t) = c else {
-            return None;
-        };
-        let (x, y) = (self.peek_int(a)?, self.peek_int(b)?);
-        let r = match op {
-            plan::BinaryOp::Add => x.checked_add(y),
-            plan::BinaryOp::Sub => x.checked_sub(y),
-            plan::BinaryOp::Mul => x.checked_mul(y),
-            _ => None,
-        }?;
-        match t {
-            DataType::Int if i32::try_from(r).is_ok() => Some(r),
-            DataType::BigInt => Some(r),
-            _ => None,
-        }
-    }
-
-    /// A cached integer comparison (None: not an integer fast case).
-    #[inline(always)]
-    fn fast_bool_ref(&self, e: &ExprRef, rc: &RunCache) -> Option<bool> {
-        let Some(Some((g, c))) = rc.exprs.get(e.id) else {
-            return None;
-        };
-        if *g != self.schema_generation() {
-            return None;
-        }
-        let CExpr::Cmp(op, a, b) = c else {
-            return None;
-        };
-        let (x, y) = (self.peek_int(a)?, self.peek_int(b)?);
-        Some(cmp_holds(*op, x.cmp(&y)))
-    }
-
-    /// Stores an integer into an int / bigint slot in place (false: other type or range).
-    #[inline(always)]
-    fn store_int(&mut self, slot: usize, r: i64) -> bool {
-        let Some(var) = self.frames.last_mut().and_then(|f| f.vars.get_mut(slot)) else {
-            return false;
-        };
-        match var.data_type {
-            DataType::Int => match i32::try_from(r) {
-                Ok(v) => {
-                    var.value = Value::Int(v);
-                    true
-                }
-                Err(_) => false,
-            },
-            DataType::BigInt => {
-                var.value = Value::BigInt(r);
-                true
-            }
-            _ => false,
-        }
-    }
-
-    #[inline(always)]
-    fn fast_c(&self, c: &CExpr) -> Option<Value> {
-        match c {
-            CExpr::Arith(op, a, b, t) => {
-                let (x, y) = (self.peek_int(a)?, self.peek_int(b)?);
-                let r = match op {
-                    plan::BinaryOp::Add => x.checked_add(y),
-                    plan::BinaryOp::Sub => x.checked_sub(y),
-                    plan::BinaryOp::Mul => x.checked_mul(y),
-                    _ => None,
-                }?;
-                match t {
-                    DataType::Int => i32::try_from(r).ok().map(Value::Int),
-                    DataType::BigInt => Some(Value::BigInt(r)),
-                    _ => None,
-                }
-            }
-            CExpr::Cmp(op, a, b) => {
-                let (x, y) = (self.peek_int(a)?, self.peek_int(b)?);
-                Some(Value::Bit(cmp_holds(*op, x.cmp(&y))))
-            }
-            _ => None,
-        }
-    }
-
-    /// A constant or variable operand, without cloning.
-    #[inline(always)]
-    fn peek_value<'v>(&'v self, c: &'v CExpr) -> Option<&'v Value> {
-        match c {
-            CExpr::Const(v) => Some(v),
-            CExpr::Var(s) => Some(&self.frames.last()?.vars.get(*s)?.value),
-            _ => None,
-        }
-    }
-
-    /// The integer value of a constant or variable operand (int, bigint, smallint, tinyint),
-    /// without cloning.
-    #[inline(always)]
-    fn peek_int(&self, c: &CExpr) -> Option<i64> {
-        let v = match c {
-            CExpr::Const(v) => v,
-            CExpr::Var(s) => &self.frames.last()?.vars.get(*s)?.value,
-            _ => return None,
-        };
-        match v {
-            Value::Int(v) => Some(*v as i64),
-            Value::BigInt(v) => Some(*v),
-            Value::SmallInt(v) => Some(*v as i64),
-            Value::TinyInt(v) => Some(*v as i64),
-            _ => None,
-        }
-    }
-
-    fn eval_c(&mut self, c: &CExpr) -> SqlResult<Value> {
-        use exec::valops;
-        match c {
-            CExpr::Const(v) => Ok(v.clone()),
-            CExpr::Var(s) => Ok(self
-                .frames
-                .last()
-                .and_then(|f| f.vars.get(*s))
-                .map(|v| v.value.clone())
-                .unwrap_or(Value::Null)),
-            CExpr::Arith(op, a, b, t) => {
-                if let Some(v) = self.fast_c(c) {
-                    return Ok(v);
-                }
-                // Constants and variables are read in place: `SET @s = @s + @s` on a 1 GB
-                // string must not copy both operands before the 2 GB check (Msg 7119).
-                if let (Some(x), Some(y)) = (self.peek_value(a), self.peek_value(b)) {
-                    return valops::arith(*op, x, y, t);
-                }
-                let x = self.eval_c(a)?;
-                if x.is_null() {
-                    return Ok(Value::Null);
-                }
-                let y = self.eval_c(b)?;
-                valops::arith(*op, &x, &y, t)
-            }
-            CExpr::Cmp(op, a, b) => {
-                if let Some(v) = self.fast_c(c) {
-                    return Ok(v);
-                }
-                let x = self.eval_c(a)?;
-                if x.is_null() {
-                    return Ok(Value::Null);
-                }
-                let y = self.eval_c(b)?;
-                Ok(match valops::compare_checked(&x, &y)? {
-                    None => Value::Null,
-                    Some(o) => Value::Bit(cmp_holds(*op, o)),
-                })
-            }
-            CExpr::And(parts) => {
-                let mut unknown = false;
-                for p in parts {
-                    match valops::truth(&self.eval_c(p)?) {
-                        Some(false) => return Ok(Value::Bit(false)),
-                        None => unknown = true,
-                        Some(true) => {}
-                    }
-                }
-                Ok(if unknown {
-                    Value::Null
-                } else {
-                    Value::Bit(true)
-                })
-            }
-            CExpr::Or(parts) => {
-                let mut unknown = false;
-                for p in parts {
-                    match valops::truth(&self.eval_c(p)?) {
-                        Some(true) => return Ok(Value::Bit(true)),
-                        None => unknown = true,
-                        Some(false) => {}
-                    }
-                }
-                Ok(if unknown {
-                    Value::Null
-                } else {
-                    Value::Bit(false)
-                })
-            }
-            CExpr::Not(a) => Ok(match valops::truth(&self.eval_c(a)?) {
-                None => Value::Null,
-                Some(b) => Value::Bit(!b),
-            }),
-            CExpr::IsNull(a) => Ok(Value::Bit(self.eval_c(a)?.is_null())),
-            CExpr::Cast(a, t) => {
-                let v = self.eval_c(a)?;
-                valops::cast(&v, t)
-            }
-            CExpr::General(s) => exec::eval_scalar(s, self),
-        }
     }
 
     /// Runs a query statement with a cached plan (compile.rs).

@@ -153,10 +153,6 @@ impl Frame {
         self.slot(name).map(|s| &mut self.vars[s])
     }
 
-    pub(crate) fn contains(&self, name: &str) -> bool {
-        self.slot(name).is_some()
-    }
-
     pub(crate) fn insert(&mut self, name: &str, v: Variable) {
         match self.slot(name) {
             Some(s) => self.vars[s] = v,
@@ -827,24 +823,6 @@ impl Session {
     /// Looks a variable up (case-insensitive, with `@`).
     pub fn var(&self, name: &str) -> Option<&Variable> {
         self.frames.last().and_then(|f| f.get(name))
-    }
-
-    pub(crate) fn declare_var(&mut self, name: &str, data_type: DataType) -> SqlResult<()> {
-        let frame = self
-            .frames
-            .last_mut()
-            .ok_or_else(|| SqlError::internal("no variable frame"))?;
-        if frame.contains(name) {
-            return Err(SqlError::new(134, &[&name]));
-        }
-        frame.insert(
-            name,
-            Variable {
-                data_type,
-                value: Value::Null,
-            },
-        );
-        Ok(())
     }
 
     /// Assigns a variable, converting to its declared type.

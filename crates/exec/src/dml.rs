@@ -793,7 +793,7 @@ pub fn update(
                     Some(c) => new[c].cast(&va.expr.data_type)?,
                     None => eval(&va.expr, r, ctx)?,
                 };
-                ctx.env.set_variable(&va.variable, v)?;
+                ctx.env.set_variable_at(va.variable.slot, v)?;
             }
             changes.push((loc, old, new));
         }

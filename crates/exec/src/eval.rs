@@ -31,10 +31,7 @@ fn with_operand(
             Some(v) => f(v),
             None => return false,
         },
-        ScalarKind::Variable(name) => env.with_variable(name, &mut |v| match v {
-            Some(v) => f(v),
-            None => f(&Value::Null),
-        }),
+        ScalarKind::Variable(r) => f(env.variable_at(r.slot).unwrap_or(&Value::Null)),
         _ => return false,
     }
     true
@@ -61,6 +58,70 @@ fn arith_in_place(
     out
 }
 
+/// The value of a literal, column or variable of an integer type (int, bigint, smallint,
+/// tinyint), read in place; None for any other shape, type or NULL.
+#[inline(always)]
+fn int_leaf(e: &ScalarExpr, row: &[Value], env: &dyn crate::ExecEnv) -> Option<i64> {
+    let v = match &e.kind {
+        ScalarKind::Literal(v) => v,
+        ScalarKind::Column(i) => row.get(*i)?,
+        ScalarKind::Variable(r) => env.variable_at(r.slot)?,
+        _ => return None,
+    };
+    match v {
+        Value::Int(v) => Some(*v as i64),
+        Value::BigInt(v) => Some(*v),
+        Value::SmallInt(v) => Some(*v as i64),
+        Value::TinyInt(v) => Some(*v as i64),
+        _ => None,
+    }
+}
+
+/// Integer `+`, `-`, `*` with an int or bigint result and comparisons of integers, when both
+/// operands are literals, columns or variables: computed in place, with no context, copy or
+/// allocation. These are the shapes of procedural loops (`SET @i = @i + 1`,
+/// `WHILE @i < @n`) and of simple per-row predicates. None: another shape, a NULL, or an
+/// overflow (the general path raises Msg 8115).
+#[inline(always)]
+fn eval_int(e: &ScalarExpr, row: &[Value], env: &dyn crate::ExecEnv) -> Option<Value> {
+    match &e.kind {
+        ScalarKind::Binary(op, a, b) => {
+            if !matches!(e.data_type, DataType::Int | DataType::BigInt) {
+                return None;
+            }
+            let (x, y) = (int_leaf(a, row, env)?, int_leaf(b, row, env)?);
+            let r = match op {
+                plan::BinaryOp::Add => x.checked_add(y),
+                plan::BinaryOp::Sub => x.checked_sub(y),
+                plan::BinaryOp::Mul => x.checked_mul(y),
+                _ => None,
+            }?;
+            match e.data_type {
+                DataType::Int => i32::try_from(r).ok().map(Value::Int),
+                _ => Some(Value::BigInt(r)),
+            }
+        }
+        ScalarKind::Compare(op, a, b) => {
+            let (x, y) = (int_leaf(a, row, env)?, int_leaf(b, row, env)?);
+            Some(Value::Bit(cmp_holds(*op, x.cmp(&y))))
+        }
+        _ => None,
+    }
+}
+
+/// Evaluates an expression with no input row that needs no execution context (literals,
+/// variables, the integer shapes of [`eval_int`]); None: build a context and use [`eval`].
+/// What `eval_scalar` tries first, so a procedural statement such as `SET @i = @i + 1`
+/// costs no context set-up.
+#[inline(always)]
+pub(crate) fn eval_without_ctx(e: &ScalarExpr, env: &dyn crate::ExecEnv) -> Option<Value> {
+    match &e.kind {
+        ScalarKind::Literal(v) => Some(v.clone()),
+        ScalarKind::Variable(r) => Some(env.variable_at(r.slot).cloned().unwrap_or(Value::Null)),
+        _ => eval_int(e, &[], env),
+    }
+}
+
 /// Evaluates `e` over `row`.
 pub fn eval(e: &ScalarExpr, row: &[Value], ctx: &mut ExecCtx) -> SqlResult<Value> {
     common::stack::grow(|| eval_unguarded(e, row, ctx))
@@ -74,7 +135,7 @@ fn eval_unguarded(e: &ScalarExpr, row: &[Value], ctx: &mut ExecCtx) -> SqlResult
             .cloned()
             .ok_or_else(|| SqlError::internal(format!("column {i} out of range"))),
         ScalarKind::Param(s) => Ok(ctx.param(*s)),
-        ScalarKind::Variable(name) => Ok(ctx.env.variable(name).unwrap_or(Value::Null)),
+        ScalarKind::Variable(r) => Ok(ctx.env.variable_at(r.slot).cloned().unwrap_or(Value::Null)),
         ScalarKind::Unary(op, a) => {
             let v = eval(a, row, ctx)?;
             match op {
@@ -96,6 +157,9 @@ fn eval_unguarded(e: &ScalarExpr, row: &[Value], ctx: &mut ExecCtx) -> SqlResult
             }
         }
         ScalarKind::Binary(op, a, b) => {
+            if let Some(v) = eval_int(e, row, &*ctx.env) {
+                return Ok(v);
+            }
             if e.data_type.is_max() {
                 if let Some(r) = arith_in_place(*op, a, b, &e.data_type, row, ctx) {
                     return r;
@@ -109,6 +173,9 @@ fn eval_unguarded(e: &ScalarExpr, row: &[Value], ctx: &mut ExecCtx) -> SqlResult
             valops::arith(*op, &x, &y, &e.data_type)
         }
         ScalarKind::Compare(op, a, b) => {
+            if let Some(v) = eval_int(e, row, &*ctx.env) {
+                return Ok(v);
+            }
             let x = eval(a, row, ctx)?;
             if x.is_null() {
                 return Ok(Value::Null);

@@ -76,14 +76,12 @@ pub trait ExecEnv {
     fn storage(&mut self, database: &str) -> SqlResult<Arc<storage::Database>>;
     /// The current transaction in that database (the engine begins one lazily).
     fn txn(&mut self, database: &str) -> SqlResult<&mut storage::Txn>;
-    fn variable(&self, name: &str) -> Option<Value>;
-    /// Calls `f` with the variable's value read in place (`None`: not declared), so a large
-    /// string is not copied just to be measured or concatenated. Default: through a copy.
-    fn with_variable(&self, name: &str, f: &mut dyn FnMut(Option<&Value>)) {
-        let v = self.variable(name);
-        f(v.as_ref())
-    }
-    fn set_variable(&mut self, name: &str, v: Value) -> SqlResult<()>;
+    /// The value in variable slot `slot` of the frame the statement runs in (the slot the
+    /// binder resolved, `plan::VarRef`), read in place: no name lookup, no copy of a large
+    /// string just to measure or concatenate it. None: no such slot (reads as NULL).
+    fn variable_at(&self, slot: usize) -> Option<&Value>;
+    /// Assigns variable slot `slot`, converting to its declared type.
+    fn set_variable_at(&mut self, slot: usize, v: Value) -> SqlResult<()>;
     fn session_id(&self) -> i32;
     /// SELECT ... INTO: create the table (engine DDL) and return its definition.
     fn create_table(&mut self, spec: &NewTableSpec) -> SqlResult<Arc<TableDef>> {
@@ -254,7 +252,7 @@ pub fn execute(
                         let row = op.row();
                         for (i, v) in vars.iter().enumerate() {
                             let val = row.get(i).cloned().unwrap_or(Value::Null);
-                            ctx.env.set_variable(v, val)?;
+                            ctx.env.set_variable_at(v.slot, val)?;
                         }
                         n += 1;
                     }
@@ -394,7 +392,21 @@ pub fn eval_over_row(expr: &ScalarExpr, row: &[Value], env: &mut dyn ExecEnv) ->
 }
 
 /// Evaluates a standalone scalar expression (no input row).
+///
+/// Inlined into the caller with its context-free shapes (literal, variable, integer arithmetic
+/// and comparison: `SET @i = @i + 1`), so the environment's variable reads are direct calls
+/// there (the caller's concrete `ExecEnv` is known); anything else goes through
+/// [`eval_scalar_in_ctx`].
+#[inline]
 pub fn eval_scalar(expr: &ScalarExpr, env: &mut dyn ExecEnv) -> SqlResult<Value> {
+    if let Some(v) = eval::eval_without_ctx(expr, env) {
+        return Ok(v);
+    }
+    eval_scalar_in_ctx(expr, env)
+}
+
+/// [`eval_scalar`] with an execution context (functions, subqueries, messages).
+pub fn eval_scalar_in_ctx(expr: &ScalarExpr, env: &mut dyn ExecEnv) -> SqlResult<Value> {
     let mut ctx = ExecCtx::new(env);
     eval::eval(expr, &[], &mut ctx)
 }

@@ -542,10 +542,10 @@ impl crate::ExecEnv for TestEnv {
     fn txn(&mut self, _database: &str) -> SqlResult<&mut storage::Txn> {
         Err(SqlError::internal("no storage in this test"))
     }
-    fn variable(&self, _name: &str) -> Option<Value> {
+    fn variable_at(&self, _slot: usize) -> Option<&Value> {
         None
     }
-    fn set_variable(&mut self, _name: &str, _v: Value) -> SqlResult<()> {
+    fn set_variable_at(&mut self, _slot: usize, _v: Value) -> SqlResult<()> {
         Ok(())
     }
     fn session_id(&self) -> i32 {

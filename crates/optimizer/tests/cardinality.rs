@@ -132,7 +132,13 @@ fn cmp(op: CmpOp, a: ScalarExpr, b: ScalarExpr) -> ScalarExpr {
     )
 }
 fn var() -> ScalarExpr {
-    ScalarExpr::new(ScalarKind::Variable("@x".into()), DataType::Int)
+    ScalarExpr::new(
+        ScalarKind::Variable(plan::VarRef {
+            slot: 0,
+            name: "@x".into(),
+        }),
+        DataType::Int,
+    )
 }
 
 fn close(a: f64, b: f64) {

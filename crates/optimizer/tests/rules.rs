@@ -26,7 +26,7 @@ impl Catalog for Cat {
 }
 
 impl plan::BindEnv for Cat {
-    fn variable_type(&self, _: &str) -> Option<DataType> {
+    fn variable_slot(&self, _: &str) -> Option<(usize, DataType)> {
         None
     }
 }

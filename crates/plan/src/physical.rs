@@ -307,7 +307,7 @@ pub struct OutputSpec {
 /// A variable assignment inside UPDATE ... SET.
 #[derive(Clone, Debug)]
 pub struct VarAssign {
-    pub variable: String,
+    pub variable: crate::scalar::VarRef,
     /// Value over the input row (converted to the variable's type).
     pub expr: ScalarExpr,
     /// `@v = col = expr`: take the new value of this column instead.
@@ -340,7 +340,7 @@ pub enum Statement<P> {
     Select {
         input: P,
         columns: Vec<ColumnMeta>,
-        assign: Option<Vec<String>>,
+        assign: Option<Vec<crate::scalar::VarRef>>,
     },
     Insert {
         table: Arc<TableDef>,

@@ -218,6 +218,32 @@ pub enum ScalarFunc {
     Named,
 }
 
+/// A variable reference resolved at bind time: the slot of the variable in the frame the
+/// statement runs in (slots are fixed when a batch or module is compiled, in textual order),
+/// and the name as written, kept for error messages and showplan.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VarRef {
+    pub slot: usize,
+    pub name: String,
+}
+
+impl VarRef {
+    /// A reference that no frame holds: what binding checks without a frame use
+    /// (`check_inline_function`); it reads as NULL and cannot be assigned.
+    pub fn unbound(name: &str) -> VarRef {
+        VarRef {
+            slot: usize::MAX,
+            name: name.to_string(),
+        }
+    }
+}
+
+impl std::fmt::Display for VarRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.name)
+    }
+}
+
 /// Expression node kinds.
 #[derive(Clone, Debug)]
 pub enum ScalarKind {
@@ -226,8 +252,9 @@ pub enum ScalarKind {
     Column(usize),
     /// Outer reference / correlated parameter slot.
     Param(usize),
-    /// `@name` (looked up through the execution environment).
-    Variable(String),
+    /// `@name`, resolved at bind time to its slot in the running frame
+    /// (`BindEnv::variable_slot`); exec reads it by slot (`ExecEnv::variable_at`).
+    Variable(VarRef),
     Unary(UnaryOp, Box<ScalarExpr>),
     Binary(BinaryOp, Box<ScalarExpr>, Box<ScalarExpr>),
     Compare(CmpOp, Box<ScalarExpr>, Box<ScalarExpr>),

@@ -43,8 +43,8 @@ impl Catalog for Cat {
 }
 
 impl BindEnv for Cat {
-    fn variable_type(&self, name: &str) -> Option<DataType> {
-        (name.eq_ignore_ascii_case("@v")).then_some(DataType::BigInt)
+    fn variable_slot(&self, name: &str) -> Option<(usize, DataType)> {
+        (name.eq_ignore_ascii_case("@v")).then_some((0, DataType::BigInt))
     }
 }
 

@@ -101,10 +101,10 @@ impl ExecEnv for WorkerEnv {
     fn txn(&mut self, _database: &str) -> SqlResult<&mut storage::Txn> {
         Err(SqlError::internal("a parallel worker has no transaction"))
     }
-    fn variable(&self, _name: &str) -> Option<Value> {
+    fn variable_at(&self, _slot: usize) -> Option<&Value> {
         None
     }
-    fn set_variable(&mut self, _name: &str, _v: Value) -> SqlResult<()> {
+    fn set_variable_at(&mut self, _slot: usize, _v: Value) -> SqlResult<()> {
         Err(SqlError::internal("a parallel worker cannot set variables"))
     }
     fn session_id(&self) -> i32 {

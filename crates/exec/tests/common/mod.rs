@@ -14,13 +14,44 @@ use plan::BindEnv;
 use storage::{Database, StorageConfig, Txn};
 use types::{DataType, Value};
 
+/// The test session's variables: a frame of slots, named (lower case, with `@`).
+#[derive(Default)]
+pub struct Vars {
+    names: Vec<String>,
+    pub values: Vec<(DataType, Value)>,
+}
+
+impl Vars {
+    /// Declares (or re-sets) `name`.
+    pub fn insert(&mut self, name: String, v: (DataType, Value)) {
+        match self.slot(&name) {
+            Some(s) => self.values[s] = v,
+            None => {
+                self.names.push(name.to_lowercase());
+                self.values.push(v);
+            }
+        }
+    }
+
+    pub fn slot(&self, name: &str) -> Option<usize> {
+        self.names.iter().position(|n| n.eq_ignore_ascii_case(name))
+    }
+}
+
+impl std::ops::Index<&str> for Vars {
+    type Output = (DataType, Value);
+    fn index(&self, name: &str) -> &(DataType, Value) {
+        &self.values[self.slot(name).expect("declared variable")]
+    }
+}
+
 pub struct Env {
     _dir: tempfile::TempDir,
     db: Arc<Database>,
     txn: Option<Txn>,
     pub tables: HashMap<String, Arc<TableDef>>,
     pub views: HashMap<String, Arc<catalog::ViewDef>>,
-    pub vars: HashMap<String, (DataType, Value)>,
+    pub vars: Vars,
     identity: HashMap<i32, i64>,
     next_id: i32,
     /// Operator memory budget / spill directory handed to exec (tests force tiny budgets).
@@ -46,8 +77,9 @@ impl Catalog for Env {
 }
 
 impl BindEnv for Env {
-    fn variable_type(&self, name: &str) -> Option<DataType> {
-        self.vars.get(&name.to_lowercase()).map(|v| v.0.clone())
+    fn variable_slot(&self, name: &str) -> Option<(usize, DataType)> {
+        let slot = self.vars.slot(name)?;
+        Some((slot, self.vars.values[slot].0.clone()))
     }
 }
 
@@ -63,12 +95,13 @@ impl ExecEnv for Env {
             .as_mut()
             .ok_or_else(|| SqlError::internal("no txn"))
     }
-    fn variable(&self, name: &str) -> Option<Value> {
-        self.vars.get(&name.to_lowercase()).map(|v| v.1.clone())
+    fn variable_at(&self, slot: usize) -> Option<&Value> {
+        self.vars.values.get(slot).map(|v| &v.1)
     }
-    fn set_variable(&mut self, name: &str, v: Value) -> SqlResult<()> {
-        if let Some(e) = self.vars.get_mut(&name.to_lowercase()) {
-            e.1 = v;
+    fn set_variable_at(&mut self, slot: usize, v: Value) -> SqlResult<()> {
+        match self.vars.values.get_mut(slot) {
+            Some(e) => e.1 = v,
+            None => return Err(SqlError::internal("variable slot out of range")),
         }
         Ok(())
     }
@@ -149,7 +182,7 @@ impl Env {
             txn: None,
             tables: HashMap::new(),
             views: HashMap::new(),
-            vars: HashMap::new(),
+            vars: Vars::default(),
             identity: HashMap::new(),
             next_id: 100,
             spill: exec::SpillConfig::default(),

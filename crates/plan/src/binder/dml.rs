@@ -604,13 +604,16 @@ impl Binder<'_> {
                     sets.push((ci, v));
                 }
                 ast::SetItem::Variable { name, op, value } => {
-                    let Some(vt) = self.env.variable_type(name) else {
+                    let Some((slot, vt)) = self.env.variable_slot(name) else {
                         return Err(SqlError::new(137, &[name]));
                     };
                     let e = super::query::compound_assign(name, *op, value.clone());
                     let b = self.bind_expr(&e, &mut ExprCtx::plain())?;
                     variables.push(crate::physical::VarAssign {
-                        variable: name.clone(),
+                        variable: crate::scalar::VarRef {
+                            slot,
+                            name: name.clone(),
+                        },
                         expr: super::convert_to(b, &vt),
                         column: None,
                     });
@@ -620,7 +623,7 @@ impl Binder<'_> {
                     column,
                     value,
                 } => {
-                    let Some(vt) = self.env.variable_type(variable) else {
+                    let Some((slot, vt)) = self.env.variable_slot(variable) else {
                         return Err(SqlError::new(137, &[variable]));
                     };
                     let cname = column.name_str();
@@ -630,7 +633,10 @@ impl Binder<'_> {
                     let v = self.bind_expr(value, &mut ExprCtx::plain())?;
                     sets.push((ci, v));
                     variables.push(crate::physical::VarAssign {
-                        variable: variable.clone(),
+                        variable: crate::scalar::VarRef {
+                            slot,
+                            name: variable.clone(),
+                        },
                         expr: ScalarExpr::literal(types::Value::Null, vt),
                         column: Some(ci),
                     });

@@ -246,8 +246,14 @@ impl Binder<'_> {
             E::Literal(l) => literal(l),
             E::Nested(i) => self.bind_expr(i, ctx),
             E::Variable(name) if self.in_tvf_body() => self.tvf_variable(name),
-            E::Variable(name) => match self.env.variable_type(name) {
-                Some(t) => Ok(ScalarExpr::new(ScalarKind::Variable(name.clone()), t)),
+            E::Variable(name) => match self.env.variable_slot(name) {
+                Some((slot, t)) => Ok(ScalarExpr::new(
+                    ScalarKind::Variable(crate::scalar::VarRef {
+                        slot,
+                        name: name.clone(),
+                    }),
+                    t,
+                )),
                 None => Err(SqlError::new(137, &[name])),
             },
             E::SystemVariable(name) => Ok(self.system_variable(name)),

@@ -33,8 +33,14 @@ use crate::scalar::{ScalarExpr, ScalarKind};
 
 /// What the binder needs from the session: the catalog plus variable types.
 pub trait BindEnv: Catalog {
-    /// Declared type of `@name` (with the `@`), None if not declared.
-    fn variable_type(&self, name: &str) -> Option<DataType>;
+    /// Slot and declared type of `@name` (with the `@`, any case) in the frame the bound
+    /// statement will run in; None if not declared (Msg 137). Variables are resolved here,
+    /// once: exec reads them by slot.
+    fn variable_slot(&self, name: &str) -> Option<(usize, DataType)>;
+    /// Declared type of `@name`, None if not declared.
+    fn variable_type(&self, name: &str) -> Option<DataType> {
+        self.variable_slot(name).map(|(_, t)| t)
+    }
     /// `SET IDENTITY_INSERT table ON` state for a table object id.
     fn identity_insert(&self, _object_id: i32) -> bool {
         false

@@ -166,10 +166,16 @@ impl Binder<'_> {
                 rewritten.items = Vec::new();
                 for it in &s.items {
                     if let ast::SelectItem::Assign { variable, op, expr } = it {
-                        if self.env.variable_type(variable).is_none() {
+                        let Some((slot, t)) = self.env.variable_slot(variable) else {
                             return Err(SqlError::new(137, &[variable]));
-                        }
-                        vars.push(variable.clone());
+                        };
+                        vars.push((
+                            crate::scalar::VarRef {
+                                slot,
+                                name: variable.clone(),
+                            },
+                            t,
+                        ));
                         let e = compound_assign(variable, *op, expr.clone());
                         rewritten.items.push(ast::SelectItem::Expr {
                             expr: e,
@@ -186,19 +192,16 @@ impl Binder<'_> {
                     .iter()
                     .enumerate()
                     .zip(&vars)
-                    .map(|((i, c), v)| {
-                        let t = self
-                            .env
-                            .variable_type(v)
-                            .unwrap_or_else(|| c.data_type.clone());
-                        convert_to(ScalarExpr::column(i, c.data_type.clone()), &t)
+                    .map(|((i, c), (_, t))| {
+                        convert_to(ScalarExpr::column(i, c.data_type.clone()), t)
                     })
                     .collect();
                 let columns = exprs
                     .iter()
                     .zip(&vars)
-                    .map(|(e, v)| ColumnMeta::new(v.clone(), e.data_type.clone(), true))
+                    .map(|(e, (v, _))| ColumnMeta::new(v.name.clone(), e.data_type.clone(), true))
                     .collect::<Vec<_>>();
+                let vars = vars.into_iter().map(|(v, _)| v).collect();
                 input = LogicalOp::Project {
                     input: Box::new(input),
                     exprs,

@@ -663,7 +663,10 @@ pub fn check_inline_function(
             .map(|(n, t)| {
                 (
                     n.clone(),
-                    ScalarExpr::new(ScalarKind::Variable(n.clone()), t.clone()),
+                    ScalarExpr::new(
+                        ScalarKind::Variable(crate::scalar::VarRef::unbound(n)),
+                        t.clone(),
+                    ),
                 )
             })
             .collect(),
