@@ -207,9 +207,11 @@ fn every_join_kind_runs_in_batch_mode() {
     setup(&mut s, 50, 7);
     for (q, kind) in [
         ("SELECT COUNT(*) FROM l JOIN r ON l.k = r.k", "Inner Join"),
+        // SQL Server's positional name: the build input (r) is listed first, the preserved
+        // probe input (l) second
         (
             "SELECT COUNT(*) FROM l LEFT JOIN r ON l.k = r.k",
-            "Left Outer Join",
+            "Right Outer Join",
         ),
         (
             "SELECT COUNT(*) FROM l WHERE EXISTS (SELECT 1 FROM r WHERE r.k = l.k)",
@@ -221,7 +223,7 @@ fn every_join_kind_runs_in_batch_mode() {
         ),
         (
             "SELECT COUNT(DISTINCT l.k) FROM l LEFT JOIN r ON l.k = r.k",
-            "Left Outer Join",
+            "Right Outer Join",
         ),
         (
             "SELECT COUNT(*), COUNT(r.w) FROM l FULL JOIN r ON l.k = r.k",

@@ -82,39 +82,39 @@ const SETUP: &str = "SET NOCOUNT ON;
 const QUERIES: &[(&str, &str)] = &[
     (
         "SELECT id, k FROM o WHERE EXISTS (SELECT 1 FROM big WHERE big.k = o.k) ORDER BY id",
-        "Right Semi Join",
+        "Left Semi Join",
     ),
     (
         "SELECT id, k FROM o WHERE NOT EXISTS (SELECT 1 FROM big WHERE big.k = o.k) ORDER BY id",
-        "Right Anti Semi Join",
+        "Left Anti Semi Join",
     ),
     (
         "SELECT id FROM o WHERE EXISTS (SELECT 1 FROM big WHERE big.k = o.k AND big.w > o.v + 20) ORDER BY id",
-        "Right Semi Join",
+        "Left Semi Join",
     ),
     (
         "SELECT id FROM o WHERE NOT EXISTS (SELECT 1 FROM big WHERE big.k = o.k AND big.w > o.v + 25) ORDER BY id",
-        "Right Anti Semi Join",
+        "Left Anti Semi Join",
     ),
     (
         "SELECT id FROM o WHERE EXISTS (SELECT 1 FROM big WHERE big.s = o.s AND big.k = o.k) ORDER BY id",
-        "Right Semi Join",
+        "Left Semi Join",
     ),
     (
         "SELECT COUNT(*), SUM(v), MIN(id), MAX(id) FROM o WHERE EXISTS (SELECT 1 FROM big WHERE big.k = o.k)",
-        "Right Semi Join",
+        "Left Semi Join",
     ),
     (
         "SELECT COUNT(*), SUM(v), MIN(id), MAX(id) FROM o WHERE NOT EXISTS (SELECT 1 FROM big WHERE big.k = o.k AND big.w < o.v)",
-        "Right Anti Semi Join",
+        "Left Anti Semi Join",
     ),
     (
         "SELECT COUNT(*), SUM(v) FROM eo WHERE EXISTS (SELECT 1 FROM big WHERE big.k = eo.k)",
-        "Right Semi Join",
+        "Left Semi Join",
     ),
     (
         "SELECT COUNT(*), SUM(v) FROM eo WHERE NOT EXISTS (SELECT 1 FROM big WHERE big.k = eo.k)",
-        "Right Anti Semi Join",
+        "Left Anti Semi Join",
     ),
     (
         "SELECT COUNT(*), SUM(v) FROM o WHERE NOT EXISTS (SELECT 1 FROM big WHERE big.k = o.k AND big.w > 1000)",
@@ -173,7 +173,7 @@ fn right_semi_joins_give_the_left_semi_joins_rows() {
             &mut s,
             &format!("{q} OPTION (QUERYRULEOFF JoinCommute, MAXDOP 1)"),
         );
-        assert!(!off.contains("Hash Match(Right"), "{q}:\n{off}");
+        assert!(!off.contains("Hash Match(Left"), "{q}:\n{off}");
         // OPTION (HASH JOIN) fixes the algorithm, not the sides
         let hinted = plan_text(&mut s, &format!("{q} OPTION (HASH JOIN, MAXDOP 1)"));
         assert!(
@@ -182,7 +182,7 @@ fn right_semi_joins_give_the_left_semi_joins_rows() {
         );
         // FORCE ORDER keeps the written sides, as for JoinCommute's inner joins
         let forced = plan_text(&mut s, &format!("{q} OPTION (FORCE ORDER, MAXDOP 1)"));
-        assert!(!forced.contains("Hash Match(Right"), "{q}:\n{forced}");
+        assert!(!forced.contains("Hash Match(Left"), "{q}:\n{forced}");
     }
     // batch mode runs the right kinds too
     let q = QUERIES[5].0;
@@ -192,7 +192,7 @@ fn right_semi_joins_give_the_left_semi_joins_rows() {
     );
     let line = plan
         .lines()
-        .find(|l| l.contains("Hash Match(Right Semi Join"))
+        .find(|l| l.contains("Hash Match(Left Semi Join"))
         .unwrap_or_else(|| panic!("{plan}"));
     assert!(line.contains("Batch mode"), "{plan}");
     let results = check_all(&mut s);
@@ -215,8 +215,8 @@ fn a_large_preserved_input_keeps_the_left_semi_join() {
         "SELECT COUNT(*) FROM big WHERE NOT EXISTS (SELECT 1 FROM o WHERE o.k = big.k)",
     ] {
         let plan = plan_text(&mut s, &format!("{q} OPTION (MAXDOP 1)"));
-        assert!(plan.contains("Hash Match(Left"), "{q}:\n{plan}");
-        assert!(!plan.contains("Hash Match(Right"), "{q}:\n{plan}");
+        assert!(plan.contains("Hash Match(Right"), "{q}:\n{plan}");
+        assert!(!plan.contains("Hash Match(Left"), "{q}:\n{plan}");
     }
     drop(s);
     let _ = std::fs::remove_dir_all(d);
@@ -242,7 +242,7 @@ fn right_semi_joins_spill_with_the_same_rows() {
     );
     let expected = check_all(&mut s);
     let plan = plan_text(&mut s, &format!("{} OPTION (MAXDOP 1)", QUERIES[1].0));
-    assert!(plan.contains("Right Anti Semi Join"), "{plan}");
+    assert!(plan.contains("Left Anti Semi Join"), "{plan}");
     drop(s);
     let work = d.join("tempdb").join("workfiles");
     // one join alone (no sort to spill instead): the right anti semi join's build spills

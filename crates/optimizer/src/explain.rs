@@ -466,7 +466,7 @@ fn node_unguarded(op: &PhysOp, depth: usize, out: &mut String) {
             let rn = child_names(1);
             let mut s = format!(
                 "Hash Match({}, HASH:({})=({})",
-                kind.showplan(),
+                kind.hash_match_showplan(),
                 right_keys
                     .iter()
                     .map(|e| expr(e, &rn))

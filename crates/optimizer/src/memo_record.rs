@@ -126,7 +126,7 @@ impl Planner<'_> {
                 }
             };
             forbidden.push((
-                format!("Hash Match ({})", kind.showplan()),
+                format!("Hash Match ({})", kind.hash_match_showplan()),
                 "JoinToHash",
                 why,
                 false,

@@ -206,7 +206,7 @@ pub(crate) fn op_names(op: &PhysOp) -> (&'static str, &'static str) {
         PhysKind::Filter { .. } => ("Filter", "Filter"),
         PhysKind::ComputeScalar { .. } => ("Compute Scalar", "Compute Scalar"),
         PhysKind::NestedLoops { kind, .. } => ("Nested Loops", kind.showplan()),
-        PhysKind::HashJoin { kind, .. } => ("Hash Match", kind.showplan()),
+        PhysKind::HashJoin { kind, .. } => ("Hash Match", kind.hash_match_showplan()),
         PhysKind::MergeJoin { kind, .. } => ("Merge Join", kind.showplan()),
         PhysKind::Sort { top: Some(_), .. } => ("Sort", "TopN Sort"),
         PhysKind::Sort { distinct: true, .. } => ("Sort", "Distinct Sort"),

@@ -157,17 +157,17 @@ fn exists_becomes_semi_join() {
         "SELECT id FROM t a WHERE EXISTS (SELECT 1 FROM t b WHERE b.v = a.id)",
         &[],
     );
-    assert!(x.contains("Left Semi Join"), "{x}");
+    assert!(x.contains("Right Semi Join"), "{x}");
     let x = plan_text(
         "SELECT id FROM t a WHERE NOT EXISTS (SELECT 1 FROM t b WHERE b.v = a.id)",
         &[],
     );
-    assert!(x.contains("Left Anti Semi Join"), "{x}");
+    assert!(x.contains("Right Anti Semi Join"), "{x}");
     let x = plan_text(
         "SELECT id FROM t a WHERE id IN (SELECT v FROM t b WHERE b.id > a.v)",
         &[],
     );
-    assert!(x.contains("Left Semi Join"), "{x}");
+    assert!(x.contains("Right Semi Join"), "{x}");
     let x = plan_text(
         "SELECT id FROM t a WHERE EXISTS (SELECT 1 FROM t b WHERE b.v = a.id)",
         &["SubqueryToSemiJoin"],

@@ -155,7 +155,17 @@ impl JoinKind {
             k => k,
         }
     }
-    /// Showplan name.
+    /// The logical name SQL Server gives a Hash Match of this kind. Showplan lists a hash
+    /// join's build input — latchkey's right input — first (top), and SQL Server names joins by
+    /// position: a Left Semi Join returns rows of the first (top) input, a Right Semi Join rows
+    /// of the second (bottom) one. So latchkey's `LeftSemi` (probe rows out, build on the
+    /// subquery) is SQL Server's Hash Match (Right Semi Join), as in seed 002's memo
+    /// (`PhyOp_HashJoinx_jtRightAntiSemiJoin` builds on the inner table), and the sides swap in
+    /// every one-sided kind's name.
+    pub fn hash_match_showplan(self) -> &'static str {
+        self.swapped().showplan()
+    }
+    /// Showplan name (Nested Loops and Merge Join list their left input first).
     pub fn showplan(self) -> &'static str {
         match self {
             JoinKind::Inner | JoinKind::Cross => "Inner Join",

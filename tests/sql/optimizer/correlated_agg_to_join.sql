@@ -43,7 +43,7 @@ ORDER BY id
 GO
 -- the outer keys come from one relation of the outer join tree that the WHERE filters alone
 -- (TPC-H q17's part): the grouped input is semi-joined with that relation's filtered rows,
--- so only the keys an outer row can read are grouped (Left Semi Join under the aggregate)
+-- so only the keys an outer row can read are grouped (a semi join under the aggregate)
 CREATE TABLE p_t (pk int PRIMARY KEY, brand varchar(10))
 INSERT INTO p_t VALUES (1, 'a'), (2, 'b'), (3, 'a'), (4, 'b')
 GO

@@ -1,10 +1,11 @@
 -- A semi / anti semi hash join builds on its smaller input (TPC-H q04: orders WHERE EXISTS
 -- (lineitem ...)). When the subquery input is over 1,000 rows and 4x the preserved input, the
 -- planner also costs the Hash Match that builds on the preserved input and probes with the
--- subquery input — Right Semi Join / Right Anti Semi Join (a build row is output at its first
--- match, or, for the anti semi join, after the probe input when it never matched) — and keeps
--- the cheaper. The reverse sizes keep the Left Semi / Left Anti Semi Join (build on the
--- subquery input). QUERYRULEOFF JoinCommute and FORCE ORDER keep the written sides; OPTION
+-- subquery input — SQL Server's Hash Match (Left Semi Join) / (Left Anti Semi Join), named by
+-- position: the build input is listed first and its rows are output (at a row's first match,
+-- or, for the anti semi join, after the probe input when it never matched) — and keeps the
+-- cheaper. The reverse sizes keep the Right Semi / Right Anti Semi Join (build on the subquery
+-- input, the probe rows out). QUERYRULEOFF JoinCommute and FORCE ORDER keep the written sides; OPTION
 -- (HASH JOIN) fixes the algorithm only. Every query's rows are the same either way.
 CREATE TABLE dbo.ord (o_key int NOT NULL PRIMARY KEY, o_pri int NULL)
 CREATE TABLE dbo.item (l_key int NULL, l_qty int NOT NULL)
