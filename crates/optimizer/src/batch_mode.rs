@@ -546,7 +546,7 @@ fn source_types(op: &PhysOp) -> bool {
 
 /// The rows the source's largest scan reads: the table's rows (a pushed-down predicate does
 /// not make the read smaller), else the scan's estimate.
-fn scan_rows(op: &PhysOp, catalog: &dyn Catalog) -> f64 {
+pub(crate) fn scan_rows(op: &PhysOp, catalog: &dyn Catalog) -> f64 {
     match &op.kind {
         PhysKind::Filter { input, .. } | PhysKind::ComputeScalar { input, .. } => {
             scan_rows(input, catalog)
