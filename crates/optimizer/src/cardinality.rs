@@ -409,6 +409,35 @@ fn range_fraction(
     ((hi - lo).max(1.0) / total).min(1.0)
 }
 
+/// The input of the join `op` that produces its output column `col`, and the column's position
+/// there (None: `op` is no join). A join outputs left ++ right; a right semi / anti semi join
+/// only its right input's columns.
+pub(crate) fn join_input_column(op: &PhysOp, col: usize) -> Option<(&PhysOp, usize)> {
+    let (left, right, n) = match &op.kind {
+        PhysKind::NestedLoops { outer, inner, .. } => (&**outer, &**inner, outer.columns.len()),
+        PhysKind::HashJoin {
+            left, right, kind, ..
+        }
+        | PhysKind::MergeJoin {
+            left, right, kind, ..
+        } => (
+            &**left,
+            &**right,
+            if kind.outputs_left() {
+                left.columns.len()
+            } else {
+                0
+            },
+        ),
+        _ => return None,
+    };
+    Some(if col < n {
+        (left, col)
+    } else {
+        (right, col - n)
+    })
+}
+
 /// Where column `col` of `op`'s output comes from: a base table column, with the operator that
 /// produces the table's rows.
 pub fn column_origin(op: &PhysOp, col: usize) -> Option<(Arc<TableDef>, usize)> {
@@ -425,31 +454,9 @@ pub fn column_origin(op: &PhysOp, col: usize) -> Option<(Arc<TableDef>, usize)> 
         PhysKind::ComputeScalar { input, exprs } => {
             column_origin(input, strip_cast(exprs.get(col)?).as_column()?)
         }
-        PhysKind::NestedLoops { outer, inner, .. } => {
-            let n = outer.columns.len();
-            if col < n {
-                column_origin(outer, col)
-            } else {
-                column_origin(inner, col - n)
-            }
-        }
-        PhysKind::HashJoin {
-            left, right, kind, ..
-        }
-        | PhysKind::MergeJoin {
-            left, right, kind, ..
-        } => {
-            // a right semi / anti semi join outputs only its right input's columns
-            let n = if kind.outputs_left() {
-                left.columns.len()
-            } else {
-                0
-            };
-            if col < n {
-                column_origin(left, col)
-            } else {
-                column_origin(right, col - n)
-            }
+        PhysKind::NestedLoops { .. } | PhysKind::HashJoin { .. } | PhysKind::MergeJoin { .. } => {
+            let (input, c) = join_input_column(op, col)?;
+            column_origin(input, c)
         }
         _ => None,
     }
@@ -690,31 +697,9 @@ fn column_sources_unguarded(op: &PhysOp, col: usize) -> Option<Vec<(Arc<TableDef
             }
             Some(out)
         }
-        PhysKind::NestedLoops { outer, inner, .. } => {
-            let n = outer.columns.len();
-            if col < n {
-                column_sources(outer, col)
-            } else {
-                column_sources(inner, col - n)
-            }
-        }
-        PhysKind::HashJoin {
-            left, right, kind, ..
-        }
-        | PhysKind::MergeJoin {
-            left, right, kind, ..
-        } => {
-            // a right semi / anti semi join outputs only its right input's columns
-            let n = if kind.outputs_left() {
-                left.columns.len()
-            } else {
-                0
-            };
-            if col < n {
-                column_sources(left, col)
-            } else {
-                column_sources(right, col - n)
-            }
+        PhysKind::NestedLoops { .. } | PhysKind::HashJoin { .. } | PhysKind::MergeJoin { .. } => {
+            let (input, c) = join_input_column(op, col)?;
+            column_sources(input, c)
         }
         _ => column_origin(op, col).map(|o| vec![o]),
     }

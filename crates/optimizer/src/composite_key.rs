@@ -114,31 +114,9 @@ fn column_scan(op: &PhysOp, col: usize) -> Option<(&PhysOp, usize)> {
             }
             column_scan(input, e.as_column()?)
         }
-        PhysKind::NestedLoops { outer, inner, .. } => {
-            let n = outer.columns.len();
-            if col < n {
-                column_scan(outer, col)
-            } else {
-                column_scan(inner, col - n)
-            }
-        }
-        PhysKind::HashJoin {
-            left, right, kind, ..
-        }
-        | PhysKind::MergeJoin {
-            left, right, kind, ..
-        } => {
-            // a right semi / anti semi join outputs only its right input's columns
-            let n = if kind.outputs_left() {
-                left.columns.len()
-            } else {
-                0
-            };
-            if col < n {
-                column_scan(left, col)
-            } else {
-                column_scan(right, col - n)
-            }
+        PhysKind::NestedLoops { .. } | PhysKind::HashJoin { .. } | PhysKind::MergeJoin { .. } => {
+            let (input, c) = crate::cardinality::join_input_column(op, col)?;
+            column_scan(input, c)
         }
         _ => None,
     }
