@@ -44,6 +44,20 @@ pub(crate) struct ExprRef {
 pub(crate) struct Node {
     pub line: u32,
     pub kind: NodeKind,
+    /// The statement's `sys.dm_exec_requests.command` index (`live.rs`), looked up once here:
+    /// searching the command names per statement was a quarter of a tight WHILE loop (W6).
+    pub command: Option<u8>,
+}
+
+impl Node {
+    pub(crate) fn new(line: u32, kind: NodeKind) -> Node {
+        let command = crate::live::command_index_of(&kind);
+        Node {
+            line,
+            kind,
+            command,
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -295,16 +309,10 @@ impl Compiler<'_> {
                 if !tables.is_empty() {
                     let mut nodes: Vec<Node> = tables
                         .into_iter()
-                        .map(|t| Node {
-                            line,
-                            kind: NodeKind::DeclareTable(t),
-                        })
+                        .map(|t| Node::new(line, NodeKind::DeclareTable(t)))
                         .collect();
                     if !inits.is_empty() {
-                        nodes.push(Node {
-                            line,
-                            kind: NodeKind::Declare(inits),
-                        });
+                        nodes.push(Node::new(line, NodeKind::Declare(inits)));
                     }
                     NodeKind::Block(nodes)
                 } else {
@@ -403,6 +411,6 @@ impl Compiler<'_> {
                 kind,
             })),
         };
-        Ok(Node { line, kind })
+        Ok(Node::new(line, kind))
     }
 }

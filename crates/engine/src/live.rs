@@ -69,8 +69,13 @@ fn command_of(kind: &StatementKind) -> &'static str {
     }
 }
 
-fn node_command(n: &Node) -> Option<&'static str> {
-    Some(match &n.kind {
+/// The command index of a compiled statement (`Node::command`, set when it is compiled).
+pub(crate) fn command_index_of(kind: &NodeKind) -> Option<u8> {
+    node_command(kind).map(command_index)
+}
+
+fn node_command(kind: &NodeKind) -> Option<&'static str> {
+    Some(match kind {
         NodeKind::Query { stmt, .. } => command_of(&stmt.kind),
         NodeKind::Other(s) => command_of(&s.kind),
         NodeKind::Declare(_) | NodeKind::DeclareTable(_) => "DECLARE",
@@ -142,8 +147,8 @@ impl Session {
     /// Before a statement: its command (`sys.dm_exec_requests.command`).
     #[inline]
     pub(crate) fn publish_statement(&self, n: &Node) {
-        if let Some(c) = node_command(n) {
-            self.live.command.store(command_index(c), Relaxed);
+        if let Some(c) = n.command {
+            self.live.command.store(c, Relaxed);
         }
     }
 
