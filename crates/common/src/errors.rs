@@ -27,6 +27,9 @@ pub struct SqlError {
 pub struct ErrorInfo {
     pub number: i32,
     pub severity: u8,
+    /// The state SQL Server reports for this message where one call site dominates (137 and
+    /// 515 are State 2, 547 State 0); call sites with another state use `with_state`.
+    pub state: u8,
     pub template: &'static str,
 }
 
@@ -45,7 +48,7 @@ pub static REGISTRY: &[ErrorInfo] = &[
     e(128, 15, "The name \"%.*s\" is not permitted in this context. Valid expressions are constants, constant expressions, and (in some contexts) variables. Column names are not permitted."),
     e(131, 15, "The size (%d) given to the %S_MSG '%.*ls' exceeds the maximum allowed for any data type (%d)."),
     e(134, 15, "The variable name '%.*ls' has already been declared. Variable names must be unique within a query batch or stored procedure."),
-    e(137, 15, "Must declare the scalar variable \"%.*ls\"."),
+    es(137, 15, 2, "Must declare the scalar variable \"%.*ls\"."),
     e(141, 15, "A SELECT statement that assigns a value to a variable must not be combined with data-retrieval operations."),
     e(145, 15, "ORDER BY items must appear in the select list if SELECT DISTINCT is specified."),
     e(148, 15, "Incorrect time syntax in time string '%.*ls' used with WAITFOR."),
@@ -91,7 +94,7 @@ pub static REGISTRY: &[ErrorInfo] = &[
     e(491, 16, "A correlation name must be specified for the bulk rowset in the from clause."),
     e(492, 16, "Duplicate column names are not allowed in result sets obtained through OPENQUERY and OPENROWSET. The column name \"%.*ls\" is a duplicate."),
     e(512, 16, "Subquery returned more than 1 value. This is not permitted when the subquery follows =, !=, <, <= , >, >= or when the subquery is used as an expression."),
-    e(515, 16, "Cannot insert the value NULL into column '%.*ls', table '%.*ls'; column does not allow nulls. %ls fails."),
+    es(515, 16, 2, "Cannot insert the value NULL into column '%.*ls', table '%.*ls'; column does not allow nulls. %ls fails."),
     e(517, 16, "Adding a value to a '%ls' column caused an overflow."),
     e(529, 16, "Explicit conversion from data type %ls to %ls is not allowed."),
     e(530, 16, "The statement terminated. The maximum recursion %d has been exhausted before statement completion."),
@@ -99,7 +102,7 @@ pub static REGISTRY: &[ErrorInfo] = &[
     e(536, 16, "Invalid length parameter passed to the %ls function."),
     e(537, 16, "Invalid length parameter passed to the LEFT or SUBSTRING function."),
     e(544, 16, "Cannot insert explicit value for identity column in table '%.*ls' when IDENTITY_INSERT is set to OFF."),
-    e(547, 16, "The %ls statement conflicted with the %ls constraint \"%.*ls\". The conflict occurred in database \"%.*ls\", table \"%.*ls\"%ls%.*ls%ls."),
+    es(547, 16, 0, "The %ls statement conflicted with the %ls constraint \"%.*ls\". The conflict occurred in database \"%.*ls\", table \"%.*ls\"%ls%.*ls%ls."),
     e(556, 16, "INSERT EXEC failed because the stored procedure altered the schema of the target table."),
     e(574, 16, "%ls statement cannot be used inside a user transaction."),
     e(596, 21, "Cannot continue the execution because the session is in the kill state."),
@@ -253,7 +256,7 @@ pub static REGISTRY: &[ErrorInfo] = &[
     e(8028, 16, "The incoming tabular data stream (TDS) remote procedure call (RPC) protocol stream is incorrect. Parameter %d (\"%.*ls\"): The supplied length is not valid for data type %.*ls. Check the source data for invalid lengths. An example of an invalid length is data of nchar type with an odd length in bytes."),
     e(8101, 16, "An explicit value for the identity column in table '%.*ls' can only be specified when a column list is used and IDENTITY_INSERT is ON."),
     e(8114, 16, "Error converting data type %ls to %ls."),
-    e(8115, 16, "Arithmetic overflow error converting %ls to data type %ls."),
+    es(8115, 16, 2, "Arithmetic overflow error converting %ls to data type %ls."),
     e(8116, 16, "Argument data type %ls is invalid for argument %d of %ls function."),
     e(8117, 16, "Operand data type %ls is invalid for %ls operator."),
     e(8120, 16, "Column '%.*ls' is invalid in the select list because it is not contained in either an aggregate function or the GROUP BY clause."),
@@ -339,9 +342,15 @@ pub static REGISTRY: &[ErrorInfo] = &[
 ];
 
 const fn e(number: i32, severity: u8, template: &'static str) -> ErrorInfo {
+    es(number, severity, 1, template)
+}
+
+/// A registry entry whose usual state is not 1.
+const fn es(number: i32, severity: u8, state: u8, template: &'static str) -> ErrorInfo {
     ErrorInfo {
         number,
         severity,
+        state,
         template,
     }
 }
@@ -395,7 +404,7 @@ impl SqlError {
             Some(info) => SqlError {
                 number,
                 severity: info.severity,
-                state: 1,
+                state: info.state,
                 message: format_template(info.template, args),
                 line: 0,
                 procedure: String::new(),

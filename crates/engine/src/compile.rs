@@ -47,6 +47,11 @@ pub(crate) struct Node {
     /// The statement's `sys.dm_exec_requests.command` index (`live.rs`), looked up once here:
     /// searching the command names per statement was a quarter of a tight WHILE loop (W6).
     pub command: Option<u8>,
+    /// How many of the program's variables (slots are numbered in textual order) this
+    /// statement may name: those declared before it. T-SQL scopes a variable from its DECLARE
+    /// to the end of the batch, and a DECLARE's initializers do not see the variables of the
+    /// same DECLARE (`DECLARE @x int = 1, @y int = @x` is Msg 137).
+    pub scope: usize,
 }
 
 impl Node {
@@ -56,6 +61,7 @@ impl Node {
             line,
             kind,
             command,
+            scope: usize::MAX,
         }
     }
 }
@@ -280,6 +286,19 @@ impl Compiler<'_> {
     }
 
     fn stmt(&mut self, s: Statement) -> SqlResult<Node> {
+        let scope = self.vars.len();
+        let mut node = self.stmt_unscoped(s)?;
+        node.scope = scope;
+        // the helper nodes of a DECLARE (its table variables, then its initializers)
+        if let NodeKind::Block(parts) = &mut node.kind {
+            for p in parts.iter_mut().filter(|p| p.scope == usize::MAX) {
+                p.scope = scope;
+            }
+        }
+        Ok(node)
+    }
+
+    fn stmt_unscoped(&mut self, s: Statement) -> SqlResult<Node> {
         let line = s.line;
         let kind = match s.kind {
             StatementKind::Declare(items) => {

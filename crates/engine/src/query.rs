@@ -573,6 +573,9 @@ impl plan::BindEnv for Session {
         // (compile.rs gives each program its own, slots in textual order).
         let f = self.frames.last()?;
         let slot = f.slot(name)?;
+        if !f.in_scope(slot) {
+            return None; // declared later in the batch: Msg 137, as in SQL Server
+        }
         Some((slot, f.vars.get(slot)?.data_type.clone()))
     }
 

@@ -299,6 +299,9 @@ impl Session {
         rc: &mut RunCache,
         sink: &mut dyn EventSink,
     ) -> SqlResult<Flow> {
+        if let Some(f) = self.frames.last_mut() {
+            f.scope = n.scope;
+        }
         match &n.kind {
             NodeKind::Set { slot, expr } => {
                 let v = self.eval_ref(expr, rc)?;

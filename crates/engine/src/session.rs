@@ -101,7 +101,7 @@ pub struct Variable {
 
 /// One variable scope (a batch, a module call, a dynamic SQL execution): values in slots
 /// assigned at compile time (compile.rs), plus a name index for by-name lookups.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Frame {
     pub(crate) names: HashMap<String, usize>,
     pub(crate) vars: Vec<Variable>,
@@ -109,6 +109,24 @@ pub struct Frame {
     pub(crate) tables: Vec<(usize, ObjectId)>,
     /// Definitions of the frame's table variables (slot, definition).
     pub(crate) table_defs: Vec<(usize, parser::ast::TableDefinition)>,
+    /// Slots below this are in scope for the statement being bound (`compile::Node::scope`).
+    pub(crate) scope: usize,
+    /// Slots the program declared (the scope applies to them); slots past these are added at
+    /// run time (INSERT ... EXEC's row variables) and always visible.
+    pub(crate) declared: usize,
+}
+
+impl Default for Frame {
+    fn default() -> Frame {
+        Frame {
+            names: HashMap::new(),
+            vars: Vec::new(),
+            tables: Vec::new(),
+            table_defs: Vec::new(),
+            scope: usize::MAX,
+            declared: 0,
+        }
+    }
 }
 
 impl Frame {
@@ -119,6 +137,8 @@ impl Frame {
             vars: Vec::with_capacity(p.vars.len()),
             tables: Vec::new(),
             table_defs: Vec::new(),
+            scope: usize::MAX,
+            declared: p.vars.len(),
         };
         for (i, v) in p.vars.iter().enumerate() {
             if let Some(d) = &v.table {
@@ -131,6 +151,12 @@ impl Frame {
             });
         }
         f
+    }
+
+    /// Whether the statement being bound may name `slot` (declared before it in the text).
+    #[inline]
+    pub(crate) fn in_scope(&self, slot: usize) -> bool {
+        slot < self.scope || slot >= self.declared
     }
 
     /// Slot of `name` (with `@`, any case).

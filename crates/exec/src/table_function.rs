@@ -327,7 +327,7 @@ fn generate_series(args: &[Value], t: &DataType) -> SqlResult<Vec<Vec<Value>>> {
 }
 
 fn overflow(t: &DataType) -> SqlError {
-    SqlError::new(8115, &[&t.sql_name()])
+    SqlError::new(8115, &[&"expression", &t.sql_name()])
 }
 
 // ---- OPENJSON ---------------------------------------------------------------------------

@@ -76,7 +76,7 @@ pub fn encode_value(v: &Value, ty: &DataType, out: &mut Vec<u8>) -> SqlResult<()
         ) => {
             let m = decimal::rescale(*mantissa, *vs, *scale)
                 .filter(|m| decimal::fits(*m, *precision))
-                .ok_or_else(|| SqlError::new(8115, &[&"numeric", &ty.sql_name()]))?;
+                .ok_or_else(|| crate::convert::numeric_overflow("numeric", ty))?;
             let w = decimal_storage_bytes(*precision) as usize;
             out.push(if m < 0 { 0 } else { 1 });
             out.extend_from_slice(&m.unsigned_abs().to_le_bytes()[..w - 1]);

@@ -201,7 +201,19 @@ pub fn msg_type_name(t: &DataType) -> &'static str {
 
 fn overflow(src: &str, target: &DataType) -> SqlError {
     let src = if src == "decimal" { "numeric" } else { src };
-    SqlError::new(8115, &[&src, &msg_type_name(target)])
+    numeric_overflow(src, target)
+}
+
+/// Msg 8115 for a value that does not fit its target: SQL Server reports State 8 when a value
+/// converts to numeric ("converting numeric to data type numeric"), State 2 otherwise.
+pub fn numeric_overflow(src: &str, target: &DataType) -> SqlError {
+    let target = msg_type_name(target);
+    let e = SqlError::new(8115, &[&src, &target]);
+    if target == "numeric" && src != "expression" {
+        e.with_state(8)
+    } else {
+        e
+    }
 }
 
 fn convert(v: &Value, target: &DataType, style: i32) -> SqlResult<Value> {

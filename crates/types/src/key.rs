@@ -91,7 +91,7 @@ pub fn encode_column(
         DataType::Decimal { scale, .. } | DataType::Numeric { scale, .. } => {
             let (m, s) = v.as_decimal().unwrap_or((0, 0));
             let m = decimal::rescale(m, s, *scale)
-                .ok_or_else(|| SqlError::new(8115, &[&"numeric", &"numeric"]))?;
+                .ok_or_else(|| crate::convert::numeric_overflow("numeric", ty))?;
             out.extend_from_slice(&((m as u128) ^ (1u128 << 127)).to_be_bytes());
         }
         DataType::Money | DataType::SmallMoney => {

@@ -76,3 +76,23 @@ SELECT @big AS big_unchanged
 DECLARE @cmp bigint = 5000000000
 IF @cmp > @big PRINT 'bigint compared with int'
 GO
+-- a variable is in scope from its DECLARE to the end of the batch, in textual order: a
+-- statement before the DECLARE cannot name it (Msg 137, Level 15, State 2) ...
+SELECT @later AS too_early
+DECLARE @later int = 1
+GO
+-- ... nor can the initializers of the same DECLARE statement
+DECLARE @first int = 1, @second int = @first
+SELECT @second AS second
+GO
+-- a DECLARE inside a branch that never runs still declares for the rest of the batch
+IF 1 = 0
+BEGIN
+    DECLARE @branch int
+END
+SET @branch = 5
+SELECT @branch AS branch
+DECLARE @first int = 1
+DECLARE @second int = @first + 1
+SELECT @second AS second_separate
+GO
