@@ -235,8 +235,16 @@ pub fn get(db: &Inner, m: &ObjMeta, key: &[u8]) -> SqlResult<Option<Vec<u8>>> {
 
 // ------------------------------------------------------------------ modifications
 
-/// Optimistic descent: SH latches down to the leaf's parent, EX on the leaf (in `mtr`).
-fn latch_leaf(db: &Inner, m: &ObjMeta, mtr: &mut Mtr<'_>, key: &[u8]) -> SqlResult<Option<usize>> {
+/// Optimistic descent: SH latches down to the leaf's parent, EX on the leaf (in `mtr`). The
+/// leaf's latch is only tried while the parent is held unless `coupled` (btree/README L3);
+/// None: descend again (a root split, or the busy leaf no longer shows the key's range).
+fn latch_leaf(
+    db: &Inner,
+    m: &ObjMeta,
+    mtr: &mut Mtr<'_>,
+    key: &[u8],
+    coupled: bool,
+) -> SqlResult<Option<usize>> {
     let root = db.pool.read(m.root)?;
     if check_node(&root, root.pid, m)? {
         drop(root);
@@ -251,12 +259,26 @@ fn latch_leaf(db: &Inner, m: &ObjMeta, mtr: &mut Mtr<'_>, key: &[u8]) -> SqlResu
         let i = search_inner(&g, g.pid, key, false)?;
         let child = inner_child(page::rec_checked(&g, g.pid, i)?);
         if page::level(&g) == 1 {
-            let li = mtr.latch(child)?;
-            drop(g);
-            if !check_node(mtr.page(li), child, m)? {
-                return Err(bad(child, "level-1 child is not a leaf"));
+            let held = if coupled {
+                Some(mtr.latch(child)?)
+            } else {
+                mtr.try_latch(child)?
+            };
+            if let Some(li) = held {
+                drop(g);
+                if !check_node(mtr.page(li), child, m)? {
+                    return Err(bad(child, "level-1 child is not a leaf"));
+                }
+                return Ok(Some(li));
             }
-            return Ok(Some(li));
+            // busy (the last leaf under a convoy): wait for it holding nothing, then check the
+            // key still belongs there (a split may have moved its range right meanwhile)
+            drop(g);
+            let li = mtr.latch(child)?;
+            if check_node(mtr.page(li), child, m)? && leaf_covers(mtr.page(li), child, key)? {
+                return Ok(Some(li));
+            }
+            return Ok(None); // caller descends again
         }
         let c = db.pool.read(child)?;
         if check_node(&c, child, m)? {
@@ -266,7 +288,36 @@ fn latch_leaf(db: &Inner, m: &ObjMeta, mtr: &mut Mtr<'_>, key: &[u8]) -> SqlResu
     }
 }
 
+/// Whether `key` belongs to leaf `p` by what the leaf itself shows (no parent latched): at or
+/// above its first key (or the leaf is leftmost) and at or below its last key (or the leaf is
+/// rightmost). An empty leaf shows nothing: false.
+fn leaf_covers(p: &PageBuf, pid: PageId, key: &[u8]) -> SqlResult<bool> {
+    let n = page::slot_count(p);
+    if n == 0 {
+        return Ok(false);
+    }
+    let low = !page::prev(p).is_valid() || key_at(p, pid, 0, true)? <= key;
+    let high = !page::next(p).is_valid() || key <= key_at(p, pid, n - 1, true)?;
+    Ok(low && high)
+}
+
+/// How often one insert starts over after finding a latch busy while it held another
+/// (btree/README L3) before it waits with its latches held, as plain coupling does: a bound
+/// that keeps the insert making progress under any contention.
+const MAX_RESTARTS: u32 = 8;
+
+/// What one attempt of [`put`] did.
+enum Attempt {
+    Done(bool),
+    /// The pessimistic descent found this page's latch busy and released everything.
+    Busy(PageId),
+}
+
 /// Insert (`upsert` false: only if absent) or upsert. Returns true if a new key was inserted.
+///
+/// # Locking
+/// btree/README L1-L5: no latch is waited for while another is held, but for the
+/// sibling of a split (L1) and after [`MAX_RESTARTS`] restarts.
 pub fn put(
     db: &Inner,
     ctx: &mut Ctx<'_>,
@@ -278,6 +329,32 @@ pub fn put(
     if key.len() > MAX_KEY {
         return Err(key_too_long(key));
     }
+    let mut restarts = 0;
+    loop {
+        match put_attempt(db, ctx, m, key, value, upsert, restarts < MAX_RESTARTS)? {
+            Attempt::Done(inserted) => return Ok(inserted),
+            Attempt::Busy(pid) => {
+                restarts += 1;
+                // wait for the busy page holding no latch (its holder, often the split of the
+                // last leaf, finishes), then start over: the append path usually takes it
+                drop(db.pool.write(pid)?);
+            }
+        }
+    }
+}
+
+/// One attempt of [`put`]: the append path, the optimistic descent, then the pessimistic one,
+/// which with `try_only` only tries latches below the root ([`Attempt::Busy`] when one is
+/// taken).
+fn put_attempt(
+    db: &Inner,
+    ctx: &mut Ctx<'_>,
+    m: &ObjMeta,
+    key: &[u8],
+    value: &[u8],
+    upsert: bool,
+    try_only: bool,
+) -> SqlResult<Attempt> {
     let (size, _) = entry_size(key, value);
     // rightmost-leaf append (btree/README S3): EX-latch the remembered last leaf directly
     let hint = db.btree_hint.lock().get(&m.obj).copied();
@@ -295,7 +372,7 @@ pub fn put(
             if rightmost_with_room {
                 if key_at(p, leaf, n - 1, true).is_ok_and(|last| last < key) {
                     insert_new(db, ctx, m, mtr, li, n, key, value, size)?;
-                    return Ok(true);
+                    return Ok(Attempt::Done(true));
                 }
                 // S3b: an ascending key that arrives after a higher one (sessions take
                 // identity values in one order and insert in another) still belongs to the
@@ -305,9 +382,9 @@ pub fn put(
                     match search_leaf(p, leaf, key)? {
                         Err(pos) => {
                             insert_new(db, ctx, m, mtr, li, pos, key, value, size)?;
-                            return Ok(true);
+                            return Ok(Attempt::Done(true));
                         }
-                        Ok(_) if !upsert => return Ok(false),
+                        Ok(_) if !upsert => return Ok(Attempt::Done(false)),
                         Ok(_) => {}
                     }
                 }
@@ -317,14 +394,14 @@ pub fn put(
     // optimistic attempt (btree/README L2)
     for _ in 0..3 {
         let mut mtr = Mtr::new(&db.pool);
-        let Some(li) = latch_leaf(db, m, &mut mtr, key)? else {
+        let Some(li) = latch_leaf(db, m, &mut mtr, key, false)? else {
             continue;
         };
         let pid = mtr.pid(li);
         match search_leaf(mtr.page(li), pid, key)? {
             Ok(i) => {
                 if !upsert {
-                    return Ok(false);
+                    return Ok(Attempt::Done(false));
                 }
                 let old_rec = page::rec_checked(mtr.page(li), pid, i)?.to_vec();
                 if page::free_bytes(mtr.page(li)) + old_rec.len() < size {
@@ -350,7 +427,7 @@ pub fn put(
                     value: old,
                 };
                 db.commit_mtr(mtr, ctx, Some(undo))?;
-                return Ok(false);
+                return Ok(Attempt::Done(false));
             }
             Err(pos) => {
                 if !page::fits(mtr.page(li), size) {
@@ -361,11 +438,12 @@ pub fn put(
                 if rightmost && hint != Some((m.root, pid)) {
                     db.btree_hint.lock().insert(m.obj, (m.root, pid));
                 }
-                return Ok(true);
+                return Ok(Attempt::Done(true));
             }
         }
     }
-    // pessimistic: EX latches from the root, releasing safe ancestors (btree/README L3)
+    // pessimistic: EX latches from the root, releasing safe ancestors (btree/README L3); the
+    // root is waited for holding nothing, a child's latch only tried while its parent is held
     let mut mtr = Mtr::new(&db.pool);
     let mut path: Vec<(usize, usize)> = Vec::new();
     let mut cur = mtr.latch(m.root)?;
@@ -376,7 +454,15 @@ pub fn put(
         }
         let i = search_inner(mtr.page(cur), pid, key, false)?;
         let child = inner_child(page::rec_checked(mtr.page(cur), pid, i)?);
-        let ci = mtr.latch(child)?;
+        let ci = if try_only {
+            match mtr.try_latch(child)? {
+                Some(ci) => ci,
+                // nothing changed yet: dropping the mtr releases every latch
+                None => return Ok(Attempt::Busy(child)),
+            }
+        } else {
+            mtr.latch(child)?
+        };
         let cp = mtr.page(ci);
         let safe = match check_node(cp, child, m)? {
             true => page::free_bytes(cp) >= size + SLOT + LEAF_HDR + MAX_KEY,
@@ -394,7 +480,7 @@ pub fn put(
     let (pos, old) = match search_leaf(mtr.page(cur), pid, key)? {
         Ok(i) => {
             if !upsert {
-                return Ok(false);
+                return Ok(Attempt::Done(false));
             }
             let old_rec = page::rec_checked(mtr.page(cur), pid, i)?.to_vec();
             let mut old = Vec::new();
@@ -424,7 +510,7 @@ pub fn put(
         },
     };
     db.commit_mtr(mtr, ctx, Some(undo))?;
-    Ok(inserted)
+    Ok(Attempt::Done(inserted))
 }
 
 /// Inserts a new entry at `pos` of the EX-latched leaf `li` (room checked) and commits.
@@ -656,9 +742,9 @@ fn insert_split(
 
 /// Deletes `key`. Pages are not merged (empty leaves stay in the chain).
 pub fn delete(db: &Inner, ctx: &mut Ctx<'_>, m: &ObjMeta, key: &[u8]) -> SqlResult<bool> {
-    for _ in 0..5 {
+    for attempt in 0..5 {
         let mut mtr = Mtr::new(&db.pool);
-        let Some(li) = latch_leaf(db, m, &mut mtr, key)? else {
+        let Some(li) = latch_leaf(db, m, &mut mtr, key, attempt == 4)? else {
             continue;
         };
         let pid = mtr.pid(li);
@@ -1338,3 +1424,6 @@ fn check_node_rec(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;
