@@ -356,38 +356,51 @@ fn put_attempt(
     try_only: bool,
 ) -> SqlResult<Attempt> {
     let (size, _) = entry_size(key, value);
-    // rightmost-leaf append (btree/README S3): EX-latch the remembered last leaf directly
+    // rightmost-leaf append (btree/README S3): EX-latch the remembered last leaf directly,
+    // holding nothing else; S3c: hop along the leaf chain to the leaf that covers the key
     let hint = db.btree_hint.lock().get(&m.obj).copied();
     let hinted = matches!(hint, Some((root, _)) if root == m.root);
-    if let Some((_, leaf)) = hint.filter(|_| hinted) {
-        let mut mtr = Mtr::new(&db.pool);
-        if let Ok(li) = mtr.latch(leaf) {
+    if let Some((_, first_leaf)) = hint.filter(|_| hinted) {
+        let mut leaf = first_leaf;
+        for _hop in 0..4 {
+            let mut mtr = Mtr::new(&db.pool);
+            let Ok(li) = mtr.latch(leaf) else {
+                break;
+            };
             let p = mtr.page(li);
             let n = page::slot_count(p);
-            let rightmost_with_room = page::obj(p) == m.obj
-                && page::page_type(p) == Some(PageType::Leaf)
-                && !page::next(p).is_valid()
-                && n > 0
-                && page::fits(p, size);
-            if rightmost_with_room {
-                if key_at(p, leaf, n - 1, true).is_ok_and(|last| last < key) {
-                    insert_new(db, ctx, m, mtr, li, n, key, value, size)?;
+            if page::obj(p) != m.obj || page::page_type(p) != Some(PageType::Leaf) || n == 0 {
+                break;
+            }
+            let (prev, next) = (page::prev(p), page::next(p));
+            if next.is_valid() && key_at(p, leaf, n - 1, true).is_ok_and(|last| last < key) {
+                // split at its right edge since the hint was taken: the key is further right
+                leaf = next;
+                continue;
+            }
+            if !leaf_covers(p, leaf, key)? {
+                if prev.is_valid() && key_at(p, leaf, 0, true).is_ok_and(|first| key < first) {
+                    // a late ascending key below the last leaf (S3b) after a split
+                    leaf = prev;
+                    continue;
+                }
+                break;
+            }
+            if !page::fits(p, size) {
+                break;
+            }
+            // the leaf shows the key's range (S3, S3b): insert in place
+            let rightmost = !next.is_valid();
+            match search_leaf(p, leaf, key)? {
+                Err(pos) => {
+                    insert_new(db, ctx, m, mtr, li, pos, key, value, size)?;
+                    if rightmost && leaf != first_leaf {
+                        db.btree_hint.lock().insert(m.obj, (m.root, leaf));
+                    }
                     return Ok(Attempt::Done(true));
                 }
-                // S3b: an ascending key that arrives after a higher one (sessions take
-                // identity values in one order and insert in another) still belongs to the
-                // rightmost leaf when it is above the leaf's first key: insert it in place
-                // instead of descending from the root under SH latches
-                if key_at(p, leaf, 0, true).is_ok_and(|first| first < key) {
-                    match search_leaf(p, leaf, key)? {
-                        Err(pos) => {
-                            insert_new(db, ctx, m, mtr, li, pos, key, value, size)?;
-                            return Ok(Attempt::Done(true));
-                        }
-                        Ok(_) if !upsert => return Ok(Attempt::Done(false)),
-                        Ok(_) => {}
-                    }
-                }
+                Ok(_) if !upsert => return Ok(Attempt::Done(false)),
+                Ok(_) => break,
             }
         }
     }
@@ -662,6 +675,10 @@ fn insert_split(
                 // latch right while holding left (btree/README L1)
                 let ni = mtr.latch(old_next)?;
                 mtr.with_t(ni, |p, t| page::set_prev_t(p, rp, t));
+            } else {
+                // the new last leaf is the append target from now on (S3c): inserts arriving
+                // during the split wait on its latch, not on the old leaf's and a descent
+                db.btree_hint.lock().insert(m.obj, (m.root, rp));
             }
         }
         let Some((parent, cidx)) = path.pop() else {
@@ -695,6 +712,8 @@ fn insert_split(
         if leaf {
             page::set_next(mtr.page_mut(li), rp);
             page::set_prev(mtr.page_mut(ri), lp);
+            // the root was the only leaf: its right half is the last leaf now (S3c)
+            db.btree_hint.lock().insert(m.obj, (m.root, rp));
         }
         let lsn = page::lsn(mtr.page(node));
         let rootp = mtr.page_mut(node);

@@ -86,3 +86,44 @@ fn an_insert_waiting_for_a_busy_leaf_holds_no_latch_above_it() {
     assert_eq!(bt.get(&key).unwrap(), Some(vec![2u8; 60]));
     assert_eq!(db.check().unwrap(), Vec::<String>::new());
 }
+
+/// btree/README S3c: a split of the last leaf (and the root's first split) makes its new
+/// right page the append target at once, so the inserts that follow go straight to it.
+#[test]
+fn the_append_hint_follows_every_split_of_the_last_leaf() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Database::open(
+        dir.path(),
+        StorageConfig {
+            buffer_pool_bytes: 8 << 20,
+            sync_commit: false,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let mut t = db.begin().unwrap();
+    let id = db.create_btree(&mut t).unwrap();
+    let bt = db.btree(id).unwrap();
+    let inner = db.inner.clone();
+    let top = u64::MAX.to_be_bytes();
+    let mut splits = 0;
+    let mut last = PageId::INVALID;
+    for k in 0..3000u64 {
+        assert!(bt.insert(&mut t, &k.to_be_bytes(), &[1u8; 60]).unwrap());
+        let root = inner.meta(id.0).unwrap().root;
+        let now = leaf_of(&inner, root, &top);
+        if now != last {
+            splits += 1;
+            last = now;
+        }
+        let hint = inner.btree_hint.lock().get(&id.0).copied();
+        assert_eq!(
+            hint,
+            Some((root, now)),
+            "after key {k}: the hint is the last leaf"
+        );
+    }
+    assert!(splits > 10, "{splits} splits");
+    t.commit().unwrap();
+    assert_eq!(db.check().unwrap(), Vec::<String>::new());
+}
