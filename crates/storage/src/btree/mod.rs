@@ -360,7 +360,10 @@ fn put_attempt(
     // holding nothing else; S3c: hop along the leaf chain to the leaf that covers the key
     let hint = db.btree_hint.lock().get(&m.obj).copied();
     let hinted = matches!(hint, Some((root, _)) if root == m.root);
-    if let Some((_, first_leaf)) = hint.filter(|_| hinted) {
+    // S3d: the last leaf was found full and its split is pending: no visit of it (or an
+    // optimistic descent to it) can insert, so go straight to the pessimistic path
+    let split_pending = hinted && hint.is_some_and(|(_, leaf)| !leaf.is_valid());
+    if let Some((_, first_leaf)) = hint.filter(|_| hinted && !split_pending) {
         let mut leaf = first_leaf;
         for _hop in 0..4 {
             let mut mtr = Mtr::new(&db.pool);
@@ -387,6 +390,14 @@ fn put_attempt(
                 break;
             }
             if !page::fits(p, size) {
+                if !next.is_valid() {
+                    // S3d: mark the split pending until a split sets the new last leaf
+                    db.btree_hint
+                        .lock()
+                        .insert(m.obj, (m.root, PageId::INVALID));
+                    drop(mtr);
+                    return pessimistic(db, ctx, m, key, value, upsert, try_only, size);
+                }
                 break;
             }
             // the leaf shows the key's range (S3, S3b): insert in place
@@ -403,6 +414,9 @@ fn put_attempt(
                 Ok(_) => break,
             }
         }
+    }
+    if split_pending {
+        return pessimistic(db, ctx, m, key, value, upsert, try_only, size);
     }
     // optimistic attempt (btree/README L2)
     for _ in 0..3 {
@@ -455,6 +469,21 @@ fn put_attempt(
             }
         }
     }
+    pessimistic(db, ctx, m, key, value, upsert, try_only, size)
+}
+
+/// The pessimistic descent of [`put_attempt`] (btree/README L3, L3a).
+#[allow(clippy::too_many_arguments)]
+fn pessimistic(
+    db: &Inner,
+    ctx: &mut Ctx<'_>,
+    m: &ObjMeta,
+    key: &[u8],
+    value: &[u8],
+    upsert: bool,
+    try_only: bool,
+    size: usize,
+) -> SqlResult<Attempt> {
     // pessimistic: EX latches from the root, releasing safe ancestors (btree/README L3); the
     // root is waited for holding nothing, a child's latch only tried while its parent is held
     let mut mtr = Mtr::new(&db.pool);
@@ -509,7 +538,18 @@ fn put_attempt(
         Err(pos) => (pos, None),
     };
     let e = build_entry(db, &mut mtr, m, key, value)?;
+    let landed = (pid, !page::next(mtr.page(cur)).is_valid());
     insert_split(db, &mut mtr, m, &mut path, cur, pos, e)?;
+    if landed.1 {
+        // S3d: no split was needed after all (another insert split first): this last leaf
+        // ends a pending mark (a split set the new last leaf itself, S3c)
+        let mut h = db.btree_hint.lock();
+        if h.get(&m.obj)
+            .is_some_and(|(r, l)| *r == m.root && !l.is_valid())
+        {
+            h.insert(m.obj, (m.root, landed.0));
+        }
+    }
     let inserted = old.is_none();
     let undo = match old {
         Some(v) => UndoOp::BTreePut {
