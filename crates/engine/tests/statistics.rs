@@ -243,7 +243,7 @@ fn another_sessions_uncommitted_statistics_are_not_used() {
     let d = dir("uncommitted");
     let e = Engine::open(&d, EngineConfig::default()).expect("open");
     let mut a = Session::new(e.clone());
-    let mut b = Session::new(e.clone());
+    let b = Session::new(e.clone());
     run(&mut a, "CREATE TABLE u (id int NOT NULL, grp int NOT NULL); ALTER DATABASE CURRENT SET AUTO_CREATE_STATISTICS OFF;");
     fill(&mut a, "u", 1, 100);
     let t = table(&e, "u");
