@@ -324,6 +324,7 @@ impl DbCatalog {
         self.generation = before.generation.clone();
         self.ddl_marks = std::mem::take(&mut before.ddl_marks);
         self.pending_ddl = std::mem::take(&mut before.pending_ddl);
+        self.statistics.keep_committed(&mut before.statistics);
         self.dropped_tables = std::mem::take(&mut before.dropped_tables);
     }
 
@@ -495,6 +496,11 @@ impl DbCatalog {
             .any(|&class| self.pending_ddl.contains_key(&MetaKey { class, id }))
     }
 
+    /// The transaction with uncommitted changes to entry (`class`, `id`), if any.
+    pub fn pending_txn(&self, class: MetaClass, id: i32) -> Option<common::TxnId> {
+        self.pending_ddl.get(&MetaKey { class, id }).copied()
+    }
+
     /// Whether entry (`class`, `id`) has uncommitted changes.
     pub fn is_pending(&self, class: MetaClass, id: i32) -> bool {
         self.pending_ddl.contains_key(&MetaKey { class, id })
@@ -516,6 +522,9 @@ impl DbCatalog {
         let keys = self.pending_ddl_of(txn);
         for k in keys {
             self.pending_ddl.remove(&k);
+            if k.class == MetaClass::Stats {
+                self.statistics.settle(k.id);
+            }
             if MetaClass::OBJECTS.contains(&k.class) {
                 self.ddl_marks
                     .insert(k.id, crate::schema_gen::fresh_value());
@@ -525,6 +534,11 @@ impl DbCatalog {
 
     /// `txn` rolled back (the cache was reloaded from storage): its DDL never happened.
     pub fn ddl_rolled_back(&mut self, txn: common::TxnId) {
+        for k in self.pending_ddl_of(txn) {
+            if k.class == MetaClass::Stats {
+                self.statistics.settle(k.id);
+            }
+        }
         self.pending_ddl.retain(|_, t| *t != txn);
     }
 

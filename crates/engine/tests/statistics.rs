@@ -233,3 +233,69 @@ fn objects_without_data_are_built_when_rows_exist() {
     drop(e);
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// The optimizer of one session never uses the statistics another session's open transaction
+/// created or updated (nor commits them with an automatic build): it reads them as committed,
+/// and the owner its own. After the commit every session uses the new ones; after a rollback
+/// nothing of them is left.
+#[test]
+fn another_sessions_uncommitted_statistics_are_not_used() {
+    let d = dir("uncommitted");
+    let e = Engine::open(&d, EngineConfig::default()).expect("open");
+    let mut a = Session::new(e.clone());
+    let b = Session::new(e.clone());
+    run(&mut a, "CREATE TABLE u (id int NOT NULL, grp int NOT NULL); ALTER DATABASE CURRENT SET AUTO_CREATE_STATISTICS OFF;");
+    fill(&mut a, "u", 1, 100);
+    let t = table(&e, "u");
+    assert!(b.statistics(&t, &[1]).is_empty());
+    // CREATE STATISTICS: the owner uses it, the other session does not
+    run(
+        &mut a,
+        "BEGIN TRAN; CREATE STATISTICS st_grp ON u (grp) WITH FULLSCAN;",
+    );
+    assert_eq!(
+        a.statistics(&t, &[1]).len(),
+        1,
+        "own uncommitted statistics"
+    );
+    assert!(
+        b.statistics(&t, &[1]).is_empty(),
+        "another session's uncommitted CREATE STATISTICS"
+    );
+    run(&mut a, "ROLLBACK;");
+    assert!(b.statistics(&t, &[1]).is_empty(), "after the rollback");
+    run(
+        &mut a,
+        "BEGIN TRAN; CREATE STATISTICS st_grp ON u (grp) WITH FULLSCAN; COMMIT;",
+    );
+    assert_eq!(b.statistics(&t, &[1]).len(), 1, "after the commit");
+    // UPDATE STATISTICS: the other session keeps the committed histogram and builds nothing
+    // (AUTO_UPDATE_STATISTICS is on and the table has changed past the threshold)
+    fill(&mut a, "u", 101, 400);
+    run(
+        &mut a,
+        "BEGIN TRAN; UPDATE STATISTICS u st_grp WITH FULLSCAN;",
+    );
+    let rows_of = |s: &Session| -> u64 {
+        let o = s.statistics(&t, &[1]);
+        o.iter()
+            .find(|o| o.name == "st_grp")
+            .and_then(|o| o.data.as_ref())
+            .map(|d| d.rows)
+            .expect("st_grp with data")
+    };
+    assert_eq!(rows_of(&a), 400, "own uncommitted update");
+    assert_eq!(rows_of(&b), 100, "another session's uncommitted update");
+    run(&mut a, "ROLLBACK;");
+    run(
+        &mut a,
+        "BEGIN TRAN; UPDATE STATISTICS u st_grp WITH FULLSCAN;",
+    );
+    assert_eq!(rows_of(&b), 100);
+    run(&mut a, "COMMIT;");
+    assert_eq!(rows_of(&b), 400, "after the commit");
+    drop(a);
+    drop(b);
+    drop(e);
+    let _ = std::fs::remove_dir_all(&d);
+}

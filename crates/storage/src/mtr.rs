@@ -180,6 +180,27 @@ impl<'a> Mtr<'a> {
         Ok(self.pages.len() - 1)
     }
 
+    /// EX-latches `pid` only if its latch is free now (`BufferPool::try_write`); Some(index)
+    /// also when the mtr already holds it.
+    pub fn try_latch(&mut self, pid: PageId) -> SqlResult<Option<usize>> {
+        if let Some(i) = self.find(pid) {
+            return Ok(Some(i));
+        }
+        let Some(w) = self.pool.try_write(pid)? else {
+            return Ok(None);
+        };
+        let old_lsn = page::lsn(&w);
+        self.pages.push(Some(MtrPage {
+            w,
+            before: None,
+            track: RangeLog::default(),
+            span: None,
+            old_lsn,
+            new: false,
+        }));
+        Ok(Some(self.pages.len() - 1))
+    }
+
     /// EX-latches a freshly allocated page (not read from disk; logged as a full image).
     pub fn latch_new(&mut self, pid: PageId) -> SqlResult<usize> {
         if let Some(i) = self.find(pid) {

@@ -440,6 +440,7 @@ impl Engine {
         let master = self
             .master()
             .map_err(|_| LoginFailure::new(login, LoginFailureReason::NoSuchLogin))?;
+        self.await_committed_logins(&master);
         let cat = master.cat.read();
         let Some(l) = cat.security.login(login) else {
             return Err(LoginFailure::new(login, LoginFailureReason::NoSuchLogin));
@@ -466,6 +467,46 @@ impl Engine {
             sysadmin: l.sysadmin,
             default_database: l.default_database.clone(),
         })
+    }
+
+    /// A login reads the logins as committed (engine README "Catalog visibility"): SQL
+    /// Server's LOGIN7 waits for a transaction that created, altered or dropped a login (it
+    /// holds the login's row X-locked), then sees what that transaction committed or what its
+    /// rollback left. Here every uncommitted security change in master (`MetaClass::Security`,
+    /// under the changing transaction's Sch-M to its end) is waited for, as
+    /// `Session::await_committed_catalog` does for a permission check. The wait holds no other
+    /// lock (so it is in no deadlock cycle) and has no timeout: a client's login timeout
+    /// closes its connection, as against SQL Server.
+    fn await_committed_logins(&self, master: &crate::server::DbHandle) {
+        use crate::dbcat::{MetaClass, MetaKey};
+        let owner = self.locks.new_owner();
+        let req = crate::locks::LockRequest {
+            owner,
+            spid: 0,
+            priority: 0,
+            timeout_ms: -1,
+            cancel: None,
+        };
+        let mut waited: Vec<MetaKey> = Vec::new();
+        loop {
+            let keys: Vec<MetaKey> = master
+                .cat
+                .read()
+                .pending_ddl(&[MetaClass::Security])
+                .into_iter()
+                .filter(|k| !waited.contains(k))
+                .collect();
+            if keys.is_empty() {
+                return;
+            }
+            for k in keys {
+                let res = k.resource(master.def.database_id);
+                // granted once the changing transaction ended; released at once
+                let _ = self.locks.acquire(&req, res, crate::locks::LockMode::SchS);
+                self.locks.release_all(owner);
+                waited.push(k);
+            }
+        }
     }
 
     /// Gives `sa` its password at a server's first start: when sa has none yet, `password`

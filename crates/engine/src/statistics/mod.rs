@@ -48,6 +48,12 @@ pub struct TableStatistics {
     auto_update_off: bool,
     /// Per table: the statistics generation of its last install (plan_stats.rs recompile).
     versions: HashMap<ObjectId, u64>,
+    /// Per table whose objects a transaction not yet ended changed (`MetaClass::Stats`
+    /// pending): its objects as last committed, what other sessions' compiles use
+    /// ([`for_optimizer`]). Set by the transaction's first change, dropped at its end
+    /// ([`TableStatistics::settle`]); carried across reloads of the cache
+    /// ([`TableStatistics::keep_committed`]).
+    committed: HashMap<ObjectId, Vec<Arc<StatisticsObject>>>,
 }
 
 impl TableStatistics {
@@ -107,7 +113,33 @@ impl TableStatistics {
         list: Vec<Arc<StatisticsObject>>,
     ) -> SqlResult<()> {
         // the caller bumps the catalog's generation (DDL: cached plans recompile)
+        if !self.committed.contains_key(&table.object_id) {
+            let before = self.stored(table.object_id).to_vec();
+            self.committed.insert(table.object_id, before);
+        }
         self.store_objects(tree, txn, table, list)
+    }
+
+    /// The objects of `table` as committed when a transaction not yet ended changed them
+    /// (None: the stored ones are committed, or the change is the reader's own).
+    pub(crate) fn committed(&self, table: ObjectId) -> Option<&[Arc<StatisticsObject>]> {
+        self.committed.get(&table).map(|v| v.as_slice())
+    }
+
+    /// The transaction that changed `table`'s objects ended: what is stored is committed
+    /// (after a rollback, the reloaded cache holds what the B-tree kept).
+    pub(crate) fn settle(&mut self, table: ObjectId) {
+        if self.committed.remove(&table).is_some() {
+            // plans other sessions compiled from the committed objects meanwhile recompile
+            self.versions
+                .insert(table, crate::plan_stats::bump_statistics_generation());
+        }
+    }
+
+    /// A reload of the cache from storage keeps the committed objects of the tables other
+    /// transactions still change (their uncommitted rows are in the B-tree).
+    pub(crate) fn keep_committed(&mut self, before: &mut TableStatistics) {
+        self.committed = std::mem::take(&mut before.committed);
     }
 
     fn store_objects(
@@ -195,7 +227,11 @@ impl TableStatistics {
 /// Every statistics object of `table`: one per rowstore index (same name and id, a header
 /// without data until built) and the column statistics, by stats_id.
 pub(crate) fn table_objects(cat: &DbCatalog, table: &TableDef) -> Vec<Arc<StatisticsObject>> {
-    let stored = cat.statistics.stored(table.object_id);
+    objects_of(table, cat.statistics.stored(table.object_id))
+}
+
+/// [`table_objects`] from a list of stored objects (the cache's, or the committed ones).
+fn objects_of(table: &TableDef, stored: &[Arc<StatisticsObject>]) -> Vec<Arc<StatisticsObject>> {
     let mut out: Vec<Arc<StatisticsObject>> = Vec::new();
     for ix in &table.indexes {
         if ix.kind != IndexKind::RowStore {
@@ -545,6 +581,12 @@ pub(crate) fn next_stats_id(table: &TableDef, objects: &[Arc<StatisticsObject>])
 /// modification threshold (AUTO_UPDATE_STATISTICS), both synchronously with the automatic
 /// sample. Not while the session's open transaction has changed this database's catalog (the
 /// table may not be committed yet); a failed automatic build leaves what exists.
+///
+/// Statistics another session's open transaction created, updated or dropped are not used:
+/// the compile reads the table's objects as committed (`TableStatistics::committed`) and
+/// builds nothing for the table until that transaction ends (an automatic build would
+/// commit the other transaction's objects with its own). The session's own uncommitted
+/// statistics are used.
 pub(crate) fn for_optimizer(
     session: &Session,
     table: &TableDef,
@@ -553,11 +595,24 @@ pub(crate) fn for_optimizer(
     let Some(h) = session.engine().database(&table.database) else {
         return Vec::new();
     };
+    let own_txn = session
+        .txns
+        .iter()
+        .find(|(d, _)| d.eq_ignore_ascii_case(&table.database))
+        .map(|(_, t)| t.id());
     let (objects, auto_create, auto_update) = {
         let cat = h.cat.read();
         let Some(catalog::SchemaObject::Table(current)) = cat.objects.get(&table.object_id) else {
             return Vec::new();
         };
+        let others = cat
+            .pending_txn(crate::dbcat::MetaClass::Stats, table.object_id)
+            .is_some_and(|t| Some(t) != own_txn);
+        if others {
+            if let Some(committed) = cat.statistics.committed(table.object_id) {
+                return objects_of(current, committed);
+            }
+        }
         (
             table_objects(&cat, current),
             cat.statistics.auto_create(),

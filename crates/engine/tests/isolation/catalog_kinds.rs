@@ -182,6 +182,57 @@ fn uncommitted_permissions_are_not_used_by_other_sessions() {
     assert_eq!(clerk.finish().error(), 229);
 }
 
+/// A login (LOGIN7) reads the logins as committed: it waits for a transaction that created
+/// or dropped one, then fails after an uncommitted CREATE LOGIN's rollback and still succeeds
+/// after an uncommitted DROP LOGIN's rollback.
+#[test]
+fn a_login_waits_for_uncommitted_login_changes() {
+    let (_d, e, a, _b) = setup("ck-login");
+    let login = |pw: &'static str| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let e = e.clone();
+        std::thread::spawn(move || {
+            let _ = tx.send(e.authenticate("newbie", pw).is_ok());
+        });
+        rx
+    };
+    let blocks = |rx: &std::sync::mpsc::Receiver<bool>, what: &str| {
+        assert!(
+            rx.recv_timeout(super::BLOCK_PROBE).is_err(),
+            "login did not wait for {what}"
+        );
+    };
+    let create = "CREATE LOGIN newbie WITH PASSWORD = 'N3wbie!pass', CHECK_POLICY = OFF";
+    let pw = "N3wbie!pass";
+    a.run(&format!("BEGIN TRAN; {create}")).ok();
+    let r = login(pw);
+    blocks(&r, "an uncommitted CREATE LOGIN");
+    a.run("ROLLBACK").ok();
+    assert!(!r.recv_timeout(super::COMPLETE).expect("login ended"));
+    a.run(&format!("BEGIN TRAN; {create}")).ok();
+    let r = login(pw);
+    blocks(&r, "an uncommitted CREATE LOGIN");
+    a.run("COMMIT").ok();
+    assert!(r.recv_timeout(super::COMPLETE).expect("login ended"));
+    a.run("BEGIN TRAN; DROP LOGIN newbie").ok();
+    let r = login(pw);
+    blocks(&r, "an uncommitted DROP LOGIN");
+    a.run("ROLLBACK").ok();
+    assert!(r.recv_timeout(super::COMPLETE).expect("login ended"));
+    // ALTER LOGIN's new password counts only once committed
+    a.run("BEGIN TRAN; ALTER LOGIN newbie WITH PASSWORD = 'Chang3d!pass'")
+        .ok();
+    let old = login(pw);
+    blocks(&old, "an uncommitted ALTER LOGIN");
+    a.run("ROLLBACK").ok();
+    assert!(old.recv_timeout(super::COMPLETE).expect("login ended"));
+    a.run("BEGIN TRAN; DROP LOGIN newbie").ok();
+    let r = login(pw);
+    blocks(&r, "an uncommitted DROP LOGIN");
+    a.run("COMMIT").ok();
+    assert!(!r.recv_timeout(super::COMPLETE).expect("login ended"));
+}
+
 #[test]
 fn uncommitted_statistics_are_waited_for() {
     let (_d, _e, a, b) = setup("ck-stats");

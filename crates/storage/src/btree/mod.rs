@@ -235,8 +235,16 @@ pub fn get(db: &Inner, m: &ObjMeta, key: &[u8]) -> SqlResult<Option<Vec<u8>>> {
 
 // ------------------------------------------------------------------ modifications
 
-/// Optimistic descent: SH latches down to the leaf's parent, EX on the leaf (in `mtr`).
-fn latch_leaf(db: &Inner, m: &ObjMeta, mtr: &mut Mtr<'_>, key: &[u8]) -> SqlResult<Option<usize>> {
+/// Optimistic descent: SH latches down to the leaf's parent, EX on the leaf (in `mtr`). The
+/// leaf's latch is only tried while the parent is held unless `coupled` (btree/README L3);
+/// None: descend again (a root split, or the busy leaf no longer shows the key's range).
+fn latch_leaf(
+    db: &Inner,
+    m: &ObjMeta,
+    mtr: &mut Mtr<'_>,
+    key: &[u8],
+    coupled: bool,
+) -> SqlResult<Option<usize>> {
     let root = db.pool.read(m.root)?;
     if check_node(&root, root.pid, m)? {
         drop(root);
@@ -251,12 +259,26 @@ fn latch_leaf(db: &Inner, m: &ObjMeta, mtr: &mut Mtr<'_>, key: &[u8]) -> SqlResu
         let i = search_inner(&g, g.pid, key, false)?;
         let child = inner_child(page::rec_checked(&g, g.pid, i)?);
         if page::level(&g) == 1 {
-            let li = mtr.latch(child)?;
-            drop(g);
-            if !check_node(mtr.page(li), child, m)? {
-                return Err(bad(child, "level-1 child is not a leaf"));
+            let held = if coupled {
+                Some(mtr.latch(child)?)
+            } else {
+                mtr.try_latch(child)?
+            };
+            if let Some(li) = held {
+                drop(g);
+                if !check_node(mtr.page(li), child, m)? {
+                    return Err(bad(child, "level-1 child is not a leaf"));
+                }
+                return Ok(Some(li));
             }
-            return Ok(Some(li));
+            // busy (the last leaf under a convoy): wait for it holding nothing, then check the
+            // key still belongs there (a split may have moved its range right meanwhile)
+            drop(g);
+            let li = mtr.latch(child)?;
+            if check_node(mtr.page(li), child, m)? && leaf_covers(mtr.page(li), child, key)? {
+                return Ok(Some(li));
+            }
+            return Ok(None); // caller descends again
         }
         let c = db.pool.read(child)?;
         if check_node(&c, child, m)? {
@@ -266,7 +288,36 @@ fn latch_leaf(db: &Inner, m: &ObjMeta, mtr: &mut Mtr<'_>, key: &[u8]) -> SqlResu
     }
 }
 
+/// Whether `key` belongs to leaf `p` by what the leaf itself shows (no parent latched): at or
+/// above its first key (or the leaf is leftmost) and at or below its last key (or the leaf is
+/// rightmost). An empty leaf shows nothing: false.
+fn leaf_covers(p: &PageBuf, pid: PageId, key: &[u8]) -> SqlResult<bool> {
+    let n = page::slot_count(p);
+    if n == 0 {
+        return Ok(false);
+    }
+    let low = !page::prev(p).is_valid() || key_at(p, pid, 0, true)? <= key;
+    let high = !page::next(p).is_valid() || key <= key_at(p, pid, n - 1, true)?;
+    Ok(low && high)
+}
+
+/// How often one insert starts over after finding a latch busy while it held another
+/// (btree/README L3) before it waits with its latches held, as plain coupling does: a bound
+/// that keeps the insert making progress under any contention.
+const MAX_RESTARTS: u32 = 8;
+
+/// What one attempt of [`put`] did.
+enum Attempt {
+    Done(bool),
+    /// The pessimistic descent found this page's latch busy and released everything.
+    Busy(PageId),
+}
+
 /// Insert (`upsert` false: only if absent) or upsert. Returns true if a new key was inserted.
+///
+/// # Locking
+/// btree/README L1-L5: no latch is waited for while another is held, but for the
+/// sibling of a split (L1) and after [`MAX_RESTARTS`] restarts.
 pub fn put(
     db: &Inner,
     ctx: &mut Ctx<'_>,
@@ -278,53 +329,106 @@ pub fn put(
     if key.len() > MAX_KEY {
         return Err(key_too_long(key));
     }
-    let (size, _) = entry_size(key, value);
-    // rightmost-leaf append (btree/README S3): EX-latch the remembered last leaf directly
-    let hint = db.btree_hint.lock().get(&m.obj).copied();
-    let hinted = matches!(hint, Some((root, _)) if root == m.root);
-    if let Some((_, leaf)) = hint.filter(|_| hinted) {
-        let mut mtr = Mtr::new(&db.pool);
-        if let Ok(li) = mtr.latch(leaf) {
-            let p = mtr.page(li);
-            let n = page::slot_count(p);
-            let rightmost_with_room = page::obj(p) == m.obj
-                && page::page_type(p) == Some(PageType::Leaf)
-                && !page::next(p).is_valid()
-                && n > 0
-                && page::fits(p, size);
-            if rightmost_with_room {
-                if key_at(p, leaf, n - 1, true).is_ok_and(|last| last < key) {
-                    insert_new(db, ctx, m, mtr, li, n, key, value, size)?;
-                    return Ok(true);
-                }
-                // S3b: an ascending key that arrives after a higher one (sessions take
-                // identity values in one order and insert in another) still belongs to the
-                // rightmost leaf when it is above the leaf's first key: insert it in place
-                // instead of descending from the root under SH latches
-                if key_at(p, leaf, 0, true).is_ok_and(|first| first < key) {
-                    match search_leaf(p, leaf, key)? {
-                        Err(pos) => {
-                            insert_new(db, ctx, m, mtr, li, pos, key, value, size)?;
-                            return Ok(true);
-                        }
-                        Ok(_) if !upsert => return Ok(false),
-                        Ok(_) => {}
-                    }
-                }
+    let mut restarts = 0;
+    loop {
+        match put_attempt(db, ctx, m, key, value, upsert, restarts < MAX_RESTARTS)? {
+            Attempt::Done(inserted) => return Ok(inserted),
+            Attempt::Busy(pid) => {
+                restarts += 1;
+                // wait for the busy page holding no latch (its holder, often the split of the
+                // last leaf, finishes), then start over: the append path usually takes it
+                drop(db.pool.write(pid)?);
             }
         }
+    }
+}
+
+/// One attempt of [`put`]: the append path, the optimistic descent, then the pessimistic one,
+/// which with `try_only` only tries latches below the root ([`Attempt::Busy`] when one is
+/// taken).
+fn put_attempt(
+    db: &Inner,
+    ctx: &mut Ctx<'_>,
+    m: &ObjMeta,
+    key: &[u8],
+    value: &[u8],
+    upsert: bool,
+    try_only: bool,
+) -> SqlResult<Attempt> {
+    let (size, _) = entry_size(key, value);
+    // rightmost-leaf append (btree/README S3): EX-latch the remembered last leaf directly,
+    // holding nothing else; S3c: hop along the leaf chain to the leaf that covers the key
+    let hint = db.btree_hint.lock().get(&m.obj).copied();
+    let hinted = matches!(hint, Some((root, _)) if root == m.root);
+    // S3d: the last leaf was found full and its split is pending: no visit of it (or an
+    // optimistic descent to it) can insert, so go straight to the pessimistic path
+    let split_pending = hinted && hint.is_some_and(|(_, leaf)| !leaf.is_valid());
+    if let Some((_, first_leaf)) = hint.filter(|_| hinted && !split_pending) {
+        let mut leaf = first_leaf;
+        for _hop in 0..4 {
+            let mut mtr = Mtr::new(&db.pool);
+            let Ok(li) = mtr.latch(leaf) else {
+                break;
+            };
+            let p = mtr.page(li);
+            let n = page::slot_count(p);
+            if page::obj(p) != m.obj || page::page_type(p) != Some(PageType::Leaf) || n == 0 {
+                break;
+            }
+            let (prev, next) = (page::prev(p), page::next(p));
+            if next.is_valid() && key_at(p, leaf, n - 1, true).is_ok_and(|last| last < key) {
+                // split at its right edge since the hint was taken: the key is further right
+                leaf = next;
+                continue;
+            }
+            if !leaf_covers(p, leaf, key)? {
+                if prev.is_valid() && key_at(p, leaf, 0, true).is_ok_and(|first| key < first) {
+                    // a late ascending key below the last leaf (S3b) after a split
+                    leaf = prev;
+                    continue;
+                }
+                break;
+            }
+            if !page::fits(p, size) {
+                if !next.is_valid() {
+                    // S3d: mark the split pending until a split sets the new last leaf
+                    db.btree_hint
+                        .lock()
+                        .insert(m.obj, (m.root, PageId::INVALID));
+                    drop(mtr);
+                    return pessimistic(db, ctx, m, key, value, upsert, try_only, size);
+                }
+                break;
+            }
+            // the leaf shows the key's range (S3, S3b): insert in place
+            let rightmost = !next.is_valid();
+            match search_leaf(p, leaf, key)? {
+                Err(pos) => {
+                    insert_new(db, ctx, m, mtr, li, pos, key, value, size)?;
+                    if rightmost && leaf != first_leaf {
+                        db.btree_hint.lock().insert(m.obj, (m.root, leaf));
+                    }
+                    return Ok(Attempt::Done(true));
+                }
+                Ok(_) if !upsert => return Ok(Attempt::Done(false)),
+                Ok(_) => break,
+            }
+        }
+    }
+    if split_pending {
+        return pessimistic(db, ctx, m, key, value, upsert, try_only, size);
     }
     // optimistic attempt (btree/README L2)
     for _ in 0..3 {
         let mut mtr = Mtr::new(&db.pool);
-        let Some(li) = latch_leaf(db, m, &mut mtr, key)? else {
+        let Some(li) = latch_leaf(db, m, &mut mtr, key, false)? else {
             continue;
         };
         let pid = mtr.pid(li);
         match search_leaf(mtr.page(li), pid, key)? {
             Ok(i) => {
                 if !upsert {
-                    return Ok(false);
+                    return Ok(Attempt::Done(false));
                 }
                 let old_rec = page::rec_checked(mtr.page(li), pid, i)?.to_vec();
                 if page::free_bytes(mtr.page(li)) + old_rec.len() < size {
@@ -350,7 +454,7 @@ pub fn put(
                     value: old,
                 };
                 db.commit_mtr(mtr, ctx, Some(undo))?;
-                return Ok(false);
+                return Ok(Attempt::Done(false));
             }
             Err(pos) => {
                 if !page::fits(mtr.page(li), size) {
@@ -361,11 +465,27 @@ pub fn put(
                 if rightmost && hint != Some((m.root, pid)) {
                     db.btree_hint.lock().insert(m.obj, (m.root, pid));
                 }
-                return Ok(true);
+                return Ok(Attempt::Done(true));
             }
         }
     }
-    // pessimistic: EX latches from the root, releasing safe ancestors (btree/README L3)
+    pessimistic(db, ctx, m, key, value, upsert, try_only, size)
+}
+
+/// The pessimistic descent of [`put_attempt`] (btree/README L3, L3a).
+#[allow(clippy::too_many_arguments)]
+fn pessimistic(
+    db: &Inner,
+    ctx: &mut Ctx<'_>,
+    m: &ObjMeta,
+    key: &[u8],
+    value: &[u8],
+    upsert: bool,
+    try_only: bool,
+    size: usize,
+) -> SqlResult<Attempt> {
+    // pessimistic: EX latches from the root, releasing safe ancestors (btree/README L3); the
+    // root is waited for holding nothing, a child's latch only tried while its parent is held
     let mut mtr = Mtr::new(&db.pool);
     let mut path: Vec<(usize, usize)> = Vec::new();
     let mut cur = mtr.latch(m.root)?;
@@ -376,7 +496,15 @@ pub fn put(
         }
         let i = search_inner(mtr.page(cur), pid, key, false)?;
         let child = inner_child(page::rec_checked(mtr.page(cur), pid, i)?);
-        let ci = mtr.latch(child)?;
+        let ci = if try_only {
+            match mtr.try_latch(child)? {
+                Some(ci) => ci,
+                // nothing changed yet: dropping the mtr releases every latch
+                None => return Ok(Attempt::Busy(child)),
+            }
+        } else {
+            mtr.latch(child)?
+        };
         let cp = mtr.page(ci);
         let safe = match check_node(cp, child, m)? {
             true => page::free_bytes(cp) >= size + SLOT + LEAF_HDR + MAX_KEY,
@@ -394,7 +522,7 @@ pub fn put(
     let (pos, old) = match search_leaf(mtr.page(cur), pid, key)? {
         Ok(i) => {
             if !upsert {
-                return Ok(false);
+                return Ok(Attempt::Done(false));
             }
             let old_rec = page::rec_checked(mtr.page(cur), pid, i)?.to_vec();
             let mut old = Vec::new();
@@ -410,7 +538,18 @@ pub fn put(
         Err(pos) => (pos, None),
     };
     let e = build_entry(db, &mut mtr, m, key, value)?;
+    let landed = (pid, !page::next(mtr.page(cur)).is_valid());
     insert_split(db, &mut mtr, m, &mut path, cur, pos, e)?;
+    if landed.1 {
+        // S3d: no split was needed after all (another insert split first): this last leaf
+        // ends a pending mark (a split set the new last leaf itself, S3c)
+        let mut h = db.btree_hint.lock();
+        if h.get(&m.obj)
+            .is_some_and(|(r, l)| *r == m.root && !l.is_valid())
+        {
+            h.insert(m.obj, (m.root, landed.0));
+        }
+    }
     let inserted = old.is_none();
     let undo = match old {
         Some(v) => UndoOp::BTreePut {
@@ -424,7 +563,7 @@ pub fn put(
         },
     };
     db.commit_mtr(mtr, ctx, Some(undo))?;
-    Ok(inserted)
+    Ok(Attempt::Done(inserted))
 }
 
 /// Inserts a new entry at `pos` of the EX-latched leaf `li` (room checked) and commits.
@@ -576,6 +715,10 @@ fn insert_split(
                 // latch right while holding left (btree/README L1)
                 let ni = mtr.latch(old_next)?;
                 mtr.with_t(ni, |p, t| page::set_prev_t(p, rp, t));
+            } else {
+                // the new last leaf is the append target from now on (S3c): inserts arriving
+                // during the split wait on its latch, not on the old leaf's and a descent
+                db.btree_hint.lock().insert(m.obj, (m.root, rp));
             }
         }
         let Some((parent, cidx)) = path.pop() else {
@@ -609,6 +752,8 @@ fn insert_split(
         if leaf {
             page::set_next(mtr.page_mut(li), rp);
             page::set_prev(mtr.page_mut(ri), lp);
+            // the root was the only leaf: its right half is the last leaf now (S3c)
+            db.btree_hint.lock().insert(m.obj, (m.root, rp));
         }
         let lsn = page::lsn(mtr.page(node));
         let rootp = mtr.page_mut(node);
@@ -656,9 +801,9 @@ fn insert_split(
 
 /// Deletes `key`. Pages are not merged (empty leaves stay in the chain).
 pub fn delete(db: &Inner, ctx: &mut Ctx<'_>, m: &ObjMeta, key: &[u8]) -> SqlResult<bool> {
-    for _ in 0..5 {
+    for attempt in 0..5 {
         let mut mtr = Mtr::new(&db.pool);
-        let Some(li) = latch_leaf(db, m, &mut mtr, key)? else {
+        let Some(li) = latch_leaf(db, m, &mut mtr, key, attempt == 4)? else {
             continue;
         };
         let pid = mtr.pid(li);
@@ -1338,3 +1483,6 @@ fn check_node_rec(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;

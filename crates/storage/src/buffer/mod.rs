@@ -152,8 +152,15 @@ fn take_latch<'l, G>(
     latch(&f.latch)
 }
 
+/// Shards of the page map (buffer/README B12).
+const MAP_SHARDS: usize = 64;
+
+/// One shard of the page map: page id -> frame index.
+type PageMap = HashMap<PageId, usize, PidHash>;
+
+/// Frame replacement state, under the table mutex (B1, B12). The page -> frame map itself is
+/// in `BufferPool::map`, sharded: a hit takes one shard's mutex and never this one.
 struct Table {
-    map: HashMap<PageId, usize, PidHash>,
     /// The page in each frame handed out so far (frames `0..owner.len()`; the others have
     /// never been used and need no entry).
     owner: Vec<Option<PageId>>,
@@ -226,6 +233,9 @@ impl Frame {
 /// The buffer pool.
 pub struct BufferPool {
     frames: Frames,
+    /// Page -> frame, in [`MAP_SHARDS`] shards by page id (buffer/README B12). A mapping is
+    /// added or removed only by a holder of `table` (lock order: table, then a shard).
+    map: Box<[Mutex<PageMap>]>,
     table: Mutex<Table>,
     /// The data files by id; files can be added and removed while open (db.rs `add_file`).
     pub files: crate::file::FileSet,
@@ -510,8 +520,15 @@ impl BufferPool {
         let n = (bytes / PAGE_SIZE).max(64);
         BufferPool {
             frames: Frames::new(n),
+            map: (0..MAP_SHARDS)
+                .map(|_| {
+                    Mutex::new(HashMap::with_capacity_and_hasher(
+                        (n / MAP_SHARDS).min(FRAME_CHUNK),
+                        PidHash::default(),
+                    ))
+                })
+                .collect(),
             table: Mutex::new(Table {
-                map: HashMap::with_capacity_and_hasher(n.min(FRAME_CHUNK), PidHash::default()),
                 owner: Vec::new(),
                 free: Vec::new(),
                 hand: 0,
@@ -573,6 +590,28 @@ impl BufferPool {
             .ok_or_else(|| SqlError::corrupt_page("invalid file id", &format!("({id}:?)"), "?"))
     }
 
+    /// The page-map shard of `pid` (multiplicative hash: consecutive pages spread).
+    #[inline]
+    fn shard(&self, pid: PageId) -> &Mutex<PageMap> {
+        let h = ((pid.file as u64) << 32 | pid.page as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        &self.map[(h >> 58) as usize % MAP_SHARDS]
+    }
+
+    /// Unmaps frame `i` (owned by `old`) if it is still unpinned and clean, checked under
+    /// the page's shard mutex, which every pin through the map takes (B2, B12). The caller
+    /// holds the table mutex.
+    fn unmap_if_idle(&self, t: &mut Table, i: usize, old: PageId) -> bool {
+        let f = &self.frames[i];
+        let mut m = self.shard(old).lock();
+        // pin before dirty: a writer marks dirty before it unpins
+        if f.pin.load(Acquire) > 0 || f.dirty.load(Acquire) {
+            return false;
+        }
+        m.remove(&old);
+        t.owner[i] = None;
+        true
+    }
+
     fn unpin(&self, idx: usize) {
         self.frames[idx].pin.fetch_sub(1, AcqRel);
     }
@@ -604,8 +643,10 @@ impl BufferPool {
                 }
                 continue;
             }
-            if let Some(old) = t.owner[i].take() {
-                t.map.remove(&old);
+            if let Some(old) = t.owner[i] {
+                if !self.unmap_if_idle(t, i, old) {
+                    continue; // pinned through the map meanwhile
+                }
             }
             return Some(i);
         }
@@ -628,11 +669,13 @@ impl BufferPool {
         crate::objio::note_logical();
         let mut dirty = Vec::new();
         for attempt in 0..100_000u32 {
+            // a hit: one shard's mutex (B12)
+            if let Some(i) = self.pin_mapped(pid) {
+                return Ok(i);
+            }
             let mut t = self.table.lock();
-            if let Some(&i) = t.map.get(&pid) {
-                let f = &self.frames[i];
-                f.pin.fetch_add(1, AcqRel);
-                f.refbit.store(true, Release);
+            // mapped by another thread meanwhile (mappings change only under the table mutex)
+            if let Some(i) = self.pin_mapped(pid) {
                 return Ok(i);
             }
             dirty.clear();
@@ -651,18 +694,15 @@ impl BufferPool {
                 continue;
             };
             let f = &self.frames[i];
+            let Some(mut g) = f.latch.try_write() else {
+                // cannot happen (unpinned frames hold no latch): leave it to the clock, retry
+                continue;
+            };
             f.pin.store(1, Release);
             f.refbit.store(true, Release);
             f.dirty.store(false, Release);
-            t.map.insert(pid, i);
+            self.shard(pid).lock().insert(pid, i);
             t.owner[i] = Some(pid);
-            let Some(mut g) = f.latch.try_write() else {
-                // cannot happen (unpinned frames hold no latch); undo the mapping and retry
-                t.map.remove(&pid);
-                t.owner[i] = None;
-                f.pin.store(0, Release);
-                continue;
-            };
             drop(t);
             g.pid = pid;
             if new_page {
@@ -687,10 +727,12 @@ impl BufferPool {
                 Err(e) => {
                     g.valid = false;
                     let mut t = self.table.lock();
-                    if t.map.get(&pid) == Some(&i) {
-                        t.map.remove(&pid);
+                    let mut m = self.shard(pid).lock();
+                    if m.get(&pid) == Some(&i) {
+                        m.remove(&pid);
                         t.owner[i] = None;
                     }
+                    drop(m);
                     drop(t);
                     drop(g);
                     self.unpin(i);
@@ -701,6 +743,17 @@ impl BufferPool {
         Err(SqlError::internal(
             "buffer pool exhausted: every frame is pinned or cannot be flushed",
         ))
+    }
+
+    /// Pins `pid`'s frame if the page is mapped (under its shard's mutex, B12).
+    #[inline]
+    fn pin_mapped(&self, pid: PageId) -> Option<usize> {
+        let m = self.shard(pid).lock();
+        let &i = m.get(&pid)?;
+        let f = &self.frames[i];
+        f.pin.fetch_add(1, AcqRel);
+        f.refbit.store(true, Release);
+        Some(i)
     }
 
     fn check_valid(&self, idx: usize, data: &FrameData, pid: PageId) -> SqlResult<()> {
@@ -793,6 +846,28 @@ impl BufferPool {
             pid,
             g: Some(g),
         })
+    }
+
+    /// EX latch on `pid` only if it is free now (None: another thread holds a latch on it or
+    /// is loading it). What a thread that already holds a latch uses for one it must not wait
+    /// for (btree/README L3): a failed try waits for nothing and records no wait.
+    pub fn try_write(&self, pid: PageId) -> SqlResult<Option<PageWrite<'_>>> {
+        let idx = self.fix(pid, false, LatchMode::Ex)?;
+        let Some(g) = self.frames[idx].latch.try_write() else {
+            self.unpin(idx);
+            return Ok(None);
+        };
+        if let Err(e) = self.check_valid(idx, &g, pid) {
+            drop(g);
+            self.unpin(idx);
+            return Err(e);
+        }
+        Ok(Some(PageWrite {
+            pool: self,
+            idx,
+            pid,
+            g: Some(g),
+        }))
     }
 
     /// EX latch on a freshly allocated page: not read from disk, zero-filled.
@@ -929,10 +1004,8 @@ impl BufferPool {
     pub fn drop_clean(&self) {
         let mut t = self.table.lock();
         for i in 0..t.owner.len() {
-            let f = &self.frames[i];
-            if f.pin.load(Acquire) == 0 && !f.dirty.load(Acquire) {
-                if let Some(old) = t.owner[i].take() {
-                    t.map.remove(&old);
+            if let Some(old) = t.owner[i] {
+                if self.unmap_if_idle(&mut t, i, old) {
                     t.free.push(i);
                 }
             }
@@ -949,14 +1022,12 @@ impl BufferPool {
             if t.owner[i].is_none_or(|p| p.file != file) {
                 continue;
             }
-            let f = &self.frames[i];
-            if f.pin.load(Acquire) == 0 && !f.dirty.load(Acquire) {
-                if let Some(old) = t.owner[i].take() {
-                    t.map.remove(&old);
+            if let Some(old) = t.owner[i] {
+                if self.unmap_if_idle(&mut t, i, old) {
                     t.free.push(i);
+                } else {
+                    kept += 1;
                 }
-            } else {
-                kept += 1;
             }
         }
         kept
@@ -964,7 +1035,7 @@ impl BufferPool {
 
     /// True if `pid` is cached.
     pub fn contains(&self, pid: PageId) -> bool {
-        self.table.lock().map.contains_key(&pid)
+        self.shard(pid).lock().contains_key(&pid)
     }
 
     /// Read-ahead: loads the not-yet-cached pages of `pages` (ascending, same file,
@@ -983,7 +1054,7 @@ impl BufferPool {
             let mut t = self.table.lock();
             let mut dirty = Vec::new();
             for &pid in pages {
-                if pid.file != first.file || t.map.contains_key(&pid) {
+                if pid.file != first.file || self.shard(pid).lock().contains_key(&pid) {
                     continue;
                 }
                 let Some(i) = self.victim(&mut t, &mut dirty) else {
@@ -1000,7 +1071,7 @@ impl BufferPool {
                 g.valid = false;
                 g.pid = pid;
                 f.loading.store(true, Release);
-                t.map.insert(pid, i);
+                self.shard(pid).lock().insert(pid, i);
                 t.owner[i] = Some(pid);
                 reserved.push((pid.page, i, g));
             }
@@ -1048,8 +1119,9 @@ impl BufferPool {
         if !bad.is_empty() {
             let mut t = self.table.lock();
             for (pid, i) in &bad {
-                if t.map.get(pid) == Some(i) {
-                    t.map.remove(pid);
+                let mut m = self.shard(*pid).lock();
+                if m.get(pid) == Some(i) {
+                    m.remove(pid);
                     t.owner[*i] = None;
                 }
             }
