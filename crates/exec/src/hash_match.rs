@@ -63,6 +63,10 @@ enum Table {
         heads: Vec<u32>,
     },
     Bytes(crate::byte_keys::ByteKeyMap<u32>),
+    /// A shared build's byte keys, gathered while the build input is read and indexed by
+    /// several threads when it ends (`Mem::finish_parallel`).
+    Pending(crate::byte_keys::PendingKeys),
+    Parts(crate::byte_keys::PartitionedKeys),
 }
 
 /// The in-memory build side: hash table and flat rows.
@@ -183,6 +187,9 @@ impl Mem {
         match &mut self.table {
             Table::Int(_) | Table::Dense { .. } => self.table = Table::Int(HashMap::new()),
             Table::Bytes(k) => k.clear(),
+            Table::Pending(_) | Table::Parts(_) => {
+                self.table = Table::Bytes(crate::byte_keys::ByteKeyMap::default())
+            }
         }
         self.int_keys.clear();
         self.next.clear();
@@ -227,6 +234,15 @@ impl Mem {
                     self.bytes += added;
                 }
             }
+            Table::Pending(p) => {
+                let present = encode_keys(keys, row, ctx, &mut self.keybuf)?;
+                self.bytes += p.push(present.then_some(&self.keybuf[..]));
+            }
+            Table::Parts(_) => {
+                return Err(common::SqlError::internal(
+                    "hash join: a row added to an indexed shared build",
+                ))
+            }
         }
         let start = self.build.len();
         match &self.keep {
@@ -249,8 +265,21 @@ impl Mem {
 
     /// Completes the table after the last `add`.
     fn finish(&mut self) {
-        if matches!(self.table, Table::Int(_)) {
-            self.index_int_keys();
+        self.finish_parallel(1);
+    }
+
+    /// [`Self::finish`] indexing pending byte keys with up to `threads` threads.
+    fn finish_parallel(&mut self, threads: usize) {
+        match &mut self.table {
+            Table::Int(_) => self.index_int_keys(),
+            Table::Pending(p) => {
+                let keys = std::mem::replace(p, crate::byte_keys::PendingKeys::with_capacity(0));
+                let (t, bytes) =
+                    crate::byte_keys::PartitionedKeys::build(keys, &mut self.next, threads);
+                self.bytes += bytes;
+                self.table = Table::Parts(t);
+            }
+            _ => {}
         }
     }
 
@@ -321,6 +350,14 @@ impl Mem {
                     END
                 }
             }
+            Table::Parts(k) => {
+                if encode_keys(keys, row, ctx, keybuf)? {
+                    k.get(keybuf).unwrap_or(END)
+                } else {
+                    END
+                }
+            }
+            Table::Pending(_) => END,
         })
     }
 
@@ -1072,12 +1109,15 @@ pub(crate) fn probe_parallel_kind(kind: JoinKind) -> bool {
 }
 
 /// The coordinator's build of the hash join `join` (a `PhysKind::HashJoin` of a zone): reads
-/// its build input once with the session's context. None when the rows outgrow `budget`:
-/// the zone then runs serially, where the join can spill.
+/// its build input once with the session's context; byte keys are gathered as they come and
+/// indexed at the end by `threads` threads at once (the zone's workers have not started:
+/// their cores are free). None when the rows outgrow `budget`: the zone then runs serially,
+/// where the join can spill.
 pub(crate) fn build_shared(
     join: &PhysOp,
     ctx: &mut ExecCtx,
     budget: usize,
+    threads: usize,
 ) -> SqlResult<Option<SharedTable>> {
     let PhysKind::HashJoin {
         left_keys,
@@ -1092,18 +1132,20 @@ pub(crate) fn build_shared(
             "shared build of a non-hash join",
         ));
     };
-    let mut mem = Mem::new(
-        left_keys,
-        right_keys,
-        right.columns.len(),
-        stored_build_columns(
-            *kind,
-            residual.is_some(),
-            right_keys,
-            right.columns.len(),
-            crate::operator::decoded_columns(right),
-        ),
-    );
+    let arity = right.columns.len();
+    // a shared table never spills: a join that only asks whether a key is present stores
+    // no build column at all (not even the keys a spill would partition by)
+    let stored = if key_presence_only(*kind, residual.is_some()) {
+        Some(vec![false; arity])
+    } else {
+        crate::operator::decoded_columns(right)
+    };
+    let mut mem = Mem::new(left_keys, right_keys, arity, stored);
+    if !mem.int {
+        // the estimate sizes the key list, within what the budget could hold
+        let rows = (right.est_rows.max(0.0) as usize).min(budget / 64);
+        mem.table = Table::Pending(crate::byte_keys::PendingKeys::with_capacity(rows));
+    }
     let mut input = crate::operator::build(right)?;
     input.open(ctx)?;
     while input.next(ctx)? {
@@ -1114,7 +1156,10 @@ pub(crate) fn build_shared(
         }
     }
     input.close();
-    mem.finish();
+    mem.finish_parallel(threads);
+    if mem.bytes > budget {
+        return Ok(None);
+    }
     // nothing reads the flags of a shared table
     mem.matched = Vec::new();
     Ok(Some(SharedTable(mem)))

@@ -8,7 +8,9 @@
 //! right semi / anti semi joins), a NULL key never matches, build rows sharing a key are
 //! chained newest first (so the matches of a probe row come in row mode's order), keys are
 //! encoded by `valops::hash_key` (collation-aware, the one key encoding; a single integer key
-//! on both sides is an `i64` table, direct addressed when dense). Kinds: inner, left / right /
+//! on both sides is an `i64` table, direct addressed when dense; two integer keys an
+//! `(i64, i64)` table; a shared build's encoded keys are indexed by several threads in hash
+//! partitions, `byte_keys::PartitionedKeys`). Kinds: inner, left / right /
 //! full outer, left and right semi and anti semi, each with a residual predicate evaluated by
 //! the batch evaluator over gathered (probe, build) pairs — for left semi and anti semi joins
 //! in rounds (the first candidate of every undecided probe row, then the next, ...), so
@@ -264,8 +266,38 @@ impl<'p> Source<'p> {
 
 enum Table {
     Int(HashMap<i64, u32>),
-    Dense { min: i64, heads: Vec<u32> },
-    Bytes(HashMap<Box<[u8]>, u32>),
+    Dense {
+        min: i64,
+        heads: Vec<u32>,
+    },
+    /// Two integer keys (a composite key of integers: TPC-H's partsupp, lineitem pairs),
+    /// compared as a pair of `i64`s with no encoding.
+    Int2(HashMap<(i64, i64), u32>),
+    /// Encoded keys (`valops::hash_key`), in hash partitions indexed by several threads for
+    /// a shared build.
+    Bytes(crate::byte_keys::PartitionedKeys),
+}
+
+/// The integer value of row `i` of the key `k` (None: NULL).
+#[inline]
+fn int_at(k: &Operand, i: usize) -> Option<i64> {
+    match k {
+        Operand::Col(Column {
+            data: Vector::Int(a),
+            ..
+        }) => (!a.is_null(i)).then(|| a.value(i)),
+        _ => int_value(&k.value(i)),
+    }
+}
+
+/// Whether the keys pair integers with integers (`n` of them).
+fn int_keys(left_keys: &[ScalarExpr], right_keys: &[ScalarExpr], n: usize) -> bool {
+    left_keys.len() == n
+        && right_keys.len() == n
+        && left_keys
+            .iter()
+            .chain(right_keys)
+            .all(|k| int_key_type(&k.data_type))
 }
 
 pub(crate) struct Join<'p> {
@@ -369,7 +401,7 @@ impl<'p> Join<'p> {
             None if ctx.morsels.is_some() => return Ok(None),
             None => match read_build(right, ctx, counts)? {
                 Some((columns, len, bytes)) => {
-                    match BuildSide::index(columns, len, bytes, left_keys, right_keys, ctx)? {
+                    match BuildSide::index(columns, len, bytes, left_keys, right_keys, 1, ctx)? {
                         Some(side) => Arc::new(side),
                         None => return Ok(None),
                     }
@@ -409,17 +441,19 @@ impl<'p> Join<'p> {
             .collect::<SqlResult<_>>()?;
         let mut out = Vec::with_capacity(sel.len());
         match &self.side.table {
+            Table::Int2(m) => {
+                for &r in sel {
+                    let i = r as usize;
+                    out.push(match (int_at(&keys[0], i), int_at(&keys[1], i)) {
+                        (Some(a), Some(b)) => m.get(&(a, b)).copied().unwrap_or(END),
+                        _ => END,
+                    });
+                }
+            }
             Table::Int(_) | Table::Dense { .. } => {
                 let k = &keys[0];
                 for &r in sel {
-                    let i = r as usize;
-                    let key = match k {
-                        Operand::Col(Column {
-                            data: Vector::Int(a),
-                            ..
-                        }) => (!a.is_null(i)).then(|| a.value(i)),
-                        _ => int_value(&k.value(i)),
-                    };
+                    let key = int_at(k, r as usize);
                     out.push(match (key, &self.side.table) {
                         (Some(key), Table::Int(m)) => m.get(&key).copied().unwrap_or(END),
                         (Some(key), Table::Dense { min, heads }) => key
@@ -442,7 +476,7 @@ impl<'p> Join<'p> {
                     for k in &keys {
                         key_bytes(k, i, &mut self.keybuf);
                     }
-                    out.push(m.get(&self.keybuf[..]).copied().unwrap_or(END));
+                    out.push(m.get(&self.keybuf[..]).unwrap_or(END));
                 }
             }
         }
@@ -879,8 +913,13 @@ fn read_build_rows(right: &PhysOp, ctx: &mut ExecCtx) -> SqlResult<Option<BuildR
 
 /// The coordinator's build of the batch hash join `join` of a parallel zone: its build
 /// input read once (as a batch source when it is marked one, else row by row) and hashed.
+/// Byte keys are indexed by `threads` threads at once (`byte_keys::PartitionedKeys`).
 /// None: over the operator budget (the zone then runs serially, where row mode can spill).
-pub(crate) fn build_shared(join: &PhysOp, ctx: &mut ExecCtx) -> SqlResult<Option<BuildSide>> {
+pub(crate) fn build_shared(
+    join: &PhysOp,
+    ctx: &mut ExecCtx,
+    threads: usize,
+) -> SqlResult<Option<BuildSide>> {
     let PhysKind::HashJoin {
         right,
         left_keys,
@@ -907,7 +946,7 @@ pub(crate) fn build_shared(join: &PhysOp, ctx: &mut ExecCtx) -> SqlResult<Option
     let Some((columns, len, bytes)) = read else {
         return Ok(None);
     };
-    BuildSide::index(columns, len, bytes, left_keys, right_keys, ctx)
+    BuildSide::index(columns, len, bytes, left_keys, right_keys, threads, ctx)
 }
 
 impl BuildSide {
@@ -919,6 +958,7 @@ impl BuildSide {
         mut bytes: usize,
         left_keys: &[ScalarExpr],
         right_keys: &[ScalarExpr],
+        threads: usize,
         ctx: &mut ExecCtx,
     ) -> SqlResult<Option<Self>> {
         let budget = ctx.spill.operator_budget;
@@ -932,22 +972,24 @@ impl BuildSide {
             .iter()
             .map(|k| eval_batch(k, &whole, &all, ctx))
             .collect::<SqlResult<_>>()?;
-        let int = left_keys.len() == 1
-            && right_keys.len() == 1
-            && int_key_type(&left_keys[0].data_type)
-            && int_key_type(&right_keys[0].data_type);
         let mut next = vec![END; build_len];
-        let table = if int {
-            let k = &keys[0];
-            let ikey = |i: usize| -> Option<i64> {
-                match k {
-                    Operand::Col(Column {
-                        data: Vector::Int(a),
-                        ..
-                    }) => (!a.is_null(i)).then(|| a.value(i)),
-                    _ => int_value(&k.value(i)),
+        let table = if int_keys(left_keys, right_keys, 2) {
+            let mut m: HashMap<(i64, i64), u32> = HashMap::with_capacity(build_len);
+            for (i, link) in next.iter_mut().enumerate() {
+                if let (Some(a), Some(b)) = (int_at(&keys[0], i), int_at(&keys[1], i)) {
+                    let h = m.entry((a, b)).or_insert(END);
+                    *link = *h;
+                    *h = i as u32;
                 }
-            };
+            }
+            bytes += m.capacity() * 24;
+            if bytes > budget {
+                return Ok(None);
+            }
+            Table::Int2(m)
+        } else if int_keys(left_keys, right_keys, 1) {
+            let k = &keys[0];
+            let ikey = |i: usize| int_at(k, i);
             let (mut lo, mut hi) = (i64::MAX, i64::MIN);
             for i in 0..build_len {
                 if let Some(k) = ikey(i) {
@@ -978,27 +1020,24 @@ impl BuildSide {
                 Table::Int(m)
             }
         } else {
-            let mut m: HashMap<Box<[u8]>, u32> = HashMap::new();
+            let mut pending = crate::byte_keys::PendingKeys::with_capacity(build_len);
             let mut buf = Vec::new();
-            for (i, link) in next.iter_mut().enumerate() {
+            for i in 0..build_len {
                 if keys.iter().any(|k| k.is_null(i)) {
+                    bytes += pending.push(None);
                     continue;
                 }
                 buf.clear();
                 for k in &keys {
                     key_bytes(k, i, &mut buf);
                 }
-                match m.get_mut(&buf[..]) {
-                    Some(h) => {
-                        *link = *h;
-                        *h = i as u32;
-                    }
-                    None => {
-                        bytes += buf.len() + 16;
-                        m.insert(buf.clone().into_boxed_slice(), i as u32);
-                    }
+                bytes += pending.push(Some(&buf));
+                if bytes > budget {
+                    return Ok(None);
                 }
             }
+            let (m, added) = crate::byte_keys::PartitionedKeys::build(pending, &mut next, threads);
+            bytes += added;
             if bytes > budget {
                 return Ok(None);
             }

@@ -159,9 +159,15 @@ fn zone_joins<'a>(op: &'a PhysOp, out: &mut Vec<&'a PhysOp>) {
 /// The coordinator reads and hashes the build input of each of the zone's hash joins once
 /// (in the session's context: its locks, its variables), before any worker starts: a row-mode
 /// table (`hash_match::SharedTable`) or, for a join the workers run in batch mode, column
-/// vectors and their key table (`batch::build_shared`). None when one outgrows the operator
-/// budget: the zone then runs serially.
-fn build_shared_tables(plan: &PhysOp, ctx: &mut ExecCtx) -> SqlResult<Option<SharedTables>> {
+/// vectors and their key table (`batch::build_shared`). The key tables are indexed by
+/// `workers` threads at once, in hash partitions (`byte_keys::PartitionedKeys`; the workers
+/// have not started, so their cores are free). None when one outgrows the operator budget:
+/// the zone then runs serially.
+fn build_shared_tables(
+    plan: &PhysOp,
+    ctx: &mut ExecCtx,
+    workers: usize,
+) -> SqlResult<Option<SharedTables>> {
     let mut joins = Vec::new();
     zone_joins(plan, &mut joins);
     let (mut rows, mut batches) = (Vec::new(), Vec::new());
@@ -169,14 +175,14 @@ fn build_shared_tables(plan: &PhysOp, ctx: &mut ExecCtx) -> SqlResult<Option<Sha
         // the key: the join's address in the plan the workers build from
         let key = join as *const PhysOp as usize;
         if join.exec_mode == plan::ExecMode::Batch {
-            match crate::batch::build_shared(join, ctx)? {
+            match crate::batch::build_shared(join, ctx, workers)? {
                 Some(t) => batches.push((key, Arc::new(t))),
                 None => return Ok(None),
             }
             continue;
         }
         let budget = ctx.spill.operator_budget;
-        match crate::hash_match::build_shared(join, ctx, budget)? {
+        match crate::hash_match::build_shared(join, ctx, budget, workers)? {
             Some(t) => rows.push((key, Arc::new(t))),
             None => return Ok(None),
         }
@@ -311,7 +317,8 @@ where
         snapshot,
     };
     let plan = Arc::new(plan.clone());
-    let Some((shared_builds, shared_batch_builds)) = build_shared_tables(&plan, ctx)? else {
+    let Some((shared_builds, shared_batch_builds)) = build_shared_tables(&plan, ctx, workers)?
+    else {
         return Ok(None);
     };
     let body = Arc::new(make_body(workers));
