@@ -1,8 +1,11 @@
 //! Vectorized expression evaluation over a batch's selected rows.
 //!
 //! Kernels exist for column references and literals, comparisons of integers, floats,
-//! decimals of one scale and dates, integer arithmetic, AND / OR / NOT and IS NULL. Every
-//! other expression (CASE, CAST, LIKE, IN lists, string comparisons, decimal arithmetic,
+//! decimals of one scale and dates, integer arithmetic, decimal / money + − × that needs no
+//! rounding (`dense_decimal`: one loop over the scaled mantissas, NULL-masked; a row that
+//! overflows sends the batch to the per-row path, which raises row mode's 8115 for it),
+//! AND / OR / NOT and IS NULL. Every
+//! other expression (CASE, CAST, LIKE, IN lists, string comparisons, decimal division,
 //! functions) is evaluated value by value with row mode's own functions (`types::ops`,
 //! `valops`, `eval`), so results, NULLs, collations and errors (8115 overflow, 8134 divide by
 //! zero, conversions) are row mode's by construction.
@@ -819,6 +822,11 @@ fn arith(
             _ => None,
         }
     });
+    if let (Some((p, q, (_, lo, hi))), Some((fx, fy))) = (&decs, exact) {
+        if let Some(v) = dense_decimal(op, p, q, (fx, fy), (*lo, *hi), y, sel_b, len)? {
+            return Ok(Operand::Col(ColumnBuilder::decimals(ty, v.0, v.1)?));
+        }
+    }
     let y_nulls = y.may_be_null();
     let aop = match op {
         BinaryOp::Add | BinaryOp::Concat => types::ArithOp::Add,
@@ -900,6 +908,168 @@ fn arith(
         next += 1;
     }
     Ok(Operand::Col(out.finish()?))
+}
+
+/// Decimal digits that bound every value of `d` (|value| < 10^digits).
+fn digits(d: &DecSrc<'_>) -> u32 {
+    match d {
+        DecSrc::Dec(a, _) => u32::from(a.precision()),
+        DecSrc::Int(_) => 19,
+        DecSrc::Const(m, _) => {
+            let m = m.unsigned_abs();
+            (0..39u32)
+                .find(|&k| {
+                    POW10_I128
+                        .get(k as usize)
+                        .is_none_or(|p| m < p.unsigned_abs())
+                })
+                .unwrap_or(39)
+        }
+    }
+}
+
+/// The mantissas and validity (None: no NULL) of a dense decimal result.
+type DenseDecimals = (Vec<i128>, Option<Vec<bool>>);
+
+/// `x op y` (+, −, ×) of exact numbers needing no rounding (`f`: the factors that bring x
+/// and y, or a product's scale, to the result's scale) for the rows `sel_b` (x not NULL),
+/// as one loop over the mantissas per operand kind: no `Value`, no per-row dispatch, and
+/// no overflow test where the operands' precisions rule overflow out. The result is
+/// NULL where y is NULL and for the rows outside `sel_b`. None when a row overflows or
+/// leaves the result's range (`lo` < m < `hi`): the caller's per-row path then raises row
+/// mode's error (8115) for exactly the first such row.
+#[allow(clippy::too_many_arguments)]
+fn dense_decimal(
+    op: BinaryOp,
+    p: &DecSrc<'_>,
+    q: &DecSrc<'_>,
+    (fx, fy): (i128, i128),
+    (lo, hi): (i128, i128),
+    y: &Operand,
+    sel_b: &[u32],
+    len: usize,
+) -> SqlResult<Option<DenseDecimals>> {
+    if !matches!(op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul) {
+        return Ok(None);
+    }
+    let rows: std::borrow::Cow<'_, [u32]> = if y.may_be_null() {
+        sel_b
+            .iter()
+            .copied()
+            .filter(|&r| !y.is_null(r as usize))
+            .collect()
+    } else {
+        sel_b.into()
+    };
+    let mut out = vec![0i128; len];
+    // |x·fx| < 10^(digits(x) + log fx): no i128 overflow below 10^38 (i128::MAX > 1.7·10^38)
+    let log = |f: i128| {
+        POW10_I128
+            .iter()
+            .position(|&p| p == f)
+            .map_or(u32::MAX / 4, |k| k as u32)
+    };
+    let (dx, dy) = (digits(p) + log(fx), digits(q) + log(fy));
+    let safe = match op {
+        BinaryOp::Mul => digits(p) + digits(q) + log(fx) <= 38,
+        _ => dx <= 37 && dy <= 37,
+    };
+    let mut ok = true;
+    macro_rules! each {
+        ($gx:expr, $gy:expr) => {{
+            let (gx, gy) = ($gx, $gy);
+            match (op, safe) {
+                (BinaryOp::Add, true) => {
+                    for &r in rows.iter() {
+                        let i = r as usize;
+                        let m = gx(i) * fx + gy(i) * fy;
+                        ok &= lo < m && m < hi;
+                        out[i] = m;
+                    }
+                }
+                (BinaryOp::Sub, true) => {
+                    for &r in rows.iter() {
+                        let i = r as usize;
+                        let m = gx(i) * fx - gy(i) * fy;
+                        ok &= lo < m && m < hi;
+                        out[i] = m;
+                    }
+                }
+                (BinaryOp::Mul, true) => {
+                    for &r in rows.iter() {
+                        let i = r as usize;
+                        let m = gx(i) * gy(i) * fx;
+                        ok &= lo < m && m < hi;
+                        out[i] = m;
+                    }
+                }
+                _ => {
+                    for &r in rows.iter() {
+                        let i = r as usize;
+                        let (a, b): (i128, i128) = (gx(i), gy(i));
+                        let m = match op {
+                            BinaryOp::Add => a
+                                .checked_mul(fx)
+                                .zip(b.checked_mul(fy))
+                                .and_then(|(a, b)| a.checked_add(b)),
+                            BinaryOp::Sub => a
+                                .checked_mul(fx)
+                                .zip(b.checked_mul(fy))
+                                .and_then(|(a, b)| a.checked_sub(b)),
+                            _ => a.checked_mul(b).and_then(|m| m.checked_mul(fx)),
+                        };
+                        match m {
+                            Some(m) if lo < m && m < hi => out[i] = m,
+                            _ => return Ok(None),
+                        }
+                    }
+                }
+            }
+        }};
+    }
+    macro_rules! with_y {
+        ($gx:expr) => {
+            match q {
+                DecSrc::Dec(b, _) => {
+                    let b = b.values();
+                    each!($gx, |i: usize| b[i])
+                }
+                DecSrc::Int(b) => {
+                    let b = b.values();
+                    each!($gx, |i: usize| i128::from(b[i]))
+                }
+                DecSrc::Const(m, _) => {
+                    let m = *m;
+                    each!($gx, |_: usize| m)
+                }
+            }
+        };
+    }
+    match p {
+        DecSrc::Dec(a, _) => {
+            let a = a.values();
+            with_y!(|i: usize| a[i])
+        }
+        DecSrc::Int(a) => {
+            let a = a.values();
+            with_y!(|i: usize| i128::from(a[i]))
+        }
+        DecSrc::Const(m, _) => {
+            let m = *m;
+            with_y!(|_: usize| m)
+        }
+    }
+    if !ok {
+        return Ok(None);
+    }
+    let valid = (rows.len() < len).then(|| {
+        let mut v = vec![false; len];
+        for &r in rows.iter() {
+            v[r as usize] = true;
+        }
+        v
+    });
+    Ok(Some((out, valid)))
 }
 
 /// The rows of `sel` for which the predicate `e` is TRUE, evaluated as row mode's filter
