@@ -771,12 +771,6 @@ fn arith(
     sel_b: &[u32],
     len: usize,
 ) -> SqlResult<Operand> {
-    let Some(mut out) = ColumnBuilder::new(ty, len) else {
-        return Err(common::SqlError::internal(format!(
-            "batch mode cannot hold {} values",
-            ty.sql_name()
-        )));
-    };
     let range = match ty {
         DataType::TinyInt => Some((0i64, 255i64)),
         DataType::SmallInt => Some((i64::from(i16::MIN), i64::from(i16::MAX))),
@@ -827,6 +821,12 @@ fn arith(
             return Ok(Operand::Col(ColumnBuilder::decimals(ty, v.0, v.1)?));
         }
     }
+    let Some(mut out) = ColumnBuilder::new(ty, len) else {
+        return Err(common::SqlError::internal(format!(
+            "batch mode cannot hold {} values",
+            ty.sql_name()
+        )));
+    };
     let y_nulls = y.may_be_null();
     let aop = match op {
         BinaryOp::Add | BinaryOp::Concat => types::ArithOp::Add,
@@ -1140,4 +1140,92 @@ pub(crate) fn filter(
                 .collect())
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dec_col(p: u8, s: u8, vals: &[Option<i128>]) -> Operand {
+        let ty = DataType::Decimal {
+            precision: p,
+            scale: s,
+        };
+        let mut b = ColumnBuilder::new(&ty, vals.len()).expect("decimal vector");
+        for v in vals {
+            match v {
+                Some(m) => b.push_i128(*m),
+                None => b.push_null(),
+            }
+        }
+        Operand::Col(b.finish().expect("finish"))
+    }
+
+    fn dense(
+        op: BinaryOp,
+        x: &Operand,
+        y: &Operand,
+        rscale: u8,
+        rprec: usize,
+        sel: &[u32],
+        len: usize,
+    ) -> Option<DenseDecimals> {
+        let (p, q) = (dec_src(x, false).expect("x"), dec_src(y, false).expect("y"));
+        let f = |from: u8| POW10_I128[usize::from(rscale - from)];
+        let factors = match op {
+            BinaryOp::Mul => (f(p.scale() + q.scale()), 1),
+            _ => (f(p.scale()), f(q.scale())),
+        };
+        let hi = POW10_I128[rprec];
+        let sel_b: Vec<u32> = sel
+            .iter()
+            .copied()
+            .filter(|&r| !x.is_null(r as usize))
+            .collect();
+        dense_decimal(op, &p, &q, factors, (-hi, hi), y, &sel_b, len).expect("no error")
+    }
+
+    #[test]
+    fn dense_decimal_scales_signs_and_nulls() {
+        // decimal(15,2) − decimal(5,3) at scale 3: -1.50 − 0.250 = -1.750; 2.00 − -0.001 = 2.001
+        let x = dec_col(15, 2, &[Some(-150), Some(200), None, Some(7)]);
+        let y = dec_col(5, 3, &[Some(250), Some(-1), Some(5), None]);
+        let (v, valid) = dense(BinaryOp::Sub, &x, &y, 3, 17, &[0, 1, 2, 3], 4).expect("fits");
+        assert_eq!(&v[..2], &[-1750, 2001]);
+        assert_eq!(valid, Some(vec![true, true, false, false]));
+        // product at scale 5, an integer constant on the left; unselected rows are NULL
+        let k = Operand::Const(Value::Int(-3));
+        let (v, valid) = dense(BinaryOp::Mul, &k, &y, 3, 20, &[1], 4).expect("fits");
+        assert_eq!(v[1], 3);
+        assert_eq!(valid, Some(vec![false, true, false, false]));
+        // no NULL anywhere: no validity
+        let a = dec_col(15, 2, &[Some(-1), Some(2)]);
+        let (v, valid) = dense(BinaryOp::Add, &a, &a, 2, 16, &[0, 1], 2).expect("fits");
+        assert_eq!(v, vec![-2, 4]);
+        assert_eq!(valid, None);
+    }
+
+    #[test]
+    fn dense_decimal_declines_out_of_range_rows() {
+        // 38 digits × 10 leaves decimal(38): the per-row path must raise 8115 for the row
+        let big = POW10_I128[37] * 5;
+        let x = dec_col(38, 0, &[Some(1), Some(big)]);
+        let ten = Operand::Const(Value::Int(10));
+        assert!(dense(BinaryOp::Mul, &x, &ten, 0, 38, &[0, 1], 2).is_none());
+        assert!(dense(BinaryOp::Mul, &x, &ten, 0, 38, &[0], 2).is_some());
+        // a sum beyond the result's precision (not beyond i128)
+        let y = dec_col(5, 0, &[Some(99_999), Some(1)]);
+        assert!(dense(BinaryOp::Add, &y, &y, 0, 5, &[0, 1], 2).is_none());
+        assert!(dense(BinaryOp::Add, &y, &y, 0, 6, &[0, 1], 2).is_some());
+        // division has no dense loop
+        let (p, q) = (
+            dec_src(&y, false).expect("y"),
+            dec_src(&y, false).expect("y"),
+        );
+        assert!(
+            dense_decimal(BinaryOp::Div, &p, &q, (1, 1), (-10, 10), &y, &[0], 2)
+                .expect("no error")
+                .is_none()
+        );
+    }
 }

@@ -384,31 +384,43 @@ fn code_column(
         Src::Int(a) => {
             let v = a.values();
             for &r in sel {
-                let i = r as usize;
-                codes[i] = v[i] as u64;
-                nulls[i] = a.is_null(i);
+                codes[r as usize] = v[r as usize] as u64;
+            }
+            if let Some(n) = a.nulls() {
+                for &r in sel {
+                    nulls[r as usize] = n.is_null(r as usize);
+                }
             }
         }
         Src::Date(a) => {
             let v = a.values();
             for &r in sel {
-                let i = r as usize;
-                codes[i] = v[i] as u64;
-                nulls[i] = a.is_null(i);
+                codes[r as usize] = v[r as usize] as u64;
+            }
+            if let Some(n) = a.nulls() {
+                for &r in sel {
+                    nulls[r as usize] = n.is_null(r as usize);
+                }
             }
         }
         Src::Str(a) => {
             // runs of one text (sorted or clustered input) skip the dictionary
             let mut last: Option<(&str, u64)> = None;
+            let n = a.nulls();
             for &r in sel {
                 let i = r as usize;
-                if a.is_null(i) {
+                if n.is_some_and(|n| n.is_null(i)) {
                     nulls[i] = true;
                     continue;
                 }
                 let t = a.value(i);
                 codes[i] = match last {
-                    Some((l, c)) if l == t => c,
+                    // (a short text compared inline: no memcmp call per row)
+                    Some((l, c))
+                        if l.len() == t.len() && l.bytes().zip(t.bytes()).all(|(x, y)| x == y) =>
+                    {
+                        c
+                    }
                     _ => {
                         let c = dict.code(t, bytes);
                         last = Some((t, c));
