@@ -122,12 +122,33 @@ fn num_src(o: &Operand) -> Option<NumSrc<'_>> {
     }
 }
 
+/// Whether `v` and `w` are equal under the default collation: `Collation::compare`, after
+/// two tests that decide most pairs without it (equal bytes are equal; ASCII texts of
+/// different lengths once trailing blanks are trimmed are not, as `compare` orders them by
+/// length after an equal common part).
+#[inline]
+fn eq_default(v: &str, w: &str) -> bool {
+    if v.as_bytes() == w.as_bytes() {
+        return true;
+    }
+    let (vt, wt) = (
+        types::collation::trim_trailing_spaces(v),
+        types::collation::trim_trailing_spaces(w),
+    );
+    if vt.len() != wt.len() && vt.is_ascii() && wt.is_ascii() {
+        return false;
+    }
+    types::Collation::DEFAULT.compare(v, w) == Ordering::Equal
+}
+
 /// `a op b` for the selected rows when both sides are numbers of one kind (None: no kernel).
+/// `eq_only`: only equality matters (= and <>): unequal strings may come back as Less.
 fn compare_fast(
     a: &Operand,
     b: &Operand,
     sel: &[u32],
     len: usize,
+    eq_only: bool,
 ) -> Option<Vec<Option<Ordering>>> {
     if let (Some(x), Some(y)) = (num_src(a), num_src(b)) {
         return compare_numbers(a, b, &x, &y, sel, len);
@@ -139,7 +160,13 @@ fn compare_fast(
     for &r in sel {
         let i = r as usize;
         if let (Some(p), Some(q)) = (str_at(a, i), str_at(b, i)) {
-            out[i] = Some(types::Collation::DEFAULT.compare(p, q));
+            out[i] = Some(if !eq_only {
+                types::Collation::DEFAULT.compare(p, q)
+            } else if eq_default(p, q) {
+                Ordering::Equal
+            } else {
+                Ordering::Less
+            });
         }
     }
     Some(out)
@@ -260,9 +287,7 @@ fn in_list_fast(
         for &r in sel {
             let i = r as usize;
             if let Some(v) = str_at(x, i) {
-                let hit = strs
-                    .iter()
-                    .any(|w| types::Collation::DEFAULT.compare(v, w) == Ordering::Equal);
+                let hit = strs.iter().any(|w| eq_default(v, w));
                 out[i] = decide(hit);
             }
         }
@@ -423,7 +448,8 @@ fn eval_unguarded(
             let x = eval_batch(a, batch, sel, ctx)?;
             let sel_b = not_null(&x, sel);
             let y = eval_batch(b, batch, &sel_b, ctx)?;
-            if let Some(ords) = compare_fast(&x, &y, &sel_b, len) {
+            let eq_only = matches!(op, plan::CmpOp::Eq | plan::CmpOp::Ne);
+            if let Some(ords) = compare_fast(&x, &y, &sel_b, len, eq_only) {
                 return bools(len, sel, |i| ords[i].map(|o| cmp_holds(*op, o)));
             }
             let mut res = vec![None; len];
@@ -1115,7 +1141,8 @@ pub(crate) fn filter(
             let x = eval_batch(a, batch, sel, ctx)?;
             let sel_b = not_null(&x, sel);
             let y = eval_batch(b, batch, &sel_b, ctx)?;
-            if let Some(ords) = compare_fast(&x, &y, &sel_b, batch.len) {
+            let eq_only = matches!(op, plan::CmpOp::Eq | plan::CmpOp::Ne);
+            if let Some(ords) = compare_fast(&x, &y, &sel_b, batch.len, eq_only) {
                 return Ok(sel_b
                     .into_iter()
                     .filter(|&r| ords[r as usize].is_some_and(|o| cmp_holds(*op, o)))
@@ -1203,6 +1230,38 @@ mod tests {
         let (v, valid) = dense(BinaryOp::Add, &a, &a, 2, 16, &[0, 1], 2).expect("fits");
         assert_eq!(v, vec![-2, 4]);
         assert_eq!(valid, None);
+    }
+
+    #[test]
+    fn eq_default_is_collation_equality() {
+        let words = [
+            "",
+            " ",
+            "a",
+            "A",
+            "a ",
+            "ab",
+            "AB  ",
+            "b",
+            "1-URGENT",
+            "1-urgent ",
+            "1URGENT",
+            "é",
+            "É",
+            "e",
+            "straße",
+            "STRASSE",
+            "MAIL",
+            "SHIP",
+            "ж",
+            "Ж ",
+        ];
+        for v in words {
+            for w in words {
+                let want = types::Collation::DEFAULT.compare(v, w) == Ordering::Equal;
+                assert_eq!(eq_default(v, w), want, "{v:?} = {w:?}");
+            }
+        }
     }
 
     #[test]
