@@ -109,6 +109,18 @@ impl AggState {
         }
     }
 
+    /// Batch mode: the totals of a group's dense accumulator (`count` rows or non-NULL
+    /// values, their exact `sum` at the sum's scale, whether adding them overflowed), as
+    /// that many `add_count` / `add_one` / `add_exact` calls would have left the state.
+    pub(crate) fn add_totals(&mut self, count: i64, sum: i128, overflow: bool) {
+        self.count += count;
+        match self.isum.checked_add(sum) {
+            Some(s) => self.isum = s,
+            None => self.overflow = true,
+        }
+        self.overflow |= overflow;
+    }
+
     /// Batch mode: one non-NULL argument of COUNT(expr) / COUNT_BIG(expr).
     #[inline]
     pub(crate) fn add_one(&mut self) {

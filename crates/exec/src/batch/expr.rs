@@ -1,8 +1,11 @@
 //! Vectorized expression evaluation over a batch's selected rows.
 //!
 //! Kernels exist for column references and literals, comparisons of integers, floats,
-//! decimals of one scale and dates, integer arithmetic, AND / OR / NOT and IS NULL. Every
-//! other expression (CASE, CAST, LIKE, IN lists, string comparisons, decimal arithmetic,
+//! decimals of one scale and dates, integer arithmetic, decimal / money + − × that needs no
+//! rounding (`dense_decimal`: one loop over the scaled mantissas, NULL-masked; a row that
+//! overflows sends the batch to the per-row path, which raises row mode's 8115 for it),
+//! AND / OR / NOT and IS NULL. Every
+//! other expression (CASE, CAST, LIKE, IN lists, string comparisons, decimal division,
 //! functions) is evaluated value by value with row mode's own functions (`types::ops`,
 //! `valops`, `eval`), so results, NULLs, collations and errors (8115 overflow, 8134 divide by
 //! zero, conversions) are row mode's by construction.
@@ -119,12 +122,33 @@ fn num_src(o: &Operand) -> Option<NumSrc<'_>> {
     }
 }
 
+/// Whether `v` and `w` are equal under the default collation: `Collation::compare`, after
+/// two tests that decide most pairs without it (equal bytes are equal; ASCII texts of
+/// different lengths once trailing blanks are trimmed are not, as `compare` orders them by
+/// length after an equal common part).
+#[inline]
+fn eq_default(v: &str, w: &str) -> bool {
+    if v.as_bytes() == w.as_bytes() {
+        return true;
+    }
+    let (vt, wt) = (
+        types::collation::trim_trailing_spaces(v),
+        types::collation::trim_trailing_spaces(w),
+    );
+    if vt.len() != wt.len() && vt.is_ascii() && wt.is_ascii() {
+        return false;
+    }
+    types::Collation::DEFAULT.compare(v, w) == Ordering::Equal
+}
+
 /// `a op b` for the selected rows when both sides are numbers of one kind (None: no kernel).
+/// `eq_only`: only equality matters (= and <>): unequal strings may come back as Less.
 fn compare_fast(
     a: &Operand,
     b: &Operand,
     sel: &[u32],
     len: usize,
+    eq_only: bool,
 ) -> Option<Vec<Option<Ordering>>> {
     if let (Some(x), Some(y)) = (num_src(a), num_src(b)) {
         return compare_numbers(a, b, &x, &y, sel, len);
@@ -136,7 +160,13 @@ fn compare_fast(
     for &r in sel {
         let i = r as usize;
         if let (Some(p), Some(q)) = (str_at(a, i), str_at(b, i)) {
-            out[i] = Some(types::Collation::DEFAULT.compare(p, q));
+            out[i] = Some(if !eq_only {
+                types::Collation::DEFAULT.compare(p, q)
+            } else if eq_default(p, q) {
+                Ordering::Equal
+            } else {
+                Ordering::Less
+            });
         }
     }
     Some(out)
@@ -257,9 +287,7 @@ fn in_list_fast(
         for &r in sel {
             let i = r as usize;
             if let Some(v) = str_at(x, i) {
-                let hit = strs
-                    .iter()
-                    .any(|w| types::Collation::DEFAULT.compare(v, w) == Ordering::Equal);
+                let hit = strs.iter().any(|w| eq_default(v, w));
                 out[i] = decide(hit);
             }
         }
@@ -420,7 +448,8 @@ fn eval_unguarded(
             let x = eval_batch(a, batch, sel, ctx)?;
             let sel_b = not_null(&x, sel);
             let y = eval_batch(b, batch, &sel_b, ctx)?;
-            if let Some(ords) = compare_fast(&x, &y, &sel_b, len) {
+            let eq_only = matches!(op, plan::CmpOp::Eq | plan::CmpOp::Ne);
+            if let Some(ords) = compare_fast(&x, &y, &sel_b, len, eq_only) {
                 return bools(len, sel, |i| ords[i].map(|o| cmp_holds(*op, o)));
             }
             let mut res = vec![None; len];
@@ -768,12 +797,6 @@ fn arith(
     sel_b: &[u32],
     len: usize,
 ) -> SqlResult<Operand> {
-    let Some(mut out) = ColumnBuilder::new(ty, len) else {
-        return Err(common::SqlError::internal(format!(
-            "batch mode cannot hold {} values",
-            ty.sql_name()
-        )));
-    };
     let range = match ty {
         DataType::TinyInt => Some((0i64, 255i64)),
         DataType::SmallInt => Some((i64::from(i16::MIN), i64::from(i16::MAX))),
@@ -819,6 +842,17 @@ fn arith(
             _ => None,
         }
     });
+    if let (Some((p, q, (_, lo, hi))), Some((fx, fy))) = (&decs, exact) {
+        if let Some(v) = dense_decimal(op, p, q, (fx, fy), (*lo, *hi), y, sel_b, len)? {
+            return Ok(Operand::Col(ColumnBuilder::decimals(ty, v.0, v.1)?));
+        }
+    }
+    let Some(mut out) = ColumnBuilder::new(ty, len) else {
+        return Err(common::SqlError::internal(format!(
+            "batch mode cannot hold {} values",
+            ty.sql_name()
+        )));
+    };
     let y_nulls = y.may_be_null();
     let aop = match op {
         BinaryOp::Add | BinaryOp::Concat => types::ArithOp::Add,
@@ -902,6 +936,168 @@ fn arith(
     Ok(Operand::Col(out.finish()?))
 }
 
+/// Decimal digits that bound every value of `d` (|value| < 10^digits).
+fn digits(d: &DecSrc<'_>) -> u32 {
+    match d {
+        DecSrc::Dec(a, _) => u32::from(a.precision()),
+        DecSrc::Int(_) => 19,
+        DecSrc::Const(m, _) => {
+            let m = m.unsigned_abs();
+            (0..39u32)
+                .find(|&k| {
+                    POW10_I128
+                        .get(k as usize)
+                        .is_none_or(|p| m < p.unsigned_abs())
+                })
+                .unwrap_or(39)
+        }
+    }
+}
+
+/// The mantissas and validity (None: no NULL) of a dense decimal result.
+type DenseDecimals = (Vec<i128>, Option<Vec<bool>>);
+
+/// `x op y` (+, −, ×) of exact numbers needing no rounding (`f`: the factors that bring x
+/// and y, or a product's scale, to the result's scale) for the rows `sel_b` (x not NULL),
+/// as one loop over the mantissas per operand kind: no `Value`, no per-row dispatch, and
+/// no overflow test where the operands' precisions rule overflow out. The result is
+/// NULL where y is NULL and for the rows outside `sel_b`. None when a row overflows or
+/// leaves the result's range (`lo` < m < `hi`): the caller's per-row path then raises row
+/// mode's error (8115) for exactly the first such row.
+#[allow(clippy::too_many_arguments)]
+fn dense_decimal(
+    op: BinaryOp,
+    p: &DecSrc<'_>,
+    q: &DecSrc<'_>,
+    (fx, fy): (i128, i128),
+    (lo, hi): (i128, i128),
+    y: &Operand,
+    sel_b: &[u32],
+    len: usize,
+) -> SqlResult<Option<DenseDecimals>> {
+    if !matches!(op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul) {
+        return Ok(None);
+    }
+    let rows: std::borrow::Cow<'_, [u32]> = if y.may_be_null() {
+        sel_b
+            .iter()
+            .copied()
+            .filter(|&r| !y.is_null(r as usize))
+            .collect()
+    } else {
+        sel_b.into()
+    };
+    let mut out = vec![0i128; len];
+    // |x·fx| < 10^(digits(x) + log fx): no i128 overflow below 10^38 (i128::MAX > 1.7·10^38)
+    let log = |f: i128| {
+        POW10_I128
+            .iter()
+            .position(|&p| p == f)
+            .map_or(u32::MAX / 4, |k| k as u32)
+    };
+    let (dx, dy) = (digits(p) + log(fx), digits(q) + log(fy));
+    let safe = match op {
+        BinaryOp::Mul => digits(p) + digits(q) + log(fx) <= 38,
+        _ => dx <= 37 && dy <= 37,
+    };
+    let mut ok = true;
+    macro_rules! each {
+        ($gx:expr, $gy:expr) => {{
+            let (gx, gy) = ($gx, $gy);
+            match (op, safe) {
+                (BinaryOp::Add, true) => {
+                    for &r in rows.iter() {
+                        let i = r as usize;
+                        let m = gx(i) * fx + gy(i) * fy;
+                        ok &= lo < m && m < hi;
+                        out[i] = m;
+                    }
+                }
+                (BinaryOp::Sub, true) => {
+                    for &r in rows.iter() {
+                        let i = r as usize;
+                        let m = gx(i) * fx - gy(i) * fy;
+                        ok &= lo < m && m < hi;
+                        out[i] = m;
+                    }
+                }
+                (BinaryOp::Mul, true) => {
+                    for &r in rows.iter() {
+                        let i = r as usize;
+                        let m = gx(i) * gy(i) * fx;
+                        ok &= lo < m && m < hi;
+                        out[i] = m;
+                    }
+                }
+                _ => {
+                    for &r in rows.iter() {
+                        let i = r as usize;
+                        let (a, b): (i128, i128) = (gx(i), gy(i));
+                        let m = match op {
+                            BinaryOp::Add => a
+                                .checked_mul(fx)
+                                .zip(b.checked_mul(fy))
+                                .and_then(|(a, b)| a.checked_add(b)),
+                            BinaryOp::Sub => a
+                                .checked_mul(fx)
+                                .zip(b.checked_mul(fy))
+                                .and_then(|(a, b)| a.checked_sub(b)),
+                            _ => a.checked_mul(b).and_then(|m| m.checked_mul(fx)),
+                        };
+                        match m {
+                            Some(m) if lo < m && m < hi => out[i] = m,
+                            _ => return Ok(None),
+                        }
+                    }
+                }
+            }
+        }};
+    }
+    macro_rules! with_y {
+        ($gx:expr) => {
+            match q {
+                DecSrc::Dec(b, _) => {
+                    let b = b.values();
+                    each!($gx, |i: usize| b[i])
+                }
+                DecSrc::Int(b) => {
+                    let b = b.values();
+                    each!($gx, |i: usize| i128::from(b[i]))
+                }
+                DecSrc::Const(m, _) => {
+                    let m = *m;
+                    each!($gx, |_: usize| m)
+                }
+            }
+        };
+    }
+    match p {
+        DecSrc::Dec(a, _) => {
+            let a = a.values();
+            with_y!(|i: usize| a[i])
+        }
+        DecSrc::Int(a) => {
+            let a = a.values();
+            with_y!(|i: usize| i128::from(a[i]))
+        }
+        DecSrc::Const(m, _) => {
+            let m = *m;
+            with_y!(|_: usize| m)
+        }
+    }
+    if !ok {
+        return Ok(None);
+    }
+    let valid = (rows.len() < len).then(|| {
+        let mut v = vec![false; len];
+        for &r in rows.iter() {
+            v[r as usize] = true;
+        }
+        v
+    });
+    Ok(Some((out, valid)))
+}
+
 /// The rows of `sel` for which the predicate `e` is TRUE, evaluated as row mode's filter
 /// does (`eval_pred`: an AND stops at the first part that is not TRUE; an OR at the first
 /// that is).
@@ -945,7 +1141,8 @@ pub(crate) fn filter(
             let x = eval_batch(a, batch, sel, ctx)?;
             let sel_b = not_null(&x, sel);
             let y = eval_batch(b, batch, &sel_b, ctx)?;
-            if let Some(ords) = compare_fast(&x, &y, &sel_b, batch.len) {
+            let eq_only = matches!(op, plan::CmpOp::Eq | plan::CmpOp::Ne);
+            if let Some(ords) = compare_fast(&x, &y, &sel_b, batch.len, eq_only) {
                 return Ok(sel_b
                     .into_iter()
                     .filter(|&r| ords[r as usize].is_some_and(|o| cmp_holds(*op, o)))
@@ -970,4 +1167,124 @@ pub(crate) fn filter(
                 .collect())
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dec_col(p: u8, s: u8, vals: &[Option<i128>]) -> Operand {
+        let ty = DataType::Decimal {
+            precision: p,
+            scale: s,
+        };
+        let mut b = ColumnBuilder::new(&ty, vals.len()).expect("decimal vector");
+        for v in vals {
+            match v {
+                Some(m) => b.push_i128(*m),
+                None => b.push_null(),
+            }
+        }
+        Operand::Col(b.finish().expect("finish"))
+    }
+
+    fn dense(
+        op: BinaryOp,
+        x: &Operand,
+        y: &Operand,
+        rscale: u8,
+        rprec: usize,
+        sel: &[u32],
+        len: usize,
+    ) -> Option<DenseDecimals> {
+        let (p, q) = (dec_src(x, false).expect("x"), dec_src(y, false).expect("y"));
+        let f = |from: u8| POW10_I128[usize::from(rscale - from)];
+        let factors = match op {
+            BinaryOp::Mul => (f(p.scale() + q.scale()), 1),
+            _ => (f(p.scale()), f(q.scale())),
+        };
+        let hi = POW10_I128[rprec];
+        let sel_b: Vec<u32> = sel
+            .iter()
+            .copied()
+            .filter(|&r| !x.is_null(r as usize))
+            .collect();
+        dense_decimal(op, &p, &q, factors, (-hi, hi), y, &sel_b, len).expect("no error")
+    }
+
+    #[test]
+    fn dense_decimal_scales_signs_and_nulls() {
+        // decimal(15,2) − decimal(5,3) at scale 3: -1.50 − 0.250 = -1.750; 2.00 − -0.001 = 2.001
+        let x = dec_col(15, 2, &[Some(-150), Some(200), None, Some(7)]);
+        let y = dec_col(5, 3, &[Some(250), Some(-1), Some(5), None]);
+        let (v, valid) = dense(BinaryOp::Sub, &x, &y, 3, 17, &[0, 1, 2, 3], 4).expect("fits");
+        assert_eq!(&v[..2], &[-1750, 2001]);
+        assert_eq!(valid, Some(vec![true, true, false, false]));
+        // product at scale 5, an integer constant on the left; unselected rows are NULL
+        let k = Operand::Const(Value::Int(-3));
+        let (v, valid) = dense(BinaryOp::Mul, &k, &y, 3, 20, &[1], 4).expect("fits");
+        assert_eq!(v[1], 3);
+        assert_eq!(valid, Some(vec![false, true, false, false]));
+        // no NULL anywhere: no validity
+        let a = dec_col(15, 2, &[Some(-1), Some(2)]);
+        let (v, valid) = dense(BinaryOp::Add, &a, &a, 2, 16, &[0, 1], 2).expect("fits");
+        assert_eq!(v, vec![-2, 4]);
+        assert_eq!(valid, None);
+    }
+
+    #[test]
+    fn eq_default_is_collation_equality() {
+        let words = [
+            "",
+            " ",
+            "a",
+            "A",
+            "a ",
+            "ab",
+            "AB  ",
+            "b",
+            "1-URGENT",
+            "1-urgent ",
+            "1URGENT",
+            "é",
+            "É",
+            "e",
+            "straße",
+            "STRASSE",
+            "MAIL",
+            "SHIP",
+            "ж",
+            "Ж ",
+        ];
+        for v in words {
+            for w in words {
+                let want = types::Collation::DEFAULT.compare(v, w) == Ordering::Equal;
+                assert_eq!(eq_default(v, w), want, "{v:?} = {w:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn dense_decimal_declines_out_of_range_rows() {
+        // 38 digits × 10 leaves decimal(38): the per-row path must raise 8115 for the row
+        let big = POW10_I128[37] * 5;
+        let x = dec_col(38, 0, &[Some(1), Some(big)]);
+        let ten = Operand::Const(Value::Int(10));
+        assert!(dense(BinaryOp::Mul, &x, &ten, 0, 38, &[0, 1], 2).is_none());
+        assert!(dense(BinaryOp::Mul, &x, &ten, 0, 38, &[0], 2).is_some());
+        // a sum beyond the result's precision (not beyond i128)
+        let y = dec_col(5, 0, &[Some(99_999), Some(1)]);
+        assert!(dense(BinaryOp::Add, &y, &y, 0, 5, &[0, 1], 2).is_none());
+        assert!(dense(BinaryOp::Add, &y, &y, 0, 6, &[0, 1], 2).is_some());
+        // division has no dense loop
+        let (p, q) = (
+            dec_src(&y, false).expect("y"),
+            dec_src(&y, false).expect("y"),
+        );
+        assert!(
+            dense_decimal(BinaryOp::Div, &p, &q, (1, 1), (-10, 10), &y, &[0], 2)
+                .expect("no error")
+                .is_none()
+        );
+    }
 }

@@ -24,12 +24,14 @@
 
 mod adapter;
 mod expr;
+mod groups;
 mod join;
 mod rows;
 mod scan;
 mod sort;
 pub(crate) mod vector;
 
+pub(crate) use groups::key_bytes;
 pub(crate) use join::build_shared;
 pub(crate) use rows::{build as build_rows, is_adapted_source};
 pub(crate) use sort::{build as build_sort, is_batch_sort};
@@ -37,7 +39,6 @@ pub(crate) use sort::{build as build_sort, is_batch_sort};
 pub(crate) type SharedBatchBuilds = std::sync::Arc<Vec<(usize, std::sync::Arc<join::BuildSide>)>>;
 
 use arrow_array::Array;
-use hashbrown::HashMap;
 
 use common::SqlResult;
 use plan::{AggCall, AggFunc, PhysKind, PhysOp, ScalarExpr};
@@ -46,7 +47,6 @@ use types::Value;
 use crate::agg::AggState;
 use crate::context::ExecCtx;
 use crate::operator::{BoxOp, Operator};
-use crate::valops;
 use expr::{eval_batch, Operand};
 use vector::{Column, Vector};
 
@@ -193,7 +193,7 @@ fn run_pipeline(
     counts: &mut join::Counts,
     ctx: &mut ExecCtx,
 ) -> SqlResult<Option<Groups>> {
-    let mut index: HashMap<Box<[u8]>, usize> = HashMap::new();
+    let mut index = groups::GroupIndex::new(group_by);
     let mut groups = Groups {
         keys: Vec::new(),
         states: Vec::new(),
@@ -218,72 +218,200 @@ fn run_pipeline(
             }
         }
     }
+    let mut dense: Vec<Option<Dense>> = aggs.iter().map(Dense::for_call).collect();
     let budget = ctx.spill.operator_budget;
+    let per_group = aggs.len() * std::mem::size_of::<AggState>()
+        + dense.iter().flatten().count() * Dense::BYTES_PER_GROUP
+        + 64;
     let mut bytes = 0usize;
-    let mut keybuf = Vec::new();
-    let mut rowgroup: Vec<usize> = Vec::new();
+    let mut rowgroup: Vec<u32> = Vec::new();
     while let Some((batch, sel)) = src.next(ctx, counts)? {
         // the group of each selected row
         rowgroup.clear();
-        if group_by.is_empty() {
-            rowgroup.resize(batch.len, 0);
-        } else {
-            rowgroup.resize(batch.len, usize::MAX);
+        rowgroup.resize(batch.len, 0);
+        if !group_by.is_empty() {
             let keys: Vec<Operand> = group_by
                 .iter()
                 .map(|g| eval_batch(g, &batch, &sel, ctx))
                 .collect::<SqlResult<_>>()?;
-            let mut vals = Vec::with_capacity(keys.len());
-            for &r in &sel {
-                let i = r as usize;
-                keybuf.clear();
-                for k in &keys {
-                    key_bytes(k, i, &mut keybuf);
+            index.prepare(&keys, &groups.keys);
+            let (gk, gs) = (&mut groups.keys, &mut groups.states);
+            let made = index.assign(&keys, &sel, &mut rowgroup, |i, key_len| {
+                let vals: Vec<Value> = keys.iter().map(|k| k.value(i)).collect();
+                bytes += crate::spill::row_size(&vals) + key_len + per_group;
+                if bytes > budget {
+                    return None;
                 }
-                let g = match index.get(&keybuf[..]) {
-                    Some(&g) => g,
-                    None => {
-                        vals.clear();
-                        vals.extend(keys.iter().map(|k| k.value(i)));
-                        bytes += crate::spill::row_size(&vals)
-                            + keybuf.len()
-                            + aggs.len() * std::mem::size_of::<AggState>()
-                            + 64;
-                        if bytes > budget {
-                            return Ok(None);
-                        }
-                        groups.keys.push(vals.clone());
-                        groups.states.push(aggs.iter().map(AggState::new).collect());
-                        index.insert(keybuf.clone().into_boxed_slice(), groups.keys.len() - 1);
-                        groups.keys.len() - 1
-                    }
-                };
-                rowgroup[i] = g;
+                gk.push(vals);
+                gs.push(aggs.iter().map(AggState::new).collect());
+                Some((gk.len() - 1) as u32)
+            });
+            if made.is_none() || bytes + index.dict_bytes > budget {
+                return Ok(None);
+            }
+            for d in dense.iter_mut().flatten() {
+                d.grow(groups.keys.len());
+            }
+        } else {
+            for d in dense.iter_mut().flatten() {
+                d.grow(1);
             }
         }
         for (ai, call) in aggs.iter().enumerate() {
-            update(call, ai, &batch, &sel, &rowgroup, &mut groups.states, ctx)?;
+            update(
+                call,
+                ai,
+                &batch,
+                &sel,
+                &rowgroup,
+                &mut groups.states,
+                dense[ai].as_mut(),
+                ctx,
+            )?;
+        }
+    }
+    for (ai, d) in dense.iter().enumerate() {
+        if let Some(d) = d {
+            for (g, st) in groups.states.iter_mut().enumerate() {
+                if let Some(&c) = d.count.get(g) {
+                    st[ai].add_totals(c, d.sum[g], d.overflow[g]);
+                }
+            }
         }
     }
     Ok(Some(groups))
 }
 
-/// Appends row `i`'s `valops::hash_key` encoding of the key `k`, straight from integer and
-/// string vectors (no `Value`).
-#[inline]
-fn key_bytes(k: &Operand, i: usize, out: &mut Vec<u8>) {
-    if let Operand::Col(c) = k {
-        if c.is_null(i) {
-            out.push(0);
-            return;
-        }
-        match &c.data {
-            Vector::Int(a) => return valops::hash_key_int(i128::from(a.value(i)), out),
-            Vector::Str(a) => return valops::hash_key_str(a.value(i), out),
-            _ => {}
+/// COUNT(*), COUNT(x) and exact SUM / AVG (not DISTINCT) accumulated in per-group arrays —
+/// tight loops over the batch's group numbers — and added to the groups' `AggState`s when
+/// the input ends (`AggState::add_totals`, the totals `add_count` / `add_one` /
+/// `add_exact` would have reached). A batch whose argument has no dense loop (a constant,
+/// a float) feeds the `AggState`s directly.
+#[derive(Default)]
+struct Dense {
+    count: Vec<i64>,
+    sum: Vec<i128>,
+    overflow: Vec<bool>,
+}
+
+impl Dense {
+    const BYTES_PER_GROUP: usize = 8 + 16 + 1;
+
+    fn for_call(call: &AggCall) -> Option<Dense> {
+        let ok = !call.distinct
+            && match call.func {
+                AggFunc::CountStar | AggFunc::CountBigStar | AggFunc::Count | AggFunc::CountBig => {
+                    true
+                }
+                AggFunc::Sum | AggFunc::Avg => AggState::exact_sum_scale(call).is_some(),
+                _ => false,
+            };
+        ok.then(Dense::default)
+    }
+
+    fn grow(&mut self, n: usize) {
+        if self.count.len() < n {
+            self.count.resize(n, 0);
+            self.sum.resize(n, 0);
+            self.overflow.resize(n, false);
         }
     }
-    valops::hash_key(&k.value(i), out)
+
+    /// Counts the rows `sel` whose value `valid(i)`; false when one was NULL.
+    #[inline]
+    fn count(&mut self, sel: &[u32], rowgroup: &[u32], valid: impl Fn(usize) -> bool) -> bool {
+        let mut all = true;
+        for &r in sel {
+            let i = r as usize;
+            let ok = valid(i);
+            all &= ok;
+            self.count[rowgroup[i] as usize] += i64::from(ok);
+        }
+        all
+    }
+
+    /// Sums `x(i)` of the rows `sel` that are `valid(i)`; false when one was NULL.
+    #[inline]
+    fn sum(
+        &mut self,
+        sel: &[u32],
+        rowgroup: &[u32],
+        x: impl Fn(usize) -> i128,
+        valid: impl Fn(usize) -> bool,
+    ) -> bool {
+        let mut all = true;
+        for &r in sel {
+            let i = r as usize;
+            if !valid(i) {
+                all = false;
+                continue;
+            }
+            let g = rowgroup[i] as usize;
+            self.count[g] += 1;
+            let (s, o) = self.sum[g].overflowing_add(x(i));
+            self.sum[g] = s;
+            self.overflow[g] |= o;
+        }
+        all
+    }
+}
+
+/// Feeds the selected rows to a dense accumulator when `v`'s vector has a loop for it
+/// (false: it has not, nothing was fed).
+fn update_dense(
+    call: &AggCall,
+    d: &mut Dense,
+    v: &Operand,
+    sel: &[u32],
+    rowgroup: &[u32],
+    ctx: &mut ExecCtx,
+) -> bool {
+    let Operand::Col(c) = v else {
+        return false;
+    };
+    let nulls = match &c.data {
+        Vector::Int(a) => a.nulls(),
+        Vector::Decimal(a, _) => a.nulls(),
+        Vector::Float(a) => a.nulls(),
+        Vector::Date(a) => a.nulls(),
+        Vector::Str(a) => a.nulls(),
+        Vector::Bool(a) => a.nulls(),
+    }
+    .filter(|n| n.null_count() > 0);
+    let all = if matches!(call.func, AggFunc::Count | AggFunc::CountBig) {
+        match nulls {
+            None => d.count(sel, rowgroup, |_| true),
+            Some(n) => d.count(sel, rowgroup, |i| n.is_valid(i)),
+        }
+    } else {
+        match (&c.data, AggState::exact_sum_scale(call)) {
+            (Vector::Int(a), Some(None)) => {
+                let x = a.values();
+                match nulls {
+                    None => d.sum(sel, rowgroup, |i| i128::from(x[i]), |_| true),
+                    Some(n) => d.sum(sel, rowgroup, |i| i128::from(x[i]), |i| n.is_valid(i)),
+                }
+            }
+            // a factor that cannot overflow: the mantissas have at most 38 digits at the
+            // sum's scale (row mode's cast to decimal(38, t) then succeeds too)
+            (Vector::Decimal(a, s), Some(Some(t)))
+                if *s <= t && u32::from(a.precision()) + u32::from(t - *s) <= 38 =>
+            {
+                let f = types::decimal::POW10[usize::from(t - *s)];
+                let x = a.values();
+                match (nulls, f) {
+                    (None, 1) => d.sum(sel, rowgroup, |i| x[i], |_| true),
+                    (None, f) => d.sum(sel, rowgroup, |i| x[i] * f, |_| true),
+                    (Some(n), f) => d.sum(sel, rowgroup, |i| x[i] * f, |i| n.is_valid(i)),
+                }
+            }
+            _ => return false,
+        }
+    };
+    if !all {
+        ctx.null_eliminated();
+    }
+    true
 }
 
 /// An evaluated compute-scalar output as a column vector.
@@ -304,19 +432,29 @@ fn materialize(o: Operand, e: &ScalarExpr, len: usize) -> SqlResult<Option<Colum
     }))
 }
 
-/// Feeds the selected rows of `batch` to aggregate `ai` of their groups.
+/// Feeds the selected rows of `batch` to aggregate `ai` of their groups (`dense`: its
+/// per-group arrays, when it has them).
+#[allow(clippy::too_many_arguments)]
 fn update(
     call: &AggCall,
     ai: usize,
     batch: &Batch,
     sel: &[u32],
-    rowgroup: &[usize],
+    rowgroup: &[u32],
     states: &mut [Vec<AggState>],
+    dense: Option<&mut Dense>,
     ctx: &mut ExecCtx,
 ) -> SqlResult<()> {
     if matches!(call.func, AggFunc::CountStar | AggFunc::CountBigStar) {
-        for &r in sel {
-            states[rowgroup[r as usize]][ai].add_count(1);
+        match dense {
+            Some(d) => {
+                d.count(sel, rowgroup, |_| true);
+            }
+            None => {
+                for &r in sel {
+                    states[rowgroup[r as usize] as usize][ai].add_count(1);
+                }
+            }
         }
         return Ok(());
     }
@@ -324,6 +462,11 @@ fn update(
         return Err(common::SqlError::internal("aggregate without argument"));
     };
     let v = eval_batch(arg, batch, sel, ctx)?;
+    if let Some(d) = dense {
+        if update_dense(call, d, &v, sel, rowgroup, ctx) {
+            return Ok(());
+        }
+    }
     if call.func == AggFunc::StringAgg {
         return update_string_agg(call, ai, &v, batch, sel, rowgroup, states, ctx);
     }
@@ -360,7 +503,7 @@ fn update(
     };
     for &r in sel {
         let i = r as usize;
-        let st = &mut states[rowgroup[i]][ai];
+        let st = &mut states[rowgroup[i] as usize][ai];
         if v.is_null(i) {
             ctx.null_eliminated();
             continue;
@@ -387,7 +530,7 @@ fn update_distinct(
     ai: usize,
     v: &Operand,
     sel: &[u32],
-    rowgroup: &[usize],
+    rowgroup: &[u32],
     states: &mut [Vec<AggState>],
     ctx: &mut ExecCtx,
 ) -> SqlResult<()> {
@@ -413,7 +556,7 @@ fn update_distinct(
                     ctx.null_eliminated();
                     continue;
                 }
-                let st = &mut states[rowgroup[i]][ai];
+                let st = &mut states[rowgroup[i] as usize][ai];
                 if !st.insert_distinct_int(a.value(i)) {
                     continue;
                 }
@@ -428,7 +571,7 @@ fn update_distinct(
     }
     for &r in sel {
         let i = r as usize;
-        states[rowgroup[i]][ai].update_value(call, v.value(i), &[], ctx)?;
+        states[rowgroup[i] as usize][ai].update_value(call, v.value(i), &[], ctx)?;
     }
     Ok(())
 }
@@ -442,7 +585,7 @@ fn update_string_agg(
     v: &Operand,
     batch: &Batch,
     sel: &[u32],
-    rowgroup: &[usize],
+    rowgroup: &[u32],
     states: &mut [Vec<AggState>],
     ctx: &mut ExecCtx,
 ) -> SqlResult<()> {
@@ -462,7 +605,7 @@ fn update_string_agg(
     };
     for &r in sel {
         let i = r as usize;
-        let st = &mut states[rowgroup[i]][ai];
+        let st = &mut states[rowgroup[i] as usize][ai];
         let kv: Vec<Value> = if v.is_null(i) {
             Vec::new()
         } else {

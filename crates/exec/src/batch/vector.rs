@@ -57,6 +57,12 @@ impl Column {
         array(&self.data).is_null(i)
     }
 
+    /// Rows in the vector.
+    #[cfg(test)]
+    pub fn len(&self) -> usize {
+        array(&self.data).len()
+    }
+
     pub fn null_count(&self) -> usize {
         array(&self.data).null_count()
     }
@@ -351,6 +357,29 @@ impl ColumnBuilder {
             self.valid.push(true);
         }
         ok
+    }
+
+    /// A decimal / money column of `ty` from mantissas at the type's scale (`valid[i]` false:
+    /// NULL; None: no NULLs), as pushing them one by one would build it.
+    pub fn decimals(
+        ty: &DataType,
+        values: Vec<i128>,
+        valid: Option<Vec<bool>>,
+    ) -> SqlResult<Column> {
+        let Some(b) = ColumnBuilder::new(ty, 0) else {
+            return Err(SqlError::internal("batch mode: no decimal vector"));
+        };
+        let Values::Decimal(_, p, s) = b.values else {
+            return Err(SqlError::internal("batch mode: not a decimal vector type"));
+        };
+        let nulls = valid.is_some();
+        ColumnBuilder {
+            values: Values::Decimal(values, p, s),
+            valid: valid.unwrap_or_default(),
+            nulls,
+            ..b
+        }
+        .finish()
     }
 
     pub fn finish(self) -> SqlResult<Column> {
