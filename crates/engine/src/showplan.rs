@@ -404,7 +404,7 @@ impl Session {
                 );
                 // Plan first so that a bind error comes before any output, as in SQL Server.
                 self.last_search = None;
-                let started = std::time::Instant::now();
+                let (started, cpu) = (std::time::Instant::now(), thread_cpu_us());
                 let physical = if is_query && !matches!(kind, StatementKind::Merge(_)) {
                     Some(self.autocommit(|me| me.plan_statement(s))?.0)
                 } else if is_query {
@@ -414,6 +414,8 @@ impl Session {
                     None
                 };
                 let compile_ms = started.elapsed().as_millis() as u64;
+                // CompileCPU: the compiling thread's CPU, not the elapsed time again
+                let compile_cpu = thread_cpu_us().saturating_sub(cpu) / 1000;
                 self.showplan_stmt_id += 1;
                 let stmt_id = self.showplan_stmt_id;
                 let stmt_type = statement_type(s, physical.as_ref());
@@ -424,7 +426,7 @@ impl Session {
                             text: &stmt_text,
                             statement_type: &stmt_type,
                             plan: physical.as_ref(),
-                            compile_ms: physical.as_ref().map(|_| (compile_ms, compile_ms)),
+                            compile_ms: physical.as_ref().map(|_| (compile_ms, compile_cpu)),
                             cached_plan_kb: None,
                             actuals: None,
                         }],

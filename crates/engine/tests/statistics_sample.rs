@@ -154,3 +154,86 @@ fn table_rows_stay_right_across_insert_delete_rollback_and_restart() {
     drop(e);
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// The statistics data of `t`'s objects by stats_id, without the build time.
+fn data_of(
+    objs: &[Arc<catalog::statistics::StatisticsObject>],
+) -> Vec<(i32, String, catalog::statistics::StatisticsData)> {
+    objs.iter()
+        .filter_map(|o| {
+            let mut d = o.data.clone()?;
+            d.updated.clear();
+            Some((o.stats_id, o.name.clone(), d))
+        })
+        .collect()
+}
+
+/// One sample of a table serves all the statistics a compile asks for at once (the index's and
+/// the automatic ones, stats_prefetch.rs), and gives each the very histogram and density its
+/// build of its own gives on the same sample: two databases with the same table (the same
+/// object id: the same page choice), the first asked for every column in one call, the second
+/// for one column at a time.
+#[test]
+fn one_pass_over_the_sample_builds_what_one_column_at_a_time_builds() {
+    // 0: every column in one ask; 1: one at a time; 2: what the first compile of a join asks
+    let run_with = |tag: &str, how: u8| {
+        let d = dir(tag);
+        let e = Engine::open(&d, EngineConfig::default()).expect("open");
+        let mut s = Session::new(e.clone());
+        fill_wide(&mut s, "w", true);
+        run(
+            &mut s,
+            "SET NOCOUNT ON; UPDATE w SET pad = CHAR(65 + id % 26) WHERE id % 3 = 0;",
+        );
+        let t = table(&e, "w");
+        s.table_rows(&t).expect("rows");
+        let (_, read) = pages_read(&e, &t, || match how {
+            0 => {
+                s.statistics(&t, &[1, 2]);
+            }
+            1 => {
+                s.statistics(&t, &[]);
+                s.statistics(&t, &[1]);
+                s.statistics(&t, &[2]);
+            }
+            _ => {
+                run(&mut s, "SET SHOWPLAN_XML ON");
+                run(
+                    &mut s,
+                    "SELECT COUNT(*) FROM w a JOIN w b ON a.grp = b.id \
+                         JOIN w c ON c.id = b.grp WHERE a.pad = 'B'",
+                );
+            }
+        });
+        let mut objs = data_of(&s.statistics(&t, &[]));
+        objs.sort_by(|a, b| a.1.cmp(&b.1));
+        drop(s);
+        drop(e);
+        let _ = std::fs::remove_dir_all(&d);
+        (objs, read)
+    };
+    let (together, read_once) = run_with("once", 0);
+    let (apart, read_apart) = run_with("apart", 1);
+    // the index's statistics and the two automatic ones
+    assert_eq!(together.len(), 3, "{together:?}");
+    assert!(together.iter().all(|(_, _, d)| d.rows_sampled < 400_000));
+    assert_eq!(together, apart);
+    assert!(
+        read_once * 2 < read_apart,
+        "one pass read {read_once} pages, three {read_apart}"
+    );
+    // a compile asks for the filter column (pad), the join columns (grp, id) and the index's
+    // statistics of the table it reads three times at once: the same objects (their ids
+    // follow the planner's order: filter columns first), one sample read
+    let (compiled, read_compile) = run_with("compile", 2);
+    let strip = |v: &[(i32, String, catalog::statistics::StatisticsData)]| {
+        v.iter()
+            .map(|(_, n, d)| (n.clone(), d.clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(strip(&compiled), strip(&together));
+    assert!(
+        read_compile <= read_once + read_once / 10,
+        "the compile read {read_compile} pages, one pass {read_once}"
+    );
+}

@@ -575,20 +575,22 @@ impl TableStore {
     /// Calls `f(row)` for the rows of the pages `keep_page()` accepts (asked once per page of
     /// the table's page list, in allocation order, before any is read), decoding only the
     /// columns in `cols` (the other values are NULL): the page sample of a statistics build
-    /// (SQL Server samples whole pages, not rows). Only the accepted pages are read.
+    /// (SQL Server samples whole pages, not rows). Only the accepted pages are read. `f` gets
+    /// each row with the ordinal of its page among those read (ascending) and may take the
+    /// values out of the row (each row's `cols` are decoded afresh).
     pub fn for_each_sampled_row(
         &self,
         cols: &[usize],
         keep_page: &mut dyn FnMut() -> bool,
-        f: &mut dyn FnMut(&[Value]) -> SqlResult<()>,
+        f: &mut dyn FnMut(&mut [Value], u32) -> SqlResult<()>,
     ) -> SqlResult<storage::sample::SampleCounts> {
         let Some(sample) = self.page_sample(&mut |_| keep_page())? else {
             return Ok(Default::default());
         };
         let mut row = vec![Value::Null; self.table.columns.len()];
-        sample.visit(&mut |rec| {
+        sample.visit(&mut |rec, page| {
             self.format.decode_cols(rec, cols, &mut row)?;
-            f(&row)
+            f(&mut row, page)
         })
     }
     /// Calls `f(row, locator)` for every row in storage order.

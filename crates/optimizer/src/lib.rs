@@ -37,6 +37,7 @@ mod semi_join_pushdown;
 pub mod showplan_rows;
 pub mod showplan_xml;
 mod spool;
+mod stats_prefetch;
 
 use catalog::Catalog;
 use common::SqlResult;

@@ -178,6 +178,8 @@ impl<'o> Planner<'o> {
                     if !self.options.disable_row_goal {
                         self.goal = self.options.fast.map(f64::from);
                     }
+                    // every table's statistics in one ask (stats_prefetch.rs)
+                    crate::stats_prefetch::prefetch(&mut self.stats, self.catalog, &input);
                     self.op(input)?
                 },
                 columns,

@@ -93,10 +93,11 @@ impl PageSample {
         self.picked.len()
     }
 
-    /// Calls `f(record)` for every row of the picked pages (heap: the row; B-tree: the leaf
-    /// entry's value), straight from the page under its shared latch (`f` must not read pages
-    /// or block; LOB rows come after the latch is released). Counts one scan.
-    pub fn visit(&self, f: &mut dyn FnMut(&[u8]) -> SqlResult<()>) -> SqlResult<SampleCounts> {
+    /// Calls `f(record, page)` for every row of the picked pages (heap: the row; B-tree: the
+    /// leaf entry's value; `page`: the ordinal of its page among the picked ones, ascending),
+    /// straight from the page under its shared latch (`f` must not read pages or block; LOB
+    /// rows come after the latch is released). Counts one scan.
+    pub fn visit(&self, f: &mut dyn FnMut(&[u8], u32) -> SqlResult<()>) -> SqlResult<SampleCounts> {
         let m = self.db.meta(self.id.0)?;
         let pool = &self.db.pool;
         let mut rows = 0u64;
@@ -113,16 +114,17 @@ impl PageSample {
                 // this batch: runs of adjacent pages not cached yet in one read each (a batch
                 // already queued is mostly in by now; single pages are read on demand)
                 read_runs(pool, batch)?;
-                for &pid in batch {
+                for (k, &pid) in batch.iter().enumerate() {
+                    let page = (b * BATCH_PAGES + k) as u32;
                     if self.heap {
                         crate::heap::visit_page(&self.db, &m, pid, &mut |rec, _| {
                             rows += 1;
-                            f(rec)
+                            f(rec, page)
                         })?;
                     } else {
                         crate::btree::visit_page(&self.db, &m, pid, &mut |_, val| {
                             rows += 1;
-                            f(val)
+                            f(val, page)
                         })?;
                     }
                 }

@@ -33,13 +33,18 @@ pub(crate) struct StatColumn {
 pub(crate) fn build(
     cols: &[StatColumn],
     mut columns: Vec<Vec<Value>>,
+    pages: &[u32],
     table_rows: u64,
     updated: String,
 ) -> StatisticsData {
     if let ([col], [_]) = (cols, columns.as_slice()) {
         let values = columns.pop().unwrap_or_default();
-        return build_single(col, values, table_rows, updated);
+        return build_single(col, values, pages, table_rows, updated);
     }
+    let columns = match build_multi(cols, columns, pages, table_rows, &updated) {
+        Ok(data) => return data,
+        Err(columns) => columns,
+    };
     let n = columns.first().map(|c| c.len()).unwrap_or(0);
     let mut iters: Vec<_> = columns.into_iter().map(|c| c.into_iter()).collect();
     let rows = (0..n)
@@ -81,7 +86,7 @@ pub(crate) fn build_rows(
         };
         for (c, k) in counts.iter_mut().zip(run.iter_mut()).skip(first_diff) {
             c.distinct += 1;
-            c.close_run(*k);
+            c.close_run(*k, *k);
             *k = 0;
         }
         for k in &mut run {
@@ -94,7 +99,7 @@ pub(crate) fn build_rows(
         }
     }
     for (c, k) in counts.iter_mut().zip(&run) {
-        c.close_run(*k);
+        c.close_run(*k, *k);
     }
     let null_rows = rows.iter().take_while(|r| r[0].is_null()).count() as u64;
     let coll = cols
@@ -119,71 +124,196 @@ pub(crate) fn build_rows(
             _ => runs.push((v, 1)),
         }
     }
+    let units: Vec<u64> = runs.iter().map(|r| r.1).collect();
     finish(
-        cols, &counts, &length, null_rows, runs, sampled, table_rows, updated,
+        cols, &counts, &length, null_rows, runs, &units, sampled, table_rows, updated,
     )
 }
 
-/// [`build`] of one column: NULLs counted apart, the other values sorted by an order-keeping
-/// integer (integers, money, decimals of one scale, dates and times of one type) or else by
-/// their `types::key` encodings kept in one buffer, ties by position (the order of the stable
-/// sort [`build_rows`] does, so both give the same steps and keys); the runs of equal values
-/// then give the density, the average length and the histogram in one pass.
+/// [`build`] of one column: NULLs counted apart, the other values ranked in sort order
+/// ([`ranks_of`]: by an order-keeping integer — integers, money, decimals of one scale, dates
+/// and times of one type — or else by their `types::key` encodings, hashed, only the distinct
+/// ones sorted); a run's value is its first row's (the stable sort [`build_rows`] does keeps
+/// that one first, so both give the same steps and keys). One pass over the ranks then gives
+/// each value's rows and sampled pages ([`SampleCounts::close_run`]), the density, the average
+/// length and the histogram.
 fn build_single(
     col: &StatColumn,
     mut values: Vec<Value>,
+    pages: &[u32],
     table_rows: u64,
     updated: String,
 ) -> StatisticsData {
     let sampled = values.len() as u64;
     let length: f64 = values.iter().map(value_length).sum();
-    let present: Vec<u32> = (0..values.len() as u32)
-        .filter(|&i| !values[i as usize].is_null())
-        .collect();
-    let null_rows = sampled - present.len() as u64;
-    let Some(order) = sorted_runs(col, &values, present) else {
+    let Some(rank) = ranks_of(col, &values) else {
         // a value without a key encoding: compared by value
         let rows = values.into_iter().map(|v| vec![v]).collect();
         return build_rows(std::slice::from_ref(col), rows, table_rows, updated);
     };
+    let runs_n = rank.iter().copied().max().unwrap_or(0) as usize + 1;
+    let (first, rows, units) = rank_runs(&rank, runs_n, pages);
+    let null_rows = rows[0];
     let mut counts = SampleCounts::new(sampled);
     if null_rows > 0 {
         counts.distinct += 1;
-        counts.close_run(null_rows);
+        counts.close_run(null_rows, units[0]);
     }
-    let runs: Vec<(Value, u64)> = order
-        .into_iter()
-        .map(|(first, rows)| {
-            counts.distinct += 1;
-            counts.close_run(rows);
-            (
-                std::mem::replace(&mut values[first as usize], Value::Null),
-                rows,
-            )
-        })
-        .collect();
+    let mut runs: Vec<(Value, u64)> = Vec::with_capacity(runs_n - 1);
+    for r in 1..runs_n {
+        counts.distinct += 1;
+        counts.close_run(rows[r], units[r]);
+        let v = std::mem::replace(&mut values[first[r] as usize], Value::Null);
+        runs.push((v, rows[r]));
+    }
     finish(
         std::slice::from_ref(col),
         &[counts],
         &[length],
         null_rows,
         runs,
+        &units[1..],
         sampled,
         table_rows,
         updated,
     )
 }
 
-/// The runs of equal values among `values[present]` (none NULL) in sort order: (position of
-/// the run's first value in `values`, its rows). None when a value has no key encoding.
-fn sorted_runs(col: &StatColumn, values: &[Value], present: Vec<u32>) -> Option<Vec<(u32, u64)>> {
-    if let Some(keys) = integer_keys(values, &present) {
-        return Some(match narrow(&keys) {
-            Some(small) => runs_of(small),
-            None => runs_of(keys),
-        });
+/// Per run (rank) of `rank`: the position of its first row, its rows, and its units — the
+/// distinct sampled pages (`pages[row]`, ascending with the rows) it was seen on, or its rows
+/// when `pages` is empty (no page information).
+fn rank_runs(rank: &[u32], runs: usize, pages: &[u32]) -> (Vec<u32>, Vec<u64>, Vec<u64>) {
+    let mut first = vec![u32::MAX; runs];
+    let mut rows = vec![0u64; runs];
+    let mut units = vec![0u64; runs];
+    let mut last_page = vec![u32::MAX; runs];
+    let paged = pages.len() == rank.len();
+    for (i, &r) in rank.iter().enumerate() {
+        let r = r as usize;
+        if first[r] == u32::MAX {
+            first[r] = i as u32;
+        }
+        rows[r] += 1;
+        if !paged {
+            units[r] += 1;
+        } else if last_page[r] != pages[i] {
+            last_page[r] = pages[i];
+            units[r] += 1;
+        }
     }
-    // memcmp keys, all in one buffer
+    (first, rows, units)
+}
+
+/// [`build`] of several columns (index statistics on a multi-column key) without a vector per
+/// row: each column's values ranked in sort order (integers or memcmp keys, as
+/// [`build_single`] sorts them; 0 = NULL), the rows sorted by their tuples of ranks (packed
+/// into one integer when they fit), then the density of every prefix and the leading column's
+/// runs in one pass — the statistics [`build_rows`] gives (equal ranks are equal keys, ties by
+/// position as its stable sort leaves them). The columns back when a value has no key encoding.
+fn build_multi(
+    cols: &[StatColumn],
+    mut columns: Vec<Vec<Value>>,
+    pages: &[u32],
+    table_rows: u64,
+    updated: &str,
+) -> Result<StatisticsData, Vec<Vec<Value>>> {
+    let rows = columns.first().map_or(0, Vec::len);
+    if cols.len() < 2 || cols.len() != columns.len() || columns.iter().any(|c| c.len() != rows) {
+        return Err(columns);
+    }
+    let mut ranks: Vec<Vec<u32>> = Vec::with_capacity(cols.len());
+    for (col, values) in cols.iter().zip(&columns) {
+        match ranks_of(col, values) {
+            Some(r) => ranks.push(r),
+            None => return Err(columns),
+        }
+    }
+    let order = tuple_order(&ranks, rows);
+    let n = cols.len();
+    let sampled = rows as u64;
+    // per prefix: each row's run in the sorted order (the leading column's run 0 is NULL when
+    // there are NULLs), and each run's first row in that order
+    let mut run_of: Vec<Vec<u32>> = vec![vec![0u32; rows]; n];
+    let mut runs_n = vec![0usize; n];
+    let mut lead_first: Vec<u32> = Vec::new();
+    let mut prev: Option<usize> = None;
+    for &i in &order {
+        let first_diff = match prev {
+            None => 0,
+            Some(p) => (0..n).find(|&c| ranks[c][p] != ranks[c][i]).unwrap_or(n),
+        };
+        for r in runs_n.iter_mut().skip(first_diff) {
+            *r += 1;
+        }
+        if first_diff == 0 {
+            lead_first.push(i as u32);
+        }
+        for (k, of) in run_of.iter_mut().enumerate() {
+            of[i] = runs_n[k] as u32 - 1;
+        }
+        prev = Some(i);
+    }
+    let mut counts: Vec<SampleCounts> = (0..n).map(|_| SampleCounts::new(sampled)).collect();
+    let mut lead_units = Vec::new();
+    for k in 0..n {
+        let (_, run_rows, units) = rank_runs(&run_of[k], runs_n[k], pages);
+        for (&r, &u) in run_rows.iter().zip(&units) {
+            counts[k].distinct += 1;
+            counts[k].close_run(r, u);
+        }
+        if k == 0 {
+            lead_units = units;
+        }
+    }
+    let mut length = Vec::with_capacity(n);
+    let mut acc = 0.0;
+    for values in &columns {
+        acc += values.iter().map(value_length).sum::<f64>();
+        length.push(acc);
+    }
+    let lead = &ranks[0];
+    let null_rows = lead.iter().filter(|&&r| r == 0).count() as u64;
+    // the leading column's runs: the value of each run's first row in the sorted order
+    let skip = usize::from(null_rows > 0);
+    let mut runs: Vec<(Value, u64)> = Vec::with_capacity(lead_first.len());
+    let mut lead_rows = vec![0u64; lead_first.len()];
+    for &r in &run_of[0] {
+        lead_rows[r as usize] += 1;
+    }
+    for (&i, &r) in lead_first.iter().zip(&lead_rows).skip(skip) {
+        runs.push((
+            std::mem::replace(&mut columns[0][i as usize], Value::Null),
+            r,
+        ));
+    }
+    let units = lead_units.get(skip..).unwrap_or(&[]).to_vec();
+    Ok(finish(
+        cols,
+        &counts,
+        &length,
+        null_rows,
+        runs,
+        &units,
+        sampled,
+        table_rows,
+        updated.to_string(),
+    ))
+}
+
+/// Per value its rank in the column's sort order (1 = the smallest; NULL 0); None when a value
+/// has no key encoding.
+fn ranks_of(col: &StatColumn, values: &[Value]) -> Option<Vec<u32>> {
+    let present: Vec<u32> = (0..values.len() as u32)
+        .filter(|&i| !values[i as usize].is_null())
+        .collect();
+    let mut rank = vec![0u32; values.len()];
+    if let Some(keys) = integer_keys(values, &present) {
+        match narrow(&keys) {
+            Some(small) => rank_sorted(small, &mut rank),
+            None => rank_sorted(keys, &mut rank),
+        }
+        return Some(rank);
+    }
     let mut buf: Vec<u8> = Vec::new();
     let mut ends: Vec<usize> = Vec::with_capacity(present.len());
     for &i in &present {
@@ -192,17 +322,69 @@ fn sorted_runs(col: &StatColumn, values: &[Value], present: Vec<u32>) -> Option<
         ends.push(buf.len());
     }
     let key = |k: usize| &buf[if k == 0 { 0 } else { ends[k - 1] }..ends[k]];
-    // equal keys counted by hashing, then only the distinct keys sorted: a string column has
-    // few values for its rows as a rule (flags, modes, names), and memcmp over every row's
-    // key in an n log n sort was most of a string column's build. A key's run starts at its
-    // first occurrence, as in the stable sort of `build_rows`.
-    let mut distinct: HashMap<&[u8], (u32, u64)> = HashMap::new();
-    for (k, &at) in present.iter().enumerate() {
-        distinct.entry(key(k)).or_insert((at, 0)).1 += 1;
+    // distinct keys numbered as met, then ranked by sorting only them
+    let mut ids: HashMap<&[u8], u32> = HashMap::new();
+    let mut id_of: Vec<u32> = Vec::with_capacity(present.len());
+    for k in 0..present.len() {
+        let next = ids.len() as u32;
+        id_of.push(*ids.entry(key(k)).or_insert(next));
     }
-    let mut runs: Vec<(&[u8], (u32, u64))> = distinct.into_iter().collect();
-    runs.sort_unstable_by(|a, b| a.0.cmp(b.0));
-    Some(runs.into_iter().map(|(_, run)| run).collect())
+    let mut distinct: Vec<(&[u8], u32)> = ids.into_iter().collect();
+    distinct.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    let mut rank_of_id = vec![0u32; distinct.len()];
+    for (r, (_, id)) in distinct.into_iter().enumerate() {
+        rank_of_id[id as usize] = r as u32 + 1;
+    }
+    for (&i, id) in present.iter().zip(id_of) {
+        rank[i as usize] = rank_of_id[id as usize];
+    }
+    Some(rank)
+}
+
+/// Writes each position's dense rank (from 1) of its key into `rank`.
+fn rank_sorted<K: Ord + Copy>(mut keys: Vec<(K, u32)>, rank: &mut [u32]) {
+    keys.sort_unstable();
+    let mut r = 0u32;
+    let mut last: Option<K> = None;
+    for (k, i) in keys {
+        if last != Some(k) {
+            r += 1;
+            last = Some(k);
+        }
+        rank[i as usize] = r;
+    }
+}
+
+/// Row positions sorted by their tuples of ranks, ties by position: one u64 per row when the
+/// ranks' bits fit in it, else slices compared.
+fn tuple_order(ranks: &[Vec<u32>], rows: usize) -> Vec<usize> {
+    let bits: Vec<u32> = ranks
+        .iter()
+        .map(|r| 32 - r.iter().copied().max().unwrap_or(0).leading_zeros())
+        .collect();
+    if bits.iter().sum::<u32>() <= 64 {
+        let mut keyed: Vec<(u64, u32)> = (0..rows)
+            .map(|i| {
+                let mut k = 0u64;
+                for (r, &b) in ranks.iter().zip(&bits) {
+                    // b <= 32 and the bits sum to at most 64: no shift overflows
+                    k = (k << b) | u64::from(r[i]);
+                }
+                (k, i as u32)
+            })
+            .collect();
+        keyed.sort_unstable();
+        return keyed.into_iter().map(|(_, i)| i as usize).collect();
+    }
+    let mut order: Vec<usize> = (0..rows).collect();
+    order.sort_by(|&a, &b| {
+        ranks
+            .iter()
+            .map(|r| r[a].cmp(&r[b]))
+            .find(|o| *o != Ordering::Equal)
+            .unwrap_or(Ordering::Equal)
+    });
+    order
 }
 
 /// Per present value an integer whose order is `types::sort_cmp`'s, with its position: when
@@ -251,24 +433,10 @@ fn narrow(keys: &[(i128, u32)]) -> Option<Vec<(i64, u32)>> {
         .collect()
 }
 
-/// Sorts (key, position) pairs and returns the runs of equal keys: (first position, rows).
-fn runs_of<K: Ord + Copy>(mut keys: Vec<(K, u32)>) -> Vec<(u32, u64)> {
-    keys.sort_unstable();
-    let mut runs: Vec<(u32, u64)> = Vec::new();
-    let mut last: Option<K> = None;
-    for (k, i) in keys {
-        match runs.last_mut() {
-            Some((_, rows)) if last == Some(k) => *rows += 1,
-            _ => runs.push((i, 1)),
-        }
-        last = Some(k);
-    }
-    runs
-}
-
 /// The statistics data from the sample's counts: `counts` and `length` (summed bytes) per
 /// column prefix, the leading column's NULL rows and the runs `(value, rows)` of its other
-/// values in order.
+/// values in order, with `units[i]`: the sampled pages run i was seen on (its rows when not
+/// known), which scale the histogram's distinct counts as [`SampleCounts`] does the density's.
 #[allow(clippy::too_many_arguments)]
 fn finish(
     cols: &[StatColumn],
@@ -276,6 +444,7 @@ fn finish(
     length: &[f64],
     null_rows: u64,
     runs: Vec<(Value, u64)>,
+    units: &[u64],
     sampled: u64,
     table_rows: u64,
     updated: String,
@@ -303,14 +472,21 @@ fn finish(
             },
         })
         .collect();
-    let steps = compress(runs, MAX_HISTOGRAM_STEPS)
+    let steps = compress(runs, units, MAX_HISTOGRAM_STEPS)
         .into_iter()
         .map(|s| {
             let range_rows = s.range as f64 * scale;
             let distinct_range = if s.distinct_range == 0 {
                 0.0
             } else {
-                scale_distinct(s.distinct_range, s.range_singles, s.range, range_rows)
+                let units = s.range_units as f64;
+                scale_distinct(
+                    s.distinct_range,
+                    s.range_singles,
+                    s.range_units,
+                    units * scale,
+                )
+                .min(range_rows)
             };
             HistogramStep {
                 range_hi_key: s.key,
@@ -418,11 +594,22 @@ pub(crate) fn scale_distinct(distinct: u64, singles: u64, sampled: u64, populati
 
 /// A sample's counts of one column prefix: distinct values, values seen once, and the sum of
 /// the squared frequencies (for the skew test).
+///
+/// Frequencies count *units*: a value's distinct sampled pages, not its rows. The sample takes
+/// whole pages, and a table stored in the order of a column (a clustered key's leading column:
+/// TPC-H partsupp holds each ps_partkey's four rows on one page) shows each sampled value with
+/// all of its rows: counted by rows no value is seen once, and the estimators conclude that the
+/// sample saw every value (q02's part-partsupp join was off 39x from that). Counted by pages, a
+/// value seen on one page is a single again, as it would be in a sample of rows; a column
+/// whose equal values do not share pages gets the same counts either way.
 struct SampleCounts {
     distinct: u64,
     singles: u64,
     squares: f64,
+    /// Rows of the sample.
     sampled: u64,
+    /// Units of the sample (the runs' units summed).
+    units: u64,
 }
 
 impl SampleCounts {
@@ -432,15 +619,19 @@ impl SampleCounts {
             singles: 0,
             squares: 0.0,
             sampled,
+            units: 0,
         }
     }
 
-    /// Counts a finished run of `rows` equal prefixes (0: none yet).
-    fn close_run(&mut self, rows: u64) {
-        if rows == 1 {
+    /// Counts a finished run of `rows` equal prefixes seen on `units` sampled pages (`rows`
+    /// when not known; 0: none yet).
+    fn close_run(&mut self, rows: u64, units: u64) {
+        let units = units.min(rows);
+        if units == 1 {
             self.singles += 1;
         }
-        self.squares += (rows as f64).powi(2);
+        self.squares += (units as f64).powi(2);
+        self.units += units;
     }
 
     /// Distinct values in a population of `population` rows: Haas and Stokes' hybrid — Duj1
@@ -448,10 +639,16 @@ impl SampleCounts {
     /// uniformity, else the larger of Duj1 and GEE (`sqrt(N/n) f1 + (d - f1)`, within a factor
     /// sqrt(N/n) of the truth whatever the skew): Duj1 alone underestimates skewed columns,
     /// whose many rare values the sample mostly misses.
-    fn scaled(&self, population: f64) -> f64 {
-        let duj1 = scale_distinct(self.distinct, self.singles, self.sampled, population);
-        let (d, n) = (self.distinct as f64, self.sampled as f64);
-        if self.sampled == 0 || population <= n || self.distinct < 2 {
+    fn scaled(&self, rows: f64) -> f64 {
+        // the population in units: the sample's units scaled as its rows are
+        let population = if self.sampled == 0 {
+            rows
+        } else {
+            rows * self.units as f64 / self.sampled as f64
+        };
+        let duj1 = scale_distinct(self.distinct, self.singles, self.units, population);
+        let (d, n) = (self.distinct as f64, self.units as f64);
+        if self.units == 0 || population <= n || self.distinct < 2 {
             return duj1;
         }
         // chi-squared statistic of the frequencies against their mean n/d, with d - 1
@@ -474,14 +671,21 @@ struct Step {
     eq: u64,
     range: u64,
     distinct_range: u64,
-    /// Values of the range seen once (for [`scale_distinct`]).
+    /// Values of the range seen once (on one page: [`SampleCounts`]), for [`scale_distinct`].
     range_singles: u64,
+    /// Units (sampled pages per value, [`SampleCounts`]) of the range's values.
+    range_units: u64,
 }
 
 /// Folds the runs `(value, count)` (ascending, distinct) into at most `max_steps` steps (module
-/// doc).
-fn compress(runs: Vec<(Value, u64)>, max_steps: usize) -> Vec<Step> {
+/// doc). `units[i]`: run i's units ([`SampleCounts`]; its rows when `units` is shorter).
+fn compress(runs: Vec<(Value, u64)>, units: &[u64], max_steps: usize) -> Vec<Step> {
     let n = runs.len();
+    let units: Vec<u64> = runs
+        .iter()
+        .enumerate()
+        .map(|(i, r)| units.get(i).copied().unwrap_or(r.1).min(r.1))
+        .collect();
     if n <= max_steps || max_steps < 2 {
         return runs
             .into_iter()
@@ -491,6 +695,7 @@ fn compress(runs: Vec<(Value, u64)>, max_steps: usize) -> Vec<Step> {
                 range: 0,
                 distinct_range: 0,
                 range_singles: 0,
+                range_units: 0,
             })
             .collect();
     }
@@ -499,6 +704,7 @@ fn compress(runs: Vec<(Value, u64)>, max_steps: usize) -> Vec<Step> {
     let mut range = vec![0u64; n];
     let mut distinct_range = vec![0u64; n];
     let mut range_singles = vec![0u64; n];
+    let mut range_units = vec![0u64; n];
     let mut alive = vec![true; n];
     let mut prev: Vec<usize> = (0..n).map(|i| i.wrapping_sub(1)).collect();
     let mut next: Vec<usize> = (1..=n).collect();
@@ -528,7 +734,8 @@ fn compress(runs: Vec<(Value, u64)>, max_steps: usize) -> Vec<Step> {
         let (p, nx) = (prev[i], next[i]);
         range[nx] += range[i] + eq[i];
         distinct_range[nx] += distinct_range[i] + 1;
-        range_singles[nx] += range_singles[i] + u64::from(eq[i] == 1);
+        range_singles[nx] += range_singles[i] + u64::from(units[i] == 1);
+        range_units[nx] += range_units[i] + units[i];
         alive[i] = false;
         next[p] = nx;
         prev[nx] = p;
@@ -548,6 +755,7 @@ fn compress(runs: Vec<(Value, u64)>, max_steps: usize) -> Vec<Step> {
             range: range[i],
             distinct_range: distinct_range[i],
             range_singles: range_singles[i],
+            range_units: range_units[i],
         })
         .collect()
 }
@@ -651,7 +859,7 @@ mod tests {
                 c.push(v);
             }
         }
-        super::build(cols, columns, n, at)
+        super::build(cols, columns, &[], n, at)
     }
 
     /// A deterministic pseudo-random sequence (xorshift).
@@ -678,6 +886,7 @@ mod tests {
                 range: 0,
                 distinct_range: 0,
                 range_singles: 0,
+                range_units: 0,
             })
             .collect();
         let n = steps.len();
@@ -747,7 +956,7 @@ mod tests {
                 .map(|(i, &e)| (Value::Int(i as i32), e))
                 .collect();
             for max in [2, 3, 200] {
-                let got = compress(runs.clone(), max);
+                let got = compress(runs.clone(), &[], max);
                 let want = compress_reference(runs.clone(), max);
                 let view = |s: &[Step]| -> Vec<(Value, u64, u64, u64, u64)> {
                     s.iter()
@@ -862,10 +1071,157 @@ mod tests {
             };
             let rows: Vec<Vec<Value>> = values.iter().map(|v| vec![v.clone()]).collect();
             let general = build_rows(&[c()], rows, 100_000, String::new());
-            let single = super::build(&[c()], vec![values], 100_000, String::new());
+            let single = super::build(&[c()], vec![values], &[], 100_000, String::new());
             assert_eq!(single, general, "{what}");
             assert!(!single.steps.is_empty(), "{what}");
         }
+    }
+
+    #[test]
+    fn several_columns_build_as_the_general_row_build_does() {
+        let r = noise(20_000);
+        let ints_nulls: Vec<Value> = r
+            .iter()
+            .map(|&x| match x % 7 {
+                0 => Value::Null,
+                1 | 2 => Value::Int(5),
+                _ => Value::Int((x % 3000) as i32 - 1500),
+            })
+            .collect();
+        let text: Vec<Value> = r
+            .iter()
+            .map(|&x| {
+                let s = format!("Value{}", (x >> 9) % 40);
+                Value::VarChar(if x % 2 == 0 { s.to_uppercase() } else { s })
+            })
+            .collect();
+        let key: Vec<Value> = (0..20_000i64).map(|i| Value::BigInt(i / 4)).collect();
+        let line: Vec<Value> = (0..20_000i32).map(|i| Value::Int(i % 4 + 1)).collect();
+        let floats: Vec<Value> = r
+            .iter()
+            .map(|&x| Value::Float(((x >> 5) % 50) as f64 / 7.0))
+            .collect();
+        let mixed: Vec<Value> = r
+            .iter()
+            .map(|&x| Value::Decimal {
+                mantissa: ((x >> 3) % 500) as i128,
+                scale: (x % 2) as u8,
+            })
+            .collect();
+        let wide: Vec<Value> = (0..20_000i32).map(|i| Value::Int(i * 7 % 19_997)).collect();
+        let sets: Vec<(&str, Vec<Vec<Value>>)> = vec![
+            (
+                "int with NULLs, varchar",
+                vec![ints_nulls.clone(), text.clone()],
+            ),
+            (
+                "varchar, int with NULLs",
+                vec![text.clone(), ints_nulls.clone()],
+            ),
+            ("a (key, line) primary key", vec![key.clone(), line.clone()]),
+            ("float, mixed decimals, int", vec![floats, mixed, line]),
+            (
+                "five wide columns (ranks past 64 bits)",
+                vec![wide.clone(), key, wide.clone(), ints_nulls, wide],
+            ),
+        ];
+        for (what, columns) in sets {
+            let cols: Vec<StatColumn> = (0..columns.len()).map(|i| col(&format!("c{i}"))).collect();
+            let n = columns[0].len();
+            let rows: Vec<Vec<Value>> = (0..n)
+                .map(|r| columns.iter().map(|c| c[r].clone()).collect())
+                .collect();
+            let general = build_rows(&cols, rows, 100_000, String::new());
+            let multi = super::build(&cols, columns, &[], 100_000, String::new());
+            assert_eq!(multi, general, "{what}");
+            assert_eq!(multi.density.len(), cols.len(), "{what}");
+        }
+    }
+
+    /// A page sample of a table stored in the order of its column: every value's rows share a
+    /// page, so the sample sees each value it sees with all its rows. Counted by pages the
+    /// distinct count scales to the table's (200,000 values), counted by rows it stays the
+    /// sample's (~20,000). A column whose equal values never share a page counts the same both
+    /// ways.
+    #[test]
+    fn a_clustered_columns_sample_scales_by_its_pages() {
+        // 800,000 rows: values 0..200,000 four rows each, in order, 50 rows a page; every
+        // tenth page sampled
+        let (rows, per_page) = (800_000usize, 50usize);
+        let sampled: Vec<usize> = (0..rows).filter(|r| (r / per_page) % 10 == 3).collect();
+        let pages: Vec<u32> = sampled.iter().map(|r| (r / per_page / 10) as u32).collect();
+        let clustered: Vec<Value> = sampled
+            .iter()
+            .map(|&r| Value::Int((r / 4) as i32))
+            .collect();
+        let by_pages = super::build(
+            &[col("k")],
+            vec![clustered.clone()],
+            &pages,
+            rows as u64,
+            String::new(),
+        );
+        let by_rows = super::build(
+            &[col("k")],
+            vec![clustered],
+            &[],
+            rows as u64,
+            String::new(),
+        );
+        let distinct = |d: &StatisticsData| 1.0 / d.density[0].all_density;
+        assert!(
+            (distinct(&by_pages) / 200_000.0 - 1.0).abs() < 0.1,
+            "by pages: {}",
+            distinct(&by_pages)
+        );
+        assert!(
+            distinct(&by_rows) < 25_000.0,
+            "by rows: {}",
+            distinct(&by_rows)
+        );
+        // the histogram's steps too: about 4 rows per value in a step's range
+        let step = &by_pages.steps[100];
+        assert!(
+            step.avg_range_rows < 6.0,
+            "AVG_RANGE_ROWS {}",
+            step.avg_range_rows
+        );
+        // a multi-column key led by the clustered column scales the same
+        let line: Vec<Value> = sampled
+            .iter()
+            .map(|&r| Value::Int((r % 4) as i32))
+            .collect();
+        let lead: Vec<Value> = sampled
+            .iter()
+            .map(|&r| Value::Int((r / 4) as i32))
+            .collect();
+        let multi = super::build(
+            &[col("k"), col("l")],
+            vec![lead, line],
+            &pages,
+            rows as u64,
+            String::new(),
+        );
+        assert_eq!(
+            multi.density[0].all_density,
+            by_pages.density[0].all_density
+        );
+        assert_eq!(multi.steps, by_pages.steps);
+        // values spread over the pages (no two equal in a page): the same either way
+        let spread: Vec<Value> = sampled
+            .iter()
+            .map(|&r| Value::Int((r % 1000) as i32))
+            .collect();
+        assert_eq!(
+            super::build(
+                &[col("s")],
+                vec![spread.clone()],
+                &pages,
+                rows as u64,
+                String::new()
+            ),
+            super::build(&[col("s")], vec![spread], &[], rows as u64, String::new())
+        );
     }
 
     fn ints(vals: &[i32]) -> Vec<Vec<Value>> {

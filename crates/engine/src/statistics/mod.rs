@@ -454,8 +454,10 @@ pub(crate) fn build_data_sets(
     } else {
         union.clone()
     };
-    // the sample by column (one vector per union column: no vector per row)
+    // the sample by column (one vector per union column: no vector per row), and each row's
+    // page among those read (the estimators count a value's pages: build.rs SampleCounts)
     let mut sampled: Vec<Vec<types::Value>> = vec![Vec::new(); union.len()];
+    let mut pages: Vec<u32> = Vec::new();
     let mut seen = 0u64;
     // rows the filter accepted
     let mut kept = 0u64;
@@ -464,6 +466,7 @@ pub(crate) fn build_data_sets(
     let mut seed = (table.object_id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     let mut pass = |fraction: f64,
                     sampled: &mut Vec<Vec<types::Value>>,
+                    pages: &mut Vec<u32>,
                     seen: &mut u64|
      -> SqlResult<storage::sample::SampleCounts> {
         let mut keep = || {
@@ -475,7 +478,7 @@ pub(crate) fn build_data_sets(
             seed ^= seed << 17;
             ((seed >> 11) as f64 / (1u64 << 53) as f64) < fraction
         };
-        ts.for_each_sampled_row(&decode, &mut keep, &mut |row| {
+        ts.for_each_sampled_row(&decode, &mut keep, &mut |row, page| {
             if *seen >= MAX_BUILD_ROWS {
                 return Ok(());
             }
@@ -486,18 +489,20 @@ pub(crate) fn build_data_sets(
                 }
             }
             kept += 1;
+            pages.push(page);
+            // moved, not cloned: the next row's columns are decoded afresh
             for (column, &c) in sampled.iter_mut().zip(&union) {
-                column.push(row[c].clone());
+                column.push(std::mem::replace(&mut row[c], types::Value::Null));
             }
             Ok(())
         })
     };
     let mut whole = fraction >= 1.0;
-    pass(fraction, &mut sampled, &mut seen)?;
+    pass(fraction, &mut sampled, &mut pages, &mut seen)?;
     if seen == 0 {
         // a small sample missed every page: read them all (still capped)
         whole = true;
-        pass(1.0, &mut sampled, &mut seen)?;
+        pass(1.0, &mut sampled, &mut pages, &mut seen)?;
     }
     // a whole-table read counted the rows itself: a stale hint does not survive it
     let rows = if whole && seen < MAX_BUILD_ROWS {
@@ -548,6 +553,7 @@ pub(crate) fn build_data_sets(
         out.push(Some(build::build(
             &stat_cols,
             columns_of_set,
+            &pages,
             matching,
             now.clone(),
         )));
