@@ -25,8 +25,9 @@
 //!
 //! Beyond aggregates: a Sort / Top N Sort over a batch source runs in batch mode with it
 //! ([`sort_eligible`]; exec's batch sort), and a batch source under any other row operator
-//! that reads its rows in one pass ([`Reads`]: to the end or not — a TOP, a merge join,
-//! nested loops' inner side, a Gather Streams' zone on each worker) runs under exec's
+//! that reads its rows in one pass ([`Reads`]: to the end or not — a merge join, nested
+//! loops' inner side, a Gather Streams' zone on each worker; not a TOP without a sort, whose
+//! point is to stop early under row locks) runs under exec's
 //! batch→row adapter ([`adapted_source`]), with the same eligibility (types, pure
 //! expressions) and threshold; a bare scan without a predicate stays row mode there unless
 //! forced.
@@ -79,9 +80,15 @@ pub(crate) fn choose_batch_mode(op: &mut PhysOp, hint: BatchModeHint, catalog: &
 enum Reads {
     /// To the end (a sort, a hash build, the statement).
     All,
-    /// Perhaps not to the end, or again per outer row (under a TOP, a merge join, nested
-    /// loops' inner side, an exchange whose consumer may stop early).
+    /// Perhaps not to the end, or again per outer row (under a merge join, nested loops'
+    /// inner side, an exchange whose consumer may stop early).
     Some,
+    /// Perhaps only a few rows, where stopping early is the point (under a TOP without a
+    /// sort, a nested-loops semi/anti join's inner side): no adapter. A batch scan reads
+    /// under an S table lock (exec `batch/scan.rs`), so a concurrent writer anywhere in the
+    /// table would block a TOP that row mode finishes under row locks it never contends for.
+    /// A build side below is still read whole (`All`).
+    Early,
     /// Not through an adapter: a recursive CTE's parts, and the zones of local-then-global
     /// aggregates (their partial aggregate is a batch aggregate of its own).
     Never,
@@ -114,7 +121,7 @@ fn choose(op: &mut PhysOp, hint: BatchModeHint, catalog: &dyn Catalog, reads: Re
             }
             return;
         }
-        if reads != Reads::Never && adapted_source(op, hint, catalog) {
+        if matches!(reads, Reads::All | Reads::Some) && adapted_source(op, hint, catalog) {
             mark_source(op, hint, catalog, reads);
             return;
         }
@@ -133,7 +140,12 @@ fn choose(op: &mut PhysOp, hint: BatchModeHint, catalog: &dyn Catalog, reads: Re
             | PhysKind::PartialAggregate { .. }
             | PhysKind::GlobalAggregate { .. }
             | PhysKind::RecursiveCte { .. } => Reads::Never,
-            PhysKind::Top { .. } | PhysKind::MergeJoin { .. } | PhysKind::NestedLoops { .. } => {
+            PhysKind::Top { .. } => Reads::Early,
+            PhysKind::NestedLoops {
+                kind: JoinKind::LeftSemi | JoinKind::LeftAntiSemi,
+                ..
+            } if i == 1 => Reads::Early,
+            PhysKind::MergeJoin { .. } | PhysKind::NestedLoops { .. } if reads != Reads::Early => {
                 Reads::Some
             }
             _ => reads,

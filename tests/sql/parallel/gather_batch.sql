@@ -1,4 +1,4 @@
--- Batch mode inside a Gather Streams' zone and under a TOP without a sort (exec README
+-- Batch mode inside a Gather Streams' zone, not under a TOP without a sort (exec README
 -- "Batch mode", batch→row adapter): at MAXDOP 2 the shared-build hash join and the scans
 -- below the exchange are marked "Batch mode" (each worker runs the pipeline over its
 -- morsels and decodes its vectors straight into the exchange's row chunks); the serial sort
@@ -26,7 +26,7 @@ SELECT p.k, p.v, b.w, UPPER(p.s) FROM dbo.p p JOIN dbo.b b ON p.k = b.k WHERE p.
 -- a worker's error, raised once
 SELECT p.k, 10 / (p.v - p.v) FROM dbo.p p JOIN dbo.b b ON p.k = b.k OPTION (MAXDOP 2, HASH JOIN, USE HINT ('ALLOW_BATCH_MODE'));
 GO
--- a TOP without a sort stops before the failing row in row mode, and so in batch mode
+-- a TOP without a sort stops before the failing row, with or without the hint
 SELECT TOP 3 k, 10 / (v - 60) FROM dbo.p WHERE v > 50 OPTION (MAXDOP 1, USE HINT ('ALLOW_BATCH_MODE'));
 SELECT TOP 3 k, 10 / (v - 60) FROM dbo.p WHERE v > 50 OPTION (MAXDOP 1, USE HINT ('DISALLOW_BATCH_MODE'));
 GO
