@@ -91,8 +91,8 @@ fn batch_sort_returns_row_modes_rows_in_row_modes_order() {
 }
 
 /// The plans: Sort / Top N Sort over a filtered scan or a join in batch mode; the pipeline
-/// under the statement in batch mode; nothing under a TOP without a sort (row mode may stop
-/// before a row batch mode would have evaluated).
+/// under the statement in batch mode; not under a TOP without a sort (a batch scan's S table
+/// lock would make the TOP wait for writers whose rows it never reaches in row mode).
 #[test]
 fn plans_show_batch_sort_and_adapted_sources() {
     let (mut s, d) = fresh_session("bsort", "plans", EngineConfig::default());
@@ -120,13 +120,15 @@ fn plans_show_batch_sort_and_adapted_sources() {
         &mut s,
         &hinted("SELECT TOP 3 id, k FROM t WHERE k > 1", "ALLOW_BATCH_MODE"),
     );
-    assert!(!p.contains("Batch mode"), "{p}");
+    assert!(!line(&p, "Top(").contains("Batch mode"), "{p}");
+    assert!(!line(&p, "Table Scan").contains("Batch mode"), "{p}");
     drop(s);
     let _ = std::fs::remove_dir_all(d);
 }
 
 /// Errors: a divide by zero in the sorted rows' projection fails in both modes; a TOP
-/// without a sort stops before the failing row in row mode, and so in batch mode.
+/// without a sort stops before the failing row in row mode, and so in batch mode, whose
+/// adapter evaluated the failing row's batch already.
 #[test]
 fn errors_are_raised_for_row_modes_rows() {
     let (mut s, d) = fresh_session("bsort", "errors", EngineConfig::default());
@@ -223,6 +225,62 @@ fn actual_plan_counts_the_batch_sort() {
         assert!(r.contains(&format!("ActualRows=\"{rows}\"")), "{rows} {r}");
         assert!(r.contains("ActualExecutions=\"1\""), "{r}");
     }
+    drop(s);
+    let _ = std::fs::remove_dir_all(d);
+}
+
+/// Batch sources where the parent may stop early or read them again: under a TOP without a
+/// sort, as nested loops' inner side (read again per outer row) and under a merge join —
+/// row mode's rows, and row mode's error or none.
+#[test]
+fn sources_read_in_part_or_again_give_row_modes_rows() {
+    let (mut s, d) = fresh_session("bsort", "partial", EngineConfig::default());
+    setup(&mut s);
+    let with = |q: &str, join: &str, hint: &str| {
+        format!("{q} OPTION (MAXDOP 1, {join}, USE HINT ('{hint}'))")
+    };
+    for (q, join) in [
+        ("SELECT TOP 12 id, k, s FROM t WHERE k > 3", "HASH JOIN"),
+        ("SELECT TOP 2900 id, k * 2, s FROM t WHERE id % 2 = 0", "HASH JOIN"),
+        (
+            "SELECT TOP 15 t.id, u.name FROM t JOIN u ON t.k = u.k WHERE t.id % 3 = 0",
+            "HASH JOIN",
+        ),
+        (
+            "SELECT u.w, x.n FROM u CROSS APPLY (SELECT COUNT(*) AS n FROM t WHERE t.k > 5) x WHERE u.w < 4",
+            "LOOP JOIN",
+        ),
+        (
+            "SELECT u.w, t.id FROM u JOIN t ON t.id < u.w * 3 WHERE t.k > 4",
+            "LOOP JOIN",
+        ),
+        (
+            "SELECT u.w, t.id FROM u JOIN t ON t.k = u.k WHERE t.id % 4 = 1",
+            "MERGE JOIN",
+        ),
+        ("SELECT TOP 3 id, 10 / (id - 40) FROM t WHERE k > 0", "HASH JOIN"),
+        ("SELECT TOP 200 id, 10 / (id - 40) FROM t WHERE k > 0", "HASH JOIN"),
+    ] {
+        let row = outcome(&mut s, &with(q, join, "DISALLOW_BATCH_MODE"));
+        let batch = outcome(&mut s, &with(q, join, "ALLOW_BATCH_MODE"));
+        assert_eq!(row, batch, "{q}");
+    }
+    // the inner side of nested loops is a batch source read again per outer row
+    let p = plan_text(
+        &mut s,
+        &with(
+            "SELECT u.w, t.id FROM u JOIN t ON t.id < u.w * 3 WHERE t.k > 4",
+            "LOOP JOIN",
+            "ALLOW_BATCH_MODE",
+        ),
+    );
+    assert!(p.contains("Nested Loops"), "{p}");
+    assert!(
+        p.lines()
+            .filter(|l| l.contains("Table Scan"))
+            .any(|l| l.contains("Batch mode")),
+        "{p}"
+    );
     drop(s);
     let _ = std::fs::remove_dir_all(d);
 }

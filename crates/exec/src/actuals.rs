@@ -257,6 +257,20 @@ impl Operator for Counted<'_> {
         self.inner.close()
     }
 
+    fn next_rows(
+        &mut self,
+        ctx: &mut ExecCtx,
+        out: &mut Vec<Value>,
+        max: usize,
+    ) -> SqlResult<usize> {
+        let n = self.timed(ctx, |inner, ctx| inner.next_rows(ctx, out, max))?;
+        self.counts.rows += n as u64;
+        if n < max {
+            self.counts.end_of_scans += 1;
+        }
+        Ok(n)
+    }
+
     fn count_rows(&mut self, ctx: &mut ExecCtx) -> SqlResult<Option<u64>> {
         let n = self.timed(ctx, |inner, ctx| inner.count_rows(ctx))?;
         if let Some(n) = n {

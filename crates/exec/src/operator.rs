@@ -24,6 +24,22 @@ pub trait Operator {
     fn spool_counts(&self) -> Option<(u64, u64)> {
         None
     }
+    /// Appends up to `max` rows, back to back, to `out` and says how many (fewer than `max`:
+    /// the end was reached). An exchange moves rows with it (`parallel::gather`); the
+    /// batch→row adapter decodes its vectors straight into `out`.
+    fn next_rows(
+        &mut self,
+        ctx: &mut ExecCtx,
+        out: &mut Vec<Value>,
+        max: usize,
+    ) -> SqlResult<usize> {
+        let mut n = 0;
+        while n < max && self.next(ctx)? {
+            out.extend_from_slice(self.row());
+            n += 1;
+        }
+        Ok(n)
+    }
 }
 
 /// A boxed operator borrowing its plan.

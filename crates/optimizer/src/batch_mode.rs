@@ -25,9 +25,12 @@
 //!
 //! Beyond aggregates: a Sort / Top N Sort over a batch source runs in batch mode with it
 //! ([`sort_eligible`]; exec's batch sort), and a batch source under any other row operator
-//! that reads its rows to the end ([`Reads`]) runs under exec's batch→row adapter
-//! ([`adapted_source`]), with the same eligibility (types, pure expressions) and threshold; a
-//! bare scan without a predicate stays row mode there unless forced.
+//! that reads its rows in one pass ([`Reads`]: to the end or not — a merge join, nested
+//! loops' inner side, a Gather Streams' zone on each worker; not a TOP without a sort, whose
+//! point is to stop early under row locks) runs under exec's
+//! batch→row adapter ([`adapted_source`]), with the same eligibility (types, pure
+//! expressions) and threshold; a bare scan without a predicate stays row mode there unless
+//! forced.
 //!
 //! Threshold: the largest scan's estimated rows ≥ [`BATCH_MODE_MIN_ROWS`] (SQL Server 2019
 //! uses 131,072 rows for its batch-mode-on-rowstore heuristic; we use the same order of
@@ -65,17 +68,29 @@ pub(crate) fn choose_batch_mode(op: &mut PhysOp, hint: BatchModeHint, catalog: &
 
 /// How the operator above reads a subtree's rows, which decides whether a batch source may
 /// run there under exec's batch→row adapter (`exec/src/batch/rows.rs`).
+///
+/// The adapter evaluates a batch's expressions ahead of the rows it hands out, but an error
+/// it meets makes the source run again in row mode past the rows already handed out, so the
+/// error (or none, when the parent stops first) is row mode's: it may run wherever its
+/// parent reads its rows one pass at a time, to the end or not. It reads at most a batch
+/// ahead, so a TOP still stops early. In a Gather Streams' zone the workers raise a
+/// pipeline's error as it comes (morsels cannot be read twice), as their row-mode operators,
+/// which run ahead of the consumer, raise theirs: a zone's rows have no order.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Reads {
-    /// To the end (a sort, a hash build, the statement): a batch source evaluates its
-    /// expressions for a whole batch ahead of the rows handed out, so it may only run where
-    /// row mode too reads (and raises errors for) every row.
+    /// To the end (a sort, a hash build, the statement).
     All,
-    /// Perhaps not to the end (under a TOP, a merge join): row mode could stop before a row
-    /// whose expression raises an error that batch mode would have evaluated already.
+    /// Perhaps not to the end, or again per outer row (under a merge join, nested loops'
+    /// inner side, an exchange whose consumer may stop early).
     Some,
-    /// Read again per outer row or by parallel workers (nested loops' inner side, a recursive
-    /// CTE, an exchange's zone): no adapter.
+    /// Perhaps only a few rows, where stopping early is the point (under a TOP without a
+    /// sort, a nested-loops semi/anti join's inner side): no adapter. A batch scan reads
+    /// under an S table lock (exec `batch/scan.rs`), so a concurrent writer anywhere in the
+    /// table would block a TOP that row mode finishes under row locks it never contends for.
+    /// A build side below is still read whole (`All`).
+    Early,
+    /// Not through an adapter: a recursive CTE's parts, and the zones of local-then-global
+    /// aggregates (their partial aggregate is a batch aggregate of its own).
     Never,
 }
 
@@ -106,7 +121,7 @@ fn choose(op: &mut PhysOp, hint: BatchModeHint, catalog: &dyn Catalog, reads: Re
             }
             return;
         }
-        if reads == Reads::All && adapted_source(op, hint, catalog) {
+        if matches!(reads, Reads::All | Reads::Some) && adapted_source(op, hint, catalog) {
             mark_source(op, hint, catalog, reads);
             return;
         }
@@ -118,13 +133,21 @@ fn choose(op: &mut PhysOp, hint: BatchModeHint, catalog: &dyn Catalog, reads: Re
             | PhysKind::HashSetOp { .. } => Reads::All,
             // the build side is read whole when the join opens
             PhysKind::HashJoin { .. } if i == 1 => Reads::All,
-            PhysKind::NestedLoops { .. } if i == 1 => Reads::Never,
+            // a Gather Streams' zone: each worker runs the adapter over its morsels
+            PhysKind::Parallelism { input, .. } if gathered_zone(input) => Reads::Some,
             PhysKind::Parallelism { .. }
             | PhysKind::Repartition { .. }
             | PhysKind::PartialAggregate { .. }
             | PhysKind::GlobalAggregate { .. }
             | PhysKind::RecursiveCte { .. } => Reads::Never,
-            PhysKind::Top { .. } | PhysKind::MergeJoin { .. } => Reads::Some,
+            PhysKind::Top { .. } => Reads::Early,
+            PhysKind::NestedLoops {
+                kind: JoinKind::LeftSemi | JoinKind::LeftAntiSemi,
+                ..
+            } if i == 1 => Reads::Early,
+            PhysKind::MergeJoin { .. } | PhysKind::NestedLoops { .. } if reads != Reads::Early => {
+                Reads::Some
+            }
             _ => reads,
         };
         let reads: Vec<Reads> = (0..op.children().len()).map(inner_reads).collect();
@@ -132,6 +155,14 @@ fn choose(op: &mut PhysOp, hint: BatchModeHint, catalog: &dyn Catalog, reads: Re
             choose(c, hint, catalog, r);
         }
     })
+}
+
+/// Whether the input of a Parallelism node is a zone its workers run and gather as rows (a
+/// scan, filter, compute scalar or shared-build hash join), not a local-then-global
+/// aggregate's halves.
+fn gathered_zone(input: &PhysOp) -> bool {
+    // (`is_zone` takes no aggregate: a partial aggregate is batch mode's own choice)
+    is_zone(input)
 }
 
 /// A Sort / Top N Sort over a batch source (exec's batch sort): keys and TOP count pure,

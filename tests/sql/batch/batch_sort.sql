@@ -1,8 +1,9 @@
 -- Batch Sort / Top N Sort and batch pipelines under row operators (exec README "Batch mode"):
 -- with USE HINT ('ALLOW_BATCH_MODE') a sort over a filtered scan or a hash join sorts the
 -- pipeline's batches (its SHOWPLAN_TEXT line ends with "Batch mode"), a pipeline under the
--- statement runs under the batch→row adapter, and a TOP without a sort keeps its input in row
--- mode. Results are row mode's, in row mode's order: NULLs first ascending, strings by the
+-- statement runs under the batch→row adapter, but the input of a TOP without a sort stays
+-- row mode (a batch scan's S table lock would make the TOP wait for writers whose rows row
+-- mode never reaches). Results are row mode's, in row mode's order: NULLs first ascending, strings by the
 -- column's collation (case and trailing blanks ignored, ties in input order).
 CREATE TABLE dbo.items (id int NOT NULL, grp int NULL, name varchar(10) NULL, price decimal(7,2) NULL);
 CREATE TABLE dbo.groups (grp int NULL, label varchar(10) NULL);

@@ -5,7 +5,7 @@
 //! the vectors once into one reused row buffer.
 //!
 //! Fallback: when the pipeline cannot run in batch mode (its scan would need row locks, a
-//! join's build outgrows the budget, a parallel worker's plan) the source's row-mode operator
+//! join's build outgrows the budget) the source's row-mode operator
 //! is built then and runs instead; nothing was output yet and the pipeline only reads.
 //!
 //! Errors: an error raised by the pipeline (which evaluates a batch ahead of the rows handed
@@ -69,15 +69,12 @@ pub(crate) struct BatchRows<'p> {
     handed: u64,
 }
 
-/// Opens `node`'s pipeline, or None where batch mode cannot run it (a parallel worker's plan
-/// reads its morsels through the row operators, as before).
+/// Opens `node`'s pipeline, or None where batch mode cannot run it. In a parallel worker the
+/// pipeline's scan reads the worker's morsels.
 pub(super) fn open_source<'p>(
     node: &'p PhysOp,
     ctx: &mut ExecCtx,
 ) -> SqlResult<Option<Opened<'p>>> {
-    if ctx.morsels.is_some() {
-        return Ok(None);
-    }
     open_pipeline(node, ctx)
 }
 
@@ -165,8 +162,59 @@ impl Operator for BatchRows<'_> {
                 self.handed += u64::from(more);
                 Ok(more)
             }
-            Err(_) => self.rerun_in_row_mode(ctx),
+            Err(e) => self.rerun_in_row_mode(ctx, e),
         }
+    }
+
+    fn next_rows(
+        &mut self,
+        ctx: &mut ExecCtx,
+        out: &mut Vec<Value>,
+        max: usize,
+    ) -> SqlResult<usize> {
+        let width = self.node.columns.len();
+        let mut n = 0;
+        while n < max {
+            if self.use_row {
+                if !self.next(ctx)? {
+                    break;
+                }
+                out.extend_from_slice(self.row());
+                n += 1;
+                continue;
+            }
+            if let Some((batch, sel)) = &self.cur {
+                let rest = sel.get(self.pos..).unwrap_or(&[]);
+                let take = rest.len().min(max - n);
+                for &r in &rest[..take] {
+                    let i = r as usize;
+                    for c in 0..width {
+                        out.push(match batch.columns.get(c) {
+                            Some(Some(col)) => col.value(i),
+                            _ => Value::Null,
+                        });
+                    }
+                }
+                self.pos += take;
+                self.handed += take as u64;
+                n += take;
+                if n == max {
+                    break;
+                }
+            }
+            match self.fill(ctx) {
+                Ok(true) => {}
+                Ok(false) => break,
+                Err(e) => {
+                    if !self.rerun_in_row_mode(ctx, e)? {
+                        break;
+                    }
+                    out.extend_from_slice(self.row());
+                    n += 1;
+                }
+            }
+        }
+        Ok(n)
     }
 
     fn row(&self) -> &[Value] {
@@ -198,7 +246,16 @@ impl BatchRows<'_> {
     /// row mode might have raised another one first, or stopped before it. The source runs
     /// again in row mode (it only reads, in the same row order), past the rows already handed
     /// out, so the error is row mode's, raised at row mode's row.
-    fn rerun_in_row_mode(&mut self, ctx: &mut ExecCtx) -> SqlResult<bool> {
+    ///
+    /// Not in a parallel worker: its morsels, once claimed, cannot be read again. There the
+    /// error `e` is raised as it is — a zone's rows have no order, and its workers run ahead
+    /// of the consumer in row mode too, so which failing row is met first is not defined.
+    fn rerun_in_row_mode(&mut self, ctx: &mut ExecCtx, e: common::SqlError) -> SqlResult<bool> {
+        if ctx.morsels.is_some() {
+            self.pipe = None;
+            self.cur = None;
+            return Err(e);
+        }
         self.pipe = None;
         self.cur = None;
         self.fall_back(ctx)?;

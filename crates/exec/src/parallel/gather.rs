@@ -1,6 +1,15 @@
-//! Parallelism (Gather Streams): the workers of a zone send their rows in batches through a
+//! Parallelism (Gather Streams): the workers of a zone send their rows in chunks through a
 //! bounded channel; the consumer reads them in arrival order (no order is kept: the optimizer
 //! gathers only inputs whose order nothing above relies on).
+//!
+//! A chunk ([`RowChunk`]) is one flat buffer of up to [`BATCH_ROWS`] rows back to back, filled
+//! by the worker's `Operator::next_rows` (a batch-mode zone decodes its column vectors straight
+//! into it); the consumer hands each row out as a slice of it, without copying, and returns
+//! the buffer to its worker when it is done with it. So the exchange costs one buffer per
+//! chunk in flight — not one allocation per row — and the values' own storage (strings) is
+//! freed by the thread that made it.
+
+use std::sync::mpsc;
 
 use common::{SqlError, SqlResult};
 use plan::PhysOp;
@@ -10,20 +19,31 @@ use super::{open_zone, Msg, Zone};
 use crate::context::ExecCtx;
 use crate::operator::{build, Operator};
 
-/// Rows per batch sent by a worker.
+/// Rows per chunk sent by a worker.
 const BATCH_ROWS: usize = 1024;
-/// Batches in flight per worker at most (back-pressure on the producers).
+/// Chunks in flight per worker at most (back-pressure on the producers).
 const BATCHES_PER_WORKER: usize = 4;
+
+/// Rows of one worker, back to back (`rows` of the zone's width), and the way back to it.
+pub(crate) struct RowChunk {
+    values: Vec<Value>,
+    rows: usize,
+    /// The worker's spare buffers (it clears and refills them; gone once it finished).
+    back: mpsc::Sender<Vec<Value>>,
+}
 
 pub(crate) struct Gather<'p> {
     input: &'p PhysOp,
     dop: u16,
-    zone: Option<Zone<Vec<Vec<Value>>>>,
+    zone: Option<Zone<RowChunk>>,
     /// The zone run by the coordinator alone (a shared hash join build outgrew its budget).
     serial: Option<crate::operator::BoxOp<'p>>,
-    batch: Vec<Vec<Value>>,
+    /// The chunk being handed out and the next of its rows.
+    chunk: Option<RowChunk>,
     pos: usize,
-    row: Vec<Value>,
+    /// Where the current row starts in the chunk (`usize::MAX`: the serial operator's row).
+    start: usize,
+    width: usize,
 }
 
 impl<'p> Gather<'p> {
@@ -33,34 +53,60 @@ impl<'p> Gather<'p> {
             dop,
             zone: None,
             serial: None,
-            batch: Vec::new(),
+            chunk: None,
             pos: 0,
-            row: Vec::new(),
+            start: 0,
+            width: input.columns.len(),
+        }
+    }
+
+    /// Gives the chunk being handed out back to its worker.
+    fn return_chunk(&mut self) {
+        if let Some(c) = self.chunk.take() {
+            // a worker that finished has no use for it: it is dropped here then
+            let _ = c.back.send(c.values);
         }
     }
 }
 
-/// A worker of a Gather Streams: runs its copy of the zone and sends its rows.
+/// A worker of a Gather Streams: runs its copy of the zone and sends its rows in chunks.
 fn produce(
     plan: &PhysOp,
     ctx: &mut ExecCtx,
-    tx: &std::sync::mpsc::SyncSender<Msg<Vec<Vec<Value>>>>,
+    tx: &mpsc::SyncSender<Msg<RowChunk>>,
 ) -> SqlResult<()> {
+    let width = plan.columns.len();
+    let (back, spare) = mpsc::channel::<Vec<Value>>();
     let mut op = build(plan)?;
     op.open(ctx)?;
-    let mut batch = Vec::with_capacity(BATCH_ROWS);
-    while op.next(ctx)? {
+    loop {
         ctx.check_cancel()?;
-        batch.push(op.row().to_vec());
-        if batch.len() == BATCH_ROWS {
-            let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH_ROWS));
-            super::send_to_consumer(tx, Msg::Data(full))?;
+        let mut values = match spare.try_recv() {
+            Ok(mut v) => {
+                v.clear();
+                v
+            }
+            Err(_) => Vec::with_capacity(BATCH_ROWS * width),
+        };
+        let rows = op.next_rows(ctx, &mut values, BATCH_ROWS)?;
+        if values.len() != rows * width {
+            return Err(SqlError::internal(
+                "gather streams: a row of the zone has not the zone's width",
+            ));
+        }
+        if rows > 0 {
+            let chunk = RowChunk {
+                values,
+                rows,
+                back: back.clone(),
+            };
+            super::send_to_consumer(tx, Msg::Data(chunk))?;
+        }
+        if rows < BATCH_ROWS {
+            break;
         }
     }
     op.close();
-    if !batch.is_empty() {
-        super::send_to_consumer(tx, Msg::Data(batch))?;
-    }
     Ok(())
 }
 
@@ -68,7 +114,7 @@ impl Operator for Gather<'_> {
     fn open(&mut self, ctx: &mut ExecCtx) -> SqlResult<()> {
         self.zone = None; // a re-open stops the previous workers first
         self.serial = None;
-        self.batch.clear();
+        self.chunk = None;
         self.pos = 0;
         let bound = usize::from(self.dop.max(1)) * BATCHES_PER_WORKER;
         self.zone = open_zone(self.input, self.dop, bound, ctx, produce)?;
@@ -82,25 +128,24 @@ impl Operator for Gather<'_> {
 
     fn next(&mut self, ctx: &mut ExecCtx) -> SqlResult<bool> {
         if let Some(op) = self.serial.as_mut() {
-            if !op.next(ctx)? {
-                return Ok(false);
-            }
-            self.row.clear();
-            self.row.extend_from_slice(op.row());
-            return Ok(true);
+            self.start = usize::MAX;
+            return op.next(ctx);
         }
         loop {
-            if let Some(r) = self.batch.get_mut(self.pos) {
-                self.row = std::mem::take(r);
-                self.pos += 1;
-                return Ok(true);
+            if let Some(c) = &self.chunk {
+                if self.pos < c.rows {
+                    self.start = self.pos * self.width;
+                    self.pos += 1;
+                    return Ok(true);
+                }
+                self.return_chunk();
             }
             let Some(zone) = self.zone.as_mut() else {
                 return Ok(false);
             };
             match zone.recv(ctx)? {
-                Some(b) => {
-                    self.batch = b;
+                Some(c) => {
+                    self.chunk = Some(c);
                     self.pos = 0;
                 }
                 None => {
@@ -114,15 +159,27 @@ impl Operator for Gather<'_> {
     }
 
     fn row(&self) -> &[Value] {
-        &self.row
+        if self.start == usize::MAX {
+            return match &self.serial {
+                Some(op) => op.row(),
+                None => &[],
+            };
+        }
+        match &self.chunk {
+            Some(c) => c
+                .values
+                .get(self.start..self.start + self.width)
+                .unwrap_or(&[]),
+            None => &[],
+        }
     }
 
     fn close(&mut self) {
         if let Some(mut op) = self.serial.take() {
             op.close();
         }
+        self.chunk = None;
         self.zone = None;
-        self.batch = Vec::new();
     }
 }
 
