@@ -5,11 +5,14 @@
 //! timeout (1222), NOLOCK, sys.dm_tran_locks, lock escalation and SNAPSHOT (3952). Row
 //! versioning (SNAPSHOT, READ_COMMITTED_SNAPSHOT) is in `isolation/versioning.rs`; the
 //! catalog's visibility in `isolation/catalog_visibility.rs` (objects) and
-//! `isolation/catalog_kinds.rs` (schemas, types, security, statistics, triggers).
+//! `isolation/catalog_kinds.rs` (schemas, types, security, statistics, triggers); batch mode
+//! and row locks under a TOP in `isolation/batch_top.rs`.
 
 #[path = "isolation/versioning.rs"]
 mod versioning;
 
+#[path = "isolation/batch_top.rs"]
+mod batch_top;
 #[path = "isolation/catalog_kinds.rs"]
 mod catalog_kinds;
 #[path = "isolation/catalog_visibility.rs"]
