@@ -508,7 +508,11 @@ impl<T: Send + 'static> Zone<T> {
             }
         }
         if self.stop.load(Ordering::Relaxed) {
-            // only stopped workers reported (cannot happen: the one that stopped them fails)
+            // only stopped workers reported: a cancel (or KILL) that another zone of the plan
+            // met first (a Repartition Streams' producers report to their own zone) — the
+            // session's error is the cancel's
+            ctx.check_cancel()?;
+            // otherwise impossible: the worker that stopped the others fails
             return Err(SqlError::internal(
                 "parallel workers stopped without an error",
             ));
