@@ -123,7 +123,9 @@ fn one_integer_key_matches_row_mode() {
         "SELECT kb, COUNT(*), SUM(kb), AVG(kb), SUM(m) FROM g GROUP BY kb",
         "SELECT ks, COUNT_BIG(*), SUM(kt), AVG(q) FROM g GROUP BY ks",
         "SELECT kt, COUNT(dc), SUM(dc), MAX(dt) FROM g GROUP BY kt",
-        "SELECT kbit, COUNT(*), SUM(p), AVG(fl) FROM g GROUP BY kbit",
+        // a float sum's last bits depend on the order the workers add in (at DOP 2 too in
+        // SQL Server): compared at 9 digits
+        "SELECT kbit, COUNT(*), SUM(p), STR(AVG(fl), 20, 9) FROM g GROUP BY kbit",
         "SELECT n % 3, COUNT(*), SUM(p) FROM g GROUP BY n % 3",
         "SELECT dt, COUNT(*), SUM(q), AVG(m) FROM g GROUP BY dt",
         // one group, and every group of one row
